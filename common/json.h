@@ -1,0 +1,89 @@
+// A small, strict JSON reader and writer: RFC 8259 input with explicit limits, and canonical
+// output (RFC 8785 style: object keys sorted by UTF-16 code units, no insignificant white
+// space, shortest round-trip numbers) so equal arguments hash equally.
+//
+//   absl::StatusOr<JsonValue> v = ParseJson(R"({"b":1,"a":[true,null]})");
+//   std::string canonical = CanonicalJson(*v);  // {"a":[true,null],"b":1}
+//
+// Invalid UTF-8, lone surrogates, duplicate keys, nesting beyond the limit and input beyond the
+// size limit are INVALID_ARGUMENT with a message that says where.
+#ifndef VERDICT_COMMON_JSON_H_
+#define VERDICT_COMMON_JSON_H_
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace verdict {
+
+class JsonValue {
+ public:
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
+  using Array = std::vector<JsonValue>;
+  // Sorted by key (byte order of the UTF-8, which equals code point order).
+  using Object = std::map<std::string, JsonValue, std::less<>>;
+
+  JsonValue() = default;  // null
+  static JsonValue Bool(bool b);
+  static JsonValue Number(double d);
+  static JsonValue String(std::string s);
+  static JsonValue MakeArray(Array items = {});
+  static JsonValue MakeObject(Object members = {});
+
+  Type type() const { return type_; }
+  bool is_null() const { return type_ == Type::kNull; }
+  bool is_bool() const { return type_ == Type::kBool; }
+  bool is_number() const { return type_ == Type::kNumber; }
+  bool is_string() const { return type_ == Type::kString; }
+  bool is_array() const { return type_ == Type::kArray; }
+  bool is_object() const { return type_ == Type::kObject; }
+
+  // Accessors; calling one for another type is a programming error (checked in debug).
+  bool as_bool() const;
+  double as_number() const;
+  const std::string& as_string() const;
+  const Array& as_array() const;
+  Array& as_array();
+  const Object& as_object() const;
+  Object& as_object();
+
+  // For objects: the member, or nullptr when absent (or when this is not an object).
+  const JsonValue* Find(absl::string_view key) const;
+
+  bool operator==(const JsonValue& other) const;
+  bool operator!=(const JsonValue& other) const { return !(*this == other); }
+
+ private:
+  Type type_ = Type::kNull;
+  bool bool_ = false;
+  double number_ = 0;
+  std::string string_;
+  Array array_;
+  Object object_;
+};
+
+struct JsonLimits {
+  size_t max_bytes = 1 << 20;
+  int max_depth = 32;
+};
+
+absl::StatusOr<JsonValue> ParseJson(absl::string_view text, const JsonLimits& limits = {});
+
+// Canonical form: sorted keys, no white space, integers without exponent or fraction when
+// exactly representable (|x| < 2^53), other numbers in shortest round-trip form.
+std::string CanonicalJson(const JsonValue& value);
+
+// Escapes and quotes a string as a JSON string literal ("a\"b").
+std::string JsonQuote(absl::string_view s);
+
+// True when s is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool IsValidUtf8(absl::string_view s);
+
+}  // namespace verdict
+
+#endif  // VERDICT_COMMON_JSON_H_

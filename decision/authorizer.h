@@ -1,0 +1,80 @@
+// The four decision calls over a PolicyStore: what the gRPC services call.
+//
+// Each call reads inside one snapshot. Authorize decides in a read snapshot; only when the
+// decision needs a write (a rate slot, an approval) does it decide again inside one write
+// transaction and apply the writes there, so a slot is never spent twice and a quorum is never
+// overrun. Any store or internal error is returned as a status: the server turns it into
+// UNAVAILABLE or INTERNAL, never into an ALLOW.
+//
+//   Authorizer authorizer(store, [] { return absl::Now(); });
+//   absl::StatusOr<Decision> d = authorizer.Authorize(request);
+#ifndef VERDICT_DECISION_AUTHORIZER_H_
+#define VERDICT_DECISION_AUTHORIZER_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "decision/policy_store.h"
+#include "decision/trace.h"
+#include "decision/types.h"
+#include "decision/what_if.h"
+
+namespace verdict {
+
+using Clock = std::function<absl::Time()>;
+
+// Told of every Authorize and BatchAuthorize decision (the decision log, metrics).
+class DecisionObserver {
+ public:
+  virtual ~DecisionObserver() = default;
+  virtual void OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) = 0;
+};
+
+struct EffectivePermission {
+  Grant grant;
+  std::vector<DelegationHop> via;  // empty for the agent's own
+};
+
+struct TokenValidation {
+  bool valid = false;
+  ReasonCode reason = ReasonCode::kTokenInvalid;
+  std::string message;
+  std::optional<Agent> agent;
+  std::vector<EffectivePermission> permissions;
+};
+
+struct Simulation {
+  Decision decision;
+  Trace trace;
+};
+
+class Authorizer {
+ public:
+  // `store` and `observer` must outlive the Authorizer; observer may be null.
+  Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer = nullptr);
+
+  // INVALID_ARGUMENT for a malformed request (decision/request_validation.h).
+  absl::StatusOr<Decision> Authorize(const Request& request);
+
+  // All requests share requests[0]'s subject; decided in one snapshot, results in order.
+  absl::StatusOr<std::vector<Decision>> BatchAuthorize(const std::vector<Request>& requests);
+
+  absl::StatusOr<TokenValidation> ValidateToken(absl::string_view token);
+
+  // No side effects. Without what-if inputs, the decision equals Authorize's on the same data.
+  absl::StatusOr<Simulation> Simulate(const Request& request, const WhatIf& what_if);
+
+ private:
+  PolicyStore& store_;
+  Clock clock_;
+  DecisionObserver* observer_;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_DECISION_AUTHORIZER_H_

@@ -1,0 +1,56 @@
+// The read-only view of the policy store that the engine decides on.
+//
+// One PolicyView is one consistent snapshot (one read transaction): every lookup a decision
+// makes sees the same committed state, and nothing is cached across views. Implementations:
+// store/sqlite_store.h (and the what-if overlay in decision/what_if.h).
+//
+//   absl::StatusOr<std::optional<Agent>> agent = view.FindAgent("agt_123");
+//   if (!agent.ok()) return agent.status();  // storage fault: the caller denies
+#ifndef VERDICT_DECISION_POLICY_VIEW_H_
+#define VERDICT_DECISION_POLICY_VIEW_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "decision/types.h"
+
+namespace verdict {
+
+class PolicyView {
+ public:
+  virtual ~PolicyView() = default;
+
+  // The agent with this id, or nullopt.
+  virtual absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) = 0;
+
+  // The agent whose current token, or previous token still in its grace period at `now`, has
+  // this SHA-256 (32 raw bytes); nullopt when none.
+  virtual absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(
+      absl::string_view token_sha256, absl::Time now) = 0;
+
+  // The agent's own permissions (allow and deny), in creation order.
+  virtual absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) = 0;
+
+  // Delegations into the agent whose status is active and that are unexpired at `now`.
+  // The engine checks the delegator's liveness and rights itself.
+  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
+      absl::string_view agent_id, absl::Time now) = 0;
+
+  // The newest approval request for exactly this call that is pending or approved (and not
+  // expired at `now`), or nullopt.
+  virtual absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
+      absl::string_view agent_id, absl::string_view action, absl::string_view resource,
+      absl::string_view arguments_hash, absl::Time now) = 0;
+
+  // Calls already counted against the permission in the window that starts at
+  // window_start_unix (seconds).
+  virtual absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                            int64_t window_start_unix) = 0;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_DECISION_POLICY_VIEW_H_

@@ -1,0 +1,30 @@
+// What a well-formed request is. Everything else is INVALID_ARGUMENT with a message that names
+// the field and what is wrong, before the store is touched.
+#ifndef VERDICT_DECISION_REQUEST_VALIDATION_H_
+#define VERDICT_DECISION_REQUEST_VALIDATION_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "decision/types.h"
+
+namespace verdict {
+
+inline constexpr size_t kMaxIdLength = 128;
+inline constexpr size_t kMaxActionLength = 128;
+inline constexpr size_t kMaxResourceLength = 1024;
+inline constexpr size_t kMaxArgumentsBytes = 64 * 1024;
+inline constexpr int kMaxArgumentsDepth = 16;
+inline constexpr size_t kMaxRequestIdLength = 128;
+inline constexpr size_t kMaxBatchSize = 256;
+
+// Subject: exactly one of agent_id and token; agent ids are 1..128 bytes of
+// [A-Za-z0-9_.:-]; a token must have an agent token's shape (crypto/token.h).
+// Action: ValidateActionName. Resource: 1..1024 bytes of valid UTF-8 with no control
+// characters. client_ip: empty or an IPv4/IPv6 address. arguments_json: empty or a JSON
+// object within the size and depth limits. request_id: at most 128 printable ASCII bytes.
+absl::Status ValidateRequest(const Request& request);
+
+}  // namespace verdict
+
+#endif  // VERDICT_DECISION_REQUEST_VALIDATION_H_

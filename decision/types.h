@@ -1,0 +1,181 @@
+// The engine's own model of verdict's policy (design section 1), free of protobuf and SQL.
+//
+// The store fills these from rows; the server fills Request from the wire. Times are absl::Time;
+// absl::InfiniteFuture() means "never expires".
+#ifndef VERDICT_DECISION_TYPES_H_
+#define VERDICT_DECISION_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace verdict {
+
+enum class AgentKind { kAutonomous, kDelegated, kService };
+enum class AgentStatus { kActive, kSuspended, kRevoked };
+enum class Effect { kAllow, kDeny };
+
+struct Agent {
+  std::string id;
+  std::string owner;
+  std::string name;
+  AgentKind kind = AgentKind::kAutonomous;
+  AgentStatus status = AgentStatus::kActive;
+  absl::Time expires_at = absl::InfiniteFuture();
+  // The first characters of the current token, for people to recognise it; never a secret.
+  std::string token_prefix;
+  absl::Time created_at = absl::UnixEpoch();
+  absl::Time updated_at = absl::UnixEpoch();
+};
+
+// A permission as stored: the constraints stay JSON text until a grant matches, so a decision
+// parses only the constraints it needs (decision/constraints.h).
+struct Permission {
+  std::string id;
+  std::string agent_id;  // the owner
+  std::string resource;  // a pattern (decision/resource_match.h)
+  std::vector<std::string> actions;  // exact names, or "*"
+  Effect effect = Effect::kAllow;
+  std::string constraints_json;  // "" or "{}" for none
+  absl::Time created_at = absl::UnixEpoch();
+};
+
+enum class DelegationStatus { kActive, kRevoked };
+
+// A part of the delegator's rights lent to the delegate. The delegate holds it only while the
+// delegator itself holds the same right at decision time.
+struct LentPermission {
+  std::string resource;
+  std::vector<std::string> actions;
+  std::string constraints_json;
+};
+
+struct Delegation {
+  std::string id;
+  std::string from_agent_id;
+  std::string to_agent_id;
+  std::vector<LentPermission> permissions;
+  // The longest delegation path (in links) this link may be part of.
+  int max_depth = 1;
+  DelegationStatus status = DelegationStatus::kActive;
+  absl::Time expires_at = absl::InfiniteFuture();
+  absl::Time created_at = absl::UnixEpoch();
+};
+
+enum class ApprovalStatus { kPending, kApproved, kDenied, kExpired, kUsed };
+
+struct ApprovalRequest {
+  std::string id;
+  std::string agent_id;
+  std::string action;
+  std::string resource;
+  std::string arguments_hash;  // hex SHA-256 of the canonical JSON of the arguments
+  int quorum = 1;
+  int approvals = 0;  // distinct approvers who approved
+  ApprovalStatus status = ApprovalStatus::kPending;
+  absl::Time expires_at = absl::InfiniteFuture();
+  absl::Time created_at = absl::UnixEpoch();
+};
+
+// Who asks. Exactly one of agent_id and token is set.
+struct Subject {
+  std::string agent_id;
+  std::string token;
+};
+
+struct Request {
+  Subject subject;
+  std::string action;
+  std::string resource;
+  std::string client_ip;       // "" when unknown: an IP allowlist then fails
+  std::string arguments_json;  // "" means {}
+  std::string request_id;
+};
+
+enum class Verdict { kAllow, kDeny, kNeedsApproval };
+
+// One spelling per concept: these match verdict.v1.ReasonCode.
+enum class ReasonCode {
+  kAllowed,
+  kAgentNotFound,
+  kAgentSuspended,
+  kAgentRevoked,
+  kAgentExpired,
+  kTokenInvalid,
+  kDeniedByPolicy,
+  kNoMatchingPermission,
+  kOutsideTimeWindow,
+  kIpNotAllowed,
+  kArgumentsRejected,
+  kApprovalRequired,
+  kApprovalDenied,
+  kRateLimited,
+};
+
+// "AGENT_REVOKED" and so on, as in the proto and the decision log.
+const char* ReasonCodeName(ReasonCode code);
+const char* VerdictName(Verdict verdict);
+
+struct DelegationHop {
+  std::string delegation_id;
+  std::string from_agent_id;
+  std::string to_agent_id;
+};
+
+// A permission that took part in a decision; for a lent permission, the owner's permission
+// at the origin of the path.
+struct Grant {
+  std::string permission_id;
+  std::string owner_agent_id;
+  std::string resource;
+  std::vector<std::string> actions;
+  Effect effect = Effect::kAllow;
+  std::string constraints_json;
+};
+
+// A rate-limit slot an ALLOW spends: one count in (permission, window).
+struct RateSpend {
+  std::string permission_id;
+  int64_t window_start_unix = 0;  // seconds
+  int64_t limit = 0;
+};
+
+// An approval request a NEEDS_APPROVAL opens, when none is pending for the same call.
+struct ApprovalToOpen {
+  std::string agent_id;
+  std::string action;
+  std::string resource;
+  std::string arguments_hash;
+  int quorum = 1;
+  absl::Time expires_at;
+};
+
+// Writes an Authorize must make for its decision to stand; Simulate never makes them.
+struct SideEffects {
+  std::vector<RateSpend> rate_spends;
+  std::optional<std::string> approval_to_use;  // an approved request's id
+  std::optional<ApprovalToOpen> approval_to_open;
+
+  bool empty() const {
+    return rate_spends.empty() && !approval_to_use && !approval_to_open;
+  }
+};
+
+struct Decision {
+  Verdict verdict = Verdict::kDeny;
+  ReasonCode reason = ReasonCode::kNoMatchingPermission;
+  std::string message;
+  std::string agent_id;
+  std::optional<Grant> matched_grant;
+  std::vector<DelegationHop> delegation_path;
+  std::string approval_request_id;
+  std::string request_id;
+  SideEffects side_effects;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_DECISION_TYPES_H_

@@ -1,0 +1,30 @@
+// What-if inputs for Simulate: a view that lays extra or removed policy over a snapshot,
+// for one call, without writing anything.
+#ifndef VERDICT_DECISION_WHAT_IF_H_
+#define VERDICT_DECISION_WHAT_IF_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "decision/types.h"
+
+namespace verdict {
+
+struct WhatIf {
+  std::optional<absl::Time> at;            // decide as of this time
+  std::optional<std::string> client_ip;    // instead of the request's
+  std::vector<Permission> extra_permissions;  // added to the subject's own (ids may be empty)
+  std::vector<Delegation> extra_delegations;  // treated as active links
+  std::vector<std::string> removed_delegation_ids;
+
+  bool empty() const {
+    return !at && !client_ip && extra_permissions.empty() && extra_delegations.empty() &&
+           removed_delegation_ids.empty();
+  }
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_DECISION_WHAT_IF_H_
