@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The first command: install what is missing, build, and run verdictd on loopback with an
+# embedded SQLite database seeded with a small demo policy (deploy/demo-policy.json).
+#   VERDICT_LISTEN (default 127.0.0.1:50051)  VERDICT_DB (default ./var/verdict-demo.db)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+bazel build -c opt //:verdictd //:verdict
+
+listen=${VERDICT_LISTEN:-127.0.0.1:50051}
+db=${VERDICT_DB:-var/verdict-demo.db}
+mkdir -p "$(dirname "$db")"
+
+cat <<MSG
+
+verdict demo: serving decisions on $listen from $db (seeded from deploy/demo-policy.json).
+Try, from another terminal:
+  bazel-bin/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:guide:1
+  bazel-bin/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:secret:1
+  grpcurl -plaintext -d '{"subject":{"agent_id":"agt_demo_reader"},"action":"read","resource":"docs:guide:1"}' \\
+      $listen verdict.v1.DecisionService/Authorize
+Stop with Ctrl-C (verdictd finishes the calls in flight and exits 0).
+
+MSG
+exec bazel-bin/verdictd --listen="$listen" --db="$db" --seed=deploy/demo-policy.json
