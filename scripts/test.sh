@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh || { echo "install failed"; echo "0 passed, 1 failed"; exit 1; }
 
-failed=0
 log=$(mktemp)
 bazel test //... 2>&1 | tee "$log"
 bazel_status=${PIPESTATUS[0]}
