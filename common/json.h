@@ -75,10 +75,12 @@ struct JsonLimits {
 absl::StatusOr<JsonValue> ParseJson(absl::string_view text, const JsonLimits& limits = {});
 
 // Canonical form: sorted keys, no white space, integers without exponent or fraction when
-// exactly representable (|x| < 2^53), other numbers in shortest round-trip form.
+// exactly representable (|x| < 2^53), other numbers in shortest round-trip form. A NaN or
+// infinity (only constructible through JsonValue::Number) is written as null.
 std::string CanonicalJson(const JsonValue& value);
 
-// Escapes and quotes a string as a JSON string literal ("a\"b").
+// Escapes and quotes a string as a JSON string literal ("a\"b"). Bytes that are not valid
+// UTF-8 become U+FFFD, so the result is always valid JSON.
 std::string JsonQuote(absl::string_view s);
 
 // True when s is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
