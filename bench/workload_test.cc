@@ -1,0 +1,114 @@
+#include "bench/workload.h"
+
+#include "gtest/gtest.h"
+
+namespace verdict::bench {
+namespace {
+
+TEST(ParseMix, AcceptsWeightsAndSkipsZeroes) {
+  absl::StatusOr<Mix> mix = ParseMix("direct:50, delegated:0,denied:25,token:5");
+  ASSERT_TRUE(mix.ok()) << mix.status();
+  EXPECT_EQ(mix->total, 80);
+  ASSERT_EQ(mix->weights.size(), 3u);
+  EXPECT_EQ(mix->weights[0].first, CallKind::kDirect);
+  EXPECT_EQ(mix->weights[2].first, CallKind::kToken);
+}
+
+TEST(ParseMix, RejectsWhatCannotBeRun) {
+  for (const char* bad :
+       {"", "direct:0", "direct", "direct:-1", "direct:x", "write:5", "direct:5,bogus:1"}) {
+    EXPECT_EQ(ParseMix(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST(PlanCall, FollowsTheMixKinds) {
+  const Mix mix = *ParseMix("delegated:1");
+  PlannedCall call;
+  for (uint64_t random = 0; random < 1000; random += 37) {
+    PlanCall(mix, 1200, random * 0x9e3779b97f4a7c15ULL, &call);
+    EXPECT_EQ(call.kind, CallKind::kDelegated);
+    EXPECT_EQ(call.expected.verdict, Verdict::kAllow);
+    EXPECT_EQ(call.expected.delegation_ids.size(), 3u);
+    EXPECT_EQ(call.authorize.action(), "read");
+  }
+}
+
+TEST(PlanCall, TokenCallsExpectTheTokensAgent) {
+  const Mix mix = *ParseMix("token:1");
+  PlannedCall call;
+  PlanCall(mix, 1000, uint64_t{777} << 16, &call);
+  EXPECT_EQ(call.kind, CallKind::kToken);
+  EXPECT_EQ(call.validate.token(), AgentToken(777));
+  EXPECT_EQ(call.expected_agent_id, AgentId(777));
+}
+
+TEST(PlanCall, DeniedCallsNeverExpectAnAllow) {
+  const Mix mix = *ParseMix("denied:1");
+  PlannedCall call;
+  for (uint64_t random = 1; random < 300; ++random) {
+    PlanCall(mix, 1000, random * 0x9e3779b97f4a7c15ULL, &call);
+    EXPECT_EQ(call.expected.verdict, Verdict::kDeny);
+  }
+}
+
+v1::AuthorizeResponse ThreeHopAllow() {
+  v1::AuthorizeResponse answer;
+  answer.set_verdict(v1::ALLOW);
+  answer.set_reason(v1::ALLOWED);
+  answer.mutable_matched_grant()->set_permission_id("perm_a");
+  for (const char* id : {"dlg_1", "dlg_2", "dlg_3"}) {
+    answer.add_delegation_path()->set_delegation_id(id);
+  }
+  return answer;
+}
+
+const ExpectedDecision kThreeHopAllow = {
+    Verdict::kAllow, ReasonCode::kAllowed, "perm_a", {"dlg_1", "dlg_2", "dlg_3"}};
+
+TEST(CheckAuthorize, TheExpectedAnswerPasses) {
+  EXPECT_EQ(CheckAuthorize(kThreeHopAllow, ThreeHopAllow()), "");
+}
+
+TEST(CheckAuthorize, EveryDifferingFieldIsAWrongAnswer) {
+  struct Case {
+    const char* name;
+    void (*spoil)(v1::AuthorizeResponse*);
+    const char* mentions;
+  };
+  const Case cases[] = {
+      {"verdict", [](v1::AuthorizeResponse* a) { a->set_verdict(v1::DENY); }, "verdict"},
+      {"reason", [](v1::AuthorizeResponse* a) { a->set_reason(v1::DENIED_BY_POLICY); }, "reason"},
+      {"grant", [](v1::AuthorizeResponse* a) { a->clear_matched_grant(); }, "matched permission"},
+      {"path order",
+       [](v1::AuthorizeResponse* a) { a->mutable_delegation_path()->SwapElements(0, 2); },
+       "delegation path"},
+      {"path length", [](v1::AuthorizeResponse* a) { a->mutable_delegation_path()->RemoveLast(); },
+       "delegation path"},
+  };
+  for (const Case& c : cases) {
+    v1::AuthorizeResponse answer = ThreeHopAllow();
+    c.spoil(&answer);
+    const std::string wrong = CheckAuthorize(kThreeHopAllow, answer);
+    EXPECT_NE(wrong.find(c.mentions), std::string::npos) << c.name << ": " << wrong;
+  }
+}
+
+TEST(CheckAuthorize, AnEmptyAnswerIsWrongForADenialToo) {
+  // A server that answers nothing (all defaults) must not pass as a denial.
+  const ExpectedDecision denial = {Verdict::kDeny, ReasonCode::kNoMatchingPermission, "", {}};
+  EXPECT_NE(CheckAuthorize(denial, v1::AuthorizeResponse()), "");
+}
+
+TEST(CheckValidateToken, InvalidOrOtherAgentIsWrong) {
+  v1::ValidateTokenResponse answer;
+  answer.set_valid(true);
+  answer.set_reason(v1::ALLOWED);
+  answer.mutable_agent()->set_id("agt_1");
+  EXPECT_EQ(CheckValidateToken("agt_1", answer), "");
+  EXPECT_NE(CheckValidateToken("agt_2", answer), "");
+  answer.set_valid(false);
+  EXPECT_NE(CheckValidateToken("agt_1", answer), "");
+}
+
+}  // namespace
+}  // namespace verdict::bench
