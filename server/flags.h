@@ -1,0 +1,42 @@
+// verdictd's command line, read once into ServerOptions and checked before anything starts.
+//
+//   absl::ParseCommandLine(argc, argv);
+//   absl::StatusOr<ServerOptions> options = ServerOptionsFromFlags();
+//   if (!options.ok()) { std::cerr << options.status() << "\n"; return 2; }
+#ifndef VERDICT_SERVER_FLAGS_H_
+#define VERDICT_SERVER_FLAGS_H_
+
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+ABSL_DECLARE_FLAG(std::string, listen);
+ABSL_DECLARE_FLAG(std::string, db);
+ABSL_DECLARE_FLAG(std::string, seed);
+ABSL_DECLARE_FLAG(int, workers);
+
+namespace verdict {
+
+inline constexpr int kMaxWorkers = 256;
+
+struct ServerOptions {
+  // "host:port" ("127.0.0.1:50051", "[::1]:0"; port 0 picks a free one) or "unix:PATH".
+  std::string listen;
+  // The SQLite file; created and migrated when new.
+  std::string db_path;
+  // A policy JSON file (store/policy_json.h) imported when the database is empty; "" for none.
+  std::string seed_path;
+  // Store connections, so also the number of decisions read at the same time.
+  int workers = 4;
+};
+
+absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
+
+// INVALID_ARGUMENT naming the flag that is wrong.
+absl::Status ValidateServerOptions(const ServerOptions& options);
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_FLAGS_H_

@@ -1,0 +1,92 @@
+#include "server/grpc_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace verdict {
+namespace {
+
+// Keepalive: ping an idle client every minute so a dead peer (a pod gone without FIN) frees
+// its connection; let clients ping as often as every 10 s, with or without calls in flight.
+constexpr int kKeepaliveTimeMs = 60 * 1000;
+constexpr int kKeepaliveTimeoutMs = 20 * 1000;
+constexpr int kMinClientPingIntervalMs = 10 * 1000;
+
+// "127.0.0.1:0" bound to port 41877 reads "127.0.0.1:41877"; unix sockets stay as given.
+std::string BoundAddress(const std::string& listen, int selected_port) {
+  if (absl::StartsWith(listen, "unix:")) return listen;
+  const absl::string_view host = absl::string_view(listen).substr(0, listen.rfind(':'));
+  return absl::StrCat(host, ":", selected_port);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
+    const std::string& listen, const std::vector<NamedService>& services) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+
+  grpc::ServerBuilder builder;
+  int selected_port = 0;
+  // No TLS in the process: the mesh proxy terminates mTLS and verdictd listens on loopback or a
+  // Unix socket (see third_party/system.BUILD for why the TLS-capable gRPC is not linked).
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             kMinClientPingIntervalMs);
+  // Reflection is the one synchronous service; a single polling queue is plenty for it.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2);
+
+  std::vector<std::string> service_names;
+  for (const NamedService& named : services) {
+    builder.RegisterService(named.service);
+    service_names.push_back(named.full_name);
+  }
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  // The port is known only once bound; 0 means the address could not be bound.
+  if (server == nullptr || selected_port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", listen));
+  }
+  auto grpc_server = std::unique_ptr<GrpcServer>(new GrpcServer(
+      std::move(server), BoundAddress(listen, selected_port), std::move(service_names)));
+  // The default health service starts SERVING; nothing is served before the store opens.
+  grpc_server->SetServing(false);
+  return grpc_server;
+}
+
+GrpcServer::GrpcServer(std::unique_ptr<grpc::Server> server, std::string address,
+                       std::vector<std::string> service_names)
+    : server_(std::move(server)),
+      address_(std::move(address)),
+      service_names_(std::move(service_names)) {}
+
+GrpcServer::~GrpcServer() { Shutdown(absl::ZeroDuration()); }
+
+void GrpcServer::SetServing(bool serving) {
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  health->SetServingStatus(serving);
+  for (const std::string& name : service_names_) health->SetServingStatus(name, serving);
+}
+
+void GrpcServer::Shutdown(absl::Duration grace) {
+  if (shut_down_) return;
+  shut_down_ = true;
+  // Probes see NOT_SERVING from now on, whatever SetServing is called with later.
+  server_->GetHealthCheckService()->Shutdown();
+  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+  server_->Wait();
+}
+
+}  // namespace verdict

@@ -1,0 +1,63 @@
+// The gRPC server verdictd runs: one listener with explicit limits, grpc.health.v1 health
+// checking and server reflection, and a graceful shutdown.
+//
+//   absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+//       GrpcServer::Start("127.0.0.1:0", {{v1::DecisionService::service_full_name(), &service}});
+//   (*server)->SetServing(true);          // health starts NOT_SERVING
+//   std::cout << (*server)->address();    // "127.0.0.1:41877": the port actually bound
+//   (*server)->Shutdown(absl::Seconds(10));
+#ifndef VERDICT_SERVER_GRPC_SERVER_H_
+#define VERDICT_SERVER_GRPC_SERVER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace verdict {
+
+// Limits a client cannot talk the server out of.
+inline constexpr int kMaxReceiveMessageBytes = 4 << 20;
+inline constexpr int kMaxConcurrentStreams = 1000;
+
+struct NamedService {
+  std::string full_name;  // "verdict.v1.DecisionService": its name for health checks
+  grpc::Service* service;
+};
+
+class GrpcServer {
+ public:
+  // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
+  // services, which must outlive the server. UNAVAILABLE when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
+      const std::string& listen, const std::vector<NamedService>& services);
+
+  ~GrpcServer();
+
+  // The address actually bound (the chosen port for port 0).
+  const std::string& address() const { return address_; }
+
+  // grpc.health.v1 status of the server ("") and of every service.
+  void SetServing(bool serving);
+
+  // Health NOT_SERVING for good, stop accepting calls, let the calls in flight finish within
+  // `grace` (cancelling what remains after it), and wait until every call is done.
+  void Shutdown(absl::Duration grace);
+
+ private:
+  GrpcServer(std::unique_ptr<grpc::Server> server, std::string address,
+             std::vector<std::string> service_names);
+
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  std::vector<std::string> service_names_;
+  bool shut_down_ = false;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_GRPC_SERVER_H_
