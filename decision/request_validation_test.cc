@@ -1,0 +1,169 @@
+#include "decision/request_validation.h"
+
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "crypto/token.h"
+#include "decision/types.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+Request WellFormed() {
+  Request request;
+  request.subject.agent_id = "agent-1";
+  request.action = "read";
+  request.resource = "docs:read:123";
+  request.client_ip = "192.0.2.7";
+  request.arguments_json = R"({"amount": 5})";
+  request.request_id = "req-42";
+  return request;
+}
+
+// JSON objects nested `depth` deep: {"a":{"a":...{}}}.
+std::string NestedObjects(int depth) {
+  std::string json;
+  for (int i = 1; i < depth; ++i) json += "{\"a\":";
+  json += "{}";
+  json += std::string(depth - 1, '}');
+  return json;
+}
+
+struct Mutation {
+  const char* what;
+  std::function<void(Request&)> apply;
+};
+
+TEST(ValidateRequest, AcceptsWellFormedRequests) {
+  const Mutation kAccepted[] = {
+      {"as built", [](Request&) {}},
+      {"token subject",
+       [](Request& r) {
+         r.subject.agent_id.clear();
+         r.subject.token = NewAgentToken();
+       }},
+      {"longest agent id", [](Request& r) { r.subject.agent_id = std::string(kMaxIdLength, 'a'); }},
+      {"agent id alphabet", [](Request& r) { r.subject.agent_id = "Az09_.:-"; }},
+      {"wildcard action", [](Request& r) { r.action = "*"; }},
+      {"path resource", [](Request& r) { r.resource = "/api/v1/items/7"; }},
+      {"unicode resource", [](Request& r) { r.resource = "docs:\xe6\x96\x87\xe4\xbb\xb6"; }},
+      {"longest resource", [](Request& r) { r.resource = std::string(kMaxResourceLength, 'r'); }},
+      {"no client ip", [](Request& r) { r.client_ip.clear(); }},
+      {"ipv6 client ip", [](Request& r) { r.client_ip = "2001:db8::1"; }},
+      {"mapped client ip", [](Request& r) { r.client_ip = "::ffff:192.0.2.7"; }},
+      {"no arguments", [](Request& r) { r.arguments_json.clear(); }},
+      {"empty arguments", [](Request& r) { r.arguments_json = "{}"; }},
+      {"deepest arguments",
+       [](Request& r) { r.arguments_json = NestedObjects(kMaxArgumentsDepth); }},
+      {"no request id", [](Request& r) { r.request_id.clear(); }},
+      {"printable request id",
+       [](Request& r) { r.request_id = std::string(kMaxRequestIdLength - 2, '~') + " !"; }},
+  };
+  for (const Mutation& m : kAccepted) {
+    Request request = WellFormed();
+    m.apply(request);
+    EXPECT_TRUE(ValidateRequest(request).ok()) << m.what << ": " << ValidateRequest(request);
+  }
+}
+
+TEST(ValidateRequest, RefusesMalformedRequestsNamingTheField) {
+  const struct {
+    Mutation mutation;
+    std::string message;  // exact, or a prefix when it ends in "..."
+  } kRefused[] = {
+      {{"both subjects", [](Request& r) { r.subject.token = NewAgentToken(); }},
+       "subject: set exactly one of agent_id and token, not both"},
+      {{"no subject", [](Request& r) { r.subject.agent_id.clear(); }},
+       "subject: set one of agent_id and token"},
+      {{"agent id with a space", [](Request& r) { r.subject.agent_id = "agent 1"; }},
+       "subject.agent_id: byte 5 (' ') is not allowed; use A-Z a-z 0-9 _ . : -"},
+      {{"agent id with a slash", [](Request& r) { r.subject.agent_id = "a/b"; }},
+       "subject.agent_id: byte 1 ('/') is not allowed; use A-Z a-z 0-9 _ . : -"},
+      {{"agent id too long",
+        [](Request& r) { r.subject.agent_id = std::string(kMaxIdLength + 1, 'a'); }},
+       "subject.agent_id: is 129 bytes, longer than the limit of 128"},
+      {{"token of the wrong shape",
+        [](Request& r) {
+          r.subject.agent_id.clear();
+          r.subject.token = "vdt_short";
+        }},
+       "subject.token: ..."},
+      {{"jwt-looking token",
+        [](Request& r) {
+          r.subject.agent_id.clear();
+          r.subject.token = "eyJhbGciOiJIUzI1NiJ9.e30.sig";
+        }},
+       "subject.token: ..."},
+      {{"empty action", [](Request& r) { r.action.clear(); }}, "action: must not be empty"},
+      {{"action with a space", [](Request& r) { r.action = "re ad"; }}, "action: byte 2 ..."},
+      {{"empty resource", [](Request& r) { r.resource.clear(); }}, "resource: must not be empty"},
+      {{"control character in resource", [](Request& r) { r.resource = "doc\x01s"; }},
+       "resource: contains a control character at byte 3"},
+      {{"resource not utf-8", [](Request& r) { r.resource = "doc\xff"; }},
+       "resource: is not valid UTF-8"},
+      {{"resource too long",
+        [](Request& r) { r.resource = std::string(kMaxResourceLength + 1, 'r'); }},
+       "resource: is 1025 bytes, longer than the limit of 1024"},
+      {{"client ip out of range", [](Request& r) { r.client_ip = "999.1.1.1"; }},
+       "client_ip: \"999.1.1.1\" is not an IPv4 or IPv6 address"},
+      {{"client ip a host name", [](Request& r) { r.client_ip = "localhost"; }},
+       "client_ip: \"localhost\" is not an IPv4 or IPv6 address"},
+      {{"client ip with a zone", [](Request& r) { r.client_ip = "fe80::1%eth0"; }},
+       "client_ip: \"fe80::1%eth0\" is not an IPv4 or IPv6 address"},
+      {{"client ip with a port", [](Request& r) { r.client_ip = "192.0.2.7:443"; }},
+       "client_ip: \"192.0.2.7:443\" is not an IPv4 or IPv6 address"},
+      {{"request id too long",
+        [](Request& r) { r.request_id = std::string(kMaxRequestIdLength + 1, 'q'); }},
+       "request_id: is 129 bytes, longer than the limit of 128"},
+      {{"request id with a newline", [](Request& r) { r.request_id = "req\n42"; }},
+       "request_id: byte 3 (0x0a) is not allowed; use printable ASCII"},
+      {{"request id not ascii", [](Request& r) { r.request_id = "r\xc3\xa9q"; }},
+       "request_id: byte 1 (0xc3) is not allowed; use printable ASCII"},
+      {{"arguments an array", [](Request& r) { r.arguments_json = "[1, 2]"; }},
+       "arguments_json: must be a JSON object"},
+      {{"arguments a string", [](Request& r) { r.arguments_json = "\"x\""; }},
+       "arguments_json: must be a JSON object"},
+      {{"arguments null", [](Request& r) { r.arguments_json = "null"; }},
+       "arguments_json: must be a JSON object"},
+      {{"arguments malformed", [](Request& r) { r.arguments_json = "{\"a\":"; }},
+       "arguments_json: ..."},
+      {{"arguments with a duplicate key",
+        [](Request& r) { r.arguments_json = R"({"a":1,"a":2})"; }},
+       "arguments_json: ..."},
+      {{"arguments too deep",
+        [](Request& r) { r.arguments_json = NestedObjects(kMaxArgumentsDepth + 1); }},
+       "arguments_json: ..."},
+      {{"arguments too big",
+        [](Request& r) {
+          r.arguments_json = "{\"a\":\"" + std::string(kMaxArgumentsBytes, 'x') + "\"}";
+        }},
+       "arguments_json: ..."},
+  };
+  for (const auto& c : kRefused) {
+    Request request = WellFormed();
+    c.mutation.apply(request);
+    const absl::Status status = ValidateRequest(request);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.mutation.what;
+    if (absl::EndsWith(c.message, "...")) {
+      EXPECT_TRUE(absl::StartsWith(status.message(), c.message.substr(0, c.message.size() - 3)))
+          << c.mutation.what << ": " << status;
+    } else {
+      EXPECT_EQ(status.message(), c.message) << c.mutation.what;
+    }
+  }
+}
+
+TEST(ValidateRequest, ATokenNeverAppearsInTheMessage) {
+  Request request = WellFormed();
+  request.subject.agent_id.clear();
+  request.subject.token = NewAgentToken() + "x";  // a real secret, one character too long
+  const absl::Status status = ValidateRequest(request);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(absl::StrContains(status.message(), request.subject.token.substr(4, 20))) << status;
+}
+
+}  // namespace
+}  // namespace verdict
