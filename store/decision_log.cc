@@ -1,0 +1,237 @@
+#include "store/decision_log.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "store/schema.h"
+#include "store/sqlite_error.h"
+
+namespace verdict {
+namespace {
+
+// The columns of a row, in DecisionLogRow's order; ReadRow depends on it.
+constexpr char kColumns[] =
+    "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "
+    "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, "
+    "latency_us, prev_hash, hash";
+
+constexpr char kInsert[] =
+    "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
+    "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
+    "delegation_path, approval_request_id, latency_us, prev_hash, hash) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+constexpr char kLastRow[] = "SELECT seq, hash FROM decision_log ORDER BY seq DESC LIMIT 1";
+
+// AUTOINCREMENT keeps the highest seq ever written here, so rows deleted from the end of the
+// table leave a trace: the next append skips their numbers, and VerifyChain reports them.
+constexpr char kHighWaterSeq[] = "SELECT seq FROM sqlite_sequence WHERE name = 'decision_log'";
+
+DecisionLogRow ReadRow(SQLite::Statement& statement) {
+  DecisionLogRow row;
+  int column = 0;
+  auto text = [&] { return statement.getColumn(column++).getString(); };
+  auto integer = [&] { return statement.getColumn(column++).getInt64(); };
+  row.seq = integer();
+  row.decided_at_us = integer();
+  row.request_id = text();
+  row.agent_id = text();
+  row.action = text();
+  row.resource = text();
+  row.client_ip = text();
+  row.arguments_json = text();
+  row.verdict = text();
+  row.reason = text();
+  row.message = text();
+  row.matched_permission_id = text();
+  row.delegation_path_json = text();
+  row.approval_request_id = text();
+  row.latency_us = integer();
+  row.prev_hash = text();
+  row.hash = text();
+  return row;
+}
+
+void BindRow(SQLite::Statement& statement, const DecisionLogRow& row) {
+  int index = 1;
+  auto text = [&](const std::string& value) { statement.bindNoCopy(index++, value); };
+  auto integer = [&](int64_t value) { statement.bind(index++, value); };
+  integer(row.seq);
+  integer(row.decided_at_us);
+  text(row.request_id);
+  text(row.agent_id);
+  text(row.action);
+  text(row.resource);
+  text(row.client_ip);
+  text(row.arguments_json);
+  text(row.verdict);
+  text(row.reason);
+  text(row.message);
+  text(row.matched_permission_id);
+  text(row.delegation_path_json);
+  text(row.approval_request_id);
+  integer(row.latency_us);
+  text(row.prev_hash);
+  text(row.hash);
+}
+
+int64_t HighWaterSeq(SQLite::Database& db) {
+  SQLite::Statement statement(db, kHighWaterSeq);
+  return statement.executeStep() ? statement.getColumn(0).getInt64() : 0;
+}
+
+// The first problem with `row`, which follows a row with `previous_seq` and `previous_hash`;
+// "" when it is sound.
+std::string RowProblem(const DecisionLogRow& row, int64_t previous_seq,
+                       const std::string& previous_hash) {
+  if (row.seq != previous_seq + 1) {
+    return absl::StrCat("row ", previous_seq + 1, " is missing: row ", row.seq, " follows row ",
+                        previous_seq);
+  }
+  if (row.prev_hash != previous_hash) {
+    return absl::StrCat("row ", row.seq, " does not link to the hash of row ", previous_seq);
+  }
+  if (row.hash != ChainHash(row)) {
+    return absl::StrCat("row ", row.seq, " does not match its hash: it was edited");
+  }
+  return "";
+}
+
+}  // namespace
+
+DecisionLog::DecisionLog(std::string path, absl::Duration busy_timeout)
+    : path_(std::move(path)), busy_timeout_(busy_timeout) {}
+
+DecisionLog::~DecisionLog() = default;
+
+template <typename Body>
+auto DecisionLog::WithConnection(Body body) -> decltype(body(std::declval<SQLite::Database&>())) {
+  absl::MutexLock lock(&mu_);
+  try {
+    if (db_ == nullptr) {
+      auto db =
+          std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                             absl::ToInt64Milliseconds(busy_timeout_));
+      absl::Status ready = ConfigureConnection(*db, busy_timeout_);
+      if (ready.ok()) ready = MigrateSchema(*db, busy_timeout_);
+      if (!ready.ok()) return ready;
+      // An audit trail: a committed batch must survive a power cut. Batching keeps the cost
+      // of the extra sync to one per batch.
+      db->exec("PRAGMA synchronous = FULL");
+      db_ = std::move(db);
+    }
+    return body(*db_);
+  } catch (const SQLite::Exception& e) {
+    if (IsConnectionFault(e.getErrorCode())) db_.reset();
+    return SqliteErrorStatus(e.getErrorCode(), e.what());
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("decision log: ", e.what()));
+  }
+}
+
+absl::Status DecisionLog::Append(std::vector<DecisionLogRow>& rows) {
+  if (rows.empty()) return absl::OkStatus();
+  return WithConnection([&](SQLite::Database& db) -> absl::Status {
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+    int64_t last_seq = 0;
+    std::string previous_hash = kGenesisHash;
+    SQLite::Statement last(db, kLastRow);
+    if (last.executeStep()) {
+      last_seq = last.getColumn(0).getInt64();
+      previous_hash = last.getColumn(1).getString();
+    }
+    int64_t next_seq = std::max(last_seq, HighWaterSeq(db)) + 1;
+    SQLite::Statement insert(db, kInsert);
+    for (DecisionLogRow& row : rows) {
+      row.seq = next_seq++;
+      row.prev_hash = previous_hash;
+      row.hash = ChainHash(row);
+      previous_hash = row.hash;
+      BindRow(insert, row);
+      insert.exec();
+      insert.reset();
+    }
+    transaction.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<DecisionLogPage> DecisionLog::Query(const DecisionLogFilter& filter, int page_size,
+                                                   absl::string_view page_token) {
+  int64_t after_seq = 0;
+  if (!page_token.empty() && (!absl::SimpleAtoi(page_token, &after_seq) || after_seq < 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_token: \"", page_token, "\" is not a token this query returned"));
+  }
+  if (page_size <= 0) page_size = kDefaultDecisionLogPageSize;
+  page_size = std::min(page_size, kMaxDecisionLogPageSize);
+
+  std::string sql = absl::StrCat("SELECT ", kColumns, " FROM decision_log WHERE seq > ?");
+  if (!filter.agent_id.empty()) absl::StrAppend(&sql, " AND agent_id = ?");
+  if (filter.since) absl::StrAppend(&sql, " AND decided_at >= ?");
+  if (filter.until) absl::StrAppend(&sql, " AND decided_at < ?");
+  if (!filter.verdict.empty()) absl::StrAppend(&sql, " AND verdict = ?");
+  // One row more than the page shows whether another page follows.
+  absl::StrAppend(&sql, " ORDER BY seq LIMIT ?");
+
+  return WithConnection([&](SQLite::Database& db) -> absl::StatusOr<DecisionLogPage> {
+    SQLite::Statement statement(db, sql);
+    int index = 1;
+    statement.bind(index++, after_seq);
+    if (!filter.agent_id.empty()) statement.bind(index++, filter.agent_id);
+    if (filter.since) statement.bind(index++, absl::ToUnixMicros(*filter.since));
+    if (filter.until) statement.bind(index++, absl::ToUnixMicros(*filter.until));
+    if (!filter.verdict.empty()) statement.bind(index++, filter.verdict);
+    statement.bind(index++, page_size + 1);
+    DecisionLogPage page;
+    while (statement.executeStep()) page.rows.push_back(ReadRow(statement));
+    if (page.rows.size() > static_cast<size_t>(page_size)) {
+      page.rows.pop_back();
+      page.next_page_token = absl::StrCat(page.rows.back().seq);
+    }
+    return page;
+  });
+}
+
+absl::StatusOr<ChainVerification> DecisionLog::VerifyChain() {
+  return WithConnection([&](SQLite::Database& db) -> absl::StatusOr<ChainVerification> {
+    // A deferred transaction: one snapshot, so appends running meanwhile are not half-seen.
+    SQLite::Transaction snapshot(db);
+    SQLite::Statement rows(db,
+                           absl::StrCat("SELECT ", kColumns, " FROM decision_log ORDER BY seq"));
+    ChainVerification verification;
+    int64_t previous_seq = 0;
+    std::string previous_hash = kGenesisHash;
+    while (rows.executeStep()) {
+      DecisionLogRow row = ReadRow(rows);
+      std::string problem = RowProblem(row, previous_seq, previous_hash);
+      if (!problem.empty()) {
+        verification.intact = false;
+        verification.first_bad_seq = previous_seq + 1;
+        verification.problem = std::move(problem);
+        return verification;
+      }
+      ++verification.rows_checked;
+      previous_seq = row.seq;
+      previous_hash = std::move(row.hash);
+    }
+    const int64_t high_water = HighWaterSeq(db);
+    if (high_water > previous_seq) {
+      verification.intact = false;
+      verification.first_bad_seq = previous_seq + 1;
+      verification.problem = absl::StrCat("rows ", previous_seq + 1, " to ", high_water,
+                                          " are missing from the end of the log");
+    }
+    return verification;
+  });
+}
+
+}  // namespace verdict

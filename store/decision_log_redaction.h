@@ -1,0 +1,30 @@
+// Removes secrets from a call's arguments before they are written to the decision log.
+//
+// A value is redacted, whatever its type, when its key names a secret: the key, lower-cased and
+// stripped of everything but letters and digits, contains a marker such as "token", "secret",
+// "password", "authorization" or "cookie". Keys are checked at every depth, inside arrays too.
+//
+//   RedactSecrets(R"({"user":"ann","auth":{"Access-Token":"abc"}})")
+//     == R"({"auth":{"Access-Token":"[REDACTED]"},"user":"ann"})"
+#ifndef VERDICT_STORE_DECISION_LOG_REDACTION_H_
+#define VERDICT_STORE_DECISION_LOG_REDACTION_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace verdict {
+
+inline constexpr absl::string_view kRedactedValue = "[REDACTED]";
+
+// True when a value under this key must not be logged.
+bool IsSecretKey(absl::string_view key);
+
+// The canonical JSON of `arguments_json` with every secret-bearing value replaced by
+// "[REDACTED]". "" becomes "{}". Text that does not parse is never logged: it becomes the JSON
+// string "[REDACTED]" as a whole, since what it hides cannot be known.
+std::string RedactSecrets(absl::string_view arguments_json);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_DECISION_LOG_REDACTION_H_

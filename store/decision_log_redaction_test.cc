@@ -1,0 +1,65 @@
+#include "store/decision_log_redaction.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+struct RedactionCase {
+  std::string name;
+  std::string arguments;
+  std::string logged;
+};
+
+class RedactSecretsTest : public testing::TestWithParam<RedactionCase> {};
+
+TEST_P(RedactSecretsTest, LogsOnlyWhatIsNotSecret) {
+  EXPECT_EQ(RedactSecrets(GetParam().arguments), GetParam().logged);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RedactSecretsTest,
+    testing::Values(
+        RedactionCase{"NothingSecret", R"({"b":1,"a":"x"})", R"({"a":"x","b":1})"},
+        RedactionCase{"EmptyIsAnEmptyObject", "", "{}"},
+        RedactionCase{"TopLevelToken", R"({"token":"vdt_abc","user":"ann"})",
+                      R"({"token":"[REDACTED]","user":"ann"})"},
+        RedactionCase{"KeyCaseIgnored", R"({"PassWord":"hunter2"})",
+                      R"({"PassWord":"[REDACTED]"})"},
+        RedactionCase{
+            "SeparatorsIgnored", R"({"x-api-key":"k","api_key":"k","private.key":"k"})",
+            R"({"api_key":"[REDACTED]","private.key":"[REDACTED]","x-api-key":"[REDACTED]"})"},
+        RedactionCase{
+            "MarkerInsideALongerKey",
+            R"({"access_token":"a","client_secret":"b","Set-Cookie":"c"})",
+            R"({"Set-Cookie":"[REDACTED]","access_token":"[REDACTED]","client_secret":"[REDACTED]"})"},
+        RedactionCase{"NestedObjects",
+                      R"({"http":{"headers":{"Authorization":"Bearer x","Accept":"*/*"}}})",
+                      R"({"http":{"headers":{"Accept":"*/*","Authorization":"[REDACTED]"}}})"},
+        RedactionCase{"InsideArrays", R"({"calls":[{"password":"p","n":1},{"n":2}]})",
+                      R"({"calls":[{"n":1,"password":"[REDACTED]"},{"n":2}]})"},
+        RedactionCase{
+            "WholeValueOfAnyType",
+            R"({"credentials":{"user":"u","pin":1234},"secrets":["a","b"],"token":7})",
+            R"({"credentials":"[REDACTED]","secrets":"[REDACTED]","token":"[REDACTED]"})"},
+        RedactionCase{"UnparseableIsRedactedWhole", R"({"password": "p")", R"("[REDACTED]")"},
+        RedactionCase{"SecretLookingValuesUnderPlainKeysStay", R"({"note":"my password is p"})",
+                      R"({"note":"my password is p"})"}),
+    [](const testing::TestParamInfo<RedactionCase>& info) { return info.param.name; });
+
+TEST(IsSecretKeyTest, RecognisesSecretBearingNames) {
+  for (const char* key : {"token", "TOKEN", "refresh_token", "secret", "password", "passwd",
+                          "passphrase", "authorization", "Proxy-Authorization", "cookie", "apiKey",
+                          "private_key", "credential", "session_id", "id_jwt"}) {
+    EXPECT_TRUE(IsSecretKey(key)) << key;
+  }
+  for (const char* key : {"user", "resource", "author", "amount", "path", "session"}) {
+    EXPECT_FALSE(IsSecretKey(key)) << key;
+  }
+}
+
+}  // namespace
+}  // namespace verdict

@@ -1,0 +1,103 @@
+#include "store/decision_log_row.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/json.h"
+#include "crypto/sha256.h"
+#include "store/decision_log_redaction.h"
+
+namespace verdict {
+namespace {
+
+constexpr absl::string_view kHopKeys[] = {"delegation_id", "from_agent_id", "to_agent_id"};
+
+// Integers in the log (microseconds since 1970, latencies) stay far below 2^53, so a JSON
+// number holds them exactly.
+JsonValue Integer(int64_t n) { return JsonValue::Number(static_cast<double>(n)); }
+
+}  // namespace
+
+const char kGenesisHash[] = "0000000000000000000000000000000000000000000000000000000000000000";
+
+DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decision,
+                                  absl::Duration latency, absl::Time decided_at) {
+  DecisionLogRow row;
+  row.decided_at_us = absl::ToUnixMicros(decided_at);
+  row.request_id = request.request_id;
+  row.agent_id = decision.agent_id;
+  row.action = request.action;
+  row.resource = request.resource;
+  row.client_ip = request.client_ip;
+  row.arguments_json = RedactSecrets(request.arguments_json);
+  row.verdict = VerdictName(decision.verdict);
+  row.reason = ReasonCodeName(decision.reason);
+  row.message = decision.message;
+  if (decision.matched_grant) row.matched_permission_id = decision.matched_grant->permission_id;
+  row.delegation_path_json = DelegationPathToJson(decision.delegation_path);
+  row.approval_request_id = decision.approval_request_id;
+  row.latency_us = absl::ToInt64Microseconds(latency);
+  return row;
+}
+
+std::string ChainHash(const DecisionLogRow& row) {
+  JsonValue::Object fields;
+  fields.emplace("seq", Integer(row.seq));
+  fields.emplace("decided_at_us", Integer(row.decided_at_us));
+  fields.emplace("request_id", JsonValue::String(row.request_id));
+  fields.emplace("agent_id", JsonValue::String(row.agent_id));
+  fields.emplace("action", JsonValue::String(row.action));
+  fields.emplace("resource", JsonValue::String(row.resource));
+  fields.emplace("client_ip", JsonValue::String(row.client_ip));
+  fields.emplace("arguments_json", JsonValue::String(row.arguments_json));
+  fields.emplace("verdict", JsonValue::String(row.verdict));
+  fields.emplace("reason", JsonValue::String(row.reason));
+  fields.emplace("message", JsonValue::String(row.message));
+  fields.emplace("matched_permission_id", JsonValue::String(row.matched_permission_id));
+  fields.emplace("delegation_path_json", JsonValue::String(row.delegation_path_json));
+  fields.emplace("approval_request_id", JsonValue::String(row.approval_request_id));
+  fields.emplace("latency_us", Integer(row.latency_us));
+  fields.emplace("prev_hash", JsonValue::String(row.prev_hash));
+  return HexEncode(Sha256(CanonicalJson(JsonValue::MakeObject(std::move(fields)))));
+}
+
+std::string DelegationPathToJson(const std::vector<DelegationHop>& path) {
+  JsonValue::Array hops;
+  hops.reserve(path.size());
+  for (const DelegationHop& hop : path) {
+    const std::string* values[] = {&hop.delegation_id, &hop.from_agent_id, &hop.to_agent_id};
+    JsonValue::Object object;
+    for (size_t i = 0; i < std::size(kHopKeys); ++i) {
+      object.emplace(std::string(kHopKeys[i]), JsonValue::String(*values[i]));
+    }
+    hops.push_back(JsonValue::MakeObject(std::move(object)));
+  }
+  return CanonicalJson(JsonValue::MakeArray(std::move(hops)));
+}
+
+absl::StatusOr<std::vector<DelegationHop>> DelegationPathFromJson(absl::string_view json) {
+  absl::StatusOr<JsonValue> parsed = ParseJson(json);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_array()) {
+    return absl::InvalidArgumentError("delegation path: expected a JSON array");
+  }
+  std::vector<DelegationHop> path;
+  for (const JsonValue& item : parsed->as_array()) {
+    DelegationHop hop;
+    std::string* values[] = {&hop.delegation_id, &hop.from_agent_id, &hop.to_agent_id};
+    for (size_t i = 0; i < std::size(kHopKeys); ++i) {
+      const JsonValue* value = item.Find(kHopKeys[i]);
+      if (value == nullptr || !value->is_string()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("delegation path: a hop lacks the string \"", kHopKeys[i], "\""));
+      }
+      *values[i] = value->as_string();
+    }
+    path.push_back(std::move(hop));
+  }
+  return path;
+}
+
+}  // namespace verdict

@@ -1,0 +1,122 @@
+#include "store/decision_log_row.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+DecisionLogRow SampleRow() {
+  DecisionLogRow row;
+  row.seq = 7;
+  row.decided_at_us = 1700000000123456;
+  row.request_id = "req-1";
+  row.agent_id = "agt_a";
+  row.action = "read";
+  row.resource = "docs:1";
+  row.client_ip = "10.0.0.1";
+  row.arguments_json = R"({"n":1})";
+  row.verdict = "ALLOW";
+  row.reason = "ALLOWED";
+  row.message = "allowed";
+  row.matched_permission_id = "perm_1";
+  row.delegation_path_json = "[]";
+  row.approval_request_id = "";
+  row.latency_us = 42;
+  row.prev_hash = kGenesisHash;
+  return row;
+}
+
+TEST(ChainHashTest, IsHexSha256AndDeterministic) {
+  const std::string hash = ChainHash(SampleRow());
+  EXPECT_EQ(hash.size(), 64u);
+  EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(ChainHash(SampleRow()), hash);
+}
+
+TEST(ChainHashTest, CoversEveryFieldButItsOwnHash) {
+  const std::vector<std::function<void(DecisionLogRow&)>> edits = {
+      [](DecisionLogRow& r) { r.seq = 8; },
+      [](DecisionLogRow& r) { r.decided_at_us += 1; },
+      [](DecisionLogRow& r) { r.request_id = "req-2"; },
+      [](DecisionLogRow& r) { r.agent_id = "agt_b"; },
+      [](DecisionLogRow& r) { r.action = "write"; },
+      [](DecisionLogRow& r) { r.resource = "docs:2"; },
+      [](DecisionLogRow& r) { r.client_ip = "10.0.0.2"; },
+      [](DecisionLogRow& r) { r.arguments_json = R"({"n":2})"; },
+      [](DecisionLogRow& r) { r.verdict = "DENY"; },
+      [](DecisionLogRow& r) { r.reason = "DENIED_BY_POLICY"; },
+      [](DecisionLogRow& r) { r.message = "denied"; },
+      [](DecisionLogRow& r) { r.matched_permission_id = "perm_2"; },
+      [](DecisionLogRow& r) { r.delegation_path_json = R"([{"delegation_id":"d"}])"; },
+      [](DecisionLogRow& r) { r.approval_request_id = "apr_1"; },
+      [](DecisionLogRow& r) { r.latency_us = 43; },
+      [](DecisionLogRow& r) { r.prev_hash = std::string(64, '1'); },
+  };
+  const std::string original = ChainHash(SampleRow());
+  for (size_t i = 0; i < edits.size(); ++i) {
+    DecisionLogRow edited = SampleRow();
+    edits[i](edited);
+    EXPECT_NE(ChainHash(edited), original) << "edit " << i << " left the hash unchanged";
+  }
+  DecisionLogRow with_hash = SampleRow();
+  with_hash.hash = "anything";
+  EXPECT_EQ(ChainHash(with_hash), original);
+}
+
+TEST(MakeDecisionLogRowTest, KeepsTheDecisionAndNeverTheToken) {
+  Request request;
+  request.subject.token = "vdt_secretsecretsecretsecretsecretsecretsecret12";
+  request.action = "read";
+  request.resource = "docs:1";
+  request.client_ip = "10.0.0.1";
+  request.arguments_json = R"({"password":"p","page":2})";
+  request.request_id = "req-9";
+  Decision decision;
+  decision.verdict = Verdict::kAllow;
+  decision.reason = ReasonCode::kAllowed;
+  decision.message = "allowed by perm_1";
+  decision.agent_id = "agt_b";
+  decision.matched_grant = Grant{"perm_1", "agt_a", "docs:*", {"read"}, Effect::kAllow, ""};
+  decision.delegation_path = {{"dlg_1", "agt_a", "agt_b"}};
+
+  const DecisionLogRow row = MakeDecisionLogRow(request, decision, absl::Microseconds(250),
+                                                absl::FromUnixMicros(1700000000000000));
+
+  EXPECT_EQ(row.decided_at_us, 1700000000000000);
+  EXPECT_EQ(row.agent_id, "agt_b");
+  EXPECT_EQ(row.verdict, "ALLOW");
+  EXPECT_EQ(row.reason, "ALLOWED");
+  EXPECT_EQ(row.matched_permission_id, "perm_1");
+  EXPECT_EQ(row.arguments_json, R"({"page":2,"password":"[REDACTED]"})");
+  EXPECT_EQ(row.latency_us, 250);
+  EXPECT_EQ(row.request_id, "req-9");
+  for (const std::string* field : {&row.arguments_json, &row.message, &row.agent_id,
+                                   &row.request_id, &row.delegation_path_json}) {
+    EXPECT_THAT(*field, Not(HasSubstr("vdt_"))) << *field;
+  }
+  absl::StatusOr<std::vector<DelegationHop>> path =
+      DelegationPathFromJson(row.delegation_path_json);
+  ASSERT_TRUE(path.ok()) << path.status();
+  ASSERT_EQ(path->size(), 1u);
+  EXPECT_EQ((*path)[0].delegation_id, "dlg_1");
+  EXPECT_EQ((*path)[0].from_agent_id, "agt_a");
+  EXPECT_EQ((*path)[0].to_agent_id, "agt_b");
+}
+
+TEST(DelegationPathFromJsonTest, RejectsWhatItDidNotWrite) {
+  for (const char* json : {"{}", "[1]", R"([{"delegation_id":"d"}])", "not json"}) {
+    EXPECT_FALSE(DelegationPathFromJson(json).ok()) << json;
+  }
+  EXPECT_EQ(DelegationPathToJson({}), "[]");
+}
+
+}  // namespace
+}  // namespace verdict

@@ -1,0 +1,275 @@
+#include "store/decision_log.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string FreshDatabasePath(absl::string_view name) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
+}
+
+DecisionLogRow Row(absl::string_view agent_id, absl::string_view verdict, int64_t decided_at_us) {
+  DecisionLogRow row;
+  row.decided_at_us = decided_at_us;
+  row.agent_id = std::string(agent_id);
+  row.action = "read";
+  row.resource = "docs:1";
+  row.arguments_json = "{}";
+  row.verdict = std::string(verdict);
+  row.reason = verdict == "ALLOW" ? "ALLOWED" : "NO_MATCHING_PERMISSION";
+  row.delegation_path_json = "[]";
+  return row;
+}
+
+// Appends `count` rows, one batch each, alternating agents a/b and verdicts ALLOW/DENY, at
+// decided_at 1000, 2000, ...
+void AppendRows(DecisionLog& log, int count) {
+  for (int i = 0; i < count; ++i) {
+    std::vector<DecisionLogRow> rows = {
+        Row(i % 2 == 0 ? "agt_a" : "agt_b", i % 2 == 0 ? "ALLOW" : "DENY", (i + 1) * 1000)};
+    ASSERT_TRUE(log.Append(rows).ok());
+  }
+}
+
+std::vector<int64_t> Seqs(const DecisionLogPage& page) {
+  std::vector<int64_t> seqs;
+  for (const DecisionLogRow& row : page.rows) seqs.push_back(row.seq);
+  return seqs;
+}
+
+// Tampering goes through a connection of its own, as an attacker with the file would.
+void Tamper(const std::string& path, const std::string& sql) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  db.exec(sql);
+}
+
+TEST(DecisionLogTest, AppendChainsRowsFromTheGenesisHash) {
+  DecisionLog log(FreshDatabasePath("chain"));
+  std::vector<DecisionLogRow> rows = {Row("agt_a", "ALLOW", 1), Row("agt_a", "DENY", 2)};
+  ASSERT_TRUE(log.Append(rows).ok());
+  EXPECT_EQ(rows[0].seq, 1);
+  EXPECT_EQ(rows[0].prev_hash, kGenesisHash);
+  EXPECT_EQ(rows[0].hash, ChainHash(rows[0]));
+  EXPECT_EQ(rows[1].seq, 2);
+  EXPECT_EQ(rows[1].prev_hash, rows[0].hash);
+}
+
+TEST(DecisionLogTest, SeveralWritersOnOneFileFormOneChain) {
+  const std::string path = FreshDatabasePath("writers");
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w) {
+    // Each writer has its own connection, as separate processes would.
+    writers.emplace_back([&path] {
+      DecisionLog log(path);
+      for (int i = 0; i < 10; ++i) {
+        std::vector<DecisionLogRow> batch = {Row("agt_a", "ALLOW", i), Row("agt_b", "DENY", i)};
+        ASSERT_TRUE(log.Append(batch).ok());
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  absl::StatusOr<ChainVerification> verification = DecisionLog(path).VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_TRUE(verification->intact) << verification->problem;
+  EXPECT_EQ(verification->rows_checked, 80);
+}
+
+TEST(DecisionLogTest, AnUntouchedLogVerifies) {
+  DecisionLog log(FreshDatabasePath("untouched"));
+  absl::StatusOr<ChainVerification> empty = log.VerifyChain();
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(empty->intact);
+  EXPECT_EQ(empty->rows_checked, 0);
+
+  AppendRows(log, 5);
+  absl::StatusOr<ChainVerification> full = log.VerifyChain();
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_TRUE(full->intact) << full->problem;
+  EXPECT_EQ(full->rows_checked, 5);
+}
+
+struct TamperCase {
+  std::string name;
+  std::string sql;
+  int64_t first_bad_seq;
+  std::string problem;
+};
+
+class DecisionLogTamperTest : public testing::TestWithParam<TamperCase> {};
+
+TEST_P(DecisionLogTamperTest, VerificationNamesTheFirstBadSeq) {
+  const std::string path = FreshDatabasePath("tamper_" + GetParam().name);
+  DecisionLog log(path);
+  AppendRows(log, 6);
+  Tamper(path, GetParam().sql);
+
+  absl::StatusOr<ChainVerification> verification = log.VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_FALSE(verification->intact);
+  EXPECT_EQ(verification->first_bad_seq, GetParam().first_bad_seq);
+  EXPECT_THAT(verification->problem, HasSubstr(GetParam().problem));
+  EXPECT_EQ(verification->rows_checked, GetParam().first_bad_seq - 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, DecisionLogTamperTest,
+    testing::Values(TamperCase{"EditedVerdict",
+                               "UPDATE decision_log SET verdict = 'ALLOW' WHERE seq = 4", 4,
+                               "edited"},
+                    TamperCase{"EditedArguments",
+                               "UPDATE decision_log SET arguments_json = '{\"x\":1}' WHERE seq = 2",
+                               2, "edited"},
+                    TamperCase{"EditedHash",
+                               "UPDATE decision_log SET hash = prev_hash WHERE seq = 3", 3,
+                               "edited"},
+                    TamperCase{"DeletedMiddleRow", "DELETE FROM decision_log WHERE seq = 3", 3,
+                               "row 3 is missing"},
+                    TamperCase{"DeletedFirstRow", "DELETE FROM decision_log WHERE seq = 1", 1,
+                               "row 1 is missing"},
+                    TamperCase{"DeletedLastRows", "DELETE FROM decision_log WHERE seq >= 5", 5,
+                               "rows 5 to 6 are missing"},
+                    // Rows 2 and 4 trade places: each now sits where the other was written.
+                    TamperCase{"ReorderedRows",
+                               "UPDATE decision_log SET seq = -2 WHERE seq = 2;"
+                               "UPDATE decision_log SET seq = 2 WHERE seq = 4;"
+                               "UPDATE decision_log SET seq = 4 WHERE seq = -2;",
+                               2, "does not link"}),
+    [](const testing::TestParamInfo<TamperCase>& info) { return info.param.name; });
+
+TEST(DecisionLogTest, ARowForgedWithAValidHashBreaksTheNextLink) {
+  const std::string path = FreshDatabasePath("forged");
+  DecisionLog log(path);
+  AppendRows(log, 6);
+  absl::StatusOr<DecisionLogPage> page = log.Query({}, 10, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  DecisionLogRow forged = page->rows[4];
+  forged.message = "forged";
+  forged.hash = ChainHash(forged);
+  Tamper(path, absl::StrCat("UPDATE decision_log SET message = 'forged', hash = '", forged.hash,
+                            "' WHERE seq = 5"));
+
+  absl::StatusOr<ChainVerification> verification = log.VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_FALSE(verification->intact);
+  EXPECT_EQ(verification->first_bad_seq, 6);
+  EXPECT_THAT(verification->problem, HasSubstr("does not link"));
+}
+
+TEST(DecisionLogTest, AppendAfterATailDeletionLeavesTheGapVisible) {
+  const std::string path = FreshDatabasePath("tail");
+  DecisionLog log(path);
+  AppendRows(log, 4);
+  Tamper(path, "DELETE FROM decision_log WHERE seq = 4");
+  AppendRows(log, 1);
+
+  absl::StatusOr<ChainVerification> verification = log.VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_FALSE(verification->intact);
+  EXPECT_EQ(verification->first_bad_seq, 4);
+}
+
+TEST(DecisionLogTest, QueryFiltersByAgentVerdictAndTime) {
+  DecisionLog log(FreshDatabasePath("query"));
+  AppendRows(log, 6);  // a: 1,3,5 ALLOW; b: 2,4,6 DENY; decided_at = seq * 1000 us
+
+  DecisionLogFilter by_agent;
+  by_agent.agent_id = "agt_b";
+  absl::StatusOr<DecisionLogPage> page = log.Query(by_agent, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(Seqs(*page), ElementsAre(2, 4, 6));
+
+  DecisionLogFilter by_verdict;
+  by_verdict.verdict = "ALLOW";
+  page = log.Query(by_verdict, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(Seqs(*page), ElementsAre(1, 3, 5));
+
+  DecisionLogFilter by_time;
+  by_time.since = absl::FromUnixMicros(2000);
+  by_time.until = absl::FromUnixMicros(5000);
+  page = log.Query(by_time, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(Seqs(*page), ElementsAre(2, 3, 4));
+
+  DecisionLogFilter all_three = by_time;
+  all_three.agent_id = "agt_a";
+  all_three.verdict = "ALLOW";
+  page = log.Query(all_three, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(Seqs(*page), ElementsAre(3));
+}
+
+TEST(DecisionLogTest, QueryPagesThroughEveryRowOnce) {
+  DecisionLog log(FreshDatabasePath("pages"));
+  AppendRows(log, 7);
+  std::vector<int64_t> seen;
+  std::string token;
+  int pages = 0;
+  do {
+    absl::StatusOr<DecisionLogPage> page = log.Query({}, 3, token);
+    ASSERT_TRUE(page.ok()) << page.status();
+    for (int64_t seq : Seqs(*page)) seen.push_back(seq);
+    token = page->next_page_token;
+    ++pages;
+  } while (!token.empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_THAT(seen, ElementsAre(1, 2, 3, 4, 5, 6, 7));
+}
+
+TEST(DecisionLogTest, QueryRefusesAForeignPageToken) {
+  DecisionLog log(FreshDatabasePath("token"));
+  for (const char* token : {"abc", "-1", "1.5"}) {
+    absl::StatusOr<DecisionLogPage> page = log.Query({}, 10, token);
+    EXPECT_EQ(page.status().code(), absl::StatusCode::kInvalidArgument) << token;
+  }
+}
+
+TEST(DecisionLogTest, QueryReturnsRowsAsWritten) {
+  DecisionLog log(FreshDatabasePath("roundtrip"));
+  DecisionLogRow written = Row("agt_a", "DENY", 1234);
+  written.request_id = "req";
+  written.client_ip = "::1";
+  written.message = "no grant";
+  written.matched_permission_id = "perm_x";
+  written.delegation_path_json = R"([{"delegation_id":"d","from_agent_id":"f","to_agent_id":"t"}])";
+  written.approval_request_id = "apr_1";
+  written.latency_us = 77;
+  std::vector<DecisionLogRow> rows = {written};
+  ASSERT_TRUE(log.Append(rows).ok());
+
+  absl::StatusOr<DecisionLogPage> page = log.Query({}, 10, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->rows.size(), 1u);
+  const DecisionLogRow& read = page->rows[0];
+  EXPECT_EQ(read.hash, rows[0].hash);
+  EXPECT_EQ(ChainHash(read), read.hash);
+  EXPECT_EQ(read.message, "no grant");
+  EXPECT_EQ(read.delegation_path_json, written.delegation_path_json);
+  EXPECT_EQ(read.latency_us, 77);
+  EXPECT_TRUE(page->next_page_token.empty());
+}
+
+TEST(DecisionLogTest, AnUnreachableDatabaseIsUnavailable) {
+  DecisionLog log("/nonexistent-dir/verdict.db");
+  std::vector<DecisionLogRow> rows = {Row("agt_a", "ALLOW", 1)};
+  EXPECT_EQ(log.Append(rows).code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(log.VerifyChain().status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace verdict

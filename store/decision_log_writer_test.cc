@@ -1,0 +1,147 @@
+#include "store/decision_log_writer.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+std::string FreshDatabasePath(absl::string_view name) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
+}
+
+Clock FixedClock() {
+  return [] { return absl::FromUnixSeconds(1700000000); };
+}
+
+Request MakeRequest(int n, std::string arguments_json = "{}") {
+  Request request;
+  request.subject.agent_id = "agt_a";
+  request.action = "read";
+  request.resource = absl::StrCat("docs:", n);
+  request.arguments_json = std::move(arguments_json);
+  request.request_id = absl::StrCat("req-", n);
+  return request;
+}
+
+Decision Allowed() {
+  Decision decision;
+  decision.verdict = Verdict::kAllow;
+  decision.reason = ReasonCode::kAllowed;
+  decision.agent_id = "agt_a";
+  return decision;
+}
+
+std::vector<DecisionLogRow> AllRows(const std::string& path) {
+  DecisionLog log(path);
+  std::vector<DecisionLogRow> rows;
+  std::string token;
+  do {
+    absl::StatusOr<DecisionLogPage> page = log.Query({}, kMaxDecisionLogPageSize, token);
+    EXPECT_TRUE(page.ok()) << page.status();
+    if (!page.ok()) break;
+    rows.insert(rows.end(), page->rows.begin(), page->rows.end());
+    token = page->next_page_token;
+  } while (!token.empty());
+  return rows;
+}
+
+TEST(DecisionLogWriterTest, WritesEveryDecisionInOrderWithSecretsRedacted) {
+  const std::string path = FreshDatabasePath("in_order");
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
+  for (int i = 0; i < 100; ++i) {
+    writer.OnDecision(MakeRequest(i, R"({"Authorization":"Bearer x","page":1})"), Allowed(),
+                      absl::Microseconds(i));
+  }
+  writer.Flush();
+
+  EXPECT_EQ(writer.counters().written, 100u);
+  EXPECT_EQ(writer.counters().dropped, 0u);
+  EXPECT_EQ(writer.counters().failed, 0u);
+  const std::vector<DecisionLogRow> rows = AllRows(path);
+  ASSERT_EQ(rows.size(), 100u);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(rows[i].request_id, absl::StrCat("req-", i));
+    EXPECT_EQ(rows[i].arguments_json, R"({"Authorization":"[REDACTED]","page":1})");
+    EXPECT_EQ(rows[i].latency_us, i);
+    EXPECT_EQ(rows[i].decided_at_us, int64_t{1700000000} * 1000000);
+  }
+  absl::StatusOr<ChainVerification> verification = DecisionLog(path).VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_TRUE(verification->intact) << verification->problem;
+}
+
+TEST(DecisionLogWriterTest, ShutdownWritesEverythingQueuedAndTakesNoMore) {
+  const std::string path = FreshDatabasePath("shutdown");
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
+  for (int i = 0; i < 2000; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  writer.Shutdown();
+
+  EXPECT_EQ(writer.counters().written, 2000u);
+  EXPECT_EQ(AllRows(path).size(), 2000u);
+  writer.OnDecision(MakeRequest(2000), Allowed(), absl::ZeroDuration());
+  EXPECT_EQ(writer.counters().dropped, 1u);
+}
+
+TEST(DecisionLogWriterTest, AFullQueueDropsAndCountsInsteadOfWaiting) {
+  const std::string path = FreshDatabasePath("full");
+  ASSERT_TRUE(DecisionLog(path).VerifyChain().ok());  // creates the schema
+  DecisionLogWriterOptions options;
+  options.max_queued_rows = 10;
+  options.max_batch_rows = 1;
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path, absl::Seconds(30)), FixedClock(),
+                           options);
+  {
+    // Another writer holds the database: the log's writer thread waits on the lock.
+    SQLite::Database holder(path, SQLite::OPEN_READWRITE);
+    SQLite::Transaction lock(holder, SQLite::TransactionBehavior::IMMEDIATE);
+    const absl::Time start = absl::Now();
+    for (int i = 0; i < 100; ++i)
+      writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+    EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+    // At most one row left the queue for the blocked batch; ten more fit in it.
+    EXPECT_GE(writer.counters().dropped, 89u);
+    EXPECT_EQ(writer.counters().written, 0u);
+  }
+  writer.Flush();
+  const DecisionLogCounters counters = writer.counters();
+  EXPECT_EQ(counters.written + counters.dropped, 100u);
+  EXPECT_EQ(counters.failed, 0u);
+  EXPECT_EQ(AllRows(path).size(), counters.written);
+}
+
+TEST(DecisionLogWriterTest, TheQueueIsBoundedInBytesToo) {
+  const std::string path = FreshDatabasePath("bytes");
+  DecisionLogWriterOptions options;
+  options.max_queued_bytes = 64 * 1024;
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock(), options);
+  const std::string large_arguments = absl::StrCat(R"({"blob":")", std::string(100000, 'x'), "\"}");
+  writer.OnDecision(MakeRequest(1, large_arguments), Allowed(), absl::ZeroDuration());
+  writer.OnDecision(MakeRequest(2), Allowed(), absl::ZeroDuration());
+  writer.Flush();
+  EXPECT_EQ(writer.counters().dropped, 1u);
+  EXPECT_EQ(writer.counters().written, 1u);
+}
+
+TEST(DecisionLogWriterTest, RowsTheDatabaseRefusesAreCountedFailed) {
+  DecisionLogWriterOptions options;
+  options.retry_delay = absl::Milliseconds(1);
+  DecisionLogWriter writer(std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"),
+                           FixedClock(), options);
+  for (int i = 0; i < 10; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  writer.Flush();
+  EXPECT_EQ(writer.counters().failed, 10u);
+  EXPECT_EQ(writer.counters().written, 0u);
+}
+
+}  // namespace
+}  // namespace verdict
