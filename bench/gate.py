@@ -1,0 +1,492 @@
+#!/usr/bin/python3
+"""The benchmark gate: runs the curated benchmarks and fails on a regression.
+
+    bazel run -c opt //bench:gate                      # full gate, committed baseline
+    bazel run -c opt //bench:gate -- --short           # the CI form: a few minutes
+    bazel run -c opt //bench:gate -- --baseline=git:merge-base   # same-run baseline
+    bazel run -c opt //bench:gate -- --write_baseline  # refresh bench/baseline/baseline.json
+
+bench/curated.txt says what gates (its header documents the rules). Two kinds of checks:
+
+* `bench` rules compare a benchmark with a baseline: the slowdown is the ratio of medians over
+  repetitions, and a rule fails only when the slowdown exceeds the rule's limit AND a one-sided
+  Mann-Whitney U test says the samples are slower with p < --alpha, so one noisy repetition
+  cannot fail the gate and a real regression cannot hide behind one fast one.
+  The baseline is either the committed bench/baseline/baseline.json (times normalised by the
+  BM_Calibration benchmark of the same run, so a faster or slower machine cancels out), or, with
+  --baseline=git:REV, the benchmarks of revision REV built in a git worktree and run in the
+  same session, interleaved with the current ones (the most trustworthy on a noisy machine).
+* `ratio` rules are machine-independent: the median of one benchmark over the median of another
+  from the same run (cost at 1,000,000 agents over cost at 1,000) must stay under a limit. A rule
+  may name a `control`: flags that break the code on purpose (drop an index); the gate then runs
+  the same benchmarks with them and requires the rule to FAIL, proving the check still has teeth.
+"""
+
+import argparse
+import dataclasses
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CALIBRATION = "BM_Calibration"
+BASELINE_PATH = "bench/baseline/baseline.json"
+CURATED_PATH = "bench/curated.txt"
+BINARIES = ("cpu_bench", "store_bench")
+AGENTS_IN_NAME = re.compile(r"agents:(\d+)")
+
+
+class GateError(Exception):
+    """A problem with the gate's inputs (not a regression)."""
+
+
+@dataclasses.dataclass
+class BenchRule:
+    binary: str
+    pattern: str
+    max_slowdown: float
+    modes: tuple
+    line: int
+
+
+@dataclasses.dataclass
+class RatioRule:
+    binary: str
+    numerator: str
+    denominator: str
+    max_ratio: float
+    modes: tuple
+    control: tuple  # extra benchmark flags under which the rule must fail
+    line: int
+
+
+def _anchored(pattern, line_number):
+    if not (pattern.startswith("^") and pattern.endswith("$")):
+        raise GateError(f"curated.txt:{line_number}: benchmark name {pattern!r} must be "
+                        "anchored (^...$)")
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise GateError(f"curated.txt:{line_number}: bad pattern {pattern!r}: {error}")
+    return pattern
+
+
+def _options(words, line_number, allowed):
+    options = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or key not in allowed:
+            raise GateError(f"curated.txt:{line_number}: unexpected {word!r} "
+                            f"(options: {', '.join(sorted(allowed))})")
+        options[key] = value
+    return options
+
+
+def _modes(options, line_number):
+    modes = tuple(options.get("modes", "full").split(","))
+    for mode in modes:
+        if mode not in ("full", "short"):
+            raise GateError(f"curated.txt:{line_number}: unknown mode {mode!r}")
+    return modes
+
+
+def _number(options, key, line_number):
+    try:
+        value = float(options[key])
+    except (KeyError, ValueError):
+        raise GateError(f"curated.txt:{line_number}: needs {key}=<number>")
+    if value <= 0:
+        raise GateError(f"curated.txt:{line_number}: {key} must be positive")
+    return value
+
+
+def _binary(word, line_number):
+    if word not in BINARIES:
+        raise GateError(f"curated.txt:{line_number}: unknown binary {word!r} "
+                        f"(one of {', '.join(BINARIES)})")
+    return word
+
+
+def parse_curated(text):
+    """Rules from curated.txt's text. Raises GateError naming the line of any mistake."""
+    rules = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = shlex.split(raw.split("#", 1)[0])
+        if not words:
+            continue
+        kind = words[0]
+        if kind == "bench" and len(words) >= 3:
+            options = _options(words[3:], number, {"max_slowdown", "modes"})
+            rules.append(BenchRule(_binary(words[1], number), _anchored(words[2], number),
+                                   _number(options, "max_slowdown", number),
+                                   _modes(options, number), number))
+        elif kind == "ratio" and len(words) >= 5 and words[3] == "/":
+            options = _options(words[5:], number, {"max", "modes", "control"})
+            control = tuple(shlex.split(options["control"])) if "control" in options else ()
+            rules.append(RatioRule(_binary(words[1], number), _anchored(words[2], number),
+                                   _anchored(words[4], number), _number(options, "max", number),
+                                   _modes(options, number), control, number))
+        else:
+            raise GateError(f"curated.txt:{number}: cannot read {raw.strip()!r}; expected "
+                            "'bench BINARY ^NAME$ max_slowdown=X [modes=...]' or "
+                            "'ratio BINARY ^NAME$ / ^NAME$ max=X [modes=...] [control=...]'")
+    return rules
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _midranks(values):
+    """Ranks 1..n of values, ties sharing their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for k in range(start, end + 1):
+            ranks[order[k]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def _exact_upper_tail(u, m, n):
+    """P(U >= u) for the Mann-Whitney U of samples of sizes m and n without ties."""
+    # ways[k] = number of arrangements whose U equals k, built one sample at a time.
+    ways = {(0, j): [1] for j in range(n + 1)}
+    for i in range(1, m + 1):
+        ways[(i, 0)] = [1]
+        for j in range(1, n + 1):
+            # The largest value comes from x (it beats all j y's) or from y (it adds nothing).
+            from_x = [0] * j + ways[(i - 1, j)]
+            from_y = ways[(i, j - 1)]
+            size = max(len(from_x), len(from_y))
+            ways[(i, j)] = [(from_x[k] if k < len(from_x) else 0) +
+                            (from_y[k] if k < len(from_y) else 0) for k in range(size)]
+    counts = ways[(m, n)]
+    total = sum(counts)
+    return sum(counts[math.ceil(u):]) / total
+
+
+def mann_whitney_greater(xs, ys):
+    """One-sided p-value of the hypothesis that xs tend to be greater than ys.
+
+    Exact for small samples without ties; otherwise the normal approximation with tie and
+    continuity corrections.
+    """
+    m, n = len(xs), len(ys)
+    if m == 0 or n == 0:
+        return 1.0
+    ranks = _midranks(list(xs) + list(ys))
+    u = sum(ranks[:m]) - m * (m + 1) / 2
+    if len(set(xs) | set(ys)) == m + n and m * n <= 2500:
+        return _exact_upper_tail(u, m, n)
+    total = m + n
+    tie_sizes = {}
+    for value in list(xs) + list(ys):
+        tie_sizes[value] = tie_sizes.get(value, 0) + 1
+    tie_term = sum(t ** 3 - t for t in tie_sizes.values()) / (total * (total - 1))
+    variance = m * n / 12 * ((total + 1) - tie_term)
+    if variance <= 0:
+        return 1.0
+    z = (u - m * n / 2 - 0.5) / math.sqrt(variance)
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+# --- Running benchmarks ---------------------------------------------------------------------
+
+def _to_ns(value, unit):
+    return value * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
+
+
+def samples_from_json(report):
+    """{benchmark name: [cpu ns per iteration, one per repetition]} from Benchmark's JSON."""
+    samples = {}
+    for entry in report.get("benchmarks", []):
+        if entry.get("run_type", "iteration") != "iteration":
+            continue
+        if "error_occurred" in entry and entry["error_occurred"]:
+            raise GateError(f"{entry['name']}: {entry.get('error_message', 'error')}")
+        name = entry.get("run_name", entry["name"])
+        samples.setdefault(name, []).append(_to_ns(entry["cpu_time"], entry["time_unit"]))
+    return samples
+
+
+def agents_flag(patterns):
+    """--agents=... for store_bench: every agent count the patterns name."""
+    counts = sorted({int(c) for p in patterns for c in AGENTS_IN_NAME.findall(p)})
+    return [f"--agents={','.join(map(str, counts))}"] if counts else []
+
+
+def run_benchmarks(binary_path, patterns, repetitions, min_time, extra_flags=()):
+    """Runs the benchmarks matching patterns (plus the calibration) and returns their samples."""
+    selection = "|".join(f"({p})" for p in sorted(set(patterns)) + [f"^{CALIBRATION}$"])
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        command = [binary_path, f"--benchmark_filter={selection}",
+                   f"--benchmark_repetitions={repetitions}",
+                   f"--benchmark_min_time={min_time}",
+                   "--benchmark_out_format=json", f"--benchmark_out={out.name}",
+                   "--benchmark_format=console"]
+        if os.path.basename(binary_path).startswith("store_bench"):
+            command += agents_flag(patterns)
+        command += list(extra_flags)
+        print("$ " + " ".join(shlex.quote(c) for c in command), flush=True)
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        if result.returncode != 0:
+            raise GateError(f"{binary_path} exited with {result.returncode}:\n{result.stdout}")
+        with open(out.name) as report:
+            return samples_from_json(json.load(report))
+
+
+def merge_samples(into, more):
+    for name, values in more.items():
+        into.setdefault(name, []).extend(values)
+    return into
+
+
+def normalised(samples):
+    """Samples divided by the median calibration time of the same run."""
+    calibration = samples.get(CALIBRATION)
+    if not calibration:
+        raise GateError(f"no {CALIBRATION} samples: cannot normalise")
+    scale = median(calibration)
+    return {name: [v / scale for v in values] for name, values in samples.items()}
+
+
+# --- Checks ---------------------------------------------------------------------------------
+
+def matching(samples, pattern):
+    names = [name for name in samples if re.search(pattern, name)]
+    if len(names) != 1:
+        raise GateError(f"pattern {pattern} matched {len(names)} benchmarks "
+                        f"({', '.join(names) or 'none'}); a curated pattern must name exactly one")
+    return names[0]
+
+
+def check_bench(rule, current, baseline, alpha):
+    """(ok, message) for one bench rule; current and baseline on the same scale."""
+    name = matching(current, rule.pattern)
+    if name not in baseline:
+        return True, f"bench  {name}: no baseline sample, skipped (refresh the baseline)"
+    now, base = current[name], baseline[name]
+    slowdown = median(now) / median(base)
+    p_value = mann_whitney_greater(now, base)
+    failed = slowdown > rule.max_slowdown and p_value < alpha
+    verdict = "REGRESSION" if failed else "ok"
+    return not failed, (f"bench  {name}: x{slowdown:.2f} of baseline (max x{rule.max_slowdown:.2f}"
+                        f", Mann-Whitney p={p_value:.3f}, n={len(now)}/{len(base)}) {verdict}")
+
+
+def ratio_value(rule, samples):
+    numerator = matching(samples, rule.numerator)
+    denominator = matching(samples, rule.denominator)
+    return numerator, denominator, median(samples[numerator]) / median(samples[denominator])
+
+
+def check_ratio(rule, samples):
+    numerator, denominator, ratio = ratio_value(rule, samples)
+    ok = ratio <= rule.max_ratio
+    return ok, (f"ratio  {numerator} / {denominator} = {ratio:.2f} (max {rule.max_ratio:.2f}) "
+                f"{'ok' if ok else 'TOO HIGH'}")
+
+
+def check_control(rule, samples):
+    """The same ratio under the rule's control flags must fail, or the check is blind."""
+    numerator, denominator, ratio = ratio_value(rule, samples)
+    caught = ratio > rule.max_ratio
+    flags = " ".join(rule.control)
+    return caught, (f"control [{flags}] {numerator} / {denominator} = {ratio:.2f}: "
+                    + ("the ratio check catches it, ok" if caught else
+                       f"NOT caught (<= {rule.max_ratio:.2f}): the ratio check is blind"))
+
+
+# --- Baselines ------------------------------------------------------------------------------
+
+def workspace_dir():
+    directory = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
+    if not directory:
+        raise GateError("BUILD_WORKSPACE_DIRECTORY is unset: run the gate with `bazel run`")
+    return directory
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, check=True, stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+
+
+def build_revision(revision, scratch):
+    """Builds the benchmark binaries of a git revision in a worktree; returns their paths."""
+    source = workspace_dir()
+    if revision == "merge-base":
+        revision = git("merge-base", "HEAD", os.environ.get("VERDICT_GATE_BASE_BRANCH", "main"),
+                       cwd=source)
+    commit = git("rev-parse", "--verify", revision + "^{commit}", cwd=source)
+    tree = os.path.join(scratch, "tree")
+    git("worktree", "add", "--detach", tree, commit, cwd=source)
+    try:
+        output_base = os.environ.get(
+            "VERDICT_GATE_OUTPUT_BASE", os.path.expanduser("~/.cache/bazel-ob/verdict-gate-baseline"))
+        targets = [f"//bench:{b}" for b in BINARIES]
+        print(f"building the baseline {commit[:12]} in {tree}", flush=True)
+        subprocess.run(["bazel", f"--output_base={output_base}", "build", "-c", "opt", *targets],
+                       cwd=tree, check=True)
+        binaries = {}
+        for binary in BINARIES:
+            built = os.path.join(tree, "bazel-bin", "bench", binary)
+            copy = os.path.join(scratch, binary + ".baseline")
+            shutil.copy2(built, copy)
+            binaries[binary] = copy
+        return commit, binaries
+    finally:
+        git("worktree", "remove", "--force", tree, cwd=source)
+
+
+def load_committed_baseline(path):
+    try:
+        with open(path) as f:
+            stored = json.load(f)
+    except FileNotFoundError:
+        raise GateError(f"no committed baseline at {path}: run the gate with --write_baseline")
+    return {binary: normalised(samples) for binary, samples in stored["samples"].items()}
+
+
+# --- Main -----------------------------------------------------------------------------------
+
+def selected(rules, mode, kind):
+    return [r for r in rules if isinstance(r, kind) and mode in r.modes]
+
+
+def patterns_by_binary(rules):
+    patterns = {}
+    for rule in rules:
+        names = [rule.pattern] if isinstance(rule, BenchRule) else [rule.numerator,
+                                                                     rule.denominator]
+        patterns.setdefault(rule.binary, []).extend(names)
+    return patterns
+
+
+def write_baseline(rules, args):
+    """Measures every bench rule of every mode and stores the raw samples."""
+    stored = {"written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "host": platform.node(), "machine": platform.machine(),
+              "command": "bazel run -c opt //bench:gate -- --write_baseline",
+              "repetitions": args.repetitions, "samples": {}}
+    for binary, patterns in patterns_by_binary([r for r in rules
+                                                if isinstance(r, BenchRule)]).items():
+        stored["samples"][binary] = run_benchmarks(os.path.join("bench", binary), patterns,
+                                                   args.repetitions, args.min_time)
+    path = os.path.join(workspace_dir(), BASELINE_PATH)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(stored, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {path}")
+
+
+def run_gate(rules, args):
+    mode = "short" if args.short else "full"
+    bench_rules = selected(rules, mode, BenchRule)
+    ratio_rules = selected(rules, mode, RatioRule)
+    results = []
+    scratch = tempfile.mkdtemp(prefix="verdict-gate-")
+    try:
+        current = {}
+        baseline = {}
+        same_run = args.baseline.startswith("git:")
+        baseline_binaries = {}
+        if same_run:
+            commit, baseline_binaries = build_revision(args.baseline[len("git:"):], scratch)
+            print(f"baseline: {commit[:12]}, measured in this run, interleaved")
+        else:
+            print(f"baseline: committed {BASELINE_PATH}, normalised by {CALIBRATION}")
+        rounds = args.rounds if same_run else 1
+        for binary, patterns in patterns_by_binary(bench_rules + ratio_rules).items():
+            current[binary] = {}
+            baseline[binary] = {}
+            per_round = max(1, args.repetitions // rounds)
+            for _ in range(rounds):
+                compared = [r.pattern for r in bench_rules if r.binary == binary]
+                if binary in baseline_binaries and compared:
+                    merge_samples(baseline[binary],
+                                  run_benchmarks(baseline_binaries[binary], compared, per_round,
+                                                 args.min_time))
+                merge_samples(current[binary],
+                              run_benchmarks(os.path.join("bench", binary), patterns, per_round,
+                                             args.min_time))
+        if not same_run:
+            committed = load_committed_baseline(args.baseline_file)
+            for binary in current:
+                baseline[binary] = committed.get(binary, {})
+        for rule in bench_rules:
+            now = current[rule.binary] if same_run else normalised(current[rule.binary])
+            results.append(check_bench(rule, now, baseline[rule.binary], args.alpha))
+        for rule in ratio_rules:
+            results.append(check_ratio(rule, current[rule.binary]))
+            if rule.control:
+                broken = run_benchmarks(os.path.join("bench", rule.binary),
+                                        [rule.numerator, rule.denominator], args.repetitions,
+                                        args.min_time, rule.control)
+                results.append(check_control(rule, broken))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print()
+    for _, message in results:
+        print(message)
+    failures = sum(1 for ok, _ in results if not ok)
+    print(f"\nGATE {'PASSED' if failures == 0 else 'FAILED'}: {len(results)} checks, "
+          f"{failures} failed ({mode} mode)")
+    return 0 if failures == 0 else 1
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--short", action="store_true",
+                        help="the CI form: only rules with modes=short, fewer repetitions")
+    parser.add_argument("--baseline", default="committed",
+                        help="'committed' (bench/baseline/baseline.json) or git:REV "
+                             "(git:merge-base = the merge base of HEAD and main)")
+    parser.add_argument("--baseline_file", default=BASELINE_PATH)
+    parser.add_argument("--curated", default=CURATED_PATH)
+    parser.add_argument("--repetitions", type=int, default=None,
+                        help="samples per benchmark (default 9, short 5)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with git:REV, alternate baseline and current this many times")
+    parser.add_argument("--min_time", type=float, default=None,
+                        help="seconds per repetition (default 0.2, short 0.05)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level of the Mann-Whitney test")
+    parser.add_argument("--write_baseline", action="store_true",
+                        help="measure and write bench/baseline/baseline.json in the source tree")
+    args = parser.parse_args(argv)
+    if args.repetitions is None:
+        args.repetitions = 5 if args.short else 9
+    if args.min_time is None:
+        args.min_time = 0.05 if args.short else 0.2
+    try:
+        with open(args.curated) as f:
+            rules = parse_curated(f.read())
+        if args.write_baseline:
+            write_baseline(rules, args)
+            return 0
+        return run_gate(rules, args)
+    except (GateError, subprocess.CalledProcessError) as error:
+        print(f"gate: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""The gate's own rules: curated.txt parsing, the significance test, and the verdicts."""
+
+import itertools
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gate  # noqa: E402
+
+
+def brute_force_upper_tail(xs, ys):
+    """P(U >= observed U) by enumerating every split of the pooled samples."""
+    pooled = list(xs) + list(ys)
+    observed = sum(1 for x in xs for y in ys if x > y)
+    splits = list(itertools.combinations(range(len(pooled)), len(xs)))
+    at_least = 0
+    for chosen in splits:
+        a = [pooled[i] for i in chosen]
+        b = [pooled[i] for i in range(len(pooled)) if i not in chosen]
+        if sum(1 for x in a for y in b if x > y) >= observed:
+            at_least += 1
+    return at_least / len(splits)
+
+
+class ParseCurated(unittest.TestCase):
+    def test_reads_bench_and_ratio_rules_with_comments(self):
+        rules = gate.parse_curated("""
+            # a comment line
+            bench cpu_bench ^BM_Sha256Token$ max_slowdown=1.5 modes=full,short  # why
+            ratio store_bench ^BM_A/agents:1000000$ / ^BM_A/agents:1000$ max=2 control="--drop_index=x"
+        """)
+        self.assertEqual(len(rules), 2)
+        bench, ratio = rules
+        self.assertEqual((bench.binary, bench.pattern, bench.max_slowdown, bench.modes),
+                         ("cpu_bench", "^BM_Sha256Token$", 1.5, ("full", "short")))
+        self.assertEqual((ratio.numerator, ratio.denominator, ratio.max_ratio, ratio.modes,
+                          ratio.control),
+                         ("^BM_A/agents:1000000$", "^BM_A/agents:1000$", 2.0, ("full",),
+                          ("--drop_index=x",)))
+
+    def test_rejects_what_it_cannot_enforce(self):
+        bad_lines = [
+            "bench cpu_bench BM_Unanchored max_slowdown=1.5",
+            "bench cpu_bench ^BM_X$",  # no threshold
+            "bench cpu_bench ^BM_X$ max_slowdown=0",
+            "bench cpu_bench ^BM_X$ max_slowdown=1.5 modes=nightly",
+            "bench cpu_bench ^BM_X$ max_slowdown=1.5 typo=3",
+            "bench no_such_bench ^BM_X$ max_slowdown=1.5",
+            "ratio store_bench ^BM_A$ ^BM_B$ max=2",  # no '/'
+            "ratio store_bench ^BM_A$ / ^BM_B$",
+            "benchmark cpu_bench ^BM_X$ max_slowdown=1.5",
+        ]
+        for line in bad_lines:
+            with self.subTest(line=line), self.assertRaises(gate.GateError):
+                gate.parse_curated(line)
+
+    def test_errors_name_the_line(self):
+        with self.assertRaisesRegex(gate.GateError, "curated.txt:3"):
+            gate.parse_curated("# one\n\nbench cpu_bench nope max_slowdown=2\n")
+
+
+class MannWhitney(unittest.TestCase):
+    def test_exact_tail_equals_enumeration(self):
+        cases = [([5, 6, 7], [1, 2, 3]), ([1, 6, 3, 8], [2, 4, 5]), ([1, 2], [3, 4, 5]),
+                 ([10, 1, 7, 3, 9], [2, 8, 4, 6, 5])]
+        for xs, ys in cases:
+            with self.subTest(xs=xs, ys=ys):
+                self.assertAlmostEqual(gate.mann_whitney_greater(xs, ys),
+                                       brute_force_upper_tail(xs, ys))
+
+    def test_clearly_slower_samples_are_significant(self):
+        base = [100, 101, 99, 102, 100, 98, 101]
+        slower = [150, 149, 152, 151, 148, 150, 153]
+        self.assertLess(gate.mann_whitney_greater(slower, base), 0.01)
+        self.assertGreater(gate.mann_whitney_greater(base, slower), 0.99)
+
+    def test_identical_samples_are_not_significant(self):
+        self.assertGreater(gate.mann_whitney_greater([5] * 6, [5] * 6), 0.4)
+
+    def test_large_samples_use_the_normal_approximation_sensibly(self):
+        base = [100 + (i % 7) for i in range(60)]
+        same = [100 + ((i + 3) % 7) for i in range(60)]
+        slower = [110 + (i % 7) for i in range(60)]
+        self.assertGreater(gate.mann_whitney_greater(same, base), 0.1)
+        self.assertLess(gate.mann_whitney_greater(slower, base), 1e-6)
+
+
+class Checks(unittest.TestCase):
+    RULE = gate.BenchRule("cpu_bench", "^BM_X$", 1.3, ("full",), 1)
+
+    def test_bench_fails_only_when_slower_beyond_limit_and_significant(self):
+        base = {"BM_X": [100, 101, 99, 100, 102]}
+        cases = [
+            ("same speed", [100, 99, 101, 100, 102], True),
+            ("slower within the limit", [120, 121, 119, 122, 120], True),
+            ("twice as slow", [200, 201, 199, 202, 198], False),
+            ("one wild sample is not a regression", [100, 99, 101, 100, 900], True),
+        ]
+        for name, now, passes in cases:
+            with self.subTest(name):
+                ok, message = gate.check_bench(self.RULE, {"BM_X": now}, base, alpha=0.05)
+                self.assertEqual(ok, passes, message)
+
+    def test_bench_pattern_must_name_exactly_one_benchmark(self):
+        with self.assertRaises(gate.GateError):
+            gate.check_bench(self.RULE, {"BM_Y": [1]}, {"BM_Y": [1]}, alpha=0.05)
+
+    def test_ratio_and_its_control(self):
+        rule = gate.RatioRule("store_bench", "^BM_A/agents:1000000$", "^BM_A/agents:1000$", 2.0,
+                              ("full",), ("--drop_index=x",), 1)
+        healthy = {"BM_A/agents:1000000": [3.1, 3.0, 3.2], "BM_A/agents:1000": [2.0, 2.1, 1.9]}
+        scanning = {"BM_A/agents:1000000": [900.0, 950.0], "BM_A/agents:1000": [2.0, 2.1]}
+        self.assertTrue(gate.check_ratio(rule, healthy)[0])
+        self.assertFalse(gate.check_ratio(rule, scanning)[0])
+        # The control passes when the broken variant is caught, and fails when it is not.
+        self.assertTrue(gate.check_control(rule, scanning)[0])
+        self.assertFalse(gate.check_control(rule, healthy)[0])
+
+
+class BenchmarkOutput(unittest.TestCase):
+    def test_reads_iterations_in_nanoseconds_and_skips_aggregates(self):
+        report = {"benchmarks": [
+            {"name": "BM_X", "run_name": "BM_X", "run_type": "iteration", "cpu_time": 2.0,
+             "time_unit": "us"},
+            {"name": "BM_X", "run_name": "BM_X", "run_type": "iteration", "cpu_time": 3000,
+             "time_unit": "ns"},
+            {"name": "BM_X_median", "run_name": "BM_X", "run_type": "aggregate",
+             "cpu_time": 2.5, "time_unit": "us"},
+        ]}
+        self.assertEqual(gate.samples_from_json(report), {"BM_X": [2000.0, 3000.0]})
+
+    def test_agent_counts_come_from_the_names(self):
+        self.assertEqual(gate.agents_flag(["^BM_A/agents:1000$", "^BM_B/agents:100000$",
+                                           "^BM_A/agents:1000$"]),
+                         ["--agents=1000,100000"])
+        self.assertEqual(gate.agents_flag(["^BM_Sha256$"]), [])
+
+    def test_normalised_divides_by_the_calibration_median(self):
+        samples = {"BM_X": [40.0, 60.0], gate.CALIBRATION: [10.0, 20.0, 30.0]}
+        self.assertEqual(gate.normalised(samples)["BM_X"], [2.0, 3.0])
+
+
+class CuratedFile(unittest.TestCase):
+    def test_the_committed_curated_list_parses_and_gates_both_modes(self):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "curated.txt")
+        with open(path) as f:
+            rules = gate.parse_curated(f.read())
+        for mode in ("full", "short"):
+            self.assertTrue(gate.selected(rules, mode, gate.BenchRule), mode)
+            ratios = gate.selected(rules, mode, gate.RatioRule)
+            self.assertTrue(any(r.control for r in ratios), f"{mode}: no control")
+
+
+if __name__ == "__main__":
+    unittest.main()

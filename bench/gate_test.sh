@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+exec /usr/bin/python3 bench/gate_test.py -v
