@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "decision/engine.h"  // EffectivePermission
 #include "decision/policy_store.h"
 #include "decision/trace.h"
 #include "decision/types.h"
@@ -33,11 +34,6 @@ class DecisionObserver {
   virtual ~DecisionObserver() = default;
   virtual void OnDecision(const Request& request, const Decision& decision,
                           absl::Duration latency) = 0;
-};
-
-struct EffectivePermission {
-  Grant grant;
-  std::vector<DelegationHop> via;  // empty for the agent's own
 };
 
 struct TokenValidation {

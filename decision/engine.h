@@ -10,6 +10,10 @@
 #ifndef VERDICT_DECISION_ENGINE_H_
 #define VERDICT_DECISION_ENGINE_H_
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/policy_view.h"
@@ -24,8 +28,36 @@ inline constexpr int kMaxDelegationDepth = 8;
 // `request` must already have passed ValidateRequest (decision/request_validation.h).
 // A failed lookup is returned as its status; a decision is never made on partial data.
 // When `trace` is non-null, every stage and grant tried is appended to it.
+//
+// A lent permission has no id of its own: in grants, traces and rate-limit slots it is named
+// "<delegation id>#<index in the delegation's permissions>".
 absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
                                 Trace* trace);
+
+// Who a subject is (a token when agent_id is empty, checked for shape before any lookup): the
+// agent when it exists and is live (active, unexpired) at `now`;
+// otherwise the reason (TOKEN_INVALID, AGENT_NOT_FOUND, AGENT_SUSPENDED, AGENT_REVOKED,
+// AGENT_EXPIRED) and a message. Decide and ValidateToken both start here.
+struct SubjectResolution {
+  std::optional<Agent> agent;  // set only when live
+  ReasonCode reason = ReasonCode::kAllowed;
+  std::string message;
+};
+absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
+                                                 absl::Time now);
+
+struct EffectivePermission {
+  Grant grant;
+  std::vector<DelegationHop> via;  // empty for the agent's own
+};
+
+// The live agent's own permissions, then each permission lent to it through a live link whose
+// delegator reaches an origin holding an allow permission of its own over live links (the first
+// such path, depth-first, listed as `via`, origin first). Whether the delegator holds the lent
+// right in particular can only be known for a concrete request: Decide checks that.
+absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,
+                                                                      PolicyView& view,
+                                                                      absl::Time now);
 
 }  // namespace verdict
 

@@ -39,8 +39,8 @@ class PolicyView {
   virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
       absl::string_view agent_id, absl::Time now) = 0;
 
-  // The newest approval request for exactly this call that is pending or approved (and not
-  // expired at `now`), or nullopt.
+  // The newest approval request for exactly this call that is pending, approved or denied (and
+  // not expired at `now`), or nullopt. A denied one blocks identical calls until it expires.
   virtual absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
       absl::string_view agent_id, absl::string_view action, absl::string_view resource,
       absl::string_view arguments_hash, absl::Time now) = 0;

@@ -1,0 +1,212 @@
+#include "decision/authorizer.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "decision/constraints.h"
+#include "decision/request_validation.h"
+#include "decision/resource_match.h"
+#include "decision/what_if_view.h"
+
+namespace verdict {
+namespace {
+
+absl::Status InField(absl::string_view field, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(field, ": ", status.message()));
+}
+
+// What a grant given in a what-if must look like: what the store would accept.
+absl::Status ValidateWhatIfGrant(absl::string_view field, absl::string_view resource,
+                                 const std::vector<std::string>& actions,
+                                 absl::string_view constraints_json) {
+  absl::Status status =
+      InField(absl::StrCat(field, ".resource"), ValidateResourcePattern(resource));
+  if (!status.ok()) return status;
+  if (actions.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ".actions: empty"));
+  for (size_t i = 0; i < actions.size(); ++i) {
+    status = InField(absl::StrCat(field, ".actions[", i, "]"), ValidateActionName(actions[i]));
+    if (!status.ok()) return status;
+  }
+  return InField(absl::StrCat(field, ".constraints"), ParseConstraints(constraints_json).status());
+}
+
+absl::Status ValidateWhatIf(const WhatIf& what_if) {
+  for (size_t i = 0; i < what_if.extra_permissions.size(); ++i) {
+    const Permission& permission = what_if.extra_permissions[i];
+    absl::Status status =
+        ValidateWhatIfGrant(absl::StrCat("what_if.extra_permissions[", i, "]"), permission.resource,
+                            permission.actions, permission.constraints_json);
+    if (!status.ok()) return status;
+  }
+  for (size_t i = 0; i < what_if.extra_delegations.size(); ++i) {
+    const Delegation& delegation = what_if.extra_delegations[i];
+    const std::string field = absl::StrCat("what_if.extra_delegations[", i, "]");
+    if (delegation.from_agent_id.empty() || delegation.to_agent_id.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": from_agent_id and to_agent_id are required"));
+    }
+    for (size_t j = 0; j < delegation.permissions.size(); ++j) {
+      const LentPermission& lent = delegation.permissions[j];
+      absl::Status status = ValidateWhatIfGrant(absl::StrCat(field, ".permissions[", j, "]"),
+                                                lent.resource, lent.actions, lent.constraints_json);
+      if (!status.ok()) return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Makes the writes a decision needs inside `transaction`; an opened approval request's id goes
+// into the decision.
+absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision, absl::Time now) {
+  const SideEffects& effects = decision.side_effects;
+  for (const RateSpend& spend : effects.rate_spends) {
+    absl::Status spent = transaction.SpendRate(spend);
+    if (!spent.ok()) return spent;
+  }
+  if (effects.approval_to_use) {
+    absl::Status used = transaction.UseApproval(*effects.approval_to_use, now);
+    if (!used.ok()) return used;
+  }
+  if (effects.approval_to_open) {
+    absl::StatusOr<std::string> opened = transaction.OpenApproval(*effects.approval_to_open, now);
+    if (!opened.ok()) return opened.status();
+    decision.approval_request_id = *std::move(opened);
+  }
+  return absl::OkStatus();
+}
+
+// Decides every request in one snapshot. When any decision needs writes, all of them are
+// decided again inside one write transaction, each after the writes of those before it, so two
+// calls racing for the last rate slot or the same approval can never both win.
+absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const Clock& clock,
+                                                     absl::Span<const Request> requests) {
+  std::vector<Decision> decisions;
+  bool needs_writes = false;
+  {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();
+    if (!snapshot.ok()) return snapshot.status();
+    const absl::Time now = clock();
+    for (const Request& request : requests) {
+      absl::StatusOr<Decision> decision = Decide(request, **snapshot, now, nullptr);
+      if (!decision.ok()) return decision.status();
+      needs_writes = needs_writes || !decision->side_effects.empty();
+      decisions.push_back(*std::move(decision));
+    }
+  }  // The snapshot ends before the write begins: one connection never holds both.
+  if (!needs_writes) return decisions;
+
+  decisions.clear();
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store.BeginWrite();
+  if (!transaction.ok()) return transaction.status();
+  const absl::Time now = clock();
+  for (const Request& request : requests) {
+    absl::StatusOr<Decision> decision = Decide(request, **transaction, now, nullptr);
+    if (!decision.ok()) return decision.status();
+    absl::Status applied = ApplySideEffects(**transaction, *decision, now);
+    if (!applied.ok()) return applied;
+    decisions.push_back(*std::move(decision));
+  }
+  absl::Status committed = (*transaction)->Commit();
+  if (!committed.ok()) return committed;
+  return decisions;
+}
+
+}  // namespace
+
+Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer)
+    : store_(store), clock_(std::move(clock)), observer_(observer) {}
+
+absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
+  const absl::Time start = clock_();
+  absl::Status valid = ValidateRequest(request);
+  if (!valid.ok()) return valid;
+  absl::StatusOr<std::vector<Decision>> decisions =
+      DecideAndApply(store_, clock_, absl::MakeConstSpan(&request, 1));
+  if (!decisions.ok()) return decisions.status();
+  if (observer_) observer_->OnDecision(request, decisions->front(), clock_() - start);
+  return std::move(decisions->front());
+}
+
+absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
+    const std::vector<Request>& requests) {
+  const absl::Time start = clock_();
+  if (requests.size() > kMaxBatchSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("requests: ", requests.size(), " exceed the batch limit of ", kMaxBatchSize));
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::string field = absl::StrCat("requests[", i, "]");
+    absl::Status valid = InField(field, ValidateRequest(requests[i]));
+    if (!valid.ok()) return valid;
+    const Subject& subject = requests[i].subject;
+    if (subject.agent_id != requests[0].subject.agent_id ||
+        subject.token != requests[0].subject.token) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".subject: differs from requests[0]'s; a batch has one subject"));
+    }
+  }
+  absl::StatusOr<std::vector<Decision>> decisions = DecideAndApply(store_, clock_, requests);
+  if (!decisions.ok()) return decisions.status();
+  if (observer_) {
+    const absl::Duration latency = clock_() - start;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      observer_->OnDecision(requests[i], (*decisions)[i], latency);
+    }
+  }
+  return decisions;
+}
+
+absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view token) {
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  if (!snapshot.ok()) return snapshot.status();
+  const absl::Time now = clock_();
+  Subject subject;
+  subject.token = std::string(token);
+  absl::StatusOr<SubjectResolution> resolution = ResolveSubject(subject, **snapshot, now);
+  if (!resolution.ok()) return resolution.status();
+
+  TokenValidation validation;
+  validation.reason = resolution->reason;
+  validation.message = resolution->message;
+  if (!resolution->agent) return validation;
+  absl::StatusOr<std::vector<EffectivePermission>> permissions =
+      EffectivePermissions(*resolution->agent, **snapshot, now);
+  if (!permissions.ok()) return permissions.status();
+  validation.valid = true;
+  validation.message = absl::StrCat("token of agent ", resolution->agent->id);
+  validation.agent = *std::move(resolution->agent);
+  validation.permissions = *std::move(permissions);
+  return validation;
+}
+
+absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const WhatIf& what_if) {
+  Request simulated = request;
+  if (what_if.client_ip) simulated.client_ip = *what_if.client_ip;
+  absl::Status valid = ValidateRequest(simulated);
+  if (valid.ok()) valid = ValidateWhatIf(what_if);
+  if (!valid.ok()) return valid;
+
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  if (!snapshot.ok()) return snapshot.status();
+  const absl::Time now = what_if.at.value_or(clock_());
+  // The what-if permissions belong to the subject, whom a token names only through the store.
+  std::string subject_id = request.subject.agent_id;
+  if (subject_id.empty()) {
+    absl::StatusOr<SubjectResolution> resolution = ResolveSubject(request.subject, **snapshot, now);
+    if (!resolution.ok()) return resolution.status();
+    if (resolution->agent) subject_id = resolution->agent->id;
+  }
+  WhatIfView view(**snapshot, what_if, subject_id);
+  Simulation simulation;
+  absl::StatusOr<Decision> decision = Decide(simulated, view, now, &simulation.trace);
+  if (!decision.ok()) return decision.status();
+  simulation.decision = *std::move(decision);
+  simulation.decision.side_effects = SideEffects();
+  return simulation;
+}
+
+}  // namespace verdict

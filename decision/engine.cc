@@ -1,0 +1,761 @@
+#include "decision/engine.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/json.h"
+#include "crypto/sha256.h"
+#include "crypto/token.h"
+#include "decision/constraints.h"
+#include "decision/resource_match.h"
+
+namespace verdict {
+namespace {
+
+std::string LentPermissionId(const Delegation& link, size_t index) {
+  return absl::StrCat(link.id, "#", index);
+}
+
+Grant GrantOf(const Permission& permission) {
+  Grant grant;
+  grant.permission_id = permission.id;
+  grant.owner_agent_id = permission.agent_id;
+  grant.resource = permission.resource;
+  grant.actions = permission.actions;
+  grant.effect = permission.effect;
+  grant.constraints_json = permission.constraints_json;
+  return grant;
+}
+
+Grant GrantOf(const Delegation& link, size_t index) {
+  const LentPermission& lent = link.permissions[index];
+  Grant grant;
+  grant.permission_id = LentPermissionId(link, index);
+  grant.owner_agent_id = link.from_agent_id;
+  grant.resource = lent.resource;
+  grant.actions = lent.actions;
+  grant.constraints_json = lent.constraints_json;
+  return grant;
+}
+
+// Why `agent` may not act at `now`; nullopt when it is live.
+std::optional<SubjectResolution> NotLive(const Agent& agent, absl::Time now) {
+  SubjectResolution refusal;
+  switch (agent.status) {
+    case AgentStatus::kActive:
+      if (now < agent.expires_at) return std::nullopt;
+      refusal.reason = ReasonCode::kAgentExpired;
+      refusal.message =
+          absl::StrCat("agent ", agent.id, " expired at ",
+                       absl::FormatTime(absl::RFC3339_sec, agent.expires_at, absl::UTCTimeZone()));
+      return refusal;
+    case AgentStatus::kSuspended:
+      refusal.reason = ReasonCode::kAgentSuspended;
+      refusal.message = absl::StrCat("agent ", agent.id, " is suspended");
+      return refusal;
+    case AgentStatus::kRevoked:
+      refusal.reason = ReasonCode::kAgentRevoked;
+      refusal.message = absl::StrCat("agent ", agent.id, " is revoked");
+      return refusal;
+  }
+  return std::nullopt;
+}
+
+// The lookups of one call, each made at most once; nothing outlives the call (design
+// section 3). Results stay at stable addresses until the Lookups is destroyed.
+class Lookups {
+ public:
+  Lookups(PolicyView& view, absl::Time now) : view_(view), now_(now) {}
+
+  // nullptr when no such agent exists.
+  absl::StatusOr<const Agent*> FindAgent(const std::string& agent_id) {
+    auto it = agents_.find(agent_id);
+    if (it == agents_.end()) {
+      absl::StatusOr<std::optional<Agent>> agent = view_.FindAgent(agent_id);
+      if (!agent.ok()) return agent.status();
+      it = agents_.emplace(agent_id, *std::move(agent)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  absl::StatusOr<bool> IsLive(const std::string& agent_id) {
+    absl::StatusOr<const Agent*> agent = FindAgent(agent_id);
+    if (!agent.ok()) return agent.status();
+    return *agent != nullptr && !NotLive(**agent, now_);
+  }
+
+  absl::StatusOr<const std::vector<Permission>*> PermissionsOf(const std::string& agent_id) {
+    auto it = permissions_.find(agent_id);
+    if (it == permissions_.end()) {
+      absl::StatusOr<std::vector<Permission>> permissions = view_.PermissionsOf(agent_id);
+      if (!permissions.ok()) return permissions.status();
+      it = permissions_.emplace(agent_id, *std::move(permissions)).first;
+    }
+    return &it->second;
+  }
+
+  absl::StatusOr<const std::vector<Delegation>*> DelegationsInto(const std::string& agent_id) {
+    auto it = delegations_.find(agent_id);
+    if (it == delegations_.end()) {
+      absl::StatusOr<std::vector<Delegation>> delegations =
+          view_.ActiveDelegationsInto(agent_id, now_);
+      if (!delegations.ok()) return delegations.status();
+      it = delegations_.emplace(agent_id, *std::move(delegations)).first;
+    }
+    return &it->second;
+  }
+
+ private:
+  PolicyView& view_;
+  const absl::Time now_;
+  absl::node_hash_map<std::string, std::optional<Agent>> agents_;
+  absl::node_hash_map<std::string, std::vector<Permission>> permissions_;
+  absl::node_hash_map<std::string, std::vector<Delegation>> delegations_;
+};
+
+// The delegation links followed from the subject upward (towards the origin of a right).
+class DelegationWalk {
+ public:
+  explicit DelegationWalk(const std::string& subject_id)
+      : agents_on_path_{subject_id}, depth_limits_{kMaxDelegationDepth} {}
+
+  // Why `link` may not extend the path, or "" when it may: its delegator must not be on the
+  // path yet (no cycles), and the longer path must stay within every link's max_depth.
+  std::string WhyNotTake(const Delegation& link) const {
+    const int depth = static_cast<int>(links_.size()) + 1;
+    if (std::find(agents_on_path_.begin(), agents_on_path_.end(), link.from_agent_id) !=
+        agents_on_path_.end()) {
+      return absl::StrCat(link.from_agent_id, " is already on the path (a cycle)");
+    }
+    if (depth > link.max_depth) {
+      return absl::StrCat("path length ", depth, " exceeds ", link.id, "'s max_depth ",
+                          link.max_depth);
+    }
+    if (depth > depth_limits_.back()) {
+      return absl::StrCat("path length ", depth, " exceeds the depth limit ", depth_limits_.back());
+    }
+    return "";
+  }
+
+  // Takes lent permission `lent_index` of `link` (which WhyNotTake accepted).
+  void Push(const Delegation& link, size_t lent_index) {
+    links_.push_back({&link, lent_index});
+    agents_on_path_.push_back(link.from_agent_id);
+    depth_limits_.push_back(std::min(depth_limits_.back(), link.max_depth));
+  }
+
+  void Pop() {
+    links_.pop_back();
+    agents_on_path_.pop_back();
+    depth_limits_.pop_back();
+  }
+
+  // The hops from the walk's top agent down to the subject.
+  std::vector<DelegationHop> HopsFromTop() const {
+    std::vector<DelegationHop> hops;
+    for (auto link = links_.rbegin(); link != links_.rend(); ++link) {
+      hops.push_back(
+          {link->delegation->id, link->delegation->from_agent_id, link->delegation->to_agent_id});
+    }
+    return hops;
+  }
+
+  struct TakenLink {
+    const Delegation* delegation;
+    size_t lent_index;
+  };
+  // From the subject upward.
+  const std::vector<TakenLink>& links() const { return links_; }
+
+ private:
+  std::vector<TakenLink> links_;
+  std::vector<std::string> agents_on_path_;
+  std::vector<int> depth_limits_;  // the smallest max_depth so far, after each link
+};
+
+// The order in which a chain's constraints are checked, cheapest first; a failure at a later
+// stage got further.
+enum class CheckStage { kTimeWindow, kIpAllowlist, kArguments, kApproval, kRateLimit };
+
+// One grant in a chain: a permission or a lent permission.
+struct ChainElement {
+  std::string grant_id;  // names it in messages and rate-limit slots
+  const std::string* constraints_json;
+};
+
+// A way the subject may hold the requested right: the origin's permission, then each lent
+// permission down to the subject. Every element's constraints apply (attenuation).
+struct Chain {
+  const Permission* origin;
+  std::vector<ChainElement> elements;  // origin first
+  std::vector<DelegationHop> path;     // origin first
+};
+
+struct ChainFailure {
+  CheckStage stage;
+  ReasonCode reason;
+  std::string message;
+  std::string approval_request_id;
+  std::optional<ApprovalToOpen> approval_to_open;
+};
+
+struct ChainOutcome {
+  std::optional<ChainFailure> failure;  // nullopt: the chain passed
+  SideEffects side_effects;             // what passing needs written
+};
+
+std::string ActionsText(const std::vector<std::string>& actions) {
+  return absl::StrCat("[", absl::StrJoin(actions, ","), "]");
+}
+
+std::string PathText(const std::vector<DelegationHop>& path) {
+  return absl::StrJoin(path, " > ", [](std::string* out, const DelegationHop& hop) {
+    absl::StrAppend(out, hop.delegation_id);
+  });
+}
+
+std::string TimeWindowText(const TimeWindow& window) {
+  return absl::StrFormat("%02d:%02d-%02d:%02d %s", window.start_minute / 60,
+                         window.start_minute % 60, window.end_minute / 60, window.end_minute % 60,
+                         window.time_zone_name);
+}
+
+class Decider {
+ public:
+  Decider(const Request& request, PolicyView& view, absl::Time now, Trace* trace)
+      : request_(request), view_(view), lookups_(view, now), now_(now), trace_(trace) {}
+
+  absl::StatusOr<Decision> Run() {
+    decision_.request_id = request_.request_id;
+    absl::StatusOr<SubjectResolution> subject = ResolveSubject(request_.subject, view_, now_);
+    if (!subject.ok()) return subject.status();
+    AddStage(
+        "subject", subject->agent.has_value(),
+        subject->agent ? absl::StrCat("agent ", subject->agent->id, " is live") : subject->message);
+    if (!subject->agent) {
+      decision_.reason = subject->reason;
+      decision_.message = subject->message;
+      return std::move(decision_);
+    }
+    subject_id_ = subject->agent->id;
+    decision_.agent_id = subject_id_;
+
+    absl::StatusOr<const std::vector<Permission>*> own = lookups_.PermissionsOf(subject_id_);
+    if (!own.ok()) return own.status();
+    own_count_ = (*own)->size();
+    DelegationWalk walk(subject_id_);
+    if (const Permission* deny = MatchingDeny(**own, walk)) {
+      decision_.reason = ReasonCode::kDeniedByPolicy;
+      decision_.message = absl::StrCat("denied by ", deny->id);
+      decision_.matched_grant = GrantOf(*deny);
+      AddCandidateStages(deny);
+      return std::move(decision_);
+    }
+
+    absl::StatusOr<bool> allowed = TryOwnAllows(**own, walk);
+    if (allowed.ok() && !*allowed) {
+      delegations_consulted_ = true;
+      allowed = TryLentChains(subject_id_, walk);
+    }
+    if (!allowed.ok()) return allowed.status();
+    AddCandidateStages(nullptr);
+    if (!*allowed) Refuse();
+    return std::move(decision_);
+  }
+
+ private:
+  struct Failed {
+    ChainFailure failure;
+    Grant origin;
+    std::vector<DelegationHop> path;
+  };
+
+  bool ActionAndResourceMatch(const std::string& resource,
+                              const std::vector<std::string>& actions) const {
+    return ActionMatches(actions, request_.action) && ResourceMatches(resource, request_.resource);
+  }
+
+  // The first of the walk's top agent's `permissions` (the subject's or a delegator's) that
+  // denies the request, or nullptr.
+  const Permission* MatchingDeny(const std::vector<Permission>& permissions,
+                                 const DelegationWalk& walk) {
+    const bool subjects_own = walk.links().empty();
+    for (const Permission& permission : permissions) {
+      if (permission.effect != Effect::kDeny) continue;
+      if (!ActionAndResourceMatch(permission.resource, permission.actions)) {
+        if (trace_ && subjects_own) AddUnmatchedTrial(GrantOf(permission), {});
+        continue;
+      }
+      if (trace_) {
+        AddTrial(GrantOf(permission), walk.HopsFromTop(), ReasonCode::kDeniedByPolicy,
+                 subjects_own ? absl::StrCat("denies ", request_.action, " on ", request_.resource)
+                              : absl::StrCat(permission.agent_id, " is denied ", request_.action,
+                                             " on ", request_.resource, ", so cannot lend it"));
+      }
+      return &permission;
+    }
+    return nullptr;
+  }
+
+  // Tries each allow permission of the walk's top agent (the subject or a delegator) that
+  // matches, as the origin of a chain down the walk. True once a chain allows.
+  absl::StatusOr<bool> TryOwnAllows(const std::vector<Permission>& permissions,
+                                    const DelegationWalk& walk) {
+    for (const Permission& permission : permissions) {
+      if (permission.effect != Effect::kAllow) continue;
+      if (!ActionAndResourceMatch(permission.resource, permission.actions)) {
+        if (trace_ && walk.links().empty()) AddUnmatchedTrial(GrantOf(permission), {});
+        continue;
+      }
+      Chain chain;
+      chain.origin = &permission;
+      chain.elements.push_back({permission.id, &permission.constraints_json});
+      for (auto link = walk.links().rbegin(); link != walk.links().rend(); ++link) {
+        chain.elements.push_back(
+            {LentPermissionId(*link->delegation, link->lent_index),
+             &link->delegation->permissions[link->lent_index].constraints_json});
+      }
+      chain.path = walk.HopsFromTop();
+      absl::StatusOr<bool> allowed = TryChain(chain);
+      if (!allowed.ok() || *allowed) return allowed;
+    }
+    return false;
+  }
+
+  // Tries every chain through the live links into `holder` whose lent permission matches.
+  absl::StatusOr<bool> TryLentChains(const std::string& holder, DelegationWalk& walk) {
+    absl::StatusOr<const std::vector<Delegation>*> links = lookups_.DelegationsInto(holder);
+    if (!links.ok()) return links.status();
+    for (const Delegation& link : **links) {
+      std::optional<std::string> unusable;  // found out once per link, when a lent one matches
+      for (size_t i = 0; i < link.permissions.size(); ++i) {
+        const LentPermission& lent = link.permissions[i];
+        if (holder == subject_id_) ++lent_count_;
+        std::vector<DelegationHop> path;
+        if (trace_) {
+          path = walk.HopsFromTop();
+          path.insert(path.begin(), {link.id, link.from_agent_id, link.to_agent_id});
+        }
+        if (!ActionAndResourceMatch(lent.resource, lent.actions)) {
+          if (trace_) AddUnmatchedTrial(GrantOf(link, i), path);
+          continue;
+        }
+        if (!unusable) {
+          absl::StatusOr<std::string> why = WhyLinkUnusable(link, walk);
+          if (!why.ok()) return why.status();
+          unusable = *std::move(why);
+        }
+        if (!unusable->empty()) {
+          if (trace_)
+            AddTrial(GrantOf(link, i), path, ReasonCode::kNoMatchingPermission, *unusable);
+          continue;
+        }
+        walk.Push(link, i);
+        absl::StatusOr<bool> allowed = TryHeldChains(link.from_agent_id, walk);
+        walk.Pop();
+        if (!allowed.ok() || *allowed) return allowed;
+      }
+    }
+    return false;
+  }
+
+  // Tries every chain by which `delegator` (the walk's top) holds the request: none when one of
+  // its own permissions denies it; else its own matching allows, then what is lent to it.
+  absl::StatusOr<bool> TryHeldChains(const std::string& delegator, DelegationWalk& walk) {
+    absl::StatusOr<const std::vector<Permission>*> permissions = lookups_.PermissionsOf(delegator);
+    if (!permissions.ok()) return permissions.status();
+    if (MatchingDeny(**permissions, walk)) return false;
+    absl::StatusOr<bool> allowed = TryOwnAllows(**permissions, walk);
+    if (!allowed.ok() || *allowed) return allowed;
+    return TryLentChains(delegator, walk);
+  }
+
+  absl::StatusOr<std::string> WhyLinkUnusable(const Delegation& link, const DelegationWalk& walk) {
+    std::string why = walk.WhyNotTake(link);
+    if (!why.empty()) return why;
+    absl::StatusOr<bool> live = lookups_.IsLive(link.from_agent_id);
+    if (!live.ok()) return live.status();
+    if (!*live) return absl::StrCat("delegator ", link.from_agent_id, " is not live");
+    return "";
+  }
+
+  // Checks one matching chain; true when it allows, and then the decision is made.
+  absl::StatusOr<bool> TryChain(const Chain& chain) {
+    ++matching_chains_;
+    absl::StatusOr<ChainOutcome> outcome = Check(chain);
+    if (!outcome.ok()) return outcome.status();
+    if (!outcome->failure) {
+      decision_.verdict = Verdict::kAllow;
+      decision_.reason = ReasonCode::kAllowed;
+      decision_.message = chain.path.empty() ? absl::StrCat("allowed by ", chain.origin->id)
+                                             : absl::StrCat("allowed by ", chain.origin->id,
+                                                            " through ", PathText(chain.path));
+      decision_.matched_grant = GrantOf(*chain.origin);
+      decision_.delegation_path = chain.path;
+      decision_.side_effects = std::move(outcome->side_effects);
+      if (trace_) AddTrial(GrantOf(*chain.origin), chain.path, ReasonCode::kAllowed, "passed");
+      return true;
+    }
+    if (trace_) {
+      AddTrial(GrantOf(*chain.origin), chain.path, outcome->failure->reason,
+               outcome->failure->message);
+    }
+    // The failure that got furthest is reported; on a tie, the first.
+    if (!furthest_ || outcome->failure->stage > furthest_->failure.stage) {
+      furthest_ = Failed{*std::move(outcome->failure), GrantOf(*chain.origin), chain.path};
+    }
+    return false;
+  }
+
+  absl::StatusOr<ChainOutcome> Check(const Chain& chain) {
+    std::vector<std::pair<const ChainElement*, const Constraints*>> parsed;
+    for (const ChainElement& element : chain.elements) {
+      absl::StatusOr<const Constraints*> constraints = ConstraintsOf(element);
+      if (!constraints.ok()) return constraints.status();
+      parsed.emplace_back(&element, *constraints);
+    }
+    ChainOutcome outcome;
+    auto fail = [&outcome](CheckStage stage, ReasonCode reason, std::string message) {
+      outcome.failure = ChainFailure{stage, reason, std::move(message), "", std::nullopt};
+      return std::move(outcome);
+    };
+
+    for (const auto& [element, constraints] : parsed) {
+      if (constraints->time_window && !WithinTimeWindow(*constraints->time_window, now_)) {
+        return fail(
+            CheckStage::kTimeWindow, ReasonCode::kOutsideTimeWindow,
+            absl::StrCat("outside time window ", TimeWindowText(*constraints->time_window)));
+      }
+    }
+    for (const auto& [element, constraints] : parsed) {
+      if (constraints->ip_allowlist && !IpAllowed(*constraints->ip_allowlist, request_.client_ip)) {
+        return fail(CheckStage::kIpAllowlist, ReasonCode::kIpNotAllowed,
+                    request_.client_ip.empty()
+                        ? absl::StrCat("no client ip for the ip allowlist of ", element->grant_id)
+                        : absl::StrCat("ip ", request_.client_ip, " is not allowed by ",
+                                       element->grant_id));
+      }
+    }
+    for (const auto& [element, constraints] : parsed) {
+      if (constraints->arguments.empty()) continue;
+      absl::StatusOr<const JsonValue*> arguments = Arguments();
+      if (!arguments.ok()) return arguments.status();
+      std::string why;
+      if (!ArgumentsPass(constraints->arguments, **arguments, &why)) {
+        return fail(CheckStage::kArguments, ReasonCode::kArgumentsRejected,
+                    absl::StrCat("arguments rejected by ", element->grant_id, ": ", why));
+      }
+    }
+
+    // One approval serves the whole chain: the strictest quorum, the shortest time to live.
+    std::optional<ApprovalRule> approval;
+    for (const auto& [element, constraints] : parsed) {
+      if (!constraints->approval) continue;
+      if (!approval) {
+        approval = constraints->approval;
+      } else {
+        approval->quorum = std::max(approval->quorum, constraints->approval->quorum);
+        approval->ttl = std::min(approval->ttl, constraints->approval->ttl);
+      }
+    }
+    if (approval) {
+      absl::StatusOr<std::optional<ChainFailure>> refused =
+          CheckApproval(*approval, &outcome.side_effects);
+      if (!refused.ok()) return refused.status();
+      if (*refused) {
+        outcome.failure = *std::move(refused);
+        return outcome;
+      }
+    }
+
+    for (const auto& [element, constraints] : parsed) {
+      if (!constraints->rate_limit) continue;
+      const RateLimit& limit = *constraints->rate_limit;
+      const int64_t window_start = RateWindowStart(limit, now_);
+      absl::StatusOr<int64_t> count = view_.RateCount(element->grant_id, window_start);
+      if (!count.ok()) return count.status();
+      if (*count >= limit.max_calls) {
+        return fail(CheckStage::kRateLimit, ReasonCode::kRateLimited,
+                    absl::StrCat("rate limit of ", limit.max_calls, " calls per ",
+                                 limit.window_seconds, " s reached for ", element->grant_id));
+      }
+      outcome.side_effects.rate_spends.push_back(
+          {element->grant_id, window_start, limit.max_calls});
+    }
+    return outcome;
+  }
+
+  // Nullopt, with the approved request to use in side_effects; or why the chain waits: the
+  // request is pending or denied, or there is none yet (then one is to be opened).
+  absl::StatusOr<std::optional<ChainFailure>> CheckApproval(const ApprovalRule& rule,
+                                                            SideEffects* side_effects) {
+    absl::StatusOr<const std::optional<ApprovalRequest>*> open = OpenApproval();
+    if (!open.ok()) return open.status();
+    const std::optional<ApprovalRequest>& request = **open;
+    ChainFailure failure{CheckStage::kApproval, ReasonCode::kApprovalRequired, "", "",
+                         std::nullopt};
+    // An approval granted under a smaller quorum does not satisfy a stricter grant: it then
+    // counts as none, and a request with this grant's quorum is opened.
+    if (request && request->status == ApprovalStatus::kApproved &&
+        request->approvals >= rule.quorum) {
+      side_effects->approval_to_use = request->id;
+      return std::nullopt;
+    }
+    if (request && request->status == ApprovalStatus::kDenied) {
+      failure.reason = ReasonCode::kApprovalDenied;
+      failure.message = absl::StrCat("approval request ", request->id, " was denied");
+      failure.approval_request_id = request->id;
+    } else if (request && request->status == ApprovalStatus::kPending) {
+      failure.message = absl::StrCat("waiting for approval request ", request->id, " (",
+                                     request->approvals, " of ", request->quorum, " approvals)");
+      failure.approval_request_id = request->id;
+    } else {
+      absl::StatusOr<std::string> hash = ArgumentsHash();
+      if (!hash.ok()) return hash.status();
+      failure.message = absl::StrCat(request_.action, " on ", request_.resource, " needs ",
+                                     rule.quorum, " approval", rule.quorum == 1 ? "" : "s");
+      failure.approval_to_open = ApprovalToOpen{subject_id_, request_.action, request_.resource,
+                                                *hash,       rule.quorum,     now_ + rule.ttl};
+    }
+    return failure;
+  }
+
+  // Stored constraints that do not parse fail the decision (closed), never skip a check.
+  absl::StatusOr<const Constraints*> ConstraintsOf(const ChainElement& element) {
+    static const Constraints* const kNone = new Constraints();
+    if (element.constraints_json->empty() || *element.constraints_json == "{}") return kNone;
+    auto it = constraints_.find(*element.constraints_json);
+    if (it == constraints_.end()) {
+      absl::StatusOr<Constraints> parsed = ParseConstraints(*element.constraints_json);
+      if (!parsed.ok()) {
+        return absl::InternalError(absl::StrCat("stored constraints of ", element.grant_id,
+                                                " do not parse: ", parsed.status().message()));
+      }
+      it = constraints_.emplace(*element.constraints_json, *std::move(parsed)).first;
+    }
+    return &it->second;
+  }
+
+  absl::StatusOr<const JsonValue*> Arguments() {
+    if (!arguments_) {
+      absl::StatusOr<JsonValue> parsed =
+          ParseJson(request_.arguments_json.empty() ? "{}" : request_.arguments_json);
+      if (!parsed.ok()) return parsed.status();
+      arguments_ = *std::move(parsed);
+    }
+    return &*arguments_;
+  }
+
+  absl::StatusOr<std::string> ArgumentsHash() {
+    absl::StatusOr<const JsonValue*> arguments = Arguments();
+    if (!arguments.ok()) return arguments.status();
+    return HexEncode(Sha256(CanonicalJson(**arguments)));
+  }
+
+  // The open approval request for this exact call, looked up once.
+  absl::StatusOr<const std::optional<ApprovalRequest>*> OpenApproval() {
+    if (!open_approval_) {
+      absl::StatusOr<std::string> hash = ArgumentsHash();
+      if (!hash.ok()) return hash.status();
+      absl::StatusOr<std::optional<ApprovalRequest>> found =
+          view_.FindOpenApproval(subject_id_, request_.action, request_.resource, *hash, now_);
+      if (!found.ok()) return found.status();
+      open_approval_ = *std::move(found);
+    }
+    return &*open_approval_;
+  }
+
+  // No chain allowed: the one that got furthest decides, or there was none.
+  void Refuse() {
+    if (!furthest_) {
+      decision_.reason = ReasonCode::kNoMatchingPermission;
+      decision_.message = absl::StrCat("no permission of ", subject_id_, " matches ",
+                                       request_.action, " on ", request_.resource);
+      return;
+    }
+    ChainFailure& failure = furthest_->failure;
+    decision_.verdict =
+        failure.reason == ReasonCode::kApprovalRequired ? Verdict::kNeedsApproval : Verdict::kDeny;
+    decision_.reason = failure.reason;
+    decision_.message = failure.message;
+    decision_.matched_grant = std::move(furthest_->origin);
+    decision_.delegation_path = std::move(furthest_->path);
+    decision_.approval_request_id = failure.approval_request_id;
+    decision_.side_effects.approval_to_open = std::move(failure.approval_to_open);
+  }
+
+  void AddStage(const char* name, bool passed, std::string detail) {
+    if (trace_) trace_->stages.push_back({name, passed, std::move(detail)});
+  }
+
+  // The trial adders are called only when trace_ is set, so an untraced decision builds nothing.
+  void AddTrial(Grant grant, std::vector<DelegationHop> path, ReasonCode outcome,
+                std::string detail) {
+    trace_->grants.push_back(
+        {std::move(grant), std::move(path), true, true, outcome, std::move(detail)});
+  }
+
+  void AddUnmatchedTrial(Grant grant, std::vector<DelegationHop> path) {
+    GrantTrial trial;
+    trial.action_matched = ActionMatches(grant.actions, request_.action);
+    trial.resource_matched = ResourceMatches(grant.resource, request_.resource);
+    trial.outcome = ReasonCode::kNoMatchingPermission;
+    trial.detail =
+        !trial.action_matched
+            ? absl::StrCat("action ", request_.action, " is not in ", ActionsText(grant.actions))
+            : absl::StrCat("resource ", request_.resource, " does not match ", grant.resource);
+    trial.grant = std::move(grant);
+    trial.path = std::move(path);
+    trace_->grants.push_back(std::move(trial));
+  }
+
+  // The stages after "subject", once the decision is made: `deny` is the subject's own
+  // permission that denied, if one did.
+  void AddCandidateStages(const Permission* deny) {
+    if (!trace_) return;
+    AddStage("candidates", own_count_ + lent_count_ > 0,
+             delegations_consulted_
+                 ? absl::StrCat(own_count_, " own permissions, ", lent_count_,
+                                " lent through delegations into ", subject_id_)
+                 : absl::StrCat(own_count_, " own permissions (delegations not consulted)"));
+    const bool matched = deny != nullptr || matching_chains_ > 0;
+    AddStage("match", matched,
+             deny ? absl::StrCat(deny->id, " matches ", request_.action, " on ", request_.resource)
+                  : absl::StrCat(matching_chains_, " grant chains match ", request_.action, " on ",
+                                 request_.resource));
+    if (deny) {
+      AddStage("effects", false, absl::StrCat("deny ", deny->id, " overrides any allow"));
+      return;
+    }
+    AddStage("effects", matched,
+             matched ? absl::StrCat("no deny; ", matching_chains_, " matching allow chains")
+                     : "no matching allow");
+    if (!matched) return;
+    const bool allowed = decision_.verdict == Verdict::kAllow;
+    AddStage("constraints", allowed,
+             allowed
+                 ? absl::StrCat(decision_.matched_grant->permission_id, " passed every constraint")
+                 : furthest_->failure.message);
+  }
+
+  const Request& request_;
+  PolicyView& view_;
+  Lookups lookups_;
+  const absl::Time now_;
+  Trace* const trace_;
+
+  Decision decision_;
+  std::string subject_id_;
+  absl::node_hash_map<std::string, Constraints> constraints_;  // by their JSON text
+  std::optional<JsonValue> arguments_;
+  std::optional<std::optional<ApprovalRequest>> open_approval_;
+  std::optional<Failed> furthest_;
+  // For the trace.
+  size_t own_count_ = 0;
+  size_t lent_count_ = 0;
+  int matching_chains_ = 0;
+  bool delegations_consulted_ = false;
+};
+
+// The hops from an agent that holds an allow permission of its own down to the subject, over
+// live links, depth-first from the walk's top; nullopt when no such path exists.
+absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
+    const std::string& holder, DelegationWalk& walk, Lookups& lookups) {
+  absl::StatusOr<const std::vector<Permission>*> permissions = lookups.PermissionsOf(holder);
+  if (!permissions.ok()) return permissions.status();
+  if (std::any_of((*permissions)->begin(), (*permissions)->end(),
+                  [](const Permission& p) { return p.effect == Effect::kAllow; })) {
+    return walk.HopsFromTop();
+  }
+  absl::StatusOr<const std::vector<Delegation>*> links = lookups.DelegationsInto(holder);
+  if (!links.ok()) return links.status();
+  for (const Delegation& link : **links) {
+    if (!walk.WhyNotTake(link).empty()) continue;
+    absl::StatusOr<bool> live = lookups.IsLive(link.from_agent_id);
+    if (!live.ok()) return live.status();
+    if (!*live) continue;
+    walk.Push(link, 0);
+    absl::StatusOr<std::optional<std::vector<DelegationHop>>> path =
+        LivePathFromOrigin(link.from_agent_id, walk, lookups);
+    walk.Pop();
+    if (!path.ok() || path->has_value()) return path;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
+                                                 absl::Time now) {
+  SubjectResolution resolution;
+  absl::StatusOr<std::optional<Agent>> agent;
+  if (subject.agent_id.empty()) {
+    absl::Status shape = CheckAgentTokenShape(subject.token);
+    if (!shape.ok()) {
+      resolution.reason = ReasonCode::kTokenInvalid;
+      resolution.message = absl::StrCat("malformed token: ", shape.message());
+      return resolution;
+    }
+    agent = view.FindAgentByTokenHash(Sha256(subject.token), now);
+    if (!agent.ok()) return agent.status();
+    if (!*agent) {
+      resolution.reason = ReasonCode::kTokenInvalid;
+      resolution.message = "token is not recognised";
+      return resolution;
+    }
+  } else {
+    agent = view.FindAgent(subject.agent_id);
+    if (!agent.ok()) return agent.status();
+    if (!*agent) {
+      resolution.reason = ReasonCode::kAgentNotFound;
+      resolution.message = absl::StrCat("agent ", subject.agent_id, " not found");
+      return resolution;
+    }
+  }
+  if (std::optional<SubjectResolution> refusal = NotLive(**agent, now)) return *refusal;
+  resolution.agent = **std::move(agent);
+  return resolution;
+}
+
+absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
+                                Trace* trace) {
+  return Decider(request, view, now, trace).Run();
+}
+
+absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,
+                                                                      PolicyView& view,
+                                                                      absl::Time now) {
+  Lookups lookups(view, now);
+  std::vector<EffectivePermission> effective;
+  absl::StatusOr<const std::vector<Permission>*> own = lookups.PermissionsOf(agent.id);
+  if (!own.ok()) return own.status();
+  for (const Permission& permission : **own) effective.push_back({GrantOf(permission), {}});
+
+  absl::StatusOr<const std::vector<Delegation>*> links = lookups.DelegationsInto(agent.id);
+  if (!links.ok()) return links.status();
+  DelegationWalk walk(agent.id);
+  for (const Delegation& link : **links) {
+    if (!walk.WhyNotTake(link).empty()) continue;
+    absl::StatusOr<bool> live = lookups.IsLive(link.from_agent_id);
+    if (!live.ok()) return live.status();
+    if (!*live) continue;
+    walk.Push(link, 0);
+    absl::StatusOr<std::optional<std::vector<DelegationHop>>> path =
+        LivePathFromOrigin(link.from_agent_id, walk, lookups);
+    walk.Pop();
+    if (!path.ok()) return path.status();
+    if (!*path) continue;
+    for (size_t i = 0; i < link.permissions.size(); ++i) {
+      effective.push_back({GrantOf(link, i), **path});
+    }
+  }
+  return effective;
+}
+
+}  // namespace verdict

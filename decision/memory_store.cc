@@ -1,0 +1,430 @@
+#include "decision/memory_store.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+
+namespace verdict {
+
+using memory_store_internal::AgentRecord;
+using memory_store_internal::ApprovalEntry;
+using memory_store_internal::ApprovalTable;
+using memory_store_internal::RateKey;
+using memory_store_internal::RateTable;
+using memory_store_internal::Tables;
+
+namespace {
+
+// The table itself when nobody else holds it, else a private copy that replaces it in `table`.
+// Callers hold the store's mutex, under which every copy of a table pointer is made and dropped.
+template <typename Table>
+Table& Writable(std::shared_ptr<Table>& table) {
+  if (table.use_count() != 1) table = std::make_shared<Table>(*table);
+  return *table;
+}
+
+std::string CallKey(absl::string_view agent_id, absl::string_view action,
+                    absl::string_view resource, absl::string_view arguments_hash) {
+  // The unit separator cannot appear in a valid id, action, resource or hex hash.
+  return absl::StrCat(agent_id, "\x1f", action, "\x1f", resource, "\x1f", arguments_hash);
+}
+
+// The lookups, shared by snapshots and transactions.
+
+std::optional<Agent> FindAgentIn(const Tables& tables, absl::string_view agent_id) {
+  auto it = tables.agents->find(agent_id);
+  if (it == tables.agents->end()) return std::nullopt;
+  return it->second.agent;
+}
+
+std::optional<Agent> FindAgentByTokenHashIn(const Tables& tables, absl::string_view token_sha256,
+                                            absl::Time now) {
+  auto owner = tables.agent_by_token->find(token_sha256);
+  if (owner == tables.agent_by_token->end()) return std::nullopt;
+  const AgentRecord& record = tables.agents->at(owner->second);
+  if (record.token_sha256 == token_sha256) return record.agent;
+  if (record.previous_token_sha256 == token_sha256 && now < record.previous_valid_until) {
+    return record.agent;
+  }
+  return std::nullopt;
+}
+
+std::vector<Permission> PermissionsIn(const Tables& tables, absl::string_view agent_id) {
+  auto it = tables.permissions->find(agent_id);
+  if (it == tables.permissions->end()) return {};
+  return it->second;
+}
+
+std::vector<Delegation> ActiveDelegationsIn(const Tables& tables, absl::string_view agent_id,
+                                            absl::Time now) {
+  std::vector<Delegation> active;
+  auto it = tables.delegations->into.find(agent_id);
+  if (it == tables.delegations->into.end()) return active;
+  for (const Delegation& delegation : it->second) {
+    if (delegation.status == DelegationStatus::kActive && now < delegation.expires_at) {
+      active.push_back(delegation);
+    }
+  }
+  return active;
+}
+
+std::optional<ApprovalRequest> FindOpenApprovalIn(const Tables& tables, absl::string_view agent_id,
+                                                  absl::string_view action,
+                                                  absl::string_view resource,
+                                                  absl::string_view arguments_hash,
+                                                  absl::Time now) {
+  auto ids = tables.approvals->by_call.find(CallKey(agent_id, action, resource, arguments_hash));
+  if (ids == tables.approvals->by_call.end()) return std::nullopt;
+  for (auto id = ids->second.rbegin(); id != ids->second.rend(); ++id) {
+    const ApprovalRequest& request = tables.approvals->by_id.at(*id).request;
+    const bool open = request.status == ApprovalStatus::kPending ||
+                      request.status == ApprovalStatus::kApproved ||
+                      request.status == ApprovalStatus::kDenied;
+    if (open && now < request.expires_at) return request;
+  }
+  return std::nullopt;
+}
+
+int64_t RateCountIn(const RateTable& rates, const RateKey& key) {
+  auto it = rates.find(key);
+  return it == rates.end() ? 0 : it->second;
+}
+
+absl::Status NotFound(absl::string_view what, absl::string_view id) {
+  return absl::NotFoundError(absl::StrCat(what, " ", id, " not found"));
+}
+
+}  // namespace
+
+class MemoryReadSnapshot : public ReadSnapshot {
+ public:
+  MemoryReadSnapshot(MemoryPolicyStore& store, Tables tables)
+      : store_(store), tables_(std::move(tables)) {}
+
+  ~MemoryReadSnapshot() override {
+    absl::MutexLock lock(&store_.mu_);
+    tables_ = Tables();
+  }
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return FindAgentIn(tables_, agent_id);
+  }
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    return FindAgentByTokenHashIn(tables_, token_sha256, now);
+  }
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    return PermissionsIn(tables_, agent_id);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return ActiveDelegationsIn(tables_, agent_id, now);
+  }
+  absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
+                                                                  absl::string_view action,
+                                                                  absl::string_view resource,
+                                                                  absl::string_view arguments_hash,
+                                                                  absl::Time now) override {
+    return FindOpenApprovalIn(tables_, agent_id, action, resource, arguments_hash, now);
+  }
+  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                    int64_t window_start_unix) override {
+    return RateCountIn(*tables_.rates, RateKey(std::string(permission_id), window_start_unix));
+  }
+
+ private:
+  MemoryPolicyStore& store_;
+  Tables tables_;
+};
+
+// Reads the state as of its start plus its own writes. Approval writes go to a private copy of
+// the (small, rarely written) approval table; rate spends, which an Authorize makes on the hot
+// path, are kept as counts to add at Commit, so a spend never copies the counter table.
+class MemoryWriteTransaction : public WriteTransaction {
+ public:
+  MemoryWriteTransaction(MemoryPolicyStore& store, Tables tables)
+      : store_(store), tables_(std::move(tables)) {}
+
+  ~MemoryWriteTransaction() override {
+    if (finished_) return;
+    absl::MutexLock lock(&store_.mu_);
+    tables_ = Tables();
+    store_.no_transaction_open_ = true;
+  }
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return FindAgentIn(tables_, agent_id);
+  }
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    return FindAgentByTokenHashIn(tables_, token_sha256, now);
+  }
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    return PermissionsIn(tables_, agent_id);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return ActiveDelegationsIn(tables_, agent_id, now);
+  }
+  absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
+                                                                  absl::string_view action,
+                                                                  absl::string_view resource,
+                                                                  absl::string_view arguments_hash,
+                                                                  absl::Time now) override {
+    return FindOpenApprovalIn(tables_, agent_id, action, resource, arguments_hash, now);
+  }
+  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                    int64_t window_start_unix) override {
+    RateKey key(std::string(permission_id), window_start_unix);
+    return RateCountIn(*tables_.rates, key) + RateCountIn(spent_, key);
+  }
+
+  absl::Status SpendRate(const RateSpend& spend) override {
+    if (finished_) return Finished();
+    ++spent_[RateKey(spend.permission_id, spend.window_start_unix)];
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> OpenApproval(const ApprovalToOpen& approval,
+                                           absl::Time now) override {
+    if (finished_) return Finished();
+    absl::MutexLock lock(&store_.mu_);
+    ApprovalEntry entry;
+    ApprovalRequest& request = entry.request;
+    request.id = store_.NextId("apr_");
+    request.agent_id = approval.agent_id;
+    request.action = approval.action;
+    request.resource = approval.resource;
+    request.arguments_hash = approval.arguments_hash;
+    request.quorum = approval.quorum;
+    request.status = ApprovalStatus::kPending;
+    request.expires_at = approval.expires_at;
+    request.created_at = now;
+    ApprovalTable& approvals = Writable(tables_.approvals);
+    approvals
+        .by_call[CallKey(request.agent_id, request.action, request.resource,
+                         request.arguments_hash)]
+        .push_back(request.id);
+    approvals.in_creation_order.push_back(request.id);
+    std::string id = request.id;
+    approvals.by_id.emplace(id, std::move(entry));
+    return id;
+  }
+
+  absl::Status UseApproval(absl::string_view approval_id, absl::Time now) override {
+    if (finished_) return Finished();
+    absl::MutexLock lock(&store_.mu_);
+    auto it = tables_.approvals->by_id.find(approval_id);
+    if (it == tables_.approvals->by_id.end()) return NotFound("approval request", approval_id);
+    const ApprovalRequest& request = it->second.request;
+    if (request.status != ApprovalStatus::kApproved || now >= request.expires_at) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("approval request ", approval_id, " is not approved and unexpired"));
+    }
+    Writable(tables_.approvals).by_id.at(approval_id).request.status = ApprovalStatus::kUsed;
+    return absl::OkStatus();
+  }
+
+  absl::Status Commit() override {
+    if (finished_) return Finished();
+    absl::MutexLock lock(&store_.mu_);
+    // Writers are serialised, so the store's state is still the one this transaction began on.
+    Tables& current = store_.current_;
+    current.approvals = tables_.approvals;
+    tables_ = Tables();
+    if (!spent_.empty()) {
+      RateTable& rates = Writable(current.rates);
+      for (const auto& [key, count] : spent_) rates[key] += count;
+    }
+    store_.no_transaction_open_ = true;
+    finished_ = true;
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::Status Finished() {
+    return absl::FailedPreconditionError("the transaction has already committed");
+  }
+
+  MemoryPolicyStore& store_;
+  Tables tables_;
+  RateTable spent_;
+  bool finished_ = false;
+};
+
+MemoryPolicyStore::MemoryPolicyStore() {
+  current_.agents = std::make_shared<absl::flat_hash_map<std::string, AgentRecord>>();
+  current_.agent_by_token = std::make_shared<absl::flat_hash_map<std::string, std::string>>();
+  current_.permissions =
+      std::make_shared<absl::flat_hash_map<std::string, std::vector<Permission>>>();
+  current_.delegations = std::make_shared<memory_store_internal::DelegationTable>();
+  current_.approvals = std::make_shared<ApprovalTable>();
+  current_.rates = std::make_shared<RateTable>();
+}
+
+absl::StatusOr<std::unique_ptr<ReadSnapshot>> MemoryPolicyStore::BeginRead() {
+  Tables tables;
+  {
+    absl::MutexLock lock(&mu_);
+    tables = current_;
+  }
+  return std::make_unique<MemoryReadSnapshot>(*this, std::move(tables));
+}
+
+absl::StatusOr<std::unique_ptr<WriteTransaction>> MemoryPolicyStore::BeginWrite() {
+  Tables tables;
+  {
+    absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+    no_transaction_open_ = false;
+    tables = current_;
+  }
+  return std::make_unique<MemoryWriteTransaction>(*this, std::move(tables));
+}
+
+std::string MemoryPolicyStore::NextId(absl::string_view prefix) {
+  return absl::StrCat(prefix, next_id_++);
+}
+
+absl::Status MemoryPolicyStore::AddAgent(const Agent& agent) {
+  if (agent.id.empty()) return absl::InvalidArgumentError("agent id: empty");
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (current_.agents->contains(agent.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("agent ", agent.id, " already exists"));
+  }
+  AgentRecord record;
+  record.agent = agent;
+  Writable(current_.agents).emplace(agent.id, std::move(record));
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::SetAgentStatus(absl::string_view agent_id, AgentStatus status) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (!current_.agents->contains(agent_id)) return NotFound("agent", agent_id);
+  Writable(current_.agents).find(agent_id)->second.agent.status = status;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::SetAgentExpiry(absl::string_view agent_id, absl::Time expires_at) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (!current_.agents->contains(agent_id)) return NotFound("agent", agent_id);
+  Writable(current_.agents).find(agent_id)->second.agent.expires_at = expires_at;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::SetAgentToken(absl::string_view agent_id,
+                                              absl::string_view token_sha256,
+                                              absl::Time previous_valid_until) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (!current_.agents->contains(agent_id)) return NotFound("agent", agent_id);
+  auto owner = current_.agent_by_token->find(token_sha256);
+  if (owner != current_.agent_by_token->end() && owner->second != agent_id) {
+    return absl::AlreadyExistsError("token hash already belongs to another agent");
+  }
+  AgentRecord& record = Writable(current_.agents).find(agent_id)->second;
+  auto& agent_by_token = Writable(current_.agent_by_token);
+  // Only the current and the previous hash are ever indexed.
+  agent_by_token.erase(record.previous_token_sha256);
+  record.previous_token_sha256 = std::move(record.token_sha256);
+  record.previous_valid_until = previous_valid_until;
+  record.token_sha256 = std::string(token_sha256);
+  agent_by_token[record.token_sha256] = record.agent.id;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> MemoryPolicyStore::AddPermission(const Permission& permission) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (!current_.agents->contains(permission.agent_id))
+    return NotFound("agent", permission.agent_id);
+  Permission stored = permission;
+  if (stored.id.empty()) stored.id = NextId("perm_");
+  std::string id = stored.id;
+  Writable(current_.permissions)[stored.agent_id].push_back(std::move(stored));
+  return id;
+}
+
+absl::Status MemoryPolicyStore::RemovePermission(absl::string_view permission_id) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  for (const auto& [agent_id, permissions] : *current_.permissions) {
+    auto has_id = [&](const Permission& p) { return p.id == permission_id; };
+    if (std::none_of(permissions.begin(), permissions.end(), has_id)) continue;
+    std::vector<Permission>& writable = Writable(current_.permissions).at(agent_id);
+    writable.erase(std::remove_if(writable.begin(), writable.end(), has_id), writable.end());
+    return absl::OkStatus();
+  }
+  return NotFound("permission", permission_id);
+}
+
+absl::StatusOr<std::string> MemoryPolicyStore::AddDelegation(const Delegation& delegation) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  for (const std::string& agent_id : {delegation.from_agent_id, delegation.to_agent_id}) {
+    if (!current_.agents->contains(agent_id)) return NotFound("agent", agent_id);
+  }
+  Delegation stored = delegation;
+  if (stored.id.empty()) stored.id = NextId("dlg_");
+  if (current_.delegations->to_agent_of.contains(stored.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("delegation ", stored.id, " already exists"));
+  }
+  std::string id = stored.id;
+  memory_store_internal::DelegationTable& delegations = Writable(current_.delegations);
+  delegations.to_agent_of[id] = stored.to_agent_id;
+  delegations.into[stored.to_agent_id].push_back(std::move(stored));
+  return id;
+}
+
+absl::Status MemoryPolicyStore::RevokeDelegation(absl::string_view delegation_id) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  auto to_agent = current_.delegations->to_agent_of.find(delegation_id);
+  if (to_agent == current_.delegations->to_agent_of.end()) {
+    return NotFound("delegation", delegation_id);
+  }
+  std::string to_agent_id = to_agent->second;
+  for (Delegation& delegation : Writable(current_.delegations).into.at(to_agent_id)) {
+    if (delegation.id == delegation_id) delegation.status = DelegationStatus::kRevoked;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::ApproveRequest(absl::string_view approval_id,
+                                               absl::string_view approver_id) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (!current_.approvals->by_id.contains(approval_id)) {
+    return NotFound("approval request", approval_id);
+  }
+  if (current_.approvals->by_id.at(approval_id).request.status != ApprovalStatus::kPending) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("approval request ", approval_id, " is not pending"));
+  }
+  ApprovalEntry& entry = Writable(current_.approvals).by_id.at(approval_id);
+  entry.approvers.insert(std::string(approver_id));
+  entry.request.approvals = static_cast<int>(entry.approvers.size());
+  if (entry.request.approvals >= entry.request.quorum) {
+    entry.request.status = ApprovalStatus::kApproved;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::DenyRequest(absl::string_view approval_id) {
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  if (!current_.approvals->by_id.contains(approval_id)) {
+    return NotFound("approval request", approval_id);
+  }
+  if (current_.approvals->by_id.at(approval_id).request.status != ApprovalStatus::kPending) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("approval request ", approval_id, " is not pending"));
+  }
+  Writable(current_.approvals).by_id.at(approval_id).request.status = ApprovalStatus::kDenied;
+  return absl::OkStatus();
+}
+
+std::vector<ApprovalRequest> MemoryPolicyStore::ApprovalRequests() {
+  absl::MutexLock lock(&mu_);
+  std::vector<ApprovalRequest> requests;
+  for (const std::string& id : current_.approvals->in_creation_order) {
+    requests.push_back(current_.approvals->by_id.at(id).request);
+  }
+  return requests;
+}
+
+}  // namespace verdict
