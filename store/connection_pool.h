@@ -1,0 +1,72 @@
+// A fixed number of SQLite connections shared by the threads of one process.
+//
+// A checkout blocks while every connection is in use. Connections open lazily; one that saw a
+// connection fault is closed when returned and a fresh one is opened by a later checkout, so a
+// store recovers by itself once a fault (a missing directory, a full disk) is fixed.
+//
+//   absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
+//   if (!lease.ok()) return lease.status();  // UNAVAILABLE: the file cannot be opened
+//   (*lease)->Use(StatementId::kFindAgent) ...
+//   // the connection goes back to the pool when the lease is destroyed
+#ifndef VERDICT_STORE_CONNECTION_POOL_H_
+#define VERDICT_STORE_CONNECTION_POOL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "store/sqlite_connection.h"
+
+namespace verdict {
+
+class ConnectionPool {
+ public:
+  // Opens nothing yet. `size` >= 1.
+  ConnectionPool(std::string path, ConnectionOptions options, int size);
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
+
+  // One connection, for the lifetime of the lease; the pool must outlive its leases.
+  class Lease {
+   public:
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&& other) noexcept;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease();
+
+    SqliteConnection& operator*() const { return *connection_; }
+    SqliteConnection* operator->() const { return connection_.get(); }
+
+   private:
+    friend class ConnectionPool;
+    Lease(ConnectionPool* pool, std::unique_ptr<SqliteConnection> connection)
+        : pool_(pool), connection_(std::move(connection)) {}
+    void Release();
+
+    ConnectionPool* pool_;
+    std::unique_ptr<SqliteConnection> connection_;
+  };
+
+  // Blocks until a connection is free; opens one when none is open. The error of the open
+  // (UNAVAILABLE, or FAILED_PRECONDITION for a database newer than this verdict) otherwise.
+  absl::StatusOr<Lease> Checkout();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  void Return(std::unique_ptr<SqliteConnection> connection);
+
+  const std::string path_;
+  const ConnectionOptions options_;
+  absl::Mutex mutex_;
+  std::vector<std::unique_ptr<SqliteConnection>> idle_ ABSL_GUARDED_BY(mutex_);
+  int free_slots_ ABSL_GUARDED_BY(mutex_);  // connections not leased: idle or not yet open
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_CONNECTION_POOL_H_

@@ -1,0 +1,44 @@
+#include "store/ids.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "crypto/sha256.h"
+#include "crypto/token.h"
+
+namespace verdict {
+namespace {
+
+constexpr size_t kMaxIdSuffixLength = 64;
+
+bool IsIdCharacter(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
+
+}  // namespace
+
+std::string NewId(absl::string_view prefix) {
+  return absl::StrCat(prefix, HexEncode(RandomBytes(8)));
+}
+
+absl::Status CheckId(absl::string_view field, absl::string_view id, absl::string_view prefix) {
+  if (!absl::StartsWith(id, prefix)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": \"", absl::CHexEscape(id), "\" must start with \"", prefix, "\""));
+  }
+  const absl::string_view suffix = id.substr(prefix.size());
+  if (suffix.empty() || suffix.size() > kMaxIdSuffixLength) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", prefix, "\" must be followed by 1 to ", kMaxIdSuffixLength, " characters"));
+  }
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    if (!IsIdCharacter(suffix[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": character at byte ", prefix.size() + i, " is not one of A-Z a-z 0-9 _ . -"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace verdict

@@ -1,0 +1,104 @@
+#include "store/migrations.h"
+
+#include <iterator>
+
+namespace verdict {
+namespace {
+
+// Version 1: the policy model (agents, permissions, delegations), approvals, rate counters and
+// revoked JWT ids. Every lookup on the decision path has an index: agents by id and by token
+// hash (current or previous), permissions by agent, delegations by (to, status) and
+// (from, status), approvals by the open-request key, counters by their primary key.
+constexpr char kInitialSchema[] = R"sql(
+CREATE TABLE agents (
+  id TEXT PRIMARY KEY NOT NULL,
+  owner TEXT NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('autonomous', 'delegated', 'service')),
+  status TEXT NOT NULL CHECK (status IN ('active', 'suspended', 'revoked')),
+  expires_at INTEGER,
+  token_hash BLOB NOT NULL UNIQUE,
+  token_prefix TEXT NOT NULL,
+  prev_token_hash BLOB UNIQUE,
+  prev_token_expires_at INTEGER,
+  last_active_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE permissions (
+  id TEXT PRIMARY KEY NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+  resource TEXT NOT NULL,
+  actions TEXT NOT NULL,
+  effect TEXT NOT NULL CHECK (effect IN ('allow', 'deny')),
+  constraints TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX permissions_by_agent ON permissions (agent_id);
+
+CREATE TABLE delegations (
+  id TEXT PRIMARY KEY NOT NULL,
+  from_agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+  to_agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+  permissions TEXT NOT NULL,
+  max_depth INTEGER NOT NULL CHECK (max_depth >= 1),
+  status TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+  expires_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX delegations_by_to ON delegations (to_agent_id, status);
+CREATE INDEX delegations_by_from ON delegations (from_agent_id, status);
+
+CREATE TABLE approval_requests (
+  id TEXT PRIMARY KEY NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+  action TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  arguments_hash TEXT NOT NULL,
+  quorum INTEGER NOT NULL CHECK (quorum >= 1),
+  status TEXT NOT NULL
+    CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'used')),
+  expires_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX approval_requests_open
+  ON approval_requests (agent_id, action, resource, arguments_hash, status);
+CREATE INDEX approval_requests_by_status ON approval_requests (status, expires_at);
+
+CREATE TABLE approval_votes (
+  approval_id TEXT NOT NULL REFERENCES approval_requests (id) ON DELETE CASCADE,
+  approver TEXT NOT NULL,
+  vote TEXT NOT NULL CHECK (vote IN ('approve', 'deny')),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (approval_id, approver)
+) WITHOUT ROWID;
+
+-- No foreign key to permissions: a lent permission's slot may be keyed by the engine on
+-- something other than a stored permission id.
+CREATE TABLE rate_counters (
+  permission_id TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (permission_id, window_start)
+) WITHOUT ROWID;
+
+CREATE TABLE revoked_token_ids (
+  jti TEXT PRIMARY KEY NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX revoked_token_ids_by_expiry ON revoked_token_ids (expires_at);
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, kInitialSchema},
+};
+
+}  // namespace
+
+absl::Span<const Migration> Migrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return std::end(kMigrations)[-1].version; }
+
+}  // namespace verdict

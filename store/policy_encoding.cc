@@ -1,0 +1,216 @@
+#include "store/policy_encoding.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace verdict {
+namespace {
+
+template <typename Enum>
+struct Spelling {
+  Enum value;
+  absl::string_view name;
+};
+
+constexpr Spelling<AgentKind> kAgentKinds[] = {
+    {AgentKind::kAutonomous, "autonomous"},
+    {AgentKind::kDelegated, "delegated"},
+    {AgentKind::kService, "service"},
+};
+constexpr Spelling<AgentStatus> kAgentStatuses[] = {
+    {AgentStatus::kActive, "active"},
+    {AgentStatus::kSuspended, "suspended"},
+    {AgentStatus::kRevoked, "revoked"},
+};
+constexpr Spelling<Effect> kEffects[] = {
+    {Effect::kAllow, "allow"},
+    {Effect::kDeny, "deny"},
+};
+constexpr Spelling<DelegationStatus> kDelegationStatuses[] = {
+    {DelegationStatus::kActive, "active"},
+    {DelegationStatus::kRevoked, "revoked"},
+};
+constexpr Spelling<ApprovalStatus> kApprovalStatuses[] = {
+    {ApprovalStatus::kPending, "pending"}, {ApprovalStatus::kApproved, "approved"},
+    {ApprovalStatus::kDenied, "denied"},   {ApprovalStatus::kExpired, "expired"},
+    {ApprovalStatus::kUsed, "used"},
+};
+
+template <typename Enum, size_t N>
+absl::string_view NameOf(const Spelling<Enum> (&spellings)[N], Enum value) {
+  for (const Spelling<Enum>& s : spellings) {
+    if (s.value == value) return s.name;
+  }
+  return "unknown";
+}
+
+template <typename Enum, size_t N>
+absl::StatusOr<Enum> ValueOf(const Spelling<Enum> (&spellings)[N], absl::string_view what,
+                             absl::string_view name) {
+  for (const Spelling<Enum>& s : spellings) {
+    if (s.name == name) return s.value;
+  }
+  std::string accepted;
+  for (const Spelling<Enum>& s : spellings) {
+    absl::StrAppend(&accepted, accepted.empty() ? "" : ", ", s.name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": \"", name, "\" is not one of ", accepted));
+}
+
+absl::StatusOr<JsonValue> ParseConstraintsObject(absl::string_view constraints_json) {
+  if (constraints_json.empty()) return JsonValue::MakeObject();
+  absl::StatusOr<JsonValue> parsed = ParseJson(constraints_json);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("constraints: not valid JSON: ", parsed.status().message()));
+  }
+  if (!parsed->is_object()) {
+    return absl::InvalidArgumentError("constraints: must be a JSON object");
+  }
+  return parsed;
+}
+
+absl::StatusOr<std::vector<std::string>> StringList(const JsonValue& value,
+                                                    absl::string_view what) {
+  if (!value.is_array()) return absl::InvalidArgumentError(absl::StrCat(what, ": not an array"));
+  std::vector<std::string> strings;
+  strings.reserve(value.as_array().size());
+  for (const JsonValue& item : value.as_array()) {
+    if (!item.is_string()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": holds a non-string"));
+    }
+    strings.push_back(item.as_string());
+  }
+  return strings;
+}
+
+}  // namespace
+
+absl::string_view AgentKindName(AgentKind kind) { return NameOf(kAgentKinds, kind); }
+absl::string_view AgentStatusName(AgentStatus status) { return NameOf(kAgentStatuses, status); }
+absl::string_view EffectName(Effect effect) { return NameOf(kEffects, effect); }
+absl::string_view DelegationStatusName(DelegationStatus status) {
+  return NameOf(kDelegationStatuses, status);
+}
+absl::string_view ApprovalStatusName(ApprovalStatus status) {
+  return NameOf(kApprovalStatuses, status);
+}
+
+absl::StatusOr<AgentKind> ParseAgentKind(absl::string_view name) {
+  return ValueOf(kAgentKinds, "agent kind", name);
+}
+absl::StatusOr<AgentStatus> ParseAgentStatus(absl::string_view name) {
+  return ValueOf(kAgentStatuses, "agent status", name);
+}
+absl::StatusOr<Effect> ParseEffect(absl::string_view name) {
+  return ValueOf(kEffects, "effect", name);
+}
+absl::StatusOr<DelegationStatus> ParseDelegationStatus(absl::string_view name) {
+  return ValueOf(kDelegationStatuses, "delegation status", name);
+}
+absl::StatusOr<ApprovalStatus> ParseApprovalStatus(absl::string_view name) {
+  return ValueOf(kApprovalStatuses, "approval status", name);
+}
+
+std::string JoinActions(const std::vector<std::string>& actions) {
+  return absl::StrJoin(actions, ",");
+}
+
+std::vector<std::string> SplitActions(absl::string_view joined) {
+  if (joined.empty()) return {};
+  return absl::StrSplit(joined, ',');
+}
+
+absl::StatusOr<std::string> CanonicalConstraintsJson(absl::string_view constraints_json) {
+  absl::StatusOr<JsonValue> object = ParseConstraintsObject(constraints_json);
+  if (!object.ok()) return object.status();
+  return CanonicalJson(*object);
+}
+
+absl::StatusOr<JsonValue> LentPermissionsToJson(const std::vector<LentPermission>& lent) {
+  JsonValue::Array items;
+  items.reserve(lent.size());
+  for (const LentPermission& permission : lent) {
+    JsonValue::Array actions;
+    for (const std::string& action : permission.actions)
+      actions.push_back(JsonValue::String(action));
+    JsonValue::Object item;
+    item.emplace("resource", JsonValue::String(permission.resource));
+    item.emplace("actions", JsonValue::MakeArray(std::move(actions)));
+    absl::StatusOr<JsonValue> constraints = ParseConstraintsObject(permission.constraints_json);
+    if (!constraints.ok()) return constraints.status();
+    item.emplace("constraints", *std::move(constraints));
+    items.push_back(JsonValue::MakeObject(std::move(item)));
+  }
+  return JsonValue::MakeArray(std::move(items));
+}
+
+absl::StatusOr<std::vector<LentPermission>> LentPermissionsFromJson(const JsonValue& array) {
+  if (!array.is_array()) {
+    return absl::InvalidArgumentError("lent permissions: not a JSON array");
+  }
+  std::vector<LentPermission> lent;
+  lent.reserve(array.as_array().size());
+  for (const JsonValue& item : array.as_array()) {
+    const std::string where = absl::StrCat("lent permissions[", lent.size(), "]");
+    if (!item.is_object())
+      return absl::InvalidArgumentError(absl::StrCat(where, ": not an object"));
+    for (const auto& [key, value] : item.as_object()) {
+      if (key != "resource" && key != "actions" && key != "constraints") {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key \"", key, "\""));
+      }
+    }
+    LentPermission permission;
+    const JsonValue* resource = item.Find("resource");
+    if (resource == nullptr || !resource->is_string()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ".resource: a string is required"));
+    }
+    permission.resource = resource->as_string();
+    const JsonValue* actions = item.Find("actions");
+    if (actions == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ".actions: required"));
+    }
+    absl::StatusOr<std::vector<std::string>> action_list =
+        StringList(*actions, absl::StrCat(where, ".actions"));
+    if (!action_list.ok()) return action_list.status();
+    permission.actions = *std::move(action_list);
+    const JsonValue* constraints = item.Find("constraints");
+    if (constraints == nullptr) {
+      permission.constraints_json = "{}";
+    } else if (constraints->is_object()) {
+      permission.constraints_json = CanonicalJson(*constraints);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(where, ".constraints: must be a JSON object"));
+    }
+    lent.push_back(std::move(permission));
+  }
+  return lent;
+}
+
+absl::StatusOr<std::string> EncodeLentPermissions(const std::vector<LentPermission>& lent) {
+  absl::StatusOr<JsonValue> json = LentPermissionsToJson(lent);
+  if (!json.ok()) return json.status();
+  return CanonicalJson(*json);
+}
+
+absl::StatusOr<std::vector<LentPermission>> DecodeLentPermissions(absl::string_view json) {
+  absl::StatusOr<JsonValue> parsed = ParseJson(json);
+  if (!parsed.ok()) return parsed.status();
+  return LentPermissionsFromJson(*parsed);
+}
+
+std::optional<int64_t> TimeToMicros(absl::Time time) {
+  if (time == absl::InfiniteFuture()) return std::nullopt;
+  return absl::ToUnixMicros(time);
+}
+
+absl::Time TimeFromMicros(std::optional<int64_t> micros) {
+  return micros.has_value() ? absl::FromUnixMicros(*micros) : absl::InfiniteFuture();
+}
+
+}  // namespace verdict

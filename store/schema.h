@@ -1,0 +1,43 @@
+// Opening a verdict database safely: per-connection settings and schema migration, both safe
+// when several threads or processes open the same brand-new file at the same instant.
+//
+//   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms);
+//   absl::Status s = ConfigureConnection(db, absl::Seconds(5));
+//   if (s.ok()) s = MigrateSchema(db, absl::Seconds(5));
+#ifndef VERDICT_STORE_SCHEMA_H_
+#define VERDICT_STORE_SCHEMA_H_
+
+#include <SQLiteCpp/Database.h>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "store/migrations.h"
+
+namespace verdict {
+
+// Runs `attempt` again while it throws SQLITE_BUSY/SQLITE_LOCKED, until `budget` has passed;
+// then, or at once for any other failure, rethrows. SQLite's busy handler does not cover every
+// lock wait (changing the journal mode, some BEGIN IMMEDIATE races), so lock-taking steps go
+// through here.
+void RetryWhileBusy(absl::Duration budget, absl::FunctionRef<void()> attempt);
+
+// journal_mode=WAL (retried: it needs a lock another opener may hold), synchronous=NORMAL
+// (durable across process crashes; WAL keeps the file consistent across power loss),
+// foreign_keys=ON and a bounded page cache. The busy timeout is set when the connection opens.
+absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeout);
+
+// Applies every migration newer than the database's PRAGMA user_version, all in one
+// BEGIN IMMEDIATE transaction that re-reads user_version once it holds the write lock, so
+// concurrent openers apply each migration exactly once. FAILED_PRECONDITION when the database
+// is newer than `migrations` (written by a newer verdict).
+absl::Status MigrateSchema(SQLite::Database& db, absl::Duration busy_timeout,
+                           absl::Span<const Migration> migrations = Migrations());
+
+// The database's PRAGMA user_version. Throws SQLite::Exception.
+int SchemaVersion(SQLite::Database& db);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_SCHEMA_H_

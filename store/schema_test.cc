@@ -1,0 +1,125 @@
+#include "store/schema.h"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/migrations.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
+
+class SchemaTest : public ::testing::Test {
+ protected:
+  std::string NewDatabasePath() {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", test->name(), ".db");
+    std::remove(path.c_str());
+    return path;
+  }
+
+  static SQLite::Database OpenDatabase(const std::string& path) {
+    return SQLite::Database(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 5000);
+  }
+
+  static std::vector<std::string> Names(SQLite::Database& db, const char* type) {
+    SQLite::Statement list(db, "SELECT name FROM sqlite_master WHERE type = ? ORDER BY name");
+    list.bind(1, type);
+    std::vector<std::string> names;
+    while (list.executeStep()) names.push_back(list.getColumn(0).getString());
+    return names;
+  }
+};
+
+TEST_F(SchemaTest, MigrationsAreNumberedFromOneWithoutGaps) {
+  int expected = 1;
+  for (const Migration& migration : Migrations()) {
+    EXPECT_EQ(migration.version, expected++);
+  }
+  EXPECT_EQ(LatestSchemaVersion(), Migrations().back().version);
+}
+
+TEST_F(SchemaTest, NewDatabaseGetsEveryTableAndTheLatestVersion) {
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  ASSERT_TRUE(ConfigureConnection(db, absl::Seconds(5)).ok());
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
+
+  EXPECT_EQ(SchemaVersion(db), LatestSchemaVersion());
+  EXPECT_THAT(Names(db, "table"),
+              IsSupersetOf({"agents", "permissions", "delegations", "approval_requests",
+                            "approval_votes", "rate_counters", "revoked_token_ids"}));
+  EXPECT_THAT(Names(db, "index"),
+              IsSupersetOf({"permissions_by_agent", "delegations_by_to", "delegations_by_from",
+                            "approval_requests_open", "approval_requests_by_status"}));
+}
+
+TEST_F(SchemaTest, DecisionLogIsLeftToItsOwnMigration) {
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
+  EXPECT_FALSE(db.tableExists("decision_log"));
+}
+
+TEST_F(SchemaTest, ConfigureConnectionTurnsOnWalAndForeignKeys) {
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  ASSERT_TRUE(ConfigureConnection(db, absl::Seconds(5)).ok());
+  EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "wal");
+  EXPECT_EQ(db.execAndGet("PRAGMA foreign_keys").getInt(), 1);
+  EXPECT_EQ(db.execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
+}
+
+TEST_F(SchemaTest, MigratingAnUpToDateDatabaseChangesNothing) {
+  const std::string path = NewDatabasePath();
+  {
+    SQLite::Database db = OpenDatabase(path);
+    ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
+    db.exec("INSERT INTO revoked_token_ids (jti, expires_at) VALUES ('kept', 1)");
+  }
+  SQLite::Database db = OpenDatabase(path);
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
+  EXPECT_EQ(SchemaVersion(db), LatestSchemaVersion());
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM revoked_token_ids").getInt(), 1);
+}
+
+TEST_F(SchemaTest, OnlyMigrationsNewerThanTheDatabaseRun) {
+  const Migration first[] = {{1, "CREATE TABLE one (x INTEGER)"}};
+  const Migration both[] = {{1, "CREATE TABLE one (x INTEGER)"},
+                            {2, "CREATE TABLE two (x INTEGER)"}};
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), first).ok());
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), both).ok());  // would fail if 1 re-ran
+  EXPECT_EQ(SchemaVersion(db), 2);
+  EXPECT_TRUE(db.tableExists("two"));
+}
+
+TEST_F(SchemaTest, FailedMigrationLeavesTheDatabaseAsItWas) {
+  const Migration broken[] = {{1, "CREATE TABLE one (x INTEGER)"},
+                              {2, "CREATE TABLE two (x INTEGER); THIS IS NOT SQL"}};
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  absl::Status status = MigrateSchema(db, absl::Seconds(5), broken);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(SchemaVersion(db), 0);
+  EXPECT_FALSE(db.tableExists("one"));
+  EXPECT_FALSE(db.tableExists("two"));
+}
+
+TEST_F(SchemaTest, DatabaseFromANewerVerdictIsRefused) {
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  db.exec(absl::StrCat("PRAGMA user_version = ", LatestSchemaVersion() + 1));
+  absl::Status status = MigrateSchema(db, absl::Seconds(5));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("upgrade verdict"));
+}
+
+}  // namespace
+}  // namespace verdict

@@ -1,0 +1,95 @@
+#include "store/sqlite_connection.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "store/policy_encoding.h"
+#include "store/schema.h"
+
+namespace verdict {
+namespace {
+
+int BusyTimeoutMillis(absl::Duration busy_timeout) {
+  const int64_t millis = absl::ToInt64Milliseconds(busy_timeout);
+  return static_cast<int>(std::clamp<int64_t>(millis, 0, std::numeric_limits<int>::max()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
+    const std::string& path, const ConnectionOptions& options) {
+  std::unique_ptr<SqliteConnection> connection;
+  try {
+    // NOMUTEX: the pool gives a connection to one thread at a time. The busy timeout is set
+    // as soon as the file opens, before the first statement can meet a lock.
+    const int flags = SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX |
+                      (options.create_if_missing ? SQLite::OPEN_CREATE : 0);
+    connection.reset(new SqliteConnection(
+        SQLite::Database(path, flags, BusyTimeoutMillis(options.busy_timeout)), options));
+  } catch (const SQLite::Exception& e) {
+    return SqliteErrorStatus(e.getErrorCode(), absl::StrCat(path, ": ", e.what()));
+  }
+  absl::Status configured = ConfigureConnection(connection->database_, options.busy_timeout);
+  if (!configured.ok()) return configured;
+  absl::Status migrated = MigrateSchema(connection->database_, options.busy_timeout);
+  if (!migrated.ok()) return migrated;
+  return connection;
+}
+
+SqliteConnection::SqliteConnection(SQLite::Database database, const ConnectionOptions& options)
+    : database_(std::move(database)), options_(options) {}
+
+ScopedStatement SqliteConnection::Use(StatementId id) {
+  CachedStatement& cached = statements_[static_cast<size_t>(id)];
+  if (cached.statement == nullptr) {
+    cached.statement = std::make_unique<SQLite::Statement>(database_, GetStatementSql(id).sql);
+    cached.text_parameters.resize(cached.statement->getBindParameterCount() + 1);
+  }
+  return ScopedStatement(*cached.statement, cached.text_parameters);
+}
+
+int SqliteConnection::Execute(StatementId id) { return Use(id).Execute(); }
+
+void SqliteConnection::NoteError(int sqlite_error_code) {
+  if (IsConnectionFault(sqlite_error_code)) broken_ = true;
+}
+
+void ScopedStatement::BindText(int index, absl::string_view text) {
+  std::string& owned = text_parameters_[index];
+  owned.assign(text.data(), text.size());
+  statement_.bindNoCopy(index, owned);
+}
+
+void ScopedStatement::BindBlob(int index, absl::string_view bytes) {
+  statement_.bindNoCopy(index, bytes.data(), static_cast<int>(bytes.size()));
+}
+
+void ScopedStatement::BindInt64(int index, int64_t value) { statement_.bind(index, value); }
+
+void ScopedStatement::BindNull(int index) { statement_.bind(index); }
+
+void ScopedStatement::BindTime(int index, absl::Time time) {
+  std::optional<int64_t> micros = TimeToMicros(time);
+  if (micros.has_value()) {
+    statement_.bind(index, *micros);
+  } else {
+    statement_.bind(index);
+  }
+}
+
+void ScopedStatement::BindOptionalText(int index, const std::optional<std::string>& text) {
+  if (text.has_value()) {
+    BindText(index, *text);
+  } else {
+    BindNull(index);
+  }
+}
+
+absl::Time ScopedStatement::Time(int column) const {
+  SQLite::Column value = statement_.getColumn(column);
+  if (value.isNull()) return absl::InfiniteFuture();
+  return absl::FromUnixMicros(value.getInt64());
+}
+
+}  // namespace verdict

@@ -1,0 +1,146 @@
+#include "store/sqlite_statements.h"
+
+namespace verdict {
+namespace {
+
+// Column lists shared by the statements that read whole rows; the row readers in
+// store/sqlite_rows.cc read them in this order.
+#define VERDICT_AGENT_COLUMNS \
+  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at"
+#define VERDICT_PERMISSION_COLUMNS \
+  "id, agent_id, resource, actions, effect, constraints, created_at"
+#define VERDICT_DELEGATION_COLUMNS \
+  "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+// A pending or approved request past its expiry reads as expired, whether or not a vote has
+// marked it yet. ?9 is always the time `now` in the statements that use it.
+#define VERDICT_APPROVAL_COLUMNS                                                         \
+  "a.id, a.agent_id, a.action, a.resource, a.arguments_hash, a.quorum, "                 \
+  "(SELECT count(*) FROM approval_votes v WHERE v.approval_id = a.id "                   \
+  "AND v.vote = 'approve') AS approvals, "                                               \
+  "CASE WHEN a.status IN ('pending', 'approved') AND a.expires_at <= ?9 THEN 'expired' " \
+  "ELSE a.status END AS status, "                                                        \
+  "a.expires_at, a.created_at"
+
+constexpr StatementSql kStatements[] = {
+    {StatementId::kBeginRead, "BeginRead", "BEGIN"},
+    {StatementId::kBeginWrite, "BeginWrite", "BEGIN IMMEDIATE"},
+    {StatementId::kCommit, "Commit", "COMMIT"},
+    {StatementId::kRollback, "Rollback", "ROLLBACK"},
+
+    {StatementId::kFindAgent, "FindAgent",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id = ?1"},
+    {StatementId::kFindAgentByTokenHash, "FindAgentByTokenHash",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE token_hash = ?1"
+     " OR (prev_token_hash = ?1 AND prev_token_expires_at > ?2) LIMIT 1"},
+    // rowid order is creation order.
+    {StatementId::kPermissionsOf, "PermissionsOf",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = ?1 ORDER BY rowid"},
+    {StatementId::kActiveDelegationsInto, "ActiveDelegationsInto",
+     "SELECT " VERDICT_DELEGATION_COLUMNS
+     " FROM delegations WHERE to_agent_id = ?1 AND status = 'active'"
+     " AND (expires_at IS NULL OR expires_at > ?2) ORDER BY rowid"},
+    {StatementId::kFindOpenApproval, "FindOpenApproval",
+     "SELECT " VERDICT_APPROVAL_COLUMNS
+     " FROM approval_requests a WHERE a.agent_id = ?1 AND a.action = ?2"
+     " AND a.resource = ?3 AND a.arguments_hash = ?4"
+     " AND a.status IN ('pending', 'approved', 'denied')"
+     " AND (a.expires_at IS NULL OR a.expires_at > ?9)"
+     " ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1"},
+    {StatementId::kRateCount, "RateCount",
+     "SELECT count FROM rate_counters WHERE permission_id = ?1 AND window_start = ?2"},
+    {StatementId::kSpendRate, "SpendRate",
+     "INSERT INTO rate_counters (permission_id, window_start, count) VALUES (?1, ?2, 1)"
+     " ON CONFLICT (permission_id, window_start) DO UPDATE SET count = count + 1"},
+    {StatementId::kInsertApproval, "InsertApproval",
+     "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
+     " status, expires_at, created_at, updated_at)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?8, ?8)"},
+    {StatementId::kUseApproval, "UseApproval",
+     "UPDATE approval_requests SET status = 'used', updated_at = ?2"
+     " WHERE id = ?1 AND status = 'approved' AND (expires_at IS NULL OR expires_at > ?2)"},
+    {StatementId::kFindApproval, "FindApproval",
+     "SELECT " VERDICT_APPROVAL_COLUMNS " FROM approval_requests a WHERE a.id = ?1"},
+
+    {StatementId::kInsertAgent, "InsertAgent",
+     "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
+     " created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)"},
+    {StatementId::kListAgents, "ListAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id > ?1 ORDER BY id LIMIT ?2"},
+    {StatementId::kSetAgentStatus, "SetAgentStatus",
+     "UPDATE agents SET status = ?2, updated_at = ?3 WHERE id = ?1"},
+    // ?2 NULL: the old token dies at once; otherwise it stays valid until ?2.
+    {StatementId::kRotateToken, "RotateToken",
+     "UPDATE agents SET prev_token_hash = CASE WHEN ?2 IS NULL THEN NULL ELSE token_hash END,"
+     " prev_token_expires_at = ?2, token_hash = ?3, token_prefix = ?4, updated_at = ?5"
+     " WHERE id = ?1"},
+    {StatementId::kFindPermission, "FindPermission",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE id = ?1"},
+    {StatementId::kInsertPermission, "InsertPermission",
+     "INSERT INTO permissions (" VERDICT_PERMISSION_COLUMNS
+     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
+    {StatementId::kDeletePermission, "DeletePermission", "DELETE FROM permissions WHERE id = ?1"},
+    {StatementId::kFindDelegation, "FindDelegation",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations WHERE id = ?1"},
+    {StatementId::kInsertDelegation, "InsertDelegation",
+     "INSERT INTO delegations (" VERDICT_DELEGATION_COLUMNS
+     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+    {StatementId::kRevokeDelegation, "RevokeDelegation",
+     "UPDATE delegations SET status = 'revoked' WHERE id = ?1"},
+    {StatementId::kActiveDelegationsFrom, "ActiveDelegationsFrom",
+     "SELECT " VERDICT_DELEGATION_COLUMNS
+     " FROM delegations WHERE from_agent_id = ?1 AND status = 'active'"
+     " AND (expires_at IS NULL OR expires_at > ?2) ORDER BY rowid"},
+    // ?2: the status to list, or NULL for every status.
+    {StatementId::kListApprovals, "ListApprovals",
+     "SELECT * FROM (SELECT " VERDICT_APPROVAL_COLUMNS " FROM approval_requests a WHERE a.id > ?1)"
+     " WHERE ?2 IS NULL OR status = ?2 ORDER BY id LIMIT ?3"},
+    {StatementId::kFindVote, "FindVote",
+     "SELECT vote FROM approval_votes WHERE approval_id = ?1 AND approver = ?2"},
+    {StatementId::kInsertVote, "InsertVote",
+     "INSERT INTO approval_votes (approval_id, approver, vote, created_at)"
+     " VALUES (?1, ?2, ?3, ?4)"},
+    {StatementId::kSetApprovalStatus, "SetApprovalStatus",
+     "UPDATE approval_requests SET status = ?2, updated_at = ?3 WHERE id = ?1"},
+
+    {StatementId::kExportAgents, "ExportAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash FROM agents ORDER BY rowid"},
+    {StatementId::kExportPermissions, "ExportPermissions",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY rowid"},
+    {StatementId::kExportDelegations, "ExportDelegations",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations ORDER BY rowid"},
+    {StatementId::kPolicyIsEmpty, "PolicyIsEmpty",
+     "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
+     " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+};
+
+#undef VERDICT_AGENT_COLUMNS
+#undef VERDICT_PERMISSION_COLUMNS
+#undef VERDICT_DELEGATION_COLUMNS
+#undef VERDICT_APPROVAL_COLUMNS
+
+static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kStatementCount,
+              "every StatementId needs its SQL");
+
+constexpr bool StatementsAreInIdOrder() {
+  for (size_t i = 0; i < kStatementCount; ++i) {
+    if (static_cast<size_t>(kStatements[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by StatementId");
+
+constexpr StatementId kDecisionPath[] = {
+    StatementId::kFindAgent,        StatementId::kFindAgentByTokenHash,
+    StatementId::kPermissionsOf,    StatementId::kActiveDelegationsInto,
+    StatementId::kFindOpenApproval, StatementId::kRateCount,
+    StatementId::kSpendRate,        StatementId::kInsertApproval,
+    StatementId::kUseApproval,      StatementId::kFindApproval,
+};
+
+}  // namespace
+
+const StatementSql& GetStatementSql(StatementId id) { return kStatements[static_cast<size_t>(id)]; }
+
+absl::Span<const StatementId> DecisionPathStatements() { return kDecisionPath; }
+
+}  // namespace verdict

@@ -1,0 +1,69 @@
+// Every SQL statement the SQLite store runs, by name, so each connection prepares each one once
+// and the query-plan test can check every statement on the decision path.
+//
+//   SQLite::Statement& find = connection.Prepared(StatementId::kFindAgent);
+#ifndef VERDICT_STORE_SQLITE_STATEMENTS_H_
+#define VERDICT_STORE_SQLITE_STATEMENTS_H_
+
+#include <cstddef>
+
+#include "absl/types/span.h"
+
+namespace verdict {
+
+enum class StatementId {
+  // Transactions.
+  kBeginRead,
+  kBeginWrite,
+  kCommit,
+  kRollback,
+  // The decision path (PolicyView lookups and WriteTransaction writes).
+  kFindAgent,
+  kFindAgentByTokenHash,
+  kPermissionsOf,
+  kActiveDelegationsInto,
+  kFindOpenApproval,
+  kRateCount,
+  kSpendRate,
+  kInsertApproval,
+  kUseApproval,
+  kFindApproval,
+  // The admin plane.
+  kInsertAgent,
+  kListAgents,
+  kSetAgentStatus,
+  kRotateToken,
+  kFindPermission,
+  kInsertPermission,
+  kDeletePermission,
+  kFindDelegation,
+  kInsertDelegation,
+  kRevokeDelegation,
+  kActiveDelegationsFrom,
+  kListApprovals,
+  kFindVote,
+  kInsertVote,
+  kSetApprovalStatus,
+  // Whole-policy export and import.
+  kExportAgents,
+  kExportPermissions,
+  kExportDelegations,
+  kPolicyIsEmpty,
+};
+
+inline constexpr size_t kStatementCount = static_cast<size_t>(StatementId::kPolicyIsEmpty) + 1;
+
+struct StatementSql {
+  StatementId id;
+  const char* name;  // "FindAgent"
+  const char* sql;
+};
+
+const StatementSql& GetStatementSql(StatementId id);
+
+// The lookups and writes an Authorize may run: each must be an indexed search.
+absl::Span<const StatementId> DecisionPathStatements();
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_SQLITE_STATEMENTS_H_
