@@ -4,15 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "store/schema.h"
-#include "store/sqlite_error.h"
 
 namespace verdict {
 namespace {
@@ -107,34 +104,15 @@ std::string RowProblem(const DecisionLogRow& row, int64_t previous_seq,
 
 }  // namespace
 
-DecisionLog::DecisionLog(std::string path, absl::Duration busy_timeout)
-    : path_(std::move(path)), busy_timeout_(busy_timeout) {}
-
-DecisionLog::~DecisionLog() = default;
+DecisionLog::DecisionLog(std::string path, ConnectionOptions options)
+    : pool_(std::move(path), options, /*size=*/1) {}
 
 template <typename Body>
 auto DecisionLog::WithConnection(Body body) -> decltype(body(std::declval<SQLite::Database&>())) {
-  absl::MutexLock lock(&mu_);
-  try {
-    if (db_ == nullptr) {
-      auto db =
-          std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
-                                             absl::ToInt64Milliseconds(busy_timeout_));
-      absl::Status ready = ConfigureConnection(*db, busy_timeout_);
-      if (ready.ok()) ready = MigrateSchema(*db, busy_timeout_);
-      if (!ready.ok()) return ready;
-      // An audit trail: a committed batch must survive a power cut. Batching keeps the cost
-      // of the extra sync to one per batch.
-      db->exec("PRAGMA synchronous = FULL");
-      db_ = std::move(db);
-    }
-    return body(*db_);
-  } catch (const SQLite::Exception& e) {
-    if (IsConnectionFault(e.getErrorCode())) db_.reset();
-    return SqliteErrorStatus(e.getErrorCode(), e.what());
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("decision log: ", e.what()));
-  }
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  SqliteConnection& connection = **lease;
+  return CatchSqlite(connection, [&] { return body(connection.database()); });
 }
 
 absl::Status DecisionLog::Append(std::vector<DecisionLogRow>& rows) {

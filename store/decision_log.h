@@ -3,7 +3,8 @@
 //
 // Appends run in one BEGIN IMMEDIATE transaction per batch and continue the chain from the last
 // row in the table, read inside that transaction: several processes sharing one database file
-// still form one chain.
+// still form one chain. Rows are as durable as the store's other writes (WAL,
+// synchronous=NORMAL): a power cut may lose the last batches, never the chain's consistency.
 //
 //   DecisionLog log(path);
 //   absl::Status s = log.Append(rows);                 // fills seq, prev_hash, hash
@@ -18,17 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "store/connection_pool.h"
 #include "store/decision_log_row.h"
-
-namespace SQLite {
-class Database;
-}  // namespace SQLite
 
 namespace verdict {
 
@@ -61,11 +57,7 @@ class DecisionLog {
  public:
   // Connects on first use (creating and migrating the database when needed) and again after a
   // connection fault, so a fixed fault heals.
-  explicit DecisionLog(std::string path, absl::Duration busy_timeout = absl::Seconds(5));
-  ~DecisionLog();
-
-  DecisionLog(const DecisionLog&) = delete;
-  DecisionLog& operator=(const DecisionLog&) = delete;
+  explicit DecisionLog(std::string path, ConnectionOptions options = {});
 
   // Writes all rows or none, in order, and fills each one's seq, prev_hash and hash.
   absl::Status Append(std::vector<DecisionLogRow>& rows);
@@ -80,14 +72,11 @@ class DecisionLog {
   absl::StatusOr<ChainVerification> VerifyChain();
 
  private:
-  // Runs `body` on the connection, turning SQLiteCpp's exceptions into a status.
+  // Runs `body` (returning a status) on the log's connection, inside CatchSqlite.
   template <typename Body>
   auto WithConnection(Body body) -> decltype(body(std::declval<SQLite::Database&>()));
 
-  const std::string path_;
-  const absl::Duration busy_timeout_;
-  absl::Mutex mu_;
-  std::unique_ptr<SQLite::Database> db_ ABSL_GUARDED_BY(mu_);
+  ConnectionPool pool_;
 };
 
 }  // namespace verdict

@@ -98,8 +98,9 @@ TEST(DecisionLogWriterTest, AFullQueueDropsAndCountsInsteadOfWaiting) {
   DecisionLogWriterOptions options;
   options.max_queued_rows = 10;
   options.max_batch_rows = 1;
-  DecisionLogWriter writer(std::make_unique<DecisionLog>(path, absl::Seconds(30)), FixedClock(),
-                           options);
+  DecisionLogWriter writer(
+      std::make_unique<DecisionLog>(path, ConnectionOptions{absl::Seconds(30)}), FixedClock(),
+      options);
   {
     // Another writer holds the database: the log's writer thread waits on the lock.
     SQLite::Database holder(path, SQLite::OPEN_READWRITE);
