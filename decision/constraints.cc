@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "decision/text_checks.h"
 #include "decision/wildcard.h"
 
 namespace verdict {
@@ -110,8 +111,7 @@ bool LooksLikeIanaName(absl::string_view name) {
     return false;
   }
   for (char c : name) {
-    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                         (c >= '0' && c <= '9') || c == '/' || c == '_' || c == '-' || c == '+';
+    const bool allowed = IsAsciiAlphanumeric(c) || c == '/' || c == '_' || c == '-' || c == '+';
     if (!allowed) return false;
   }
   return true;

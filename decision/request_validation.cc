@@ -11,8 +11,7 @@ namespace verdict {
 namespace {
 
 bool IsAgentIdCharacter(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == ':' || c == '-';
+  return IsAsciiAlphanumeric(c) || c == '_' || c == '.' || c == ':' || c == '-';
 }
 
 bool IsPrintableAscii(char c) { return c >= 0x20 && c < 0x7f; }

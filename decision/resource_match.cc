@@ -62,8 +62,7 @@ bool ColonMatches(absl::string_view pattern, absl::string_view resource) {
 }
 
 bool IsActionCharacter(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == ':' || c == '/' || c == '-';
+  return IsAsciiAlphanumeric(c) || c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ bool IsControlCharacterAt(absl::string_view text, size_t i) {
 
 }  // namespace
 
+bool IsAsciiAlphanumeric(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
 absl::Status CheckPrintableUtf8(absl::string_view field, absl::string_view text, size_t max_bytes) {
   if (text.empty() || text.size() > max_bytes) {
     return LengthError(field, text.size(), 1, max_bytes);

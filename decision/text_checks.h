@@ -18,6 +18,9 @@ namespace verdict {
 // DEL, or the C1 controls U+0080..U+009F).
 absl::Status CheckPrintableUtf8(absl::string_view field, absl::string_view text, size_t max_bytes);
 
+// A-Z, a-z, 0-9: the core of every identifier alphabet.
+bool IsAsciiAlphanumeric(char c);
+
 // OK when `text` is min_bytes..max_bytes bytes and `allowed` accepts every byte; the message for
 // a refused byte quotes `allowed_description` ("A-Z a-z 0-9 _ . : -").
 absl::Status CheckAsciiCharset(absl::string_view field, absl::string_view text, size_t min_bytes,

@@ -51,6 +51,11 @@ TEST(CheckPrintableUtf8, RefusesWithAMessageThatNamesTheFieldAndTheProblem) {
   }
 }
 
+TEST(IsAsciiAlphanumeric, AcceptsLettersAndDigitsOnly) {
+  for (char c : std::string("AZaz09")) EXPECT_TRUE(IsAsciiAlphanumeric(c)) << c;
+  for (char c : std::string("@[`{/:_-. \x7f\x80\xc3")) EXPECT_FALSE(IsAsciiAlphanumeric(c)) << c;
+}
+
 TEST(CheckAsciiCharset, AcceptsAllowedBytesWithinTheBounds) {
   EXPECT_TRUE(CheckAsciiCharset("id", "", 0, 3, IsLowerLetter, "a-z").ok());
   EXPECT_TRUE(CheckAsciiCharset("id", "abc", 1, 3, IsLowerLetter, "a-z").ok());
