@@ -91,8 +91,44 @@ CREATE TABLE revoked_token_ids (
 CREATE INDEX revoked_token_ids_by_expiry ON revoked_token_ids (expires_at);
 )sql";
 
+// Version 2: the decision log and the admin credential (the admin plane, design section 5).
+// The log is append-only and hash-chained (store/decision_log.h): AUTOINCREMENT keeps the
+// highest seq ever written, so rows deleted from its end stay detectable. Its rows keep no
+// foreign keys: a decision outlives the agent it was about. One admin credential at most: the
+// Argon2id hash of the operators' bearer secret.
+constexpr char kAdminPlane[] = R"sql(
+CREATE TABLE decision_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  decided_at INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  action TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  client_ip TEXT NOT NULL,
+  arguments_json TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  message TEXT NOT NULL,
+  matched_permission_id TEXT NOT NULL,
+  delegation_path TEXT NOT NULL,
+  approval_request_id TEXT NOT NULL,
+  latency_us INTEGER NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX decision_log_by_agent ON decision_log (agent_id, seq);
+CREATE INDEX decision_log_by_time ON decision_log (decided_at);
+
+CREATE TABLE admin_credentials (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  secret_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
+    {2, kAdminPlane},
 };
 
 }  // namespace
