@@ -1,0 +1,428 @@
+#include "server/proto_convert.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "decision/constraints.h"
+#include "decision/engine.h"
+#include "decision/resource_match.h"
+
+namespace verdict {
+namespace {
+
+// The range google.protobuf.Timestamp allows: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+constexpr int64_t kMinTimestampSeconds = -62135596800;
+constexpr int64_t kMaxTimestampSeconds = 253402300799;
+constexpr int32_t kNanosPerSecond = 1000000000;
+
+// Puts the field's path in front of a nested error, so the caller learns where it is.
+absl::Status InvalidField(absl::string_view field, const absl::Status& cause) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", cause.message()));
+}
+
+absl::Status CheckListSize(absl::string_view field, int size) {
+  if (size > static_cast<int>(kMaxWhatIfEntries)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": at most ", kMaxWhatIfEntries, " entries (got ", size, ")"));
+  }
+  return absl::OkStatus();
+}
+
+bool IsRepresentable(absl::Time time) {
+  return time >= absl::FromUnixSeconds(kMinTimestampSeconds) &&
+         time < absl::FromUnixSeconds(kMaxTimestampSeconds + 1);
+}
+
+// --- Wire to engine --------------------------------------------------------------------------
+
+// An unset subject message reads as one with neither kind set.
+absl::StatusOr<Subject> SubjectFromProto(const v1::Subject& proto) {
+  Subject subject;
+  switch (proto.kind_case()) {
+    case v1::Subject::kAgentId:
+      subject.agent_id = proto.agent_id();
+      return subject;
+    case v1::Subject::kToken:
+      subject.token = proto.token();
+      return subject;
+    case v1::Subject::KIND_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError("subject: required (an agent_id or a token)");
+}
+
+void ContextInto(const v1::RequestContext& context, Request* request) {
+  request->client_ip = context.client_ip();
+  request->arguments_json = context.arguments_json();
+  request->request_id = context.request_id();
+}
+
+absl::StatusOr<Effect> EffectFromProto(int proto_effect) {
+  switch (proto_effect) {
+    case v1::EFFECT_ALLOW:
+      return Effect::kAllow;
+    case v1::EFFECT_DENY:
+      return Effect::kDeny;
+    case v1::EFFECT_UNSPECIFIED:
+      return absl::InvalidArgumentError("required (EFFECT_ALLOW or EFFECT_DENY)");
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown effect ", proto_effect));
+  }
+}
+
+// The parts of a PermissionSpec that a permission and a lent permission share.
+absl::Status CheckGrantSpec(absl::string_view field, const v1::PermissionSpec& spec) {
+  if (absl::Status status = ValidateResourcePattern(spec.resource()); !status.ok()) {
+    return InvalidField(absl::StrCat(field, ".resource"), status);
+  }
+  if (spec.actions().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".actions: at least one is required"));
+  }
+  for (int i = 0; i < spec.actions_size(); ++i) {
+    if (absl::Status status = ValidateActionName(spec.actions(i)); !status.ok()) {
+      return InvalidField(absl::StrCat(field, ".actions[", i, "]"), status);
+    }
+  }
+  if (!spec.constraints_json().empty()) {
+    if (absl::StatusOr<Constraints> parsed = ParseConstraints(spec.constraints_json());
+        !parsed.ok()) {
+      return InvalidField(absl::StrCat(field, ".constraints_json"), parsed.status());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Permission> PermissionFromSpec(absl::string_view field,
+                                              const v1::PermissionSpec& spec) {
+  if (absl::Status status = CheckGrantSpec(field, spec); !status.ok()) return status;
+  absl::StatusOr<Effect> effect = EffectFromProto(spec.effect());
+  if (!effect.ok()) return InvalidField(absl::StrCat(field, ".effect"), effect.status());
+  Permission permission;
+  permission.resource = spec.resource();
+  permission.actions.assign(spec.actions().begin(), spec.actions().end());
+  permission.effect = *effect;
+  permission.constraints_json = spec.constraints_json();
+  return permission;
+}
+
+absl::StatusOr<LentPermission> LentPermissionFromSpec(absl::string_view field,
+                                                      const v1::PermissionSpec& spec) {
+  if (absl::Status status = CheckGrantSpec(field, spec); !status.ok()) return status;
+  // A delegation lends rights; there is no lending a deny. Unset means the allow it lends.
+  if (spec.effect() != v1::EFFECT_UNSPECIFIED) {
+    absl::StatusOr<Effect> effect = EffectFromProto(spec.effect());
+    if (!effect.ok()) return InvalidField(absl::StrCat(field, ".effect"), effect.status());
+    if (*effect != Effect::kAllow) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".effect: a delegation lends allow permissions only"));
+    }
+  }
+  LentPermission lent;
+  lent.resource = spec.resource();
+  lent.actions.assign(spec.actions().begin(), spec.actions().end());
+  lent.constraints_json = spec.constraints_json();
+  return lent;
+}
+
+absl::StatusOr<Delegation> DelegationFromSpec(absl::string_view field,
+                                              const v1::DelegationSpec& spec) {
+  if (spec.from_agent_id().empty() || spec.to_agent_id().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": from_agent_id and to_agent_id are required"));
+  }
+  if (spec.permissions().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".permissions: at least one is required"));
+  }
+  if (absl::Status status =
+          CheckListSize(absl::StrCat(field, ".permissions"), spec.permissions_size());
+      !status.ok()) {
+    return status;
+  }
+  if (spec.max_depth() > static_cast<uint32_t>(kMaxDelegationDepth)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ".max_depth: at most ", kMaxDelegationDepth, " (got ", spec.max_depth(), ")"));
+  }
+  Delegation delegation;
+  delegation.from_agent_id = spec.from_agent_id();
+  delegation.to_agent_id = spec.to_agent_id();
+  // proto3 cannot tell 0 from unset; a link usable on no path at all would be pointless.
+  delegation.max_depth = spec.max_depth() == 0 ? 1 : static_cast<int>(spec.max_depth());
+  if (spec.has_expires_at()) {
+    absl::StatusOr<absl::Time> expires_at = TimeFromProto(spec.expires_at());
+    if (!expires_at.ok()) {
+      return InvalidField(absl::StrCat(field, ".expires_at"), expires_at.status());
+    }
+    delegation.expires_at = *expires_at;
+  }
+  for (int i = 0; i < spec.permissions_size(); ++i) {
+    absl::StatusOr<LentPermission> lent =
+        LentPermissionFromSpec(absl::StrCat(field, ".permissions[", i, "]"), spec.permissions(i));
+    if (!lent.ok()) return lent.status();
+    delegation.permissions.push_back(*std::move(lent));
+  }
+  return delegation;
+}
+
+// --- Engine to wire --------------------------------------------------------------------------
+
+v1::Verdict VerdictToProto(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kAllow:
+      return v1::ALLOW;
+    case Verdict::kDeny:
+      return v1::DENY;
+    case Verdict::kNeedsApproval:
+      return v1::NEEDS_APPROVAL;
+  }
+  return v1::VERDICT_UNSPECIFIED;
+}
+
+v1::ReasonCode ReasonToProto(ReasonCode reason) {
+  switch (reason) {
+    case ReasonCode::kAllowed:
+      return v1::ALLOWED;
+    case ReasonCode::kAgentNotFound:
+      return v1::AGENT_NOT_FOUND;
+    case ReasonCode::kAgentSuspended:
+      return v1::AGENT_SUSPENDED;
+    case ReasonCode::kAgentRevoked:
+      return v1::AGENT_REVOKED;
+    case ReasonCode::kAgentExpired:
+      return v1::AGENT_EXPIRED;
+    case ReasonCode::kTokenInvalid:
+      return v1::TOKEN_INVALID;
+    case ReasonCode::kDeniedByPolicy:
+      return v1::DENIED_BY_POLICY;
+    case ReasonCode::kNoMatchingPermission:
+      return v1::NO_MATCHING_PERMISSION;
+    case ReasonCode::kOutsideTimeWindow:
+      return v1::OUTSIDE_TIME_WINDOW;
+    case ReasonCode::kIpNotAllowed:
+      return v1::IP_NOT_ALLOWED;
+    case ReasonCode::kArgumentsRejected:
+      return v1::ARGUMENTS_REJECTED;
+    case ReasonCode::kApprovalRequired:
+      return v1::APPROVAL_REQUIRED;
+    case ReasonCode::kApprovalDenied:
+      return v1::APPROVAL_DENIED;
+    case ReasonCode::kRateLimited:
+      return v1::RATE_LIMITED;
+  }
+  return v1::REASON_UNSPECIFIED;
+}
+
+v1::Effect EffectToProto(Effect effect) {
+  switch (effect) {
+    case Effect::kAllow:
+      return v1::EFFECT_ALLOW;
+    case Effect::kDeny:
+      return v1::EFFECT_DENY;
+  }
+  return v1::EFFECT_UNSPECIFIED;
+}
+
+v1::AgentKind KindToProto(AgentKind kind) {
+  switch (kind) {
+    case AgentKind::kAutonomous:
+      return v1::AUTONOMOUS;
+    case AgentKind::kDelegated:
+      return v1::DELEGATED;
+    case AgentKind::kService:
+      return v1::SERVICE;
+  }
+  return v1::AGENT_KIND_UNSPECIFIED;
+}
+
+v1::AgentStatus StatusToProto(AgentStatus status) {
+  switch (status) {
+    case AgentStatus::kActive:
+      return v1::ACTIVE;
+    case AgentStatus::kSuspended:
+      return v1::SUSPENDED;
+    case AgentStatus::kRevoked:
+      return v1::REVOKED;
+  }
+  return v1::AGENT_STATUS_UNSPECIFIED;
+}
+
+// The wire has no infinity: a time it cannot carry (never expires) leaves the field unset.
+template <typename MutableField>
+void SetTimeIfRepresentable(absl::Time time, MutableField mutable_field) {
+  if (IsRepresentable(time)) *mutable_field() = TimeToProto(time);
+}
+
+void GrantToProto(const Grant& grant, v1::Grant* proto) {
+  proto->set_permission_id(grant.permission_id);
+  proto->set_owner_agent_id(grant.owner_agent_id);
+  proto->set_resource(grant.resource);
+  proto->mutable_actions()->Assign(grant.actions.begin(), grant.actions.end());
+  proto->set_effect(EffectToProto(grant.effect));
+  proto->set_constraints_json(grant.constraints_json);
+}
+
+void HopsToProto(const std::vector<DelegationHop>& hops,
+                 google::protobuf::RepeatedPtrField<v1::DelegationHop>* proto) {
+  proto->Reserve(static_cast<int>(hops.size()));
+  for (const DelegationHop& hop : hops) {
+    v1::DelegationHop* wire_hop = proto->Add();
+    wire_hop->set_delegation_id(hop.delegation_id);
+    wire_hop->set_from_agent_id(hop.from_agent_id);
+    wire_hop->set_to_agent_id(hop.to_agent_id);
+  }
+}
+
+void AgentToProto(const Agent& agent, v1::Agent* proto) {
+  proto->set_id(agent.id);
+  proto->set_owner(agent.owner);
+  proto->set_name(agent.name);
+  proto->set_kind(KindToProto(agent.kind));
+  proto->set_status(StatusToProto(agent.status));
+  proto->set_token_prefix(agent.token_prefix);
+  SetTimeIfRepresentable(agent.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTimeIfRepresentable(agent.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTimeIfRepresentable(agent.updated_at, [proto] { return proto->mutable_updated_at(); });
+}
+
+void TraceToProto(const Trace& trace, v1::Trace* proto) {
+  for (const TraceStage& stage : trace.stages) {
+    v1::TraceStage* wire_stage = proto->add_stages();
+    wire_stage->set_name(stage.name);
+    wire_stage->set_passed(stage.passed);
+    wire_stage->set_detail(stage.detail);
+  }
+  for (const GrantTrial& trial : trace.grants) {
+    v1::GrantTrial* wire_trial = proto->add_grants();
+    GrantToProto(trial.grant, wire_trial->mutable_grant());
+    HopsToProto(trial.path, wire_trial->mutable_path());
+    wire_trial->set_resource_matched(trial.resource_matched);
+    wire_trial->set_action_matched(trial.action_matched);
+    wire_trial->set_outcome(ReasonToProto(trial.outcome));
+    wire_trial->set_detail(trial.detail);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Request> RequestFromProto(const v1::AuthorizeRequest& proto) {
+  absl::StatusOr<Subject> subject = SubjectFromProto(proto.subject());
+  if (!subject.ok()) return subject.status();
+  Request request;
+  request.subject = *std::move(subject);
+  request.action = proto.action();
+  request.resource = proto.resource();
+  ContextInto(proto.context(), &request);
+  return request;
+}
+
+absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(
+    const v1::BatchAuthorizeRequest& proto) {
+  absl::StatusOr<Subject> subject = SubjectFromProto(proto.subject());
+  if (!subject.ok()) return subject.status();
+  Request common;
+  common.subject = *std::move(subject);
+  ContextInto(proto.context(), &common);
+
+  std::vector<Request> requests;
+  requests.reserve(proto.checks_size());
+  for (const v1::BatchCheck& check : proto.checks()) {
+    Request& request = requests.emplace_back(common);
+    request.action = check.action();
+    request.resource = check.resource();
+    if (!check.arguments_json().empty()) request.arguments_json = check.arguments_json();
+  }
+  return requests;
+}
+
+absl::StatusOr<WhatIf> WhatIfFromProto(const v1::WhatIf& proto) {
+  WhatIf what_if;
+  if (proto.has_at()) {
+    absl::StatusOr<absl::Time> at = TimeFromProto(proto.at());
+    if (!at.ok()) return InvalidField("what_if.at", at.status());
+    what_if.at = *at;
+  }
+  if (!proto.client_ip().empty()) {
+    if (!ParseIpAddress(proto.client_ip()).ok()) {
+      return absl::InvalidArgumentError("what_if.client_ip: not an IPv4 or IPv6 address");
+    }
+    what_if.client_ip = proto.client_ip();
+  }
+  for (const auto& [field, size] :
+       {std::pair<absl::string_view, int>{"what_if.extra_permissions",
+                                          proto.extra_permissions_size()},
+        {"what_if.extra_delegations", proto.extra_delegations_size()},
+        {"what_if.removed_delegation_ids", proto.removed_delegation_ids_size()}}) {
+    if (absl::Status status = CheckListSize(field, size); !status.ok()) return status;
+  }
+  for (int i = 0; i < proto.extra_permissions_size(); ++i) {
+    absl::StatusOr<Permission> permission = PermissionFromSpec(
+        absl::StrCat("what_if.extra_permissions[", i, "]"), proto.extra_permissions(i));
+    if (!permission.ok()) return permission.status();
+    what_if.extra_permissions.push_back(*std::move(permission));
+  }
+  for (int i = 0; i < proto.extra_delegations_size(); ++i) {
+    absl::StatusOr<Delegation> delegation = DelegationFromSpec(
+        absl::StrCat("what_if.extra_delegations[", i, "]"), proto.extra_delegations(i));
+    if (!delegation.ok()) return delegation.status();
+    what_if.extra_delegations.push_back(*std::move(delegation));
+  }
+  what_if.removed_delegation_ids.assign(proto.removed_delegation_ids().begin(),
+                                        proto.removed_delegation_ids().end());
+  return what_if;
+}
+
+void DecisionToProto(const Decision& decision, v1::AuthorizeResponse* proto) {
+  proto->set_verdict(VerdictToProto(decision.verdict));
+  proto->set_reason(ReasonToProto(decision.reason));
+  proto->set_message(decision.message);
+  proto->set_agent_id(decision.agent_id);
+  if (decision.matched_grant) GrantToProto(*decision.matched_grant, proto->mutable_matched_grant());
+  HopsToProto(decision.delegation_path, proto->mutable_delegation_path());
+  proto->set_approval_request_id(decision.approval_request_id);
+  proto->set_request_id(decision.request_id);
+}
+
+void TokenValidationToProto(const TokenValidation& validation, v1::ValidateTokenResponse* proto) {
+  proto->set_valid(validation.valid);
+  proto->set_reason(ReasonToProto(validation.reason));
+  proto->set_message(validation.message);
+  if (validation.agent) AgentToProto(*validation.agent, proto->mutable_agent());
+  for (const EffectivePermission& permission : validation.permissions) {
+    v1::EffectivePermission* wire_permission = proto->add_permissions();
+    GrantToProto(permission.grant, wire_permission->mutable_grant());
+    HopsToProto(permission.via, wire_permission->mutable_via());
+  }
+}
+
+void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto) {
+  DecisionToProto(simulation.decision, proto->mutable_decision());
+  TraceToProto(simulation.trace, proto->mutable_trace());
+}
+
+absl::StatusOr<absl::Time> TimeFromProto(const google::protobuf::Timestamp& proto) {
+  if (proto.seconds() < kMinTimestampSeconds || proto.seconds() > kMaxTimestampSeconds) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("seconds ", proto.seconds(), " outside 0001-01-01..9999-12-31"));
+  }
+  if (proto.nanos() < 0 || proto.nanos() >= kNanosPerSecond) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nanos ", proto.nanos(), " outside [0, 999999999]"));
+  }
+  return absl::FromUnixSeconds(proto.seconds()) + absl::Nanoseconds(proto.nanos());
+}
+
+google::protobuf::Timestamp TimeToProto(absl::Time time) {
+  // ToUnixSeconds rounds towards the infinite past, so the nanos are never negative.
+  const int64_t seconds = absl::ToUnixSeconds(time);
+  google::protobuf::Timestamp proto;
+  proto.set_seconds(seconds);
+  proto.set_nanos(
+      static_cast<int32_t>(absl::ToInt64Nanoseconds(time - absl::FromUnixSeconds(seconds))));
+  return proto;
+}
+
+}  // namespace verdict

@@ -1,0 +1,52 @@
+// Translation between verdict.v1 protobuf messages and the engine's own types: protobuf stops
+// here. Requests coming in are checked for what the wire allows but the engine cannot take
+// (a missing subject, an enum value outside the proto's list, a timestamp out of range, what-if
+// policy that could never be stored); the request's own fields are checked by
+// decision/request_validation.h inside the Authorizer.
+//
+//   absl::StatusOr<Request> request = RequestFromProto(wire_request);
+//   if (!request.ok()) return request.status();  // INVALID_ARGUMENT
+//   DecisionToProto(*authorizer.Authorize(*request), &wire_response);
+#ifndef VERDICT_SERVER_PROTO_CONVERT_H_
+#define VERDICT_SERVER_PROTO_CONVERT_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "decision/authorizer.h"
+#include "decision/trace.h"
+#include "decision/types.h"
+#include "decision/what_if.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "verdict/v1/decision.pb.h"
+
+namespace verdict {
+
+// The most entries of each list a what-if may carry: Simulate explains one call, it does not
+// load a policy.
+inline constexpr size_t kMaxWhatIfEntries = 256;
+
+// Requests, wire to engine. Every error is INVALID_ARGUMENT naming the field.
+absl::StatusOr<Request> RequestFromProto(const v1::AuthorizeRequest& proto);
+// One Request per check, each with the batch's subject and context; a check's non-empty
+// arguments_json replaces the context's.
+absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(const v1::BatchAuthorizeRequest& proto);
+// Extra permissions and lent permissions must be storable (resource pattern, action names,
+// constraints); a what-if delegation lends allow permissions only.
+absl::StatusOr<WhatIf> WhatIfFromProto(const v1::WhatIf& proto);
+
+// Answers, engine to wire. The decision's side effects stay inside the server.
+void DecisionToProto(const Decision& decision, v1::AuthorizeResponse* proto);
+void TokenValidationToProto(const TokenValidation& validation, v1::ValidateTokenResponse* proto);
+void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto);
+
+// Timestamps: seconds in [0001-01-01, 9999-12-31] UTC, nanos in [0, 1e9).
+absl::StatusOr<absl::Time> TimeFromProto(const google::protobuf::Timestamp& proto);
+// `time` must lie in that range (the wire has no infinity: leave the field unset instead).
+google::protobuf::Timestamp TimeToProto(absl::Time time);
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_PROTO_CONVERT_H_
