@@ -1,0 +1,160 @@
+#include "server/admin_auth.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kSecret[] = "correct horse battery staple";
+constexpr char kPeer[] = "ipv4:10.0.0.1:40000";
+
+// Low enough to keep the suite fast, high enough that a check costs measurable time.
+SecretHashParams TestHashParams() { return {.time_cost = 1, .memory_kib = 8 * 1024}; }
+
+std::string FreshDatabasePath(absl::string_view name) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
+}
+
+class AdminAuthTest : public testing::Test {
+ protected:
+  AdminAuthTest()
+      : credentials_(
+            FreshDatabasePath(testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+
+  void StoreSecret() {
+    absl::StatusOr<std::string> hash = HashSecret(kSecret, TestHashParams());
+    ASSERT_TRUE(hash.ok()) << hash.status();
+    ASSERT_TRUE(credentials_.SetIfAbsent(*hash, now_).ok());
+  }
+
+  AdminAuthenticator MakeAuthenticator(AdminAuthOptions options = {}) {
+    options.hash_params = TestHashParams();
+    return AdminAuthenticator(
+        credentials_, [this] { return now_; }, options);
+  }
+
+  static std::string Bearer(absl::string_view secret) { return absl::StrCat("Bearer ", secret); }
+
+  AdminCredentials credentials_;
+  absl::Time now_ = absl::FromUnixSeconds(1700000000);
+};
+
+TEST_F(AdminAuthTest, TheAdminSecretPasses) {
+  StoreSecret();
+  AdminAuthenticator auth = MakeAuthenticator();
+  EXPECT_TRUE(auth.Authenticate(kPeer, Bearer(kSecret)).ok());
+  EXPECT_TRUE(auth.Authenticate(kPeer, absl::StrCat("bearer ", kSecret)).ok());
+}
+
+TEST_F(AdminAuthTest, AWrongSecretIsUnauthenticated) {
+  StoreSecret();
+  AdminAuthenticator auth = MakeAuthenticator();
+  absl::Status status = auth.Authenticate(kPeer, Bearer("correct horse battery stapl"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(status.message(), "invalid admin credential");
+}
+
+TEST_F(AdminAuthTest, AMissingOrMalformedHeaderIsUnauthenticated) {
+  StoreSecret();
+  AdminAuthenticator auth = MakeAuthenticator({.free_failures = 100});
+  for (const std::string& header :
+       {std::string(""), std::string("Bearer"), std::string("Bearer   "), std::string(kSecret),
+        absl::StrCat("Basic ", kSecret)}) {
+    absl::Status status = auth.Authenticate(kPeer, header);
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated) << header;
+    EXPECT_THAT(status.message(), HasSubstr("authorization: Bearer")) << header;
+  }
+}
+
+TEST_F(AdminAuthTest, WithNoCredentialStoredEverySecretFailsTheSameWay) {
+  AdminAuthenticator auth = MakeAuthenticator();
+  absl::Status status = auth.Authenticate(kPeer, Bearer(kSecret));
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(status.message(), "invalid admin credential");
+}
+
+absl::Duration MedianCheckTime(AdminAuthenticator& auth, absl::string_view header) {
+  std::vector<absl::Duration> times;
+  for (int i = 0; i < 7; ++i) {
+    const absl::Time start = absl::Now();
+    (void)auth.Authenticate(absl::StrCat("ipv4:10.0.0.", i, ":1"), header);
+    times.push_back(absl::Now() - start);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+TEST_F(AdminAuthTest, ACheckTakesAsLongWhetherOrNotACredentialExists) {
+  AdminAuthenticator auth = MakeAuthenticator();
+  const absl::Duration without_credential = MedianCheckTime(auth, Bearer("wrong"));
+  StoreSecret();
+  const absl::Duration with_credential = MedianCheckTime(auth, Bearer("wrong"));
+  // Both run one Argon2id check at the same parameters; a fast path for "no credential" would
+  // take microseconds against milliseconds.
+  EXPECT_GT(without_credential, with_credential / 2);
+  EXPECT_LT(without_credential, with_credential * 2);
+}
+
+TEST_F(AdminAuthTest, RepeatedFailuresMakeThePeerWaitEvenWithTheRightSecret) {
+  StoreSecret();
+  AdminAuthenticator auth =
+      MakeAuthenticator({.free_failures = 2, .first_backoff = absl::Seconds(10)});
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+
+  absl::Status waiting = auth.Authenticate(kPeer, Bearer(kSecret));
+  EXPECT_EQ(waiting.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(waiting.message(), HasSubstr("retry in 10 s"));
+  // Another port of the same host is the same peer.
+  EXPECT_EQ(auth.Authenticate("ipv4:10.0.0.1:40001", Bearer(kSecret)).code(),
+            absl::StatusCode::kResourceExhausted);
+  // Another host is not held back.
+  EXPECT_TRUE(auth.Authenticate("ipv4:10.0.0.2:40000", Bearer(kSecret)).ok());
+
+  now_ += absl::Seconds(10);
+  EXPECT_TRUE(auth.Authenticate(kPeer, Bearer(kSecret)).ok());
+  // The success forgot the failures: the next failure does not wait.
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+}
+
+TEST_F(AdminAuthTest, TheWaitDoublesWithEachFailureUpToTheMaximum) {
+  StoreSecret();
+  AdminAuthenticator auth = MakeAuthenticator(
+      {.free_failures = 1, .first_backoff = absl::Seconds(1), .max_backoff = absl::Seconds(5)});
+  for (int expected_wait : {1, 2, 4, 5, 5}) {
+    EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+    absl::Status waiting = auth.Authenticate(kPeer, Bearer("wrong"));
+    EXPECT_THAT(waiting.message(), HasSubstr(absl::StrCat("retry in ", expected_wait, " s")));
+    now_ += absl::Seconds(expected_wait);
+  }
+}
+
+TEST_F(AdminAuthTest, AnUnreadableStoreIsUnavailableNotUnauthenticated) {
+  AdminCredentials unreachable("/nonexistent-dir/verdict.db");
+  AdminAuthenticator auth(unreachable, [this] { return now_; }, {.hash_params = TestHashParams()});
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer(kSecret)).code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(PeerHostTest, DropsThePortOfNetworkPeers) {
+  EXPECT_EQ(PeerHost("ipv4:127.0.0.1:5555"), "ipv4:127.0.0.1");
+  EXPECT_EQ(PeerHost("ipv6:[::1]:5555"), "ipv6:[::1]");
+  EXPECT_EQ(PeerHost("ipv6:%5B::1%5D:5555"), "ipv6:%5B::1%5D");
+  EXPECT_EQ(PeerHost("unix:/run/verdict/admin.sock"), "unix:/run/verdict/admin.sock");
+  EXPECT_EQ(PeerHost("unix:"), "unix:");
+}
+
+}  // namespace
+}  // namespace verdict
