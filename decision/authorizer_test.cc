@@ -1,0 +1,540 @@
+#include "decision/authorizer.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/time/time.h"
+#include "crypto/sha256.h"
+#include "crypto/token.h"
+#include "decision/memory_store.h"
+#include "decision/request_validation.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+const absl::Time kStart = absl::FromUnixSeconds(1'700'000'000);  // a Tuesday, 22:13 UTC
+
+// A store that cannot be reached.
+class UnreachableStore : public PolicyStore {
+ public:
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    return absl::UnavailableError("database is locked");
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    return absl::UnavailableError("database is locked");
+  }
+};
+
+// A store whose snapshots fail halfway through a decision.
+class FailingPermissionsStore : public PolicyStore {
+ public:
+  explicit FailingPermissionsStore(PolicyStore& base) : base_(base) {}
+
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> inner = base_.BeginRead();
+    if (!inner.ok()) return inner.status();
+    return std::unique_ptr<ReadSnapshot>(new Snapshot(*std::move(inner)));
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    return base_.BeginWrite();
+  }
+
+ private:
+  class Snapshot : public ReadSnapshot {
+   public:
+    explicit Snapshot(std::unique_ptr<ReadSnapshot> inner) : inner_(std::move(inner)) {}
+    absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+      return inner_->FindAgent(agent_id);
+    }
+    absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                              absl::Time now) override {
+      return inner_->FindAgentByTokenHash(token_sha256, now);
+    }
+    absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view) override {
+      return absl::UnavailableError("disk I/O error");
+    }
+    absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                  absl::Time now) override {
+      return inner_->ActiveDelegationsInto(agent_id, now);
+    }
+    absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
+        absl::string_view agent_id, absl::string_view action, absl::string_view resource,
+        absl::string_view arguments_hash, absl::Time now) override {
+      return inner_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
+    }
+    absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                      int64_t window_start_unix) override {
+      return inner_->RateCount(permission_id, window_start_unix);
+    }
+
+   private:
+    std::unique_ptr<ReadSnapshot> inner_;
+  };
+
+  PolicyStore& base_;
+};
+
+class RecordingObserver : public DecisionObserver {
+ public:
+  void OnDecision(const Request& request, const Decision& decision,
+                  absl::Duration latency) override {
+    request_ids.push_back(request.request_id);
+    reasons.push_back(decision.reason);
+    latencies.push_back(latency);
+  }
+  std::vector<std::string> request_ids;
+  std::vector<ReasonCode> reasons;
+  std::vector<absl::Duration> latencies;
+};
+
+class AuthorizerTest : public ::testing::Test {
+ protected:
+  AuthorizerTest()
+      : authorizer_(
+            store_, [this] { return now_; }, &observer_) {}
+
+  void AddAgent(const std::string& id) {
+    Agent agent;
+    agent.id = id;
+    ASSERT_TRUE(store_.AddAgent(agent).ok());
+  }
+
+  std::string Allow(const std::string& agent_id, const std::string& resource,
+                    const std::string& constraints_json = "") {
+    Permission permission;
+    permission.agent_id = agent_id;
+    permission.resource = resource;
+    permission.actions = {"read"};
+    permission.constraints_json = constraints_json;
+    absl::StatusOr<std::string> id = store_.AddPermission(permission);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return id.value_or("");
+  }
+
+  std::string Delegate(const std::string& from, const std::string& to,
+                       const std::string& resource) {
+    Delegation delegation;
+    delegation.from_agent_id = from;
+    delegation.to_agent_id = to;
+    delegation.max_depth = 2;
+    delegation.permissions.push_back({resource, {"read"}, ""});
+    absl::StatusOr<std::string> id = store_.AddDelegation(delegation);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return id.value_or("");
+  }
+
+  static Request Read(const std::string& agent_id, const std::string& resource,
+                      const std::string& request_id = "req-1") {
+    Request request;
+    request.subject.agent_id = agent_id;
+    request.action = "read";
+    request.resource = resource;
+    request.request_id = request_id;
+    return request;
+  }
+
+  Decision Authorize(const Request& request) {
+    absl::StatusOr<Decision> decision = authorizer_.Authorize(request);
+    EXPECT_TRUE(decision.ok()) << decision.status();
+    return decision.value_or(Decision());
+  }
+
+  Simulation Simulate(const Request& request, const WhatIf& what_if = WhatIf()) {
+    absl::StatusOr<Simulation> simulation = authorizer_.Simulate(request, what_if);
+    EXPECT_TRUE(simulation.ok()) << simulation.status();
+    return simulation.value_or(Simulation());
+  }
+
+  int64_t RateCount(const std::string& permission_id, int64_t window_seconds) {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+    EXPECT_TRUE(snapshot.ok());
+    const int64_t window_start = absl::ToUnixSeconds(now_) / window_seconds * window_seconds;
+    return (*snapshot)->RateCount(permission_id, window_start).value_or(-1);
+  }
+
+  absl::Time now_ = kStart;
+  MemoryPolicyStore store_;
+  RecordingObserver observer_;
+  Authorizer authorizer_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Requests and failures
+
+TEST_F(AuthorizerTest, AMalformedRequestIsInvalidArgumentBeforeTheStoreIsAsked) {
+  UnreachableStore unreachable;
+  Authorizer authorizer(unreachable, [] { return kStart; });
+  Request request = Read("agt_a", "docs:1");
+  request.action = "";
+  absl::StatusOr<Decision> decision = authorizer.Authorize(request);
+  EXPECT_EQ(decision.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(decision.status().message(), "action")) << decision.status();
+  EXPECT_EQ(authorizer.Simulate(request, WhatIf()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(AuthorizerTest, AnUnreachableStoreIsUnavailableForEveryCall) {
+  UnreachableStore unreachable;
+  Authorizer authorizer(unreachable, [] { return kStart; });
+  const Request request = Read("agt_a", "docs:1");
+  EXPECT_EQ(authorizer.Authorize(request).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(authorizer.BatchAuthorize({request}).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(authorizer.ValidateToken(NewAgentToken()).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(authorizer.Simulate(request, WhatIf()).status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(AuthorizerTest, ALookupFailingMidDecisionFailsTheCallNeverAllows) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  FailingPermissionsStore failing(store_);
+  Authorizer authorizer(
+      failing, [] { return kStart; }, &observer_);
+  absl::StatusOr<Decision> decision = authorizer.Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(decision.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(decision.status().message(), "disk I/O error");
+  EXPECT_TRUE(observer_.reasons.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Freshness and side effects
+
+TEST_F(AuthorizerTest, ARevocationIsSeenByTheNextCall) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  Allow("agt_a", "docs:*");
+  const std::string link = Delegate("agt_a", "agt_b", "docs:*");
+  EXPECT_EQ(Authorize(Read("agt_b", "docs:1")).reason, ReasonCode::kAllowed);
+  ASSERT_TRUE(store_.RevokeDelegation(link).ok());
+  EXPECT_EQ(Authorize(Read("agt_b", "docs:1")).reason, ReasonCode::kNoMatchingPermission);
+  ASSERT_TRUE(store_.SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kAgentRevoked);
+}
+
+TEST_F(AuthorizerTest, ARateLimitSpendsOnlyOnAllow) {
+  AddAgent("agt_a");
+  const std::string permission =
+      Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 2, "window_seconds": 60}})");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Simulate(Read("agt_a", "docs:1")).decision.reason, ReasonCode::kAllowed);
+  }
+  EXPECT_EQ(RateCount(permission, 60), 0);  // Simulate spends nothing
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kAllowed);
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kAllowed);
+  EXPECT_EQ(RateCount(permission, 60), 2);
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kRateLimited);
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kRateLimited);
+  EXPECT_EQ(RateCount(permission, 60), 2);
+}
+
+TEST_F(AuthorizerTest, ACallRefusedByAnotherConstraintSpendsNoQuota) {
+  AddAgent("agt_a");
+  const std::string permission = Allow(
+      "agt_a", "docs:*",
+      R"({"ip_allowlist": ["10.0.0.0/8"], "rate_limit": {"max_calls": 1, "window_seconds": 60}})");
+  Request outside = Read("agt_a", "docs:1");
+  outside.client_ip = "192.0.2.1";
+  Request inside = Read("agt_a", "docs:1");
+  inside.client_ip = "10.0.0.1";
+  EXPECT_EQ(Authorize(outside).reason, ReasonCode::kIpNotAllowed);
+  EXPECT_EQ(Authorize(outside).reason, ReasonCode::kIpNotAllowed);
+  EXPECT_EQ(RateCount(permission, 60), 0);
+  EXPECT_EQ(Authorize(inside).reason, ReasonCode::kAllowed);
+  EXPECT_EQ(Authorize(inside).reason, ReasonCode::kRateLimited);
+}
+
+TEST_F(AuthorizerTest, ApprovalOpensOneRequestPerCallAndAllowsOnceAtQuorum) {
+  AddAgent("agt_a");
+  const std::string permission = Allow(
+      "agt_a", "docs:*",
+      R"({"approval": {"quorum": 2}, "rate_limit": {"max_calls": 10, "window_seconds": 60}})");
+  Request request = Read("agt_a", "docs:1");
+  request.arguments_json = R"({"reason": "audit"})";
+
+  Decision first = Authorize(request);
+  EXPECT_EQ(first.verdict, Verdict::kNeedsApproval);
+  EXPECT_EQ(first.reason, ReasonCode::kApprovalRequired);
+  ASSERT_FALSE(first.approval_request_id.empty());
+  Decision second = Authorize(request);
+  EXPECT_EQ(second.verdict, Verdict::kNeedsApproval);
+  EXPECT_EQ(second.approval_request_id, first.approval_request_id);
+  ASSERT_EQ(store_.ApprovalRequests().size(), 1u);
+  EXPECT_EQ(RateCount(permission, 60), 0);  // waiting spends no quota
+
+  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice").ok());
+  EXPECT_EQ(Authorize(request).reason, ReasonCode::kApprovalRequired);
+  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "bob").ok());
+  EXPECT_EQ(Authorize(request).reason, ReasonCode::kAllowed);
+  EXPECT_EQ(store_.ApprovalRequests()[0].status, ApprovalStatus::kUsed);
+  EXPECT_EQ(RateCount(permission, 60), 1);
+
+  Decision after = Authorize(request);
+  EXPECT_EQ(after.verdict, Verdict::kNeedsApproval);
+  EXPECT_NE(after.approval_request_id, first.approval_request_id);
+  EXPECT_EQ(store_.ApprovalRequests().size(), 2u);
+}
+
+TEST_F(AuthorizerTest, ADeniedApprovalRefusesIdenticalCallsUntilItExpires) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"approval": {"quorum": 1, "ttl_seconds": 600}})");
+  Decision opened = Authorize(Read("agt_a", "docs:1"));
+  ASSERT_TRUE(store_.DenyRequest(opened.approval_request_id).ok());
+  Decision denied = Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(denied.verdict, Verdict::kDeny);
+  EXPECT_EQ(denied.reason, ReasonCode::kApprovalDenied);
+  now_ += absl::Minutes(10);
+  Decision reopened = Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(reopened.reason, ReasonCode::kApprovalRequired);
+  EXPECT_NE(reopened.approval_request_id, opened.approval_request_id);
+}
+
+TEST_F(AuthorizerTest, ConcurrentCallsNeverOverspendARateLimit) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 50, "window_seconds": 3600}})");
+  std::atomic<int> allowed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([this, &allowed] {
+      for (int i = 0; i < 25; ++i) {
+        absl::StatusOr<Decision> decision = authorizer_.Authorize(Read("agt_a", "docs:1"));
+        ASSERT_TRUE(decision.ok()) << decision.status();
+        if (decision->verdict == Verdict::kAllow) ++allowed;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(allowed.load(), 50);
+}
+
+// ---------------------------------------------------------------------------------------------
+// BatchAuthorize
+
+TEST_F(AuthorizerTest, ABatchAnswersInOrderAndSpendsAsItGoes) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
+  absl::StatusOr<std::vector<Decision>> decisions =
+      authorizer_.BatchAuthorize({Read("agt_a", "docs:1", "r1"), Read("agt_a", "mail:1", "r2"),
+                                  Read("agt_a", "docs:2", "r3")});
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  ASSERT_EQ(decisions->size(), 3u);
+  EXPECT_EQ((*decisions)[0].reason, ReasonCode::kAllowed);
+  EXPECT_EQ((*decisions)[1].reason, ReasonCode::kNoMatchingPermission);
+  EXPECT_EQ((*decisions)[2].reason, ReasonCode::kRateLimited);  // r1 took the only slot
+  EXPECT_EQ((*decisions)[2].request_id, "r3");
+  EXPECT_EQ(observer_.request_ids, (std::vector<std::string>{"r1", "r2", "r3"}));
+}
+
+TEST_F(AuthorizerTest, ABatchHasOneSubjectAndABoundedSize) {
+  AddAgent("agt_a");
+  absl::StatusOr<std::vector<Decision>> mixed =
+      authorizer_.BatchAuthorize({Read("agt_a", "docs:1"), Read("agt_b", "docs:1")});
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(mixed.status().message(), "requests[1].subject")) << mixed.status();
+
+  Request malformed = Read("agt_a", "");
+  absl::StatusOr<std::vector<Decision>> bad =
+      authorizer_.BatchAuthorize({Read("agt_a", "docs:1"), malformed});
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "requests[1]: resource")) << bad.status();
+
+  std::vector<Request> too_many(kMaxBatchSize + 1, Read("agt_a", "docs:1"));
+  EXPECT_EQ(authorizer_.BatchAuthorize(too_many).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  std::vector<Request> at_limit(kMaxBatchSize, Read("agt_a", "docs:1"));
+  EXPECT_TRUE(authorizer_.BatchAuthorize(at_limit).ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// ValidateToken
+
+TEST_F(AuthorizerTest, AValidTokenCarriesTheAgentAndItsEffectivePermissions) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  AddAgent("agt_c");
+  const std::string origin = Allow("agt_a", "docs:*");
+  const std::string ab = Delegate("agt_a", "agt_b", "docs:*");
+  const std::string cb = Delegate("agt_c", "agt_b", "mail:*");  // agt_c holds nothing
+  const std::string own = Allow("agt_b", "wiki:*");
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_b", Sha256(token)).ok());
+
+  absl::StatusOr<TokenValidation> validation = authorizer_.ValidateToken(token);
+  ASSERT_TRUE(validation.ok()) << validation.status();
+  EXPECT_TRUE(validation->valid);
+  EXPECT_EQ(validation->reason, ReasonCode::kAllowed);
+  ASSERT_TRUE(validation->agent);
+  EXPECT_EQ(validation->agent->id, "agt_b");
+  ASSERT_EQ(validation->permissions.size(), 2u);
+  EXPECT_EQ(validation->permissions[0].grant.permission_id, own);
+  EXPECT_TRUE(validation->permissions[0].via.empty());
+  EXPECT_EQ(validation->permissions[1].grant.permission_id, ab + "#0");
+  EXPECT_EQ(validation->permissions[1].grant.owner_agent_id, "agt_a");
+  ASSERT_EQ(validation->permissions[1].via.size(), 1u);
+  EXPECT_EQ(validation->permissions[1].via[0].delegation_id, ab);
+
+  // Once the delegator is gone, what it lent is gone too.
+  ASSERT_TRUE(store_.SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  EXPECT_EQ(authorizer_.ValidateToken(token)->permissions.size(), 1u);
+}
+
+TEST_F(AuthorizerTest, AnInvalidTokenIsAnAnswerWithItsReason) {
+  AddAgent("agt_a");
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(token)).ok());
+  ASSERT_TRUE(store_.SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  struct Case {
+    std::string token;
+    ReasonCode reason;
+  };
+  const std::vector<Case> cases = {
+      {token, ReasonCode::kAgentSuspended},
+      {NewAgentToken(), ReasonCode::kTokenInvalid},
+      {"not-a-token", ReasonCode::kTokenInvalid},
+      {"", ReasonCode::kTokenInvalid},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<TokenValidation> validation = authorizer_.ValidateToken(c.token);
+    ASSERT_TRUE(validation.ok()) << validation.status();
+    EXPECT_FALSE(validation->valid) << c.token;
+    EXPECT_EQ(validation->reason, c.reason) << c.token;
+    EXPECT_FALSE(validation->message.empty());
+    EXPECT_FALSE(validation->agent);
+    EXPECT_TRUE(validation->permissions.empty());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Simulate
+
+TEST_F(AuthorizerTest, SimulateWritesNothingAndExplainsItself) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"approval": {"quorum": 1}})");
+  Simulation simulation = Simulate(Read("agt_a", "docs:1"));
+  EXPECT_EQ(simulation.decision.verdict, Verdict::kNeedsApproval);
+  EXPECT_TRUE(simulation.decision.side_effects.empty());
+  EXPECT_TRUE(store_.ApprovalRequests().empty());
+  EXPECT_EQ(simulation.trace.stages.size(), 5u);
+  EXPECT_EQ(simulation.trace.grants.size(), 1u);
+  EXPECT_TRUE(observer_.reasons.empty());  // Simulate is no decision of record
+}
+
+TEST_F(AuthorizerTest, SimulateDecidesAtTheWhatIfTimeAndIp) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*",
+        R"({"time_window": {"start": "09:00", "end": "17:00"}, "ip_allowlist": ["10.0.0.0/8"]})");
+  Request request = Read("agt_a", "docs:1");
+  request.client_ip = "10.0.0.1";
+  EXPECT_EQ(Simulate(request).decision.reason, ReasonCode::kOutsideTimeWindow);  // 22:13
+  WhatIf at_noon;
+  at_noon.at = absl::FromUnixSeconds(1'700'000'000 - 10 * 3600);  // 12:13 UTC
+  EXPECT_EQ(Simulate(request, at_noon).decision.reason, ReasonCode::kAllowed);
+  WhatIf elsewhere = at_noon;
+  elsewhere.client_ip = "192.0.2.1";
+  EXPECT_EQ(Simulate(request, elsewhere).decision.reason, ReasonCode::kIpNotAllowed);
+  elsewhere.client_ip = "not an ip";
+  EXPECT_EQ(authorizer_.Simulate(request, elsewhere).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(AuthorizerTest, SimulateLaysWhatIfPolicyOverTheStore) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  Allow("agt_a", "docs:*");
+  const std::string link = Delegate("agt_a", "agt_b", "docs:*");
+
+  WhatIf removed;
+  removed.removed_delegation_ids = {link};
+  EXPECT_EQ(Simulate(Read("agt_b", "docs:1"), removed).decision.reason,
+            ReasonCode::kNoMatchingPermission);
+
+  WhatIf extra_permission;
+  Permission mail;
+  mail.resource = "mail:*";
+  mail.actions = {"read"};
+  extra_permission.extra_permissions = {mail};
+  Decision allowed = Simulate(Read("agt_b", "mail:1"), extra_permission).decision;
+  EXPECT_EQ(allowed.reason, ReasonCode::kAllowed);
+  EXPECT_EQ(allowed.matched_grant->permission_id, "whatif:perm:0");
+
+  WhatIf extra_delegation;
+  Delegation lend_back;
+  lend_back.from_agent_id = "agt_b";
+  lend_back.to_agent_id = "agt_a";
+  lend_back.permissions.push_back({"mail:*", {"read"}, ""});
+  extra_delegation.extra_delegations = {lend_back};
+  extra_delegation.extra_permissions = {mail};  // agt_b's: the subject below is agt_b
+  EXPECT_EQ(Simulate(Read("agt_b", "mail:1"), extra_delegation).decision.reason,
+            ReasonCode::kAllowed);
+  // The store saw none of it.
+  EXPECT_EQ(Authorize(Read("agt_b", "mail:1")).reason, ReasonCode::kNoMatchingPermission);
+}
+
+TEST_F(AuthorizerTest, SimulateGivesATokenSubjectsWhatIfPermissionsToItsAgent) {
+  AddAgent("agt_a");
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(token)).ok());
+  WhatIf what_if;
+  Permission docs;
+  docs.resource = "docs:*";
+  docs.actions = {"read"};
+  what_if.extra_permissions = {docs};
+  Request request = Read("", "docs:1");
+  request.subject.token = token;
+  EXPECT_EQ(Simulate(request, what_if).decision.reason, ReasonCode::kAllowed);
+}
+
+TEST_F(AuthorizerTest, SimulateRefusesWhatIfPolicyTheStoreWouldRefuse) {
+  AddAgent("agt_a");
+  struct Case {
+    Permission permission;
+    std::string message_start;
+  };
+  Permission bad_constraints;
+  bad_constraints.resource = "docs:*";
+  bad_constraints.actions = {"read"};
+  bad_constraints.constraints_json = R"({"rate_limit": {"max_calls": 0, "window_seconds": 1}})";
+  Permission no_actions;
+  no_actions.resource = "docs:*";
+  Permission bad_resource;
+  bad_resource.actions = {"read"};
+  const std::vector<Case> cases = {
+      {bad_constraints, "what_if.extra_permissions[0].constraints: "},
+      {no_actions, "what_if.extra_permissions[0].actions: empty"},
+      {bad_resource, "what_if.extra_permissions[0].resource: "},
+  };
+  for (const Case& c : cases) {
+    WhatIf what_if;
+    what_if.extra_permissions = {c.permission};
+    absl::StatusOr<Simulation> simulation = authorizer_.Simulate(Read("agt_a", "docs:1"), what_if);
+    EXPECT_EQ(simulation.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StartsWith(simulation.status().message(), c.message_start))
+        << simulation.status();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The observer
+
+TEST_F(AuthorizerTest, TheObserverHearsEveryDecisionOfRecordWithItsLatency) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  int clock_reads = 0;
+  Authorizer authorizer(
+      store_, [&clock_reads] { return kStart + absl::Milliseconds(clock_reads++); }, &observer_);
+  ASSERT_TRUE(authorizer.Authorize(Read("agt_a", "docs:1", "r1")).ok());
+  ASSERT_TRUE(authorizer.BatchAuthorize({Read("agt_a", "docs:2", "r2")}).ok());
+  ASSERT_TRUE(authorizer.Simulate(Read("agt_a", "docs:3", "r3"), WhatIf()).ok());
+  ASSERT_TRUE(authorizer.ValidateToken(NewAgentToken()).ok());
+  EXPECT_EQ(observer_.request_ids, (std::vector<std::string>{"r1", "r2"}));
+  ASSERT_EQ(observer_.latencies.size(), 2u);
+  EXPECT_GT(observer_.latencies[0], absl::ZeroDuration());
+  EXPECT_GT(observer_.latencies[1], absl::ZeroDuration());
+}
+
+}  // namespace
+}  // namespace verdict
