@@ -147,6 +147,20 @@ absl::StatusOr<std::optional<ApprovalRequest>> LookupApproval(SqliteConnection& 
   return ReadFirstRow<ApprovalRequest>(find, ReadApprovalRow);
 }
 
+absl::StatusOr<std::optional<Permission>> LookupPermission(SqliteConnection& connection,
+                                                           absl::string_view permission_id) {
+  ScopedStatement find = connection.Use(StatementId::kFindPermission);
+  find.BindText(1, permission_id);
+  return ReadFirstRow<Permission>(find, ReadPermissionRow);
+}
+
+absl::StatusOr<std::optional<Delegation>> LookupDelegation(SqliteConnection& connection,
+                                                           absl::string_view delegation_id) {
+  ScopedStatement find = connection.Use(StatementId::kFindDelegation);
+  find.BindText(1, delegation_id);
+  return ReadFirstRow<Delegation>(find, ReadDelegationRow);
+}
+
 absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection,
                                         absl::string_view permission_id,
                                         int64_t window_start_unix) {

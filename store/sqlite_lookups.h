@@ -70,6 +70,10 @@ absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection,
 absl::StatusOr<std::optional<ApprovalRequest>> LookupApproval(SqliteConnection& connection,
                                                               absl::string_view approval_id,
                                                               absl::Time now);
+absl::StatusOr<std::optional<Permission>> LookupPermission(SqliteConnection& connection,
+                                                           absl::string_view permission_id);
+absl::StatusOr<std::optional<Delegation>> LookupDelegation(SqliteConnection& connection,
+                                                           absl::string_view delegation_id);
 // Delegations out of the agent, active and unexpired at `now`, in creation order.
 absl::StatusOr<std::vector<Delegation>> LookupActiveDelegationsFrom(SqliteConnection& connection,
                                                                     absl::string_view agent_id,

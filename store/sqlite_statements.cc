@@ -90,10 +90,13 @@ constexpr StatementSql kStatements[] = {
      "SELECT " VERDICT_DELEGATION_COLUMNS
      " FROM delegations WHERE from_agent_id = ?1 AND status = 'active'"
      " AND (expires_at IS NULL OR expires_at > ?2) ORDER BY rowid"},
-    // ?2: the status to list, or NULL for every status.
+    // Keyset pagination in (created_at, id) order, after (?1, ?4); ?2: the status to list, or
+    // NULL for every status.
     {StatementId::kListApprovals, "ListApprovals",
-     "SELECT * FROM (SELECT " VERDICT_APPROVAL_COLUMNS " FROM approval_requests a WHERE a.id > ?1)"
-     " WHERE ?2 IS NULL OR status = ?2 ORDER BY id LIMIT ?3"},
+     "SELECT * FROM (SELECT " VERDICT_APPROVAL_COLUMNS " FROM approval_requests a)"
+     " WHERE (?2 IS NULL OR status = ?2)"
+     " AND (created_at > ?1 OR (created_at = ?1 AND id > ?4))"
+     " ORDER BY created_at, id LIMIT ?3"},
     {StatementId::kFindVote, "FindVote",
      "SELECT vote FROM approval_votes WHERE approval_id = ?1 AND approver = ?2"},
     {StatementId::kInsertVote, "InsertVote",

@@ -1,0 +1,76 @@
+// The writes and reads of verdict's admin plane, apart from any one database, so the SQLite
+// store (store/sqlite_store.h) and a later PostgreSQL store implement the same contract.
+//
+// Each call is one transaction (writes serialise with every other writer) and validates its
+// input first. Refusals: INVALID_ARGUMENT (malformed input), NOT_FOUND (no such row),
+// ALREADY_EXISTS (an id in use, an approver voting twice), FAILED_PRECONDITION (the state
+// forbids it), each with a message that says why; UNAVAILABLE when the store cannot be used.
+//
+//   absl::StatusOr<CreatedAgent> created = admin.CreateAgent({.owner = "alice", .name = "bot"});
+//   absl::StatusOr<Permission> p = admin.GrantPermission(
+//       {.agent_id = created->agent.id, .resource = "docs:*", .actions = {"read"}});
+#ifndef VERDICT_STORE_POLICY_ADMIN_H_
+#define VERDICT_STORE_POLICY_ADMIN_H_
+
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "decision/types.h"
+#include "store/admin_types.h"
+
+namespace verdict {
+
+class PolicyAdmin {
+ public:
+  virtual ~PolicyAdmin() = default;
+
+  // A new active agent and its token. ALREADY_EXISTS when the given id is taken.
+  virtual absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) = 0;
+  virtual absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) = 0;
+  virtual absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) = 0;
+  // Suspends, reactivates or revokes. Revoked is final: leaving it is FAILED_PRECONDITION;
+  // setting the status an agent already has changes nothing.
+  virtual absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) = 0;
+  // A new token; the previous one keeps working for `grace` (zero: it stops now). A token that
+  // was still in an earlier grace period stops now.
+  virtual absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
+                                                   absl::Duration grace) = 0;
+
+  virtual absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) = 0;
+  virtual absl::Status RevokePermission(absl::string_view permission_id) = 0;
+
+  // FAILED_PRECONDITION when the delegation lends more than the delegator holds, would sit on
+  // a path longer than a max_depth allows, or would close a cycle (see store/delegation_rules.h).
+  virtual absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) = 0;
+  // Revoking a revoked delegation changes nothing.
+  virtual absl::Status RevokeDelegation(absl::string_view delegation_id) = 0;
+
+  // Approval requests with `status` (every status when nullopt), oldest first. A pending or
+  // approved request past its expiry is listed as expired.
+  virtual absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
+                                                     const PageRequest& page) = 0;
+  virtual absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) = 0;
+  // One vote on a pending request. Quorum distinct approvals approve it; one deny denies it.
+  // ALREADY_EXISTS when this approver has voted; FAILED_PRECONDITION when the request is no
+  // longer pending, or has expired at `now` (it is then marked expired).
+  virtual absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
+                                                         absl::string_view approver, bool approve,
+                                                         absl::Time now) = 0;
+
+  // The whole policy in one consistent read.
+  virtual absl::StatusOr<PolicyContents> ExportPolicy() = 0;
+  // Writes `policy` into an empty store, all or nothing; FAILED_PRECONDITION when the store
+  // holds any agent, permission or delegation. Validates every field like the calls above, but
+  // not the delegation rules: an export may hold delegations whose delegator has since lost
+  // what it lent, and the engine ignores those at decision time anyway.
+  virtual absl::Status ImportPolicy(const PolicyContents& policy) = 0;
+  // True when the store holds no agent, permission or delegation.
+  virtual absl::StatusOr<bool> IsEmpty() = 0;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POLICY_ADMIN_H_

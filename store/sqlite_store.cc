@@ -1,0 +1,231 @@
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+#include "absl/memory/memory.h"
+#include "absl/strings/str_cat.h"
+#include "store/ids.h"
+#include "store/policy_encoding.h"
+#include "store/schema.h"
+#include "store/sqlite_lookups.h"
+
+namespace verdict {
+namespace {
+
+constexpr int kMaxConnections = 256;
+
+absl::Status BeginTransaction(SqliteConnection& connection, bool write) {
+  return CatchSqlite(connection, [&] {
+    if (write) {
+      // Serialises with every other writer; waits for the write lock within busy_timeout.
+      RetryWhileBusy(connection.options().busy_timeout,
+                     [&] { connection.Execute(StatementId::kBeginWrite); });
+    } else {
+      connection.Execute(StatementId::kBeginRead);
+    }
+    return absl::OkStatus();
+  });
+}
+
+// Ends the connection's transaction without throwing. A connection left inside a transaction
+// would fail its next BEGIN, so one that cannot leave it is closed instead of reused.
+void EndTransaction(SqliteConnection& connection, StatementId end) {
+  absl::Status ended = CatchSqlite(connection, [&] {
+    connection.Execute(end);
+    return absl::OkStatus();
+  });
+  if (!ended.ok()) connection.database().tryExec("ROLLBACK");
+  if (sqlite3_get_autocommit(connection.database().getHandle()) == 0) connection.MarkBroken();
+}
+
+// The PolicyView lookups over the leased connection, for both kinds of transaction.
+template <typename Base>
+class SqlitePolicyView : public Base {
+ public:
+  explicit SqlitePolicyView(ConnectionPool::Lease lease) : lease_(std::move(lease)) {}
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return CatchSqlite(connection(), [&] { return LookupAgent(connection(), agent_id); });
+  }
+
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    return CatchSqlite(connection(),
+                       [&] { return LookupAgentByTokenHash(connection(), token_sha256, now); });
+  }
+
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    return CatchSqlite(connection(), [&] { return LookupPermissionsOf(connection(), agent_id); });
+  }
+
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return CatchSqlite(connection(),
+                       [&] { return LookupActiveDelegationsInto(connection(), agent_id, now); });
+  }
+
+  absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
+                                                                  absl::string_view action,
+                                                                  absl::string_view resource,
+                                                                  absl::string_view arguments_hash,
+                                                                  absl::Time now) override {
+    return CatchSqlite(connection(), [&] {
+      return LookupOpenApproval(connection(), agent_id, action, resource, arguments_hash, now);
+    });
+  }
+
+  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                    int64_t window_start_unix) override {
+    return CatchSqlite(connection(), [&] {
+      return LookupRateCount(connection(), permission_id, window_start_unix);
+    });
+  }
+
+ protected:
+  SqliteConnection& connection() { return *lease_; }
+
+ private:
+  ConnectionPool::Lease lease_;
+};
+
+class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
+ public:
+  using SqlitePolicyView::SqlitePolicyView;
+  // A read transaction has nothing to keep: COMMIT just releases its snapshot.
+  ~SqliteReadSnapshot() override { EndTransaction(connection(), StatementId::kCommit); }
+};
+
+class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
+ public:
+  using SqlitePolicyView::SqlitePolicyView;
+  ~SqliteWriteTransaction() override {
+    if (!committed_) EndTransaction(connection(), StatementId::kRollback);
+  }
+
+  absl::Status SpendRate(const RateSpend& spend) override {
+    return CatchSqlite(connection(), [&] {
+      ScopedStatement upsert = connection().Use(StatementId::kSpendRate);
+      upsert.BindText(1, spend.permission_id);
+      upsert.BindInt64(2, spend.window_start_unix);
+      upsert.Execute();
+      return absl::OkStatus();
+    });
+  }
+
+  absl::StatusOr<std::string> OpenApproval(const ApprovalToOpen& approval,
+                                           absl::Time now) override {
+    return CatchSqlite(connection(), [&]() -> absl::StatusOr<std::string> {
+      std::string id = NewId(kApprovalIdPrefix);
+      ScopedStatement insert = connection().Use(StatementId::kInsertApproval);
+      insert.BindText(1, id);
+      insert.BindText(2, approval.agent_id);
+      insert.BindText(3, approval.action);
+      insert.BindText(4, approval.resource);
+      insert.BindText(5, approval.arguments_hash);
+      insert.BindInt64(6, approval.quorum);
+      insert.BindTime(7, approval.expires_at);
+      insert.BindTime(8, now);
+      insert.Execute();
+      return id;
+    });
+  }
+
+  absl::Status UseApproval(absl::string_view approval_id, absl::Time now) override {
+    return CatchSqlite(connection(), [&]() -> absl::Status {
+      {
+        ScopedStatement use = connection().Use(StatementId::kUseApproval);
+        use.BindText(1, approval_id);
+        use.BindTime(2, now);
+        if (use.Execute() == 1) return absl::OkStatus();
+      }
+      absl::StatusOr<std::optional<ApprovalRequest>> approval =
+          LookupApproval(connection(), approval_id, now);
+      if (!approval.ok()) return approval.status();
+      if (!approval->has_value()) {
+        return absl::NotFoundError(absl::StrCat("approval ", approval_id, " does not exist"));
+      }
+      return absl::FailedPreconditionError(absl::StrCat("approval ", approval_id, " is ",
+                                                        ApprovalStatusName((*approval)->status),
+                                                        ", not approved"));
+    });
+  }
+
+  absl::Status Commit() override {
+    if (committed_) return absl::FailedPreconditionError("transaction already committed");
+    absl::Status status = CatchSqlite(connection(), [&] {
+      connection().Execute(StatementId::kCommit);
+      return absl::OkStatus();
+    });
+    committed_ = status.ok();
+    return status;
+  }
+
+ private:
+  bool committed_ = false;
+};
+
+}  // namespace
+
+SqliteStore::SqliteStore(std::string path, SqliteOptions options)
+    : options_(std::move(options)),
+      pool_(std::move(path), ConnectionOptions{options_.busy_timeout, options_.create_if_missing},
+            options_.connections) {}
+
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
+                                                               SqliteOptions options) {
+  if (path.empty()) return absl::InvalidArgumentError("SQLite store: the path is empty");
+  if (options.connections < 1 || options.connections > kMaxConnections) {
+    return absl::InvalidArgumentError(absl::StrCat("SQLite store: connections must be 1 to ",
+                                                   kMaxConnections, ", not ", options.connections));
+  }
+  if (options.busy_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("SQLite store: busy_timeout must not be negative");
+  }
+  if (!options.clock) return absl::InvalidArgumentError("SQLite store: no clock");
+  const bool defer_open_errors = options.defer_open_errors;
+  auto store = absl::WrapUnique(new SqliteStore(std::move(path), std::move(options)));
+  absl::Status available = store->CheckAvailable();
+  if (!available.ok() && !defer_open_errors) return available;
+  return store;
+}
+
+absl::Status SqliteStore::CheckAvailable() { return IsEmpty().status(); }
+
+absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = BeginTransaction(**lease, /*write=*/false);
+  if (!begun.ok()) return begun;
+  return std::make_unique<SqliteReadSnapshot>(*std::move(lease));
+}
+
+absl::StatusOr<std::unique_ptr<WriteTransaction>> SqliteStore::BeginWrite() {
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = BeginTransaction(**lease, /*write=*/true);
+  if (!begun.ok()) return begun;
+  return std::make_unique<SqliteWriteTransaction>(*std::move(lease));
+}
+
+absl::Status SqliteStore::InTransaction(TransactionKind kind,
+                                        absl::FunctionRef<absl::Status(SqliteConnection&)> body) {
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  SqliteConnection& connection = **lease;
+  absl::Status status = BeginTransaction(connection, kind == TransactionKind::kWrite);
+  if (!status.ok()) return status;
+  status = CatchSqlite(connection, [&] { return body(connection); });
+  if (status.ok()) {
+    status = CatchSqlite(connection, [&] {
+      connection.Execute(StatementId::kCommit);
+      return absl::OkStatus();
+    });
+    if (status.ok()) return status;
+  }
+  EndTransaction(connection, StatementId::kRollback);
+  return status;
+}
+
+}  // namespace verdict

@@ -1,0 +1,97 @@
+// verdict's default store: one SQLite file in WAL mode, shared by the threads of a process
+// through a pool of connections and by several processes on one host (design section 4).
+//
+// Every read runs inside one transaction and nothing read is cached across calls, so a write
+// committed by any process is seen by the next snapshot. Nothing here throws: SQLite failures
+// come back as UNAVAILABLE (the file cannot be used right now) or INTERNAL.
+//
+//   absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open("/var/lib/verdict.db");
+//   if (!store.ok()) ...
+//   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = (*store)->BeginRead();
+#ifndef VERDICT_STORE_SQLITE_STORE_H_
+#define VERDICT_STORE_SQLITE_STORE_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "decision/policy_store.h"
+#include "store/admin_types.h"
+#include "store/connection_pool.h"
+#include "store/policy_admin.h"
+
+namespace verdict {
+
+struct SqliteOptions {
+  // Connections in the pool: at most this many calls use the database at once.
+  int connections = 4;
+  // How long a call waits for a lock another connection or process holds.
+  absl::Duration busy_timeout = absl::Seconds(5);
+  bool create_if_missing = true;
+  // When false, Open fails if the database cannot be opened now. When true, Open returns a
+  // store anyway and every call retries and answers UNAVAILABLE until the database can be
+  // used (a server that starts before its volume is mounted).
+  bool defer_open_errors = false;
+  // The time of admin writes (created_at, updated_at, grace expiries).
+  std::function<absl::Time()> clock = [] { return absl::Now(); };
+};
+
+class SqliteStore final : public PolicyStore, public PolicyAdmin {
+ public:
+  // Opens `path` and brings its schema up to date (creating the file when allowed).
+  // INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION (a database written
+  // by a newer verdict) when the file cannot be used, unless defer_open_errors.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(std::string path,
+                                                           SqliteOptions options = {});
+
+  // OK when a connection to the database works; the reason it does not otherwise. For health
+  // checks: cheap once a connection is open.
+  absl::Status CheckAvailable();
+
+  // PolicyStore.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
+
+  // PolicyAdmin.
+  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
+  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
+  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) override;
+  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) override;
+  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
+                                           absl::Duration grace) override;
+  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) override;
+  absl::Status RevokePermission(absl::string_view permission_id) override;
+  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) override;
+  absl::Status RevokeDelegation(absl::string_view delegation_id) override;
+  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
+                                             const PageRequest& page) override;
+  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
+  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
+                                                 absl::string_view approver, bool approve,
+                                                 absl::Time now) override;
+  absl::StatusOr<PolicyContents> ExportPolicy() override;
+  absl::Status ImportPolicy(const PolicyContents& policy) override;
+  absl::StatusOr<bool> IsEmpty() override;
+
+ private:
+  enum class TransactionKind { kRead, kWrite };
+
+  SqliteStore(std::string path, SqliteOptions options);
+
+  // Runs `body` in one transaction on a pooled connection: committed when `body` returns OK,
+  // rolled back otherwise.
+  absl::Status InTransaction(TransactionKind kind,
+                             absl::FunctionRef<absl::Status(SqliteConnection&)> body);
+
+  SqliteOptions options_;
+  ConnectionPool pool_;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_SQLITE_STORE_H_

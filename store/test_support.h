@@ -1,0 +1,39 @@
+// Helpers for the store's tests: fresh database files under TEST_TMPDIR and a settable clock.
+#ifndef VERDICT_STORE_TEST_SUPPORT_H_
+#define VERDICT_STORE_TEST_SUPPORT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "store/sqlite_store.h"
+
+namespace verdict {
+
+// A path under TEST_TMPDIR that no file has yet, named after the running test plus `suffix`.
+std::string FreshDatabasePath(const std::string& suffix = "");
+
+// A clock the test moves by hand; thread-safe.
+class ManualClock {
+ public:
+  explicit ManualClock(absl::Time start = absl::FromUnixSeconds(1'800'000'000)) : now_(start) {}
+  absl::Time Now() const;
+  void Advance(absl::Duration by);
+  // For SqliteOptions::clock; the ManualClock must outlive the store.
+  std::function<absl::Time()> AsFunction() {
+    return [this] { return Now(); };
+  }
+
+ private:
+  mutable absl::Mutex mutex_;
+  absl::Time now_ ABSL_GUARDED_BY(mutex_);
+};
+
+// Opens a store on `path` with `clock`; fails the test (and returns null) when it cannot.
+std::unique_ptr<SqliteStore> OpenTestStore(const std::string& path, ManualClock& clock,
+                                           int connections = 2);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_TEST_SUPPORT_H_
