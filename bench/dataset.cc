@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 
@@ -30,7 +31,7 @@ Permission MakePermission(int64_t agent, int index, std::string resource,
   permission.actions = std::move(actions);
   permission.effect = effect;
   permission.constraints_json = std::move(constraints_json);
-  permission.created_at = CreatedAt() + absl::Seconds(index);  // keeps creation order explicit
+  permission.created_at = CreatedAt();
   return permission;
 }
 
@@ -42,6 +43,17 @@ int64_t BrokenChainCount(int64_t agents) { return ChainCount(agents) - WholeChai
 int64_t NthBrokenChain(int64_t k) { return (k / 2) * 3 + 1 + (k % 2); }
 
 int64_t FirstAgentOf(int64_t chain) { return chain * kAgentsPerChain; }
+
+Outcome Expect(Verdict verdict, ReasonCode reason, std::string permission_id) {
+  return Outcome{VerdictName(verdict), ReasonCodeName(reason), std::move(permission_id), {}};
+}
+
+void AddDifference(absl::string_view field, absl::string_view expected, absl::string_view actual,
+                   std::vector<std::string>* differences) {
+  if (expected == actual) return;
+  differences->push_back(
+      absl::StrCat(field, ": expected \"", expected, "\", got \"", actual, "\""));
+}
 
 }  // namespace
 
@@ -114,10 +126,31 @@ std::vector<Delegation> ChainLinks(int64_t chain) {
   return links;
 }
 
+Outcome OutcomeOf(const Decision& decision) {
+  Outcome outcome{VerdictName(decision.verdict),
+                  ReasonCodeName(decision.reason),
+                  decision.matched_grant ? decision.matched_grant->permission_id : "",
+                  {}};
+  for (const DelegationHop& hop : decision.delegation_path) {
+    outcome.delegation_ids.push_back(hop.delegation_id);
+  }
+  return outcome;
+}
+
+std::string DescribeDifference(const Outcome& expected, const Outcome& actual) {
+  std::vector<std::string> differences;
+  AddDifference("verdict", expected.verdict, actual.verdict, &differences);
+  AddDifference("reason", expected.reason, actual.reason, &differences);
+  AddDifference("matched permission", expected.permission_id, actual.permission_id, &differences);
+  AddDifference("delegation path", absl::StrJoin(expected.delegation_ids, ","),
+                absl::StrJoin(actual.delegation_ids, ","), &differences);
+  return absl::StrJoin(differences, "; ");
+}
+
 Probe MakeProbe(ProbeKind kind, int64_t agents, uint64_t pick) {
   Probe probe;
   Request& request = probe.request;
-  ExpectedDecision& expected = probe.expected;
+  Outcome& expected = probe.expected;
   const int64_t agent = static_cast<int64_t>(pick % static_cast<uint64_t>(agents));
   // A varying tail keeps the resource strings from being identical call after call.
   const uint64_t page = (pick >> 32) % 1000;
@@ -126,18 +159,18 @@ Probe MakeProbe(ProbeKind kind, int64_t agents, uint64_t pick) {
     case ProbeKind::kDirect:
       request.subject.agent_id = AgentId(agent);
       request.resource = absl::StrCat("docs:", agent, ":page:", page);
-      expected = {Verdict::kAllow, ReasonCode::kAllowed, PermissionId(agent, 0), {}};
+      expected = Expect(Verdict::kAllow, ReasonCode::kAllowed, PermissionId(agent, 0));
       break;
     case ProbeKind::kDirectPath:
       request.subject.agent_id = AgentId(agent);
       request.action = "GET";
       request.resource = absl::StrCat("/api/agents/", agent, "/items/", page, "/detail");
-      expected = {Verdict::kAllow, ReasonCode::kAllowed, PermissionId(agent, 1), {}};
+      expected = Expect(Verdict::kAllow, ReasonCode::kAllowed, PermissionId(agent, 1));
       break;
     case ProbeKind::kDeniedByPolicy:
       request.subject.agent_id = AgentId(agent);
       request.resource = absl::StrCat("docs:", agent, ":secret:", page);
-      expected = {Verdict::kDeny, ReasonCode::kDeniedByPolicy, PermissionId(agent, 2), {}};
+      expected = Expect(Verdict::kDeny, ReasonCode::kDeniedByPolicy, PermissionId(agent, 2));
       break;
     case ProbeKind::kThreeHops: {
       const int64_t chain =
@@ -145,7 +178,7 @@ Probe MakeProbe(ProbeKind kind, int64_t agents, uint64_t pick) {
       const int64_t owner = FirstAgentOf(chain);
       request.subject.agent_id = AgentId(owner + kLinksPerChain);
       request.resource = absl::StrCat("docs:", owner, ":shared:", page);
-      expected = {Verdict::kAllow, ReasonCode::kAllowed, PermissionId(owner, 0), {}};
+      expected = Expect(Verdict::kAllow, ReasonCode::kAllowed, PermissionId(owner, 0));
       for (int link = 0; link < kLinksPerChain; ++link) {
         expected.delegation_ids.push_back(DelegationId(chain, link));
       }
@@ -157,13 +190,13 @@ Probe MakeProbe(ProbeKind kind, int64_t agents, uint64_t pick) {
       const int64_t owner = FirstAgentOf(chain);
       request.subject.agent_id = AgentId(owner + kLinksPerChain);
       request.resource = absl::StrCat("docs:", owner, ":shared:", page);
-      expected = {Verdict::kDeny, ReasonCode::kNoMatchingPermission, "", {}};
+      expected = Expect(Verdict::kDeny, ReasonCode::kNoMatchingPermission, "");
       break;
     }
     case ProbeKind::kNoMatch:
       request.subject.agent_id = AgentId(agent);
       request.resource = absl::StrCat("wiki:", agent, ":page:", page);
-      expected = {Verdict::kDeny, ReasonCode::kNoMatchingPermission, "", {}};
+      expected = Expect(Verdict::kDeny, ReasonCode::kNoMatchingPermission, "");
       break;
   }
   return probe;

@@ -59,17 +59,24 @@ enum class ProbeKind {
   kNoMatch,         // a resource no permission names: NO_MATCHING_PERMISSION
 };
 
-// The decision the data implies: what verdict must answer.
-struct ExpectedDecision {
-  Verdict verdict = Verdict::kDeny;
-  ReasonCode reason = ReasonCode::kNoMatchingPermission;
+// A decision reduced to what the dataset predicts, spelled as on the wire ("ALLOW",
+// "NO_MATCHING_PERMISSION"), so the engine's decisions and a server's answers are checked by
+// one function.
+struct Outcome {
+  std::string verdict;
+  std::string reason;
   std::string permission_id;                // of the matched grant; empty when none
   std::vector<std::string> delegation_ids;  // the path, from the owner to the subject
 };
 
+Outcome OutcomeOf(const Decision& decision);
+
+// "" when they agree; otherwise every field that differs, with both values.
+std::string DescribeDifference(const Outcome& expected, const Outcome& actual);
+
 struct Probe {
-  Request request;  // subject by agent id
-  ExpectedDecision expected;
+  Request request;   // subject by agent id
+  Outcome expected;  // what verdict must answer
 };
 
 // A probe of `kind` on an agent (or chain) chosen by `pick` (any value; reduced modulo the

@@ -42,11 +42,6 @@ ProbeKind PickProbeKind(CallKind kind, uint64_t random) {
   }
 }
 
-std::string Disagreement(absl::string_view what, absl::string_view expected,
-                         absl::string_view got) {
-  return absl::StrCat(what, ": expected \"", expected, "\", got \"", got, "\"");
-}
-
 }  // namespace
 
 absl::StatusOr<Mix> ParseMix(absl::string_view text) {
@@ -90,27 +85,15 @@ void PlanCall(const Mix& mix, int64_t agents, uint64_t random, PlannedCall* call
   call->expected = std::move(probe.expected);
 }
 
-std::string CheckAuthorize(const ExpectedDecision& expected, const v1::AuthorizeResponse& answer) {
-  std::vector<std::string> wrong;
-  if (v1::Verdict_Name(answer.verdict()) != VerdictName(expected.verdict)) {
-    wrong.push_back(
-        Disagreement("verdict", VerdictName(expected.verdict), v1::Verdict_Name(answer.verdict())));
+std::string CheckAuthorize(const Outcome& expected, const v1::AuthorizeResponse& answer) {
+  Outcome actual{v1::Verdict_Name(answer.verdict()),
+                 v1::ReasonCode_Name(answer.reason()),
+                 answer.matched_grant().permission_id(),
+                 {}};
+  for (const v1::DelegationHop& hop : answer.delegation_path()) {
+    actual.delegation_ids.push_back(hop.delegation_id());
   }
-  if (v1::ReasonCode_Name(answer.reason()) != ReasonCodeName(expected.reason)) {
-    wrong.push_back(Disagreement("reason", ReasonCodeName(expected.reason),
-                                 v1::ReasonCode_Name(answer.reason())));
-  }
-  if (answer.matched_grant().permission_id() != expected.permission_id) {
-    wrong.push_back(Disagreement("matched permission", expected.permission_id,
-                                 answer.matched_grant().permission_id()));
-  }
-  std::vector<std::string> path;
-  for (const v1::DelegationHop& hop : answer.delegation_path()) path.push_back(hop.delegation_id());
-  if (path != expected.delegation_ids) {
-    wrong.push_back(Disagreement("delegation path", absl::StrJoin(expected.delegation_ids, ","),
-                                 absl::StrJoin(path, ",")));
-  }
-  return absl::StrJoin(wrong, "; ");
+  return DescribeDifference(expected, actual);
 }
 
 std::string CheckValidateToken(absl::string_view expected_agent_id,
@@ -122,7 +105,8 @@ std::string CheckValidateToken(absl::string_view expected_agent_id,
                                  ")"));
   }
   if (answer.agent().id() != expected_agent_id) {
-    wrong.push_back(Disagreement("agent", expected_agent_id, answer.agent().id()));
+    wrong.push_back(absl::StrCat("agent: expected \"", expected_agent_id, "\", got \"",
+                                 answer.agent().id(), "\""));
   }
   return absl::StrJoin(wrong, "; ");
 }

@@ -40,7 +40,7 @@ absl::StatusOr<Mix> ParseMix(absl::string_view text);
 struct PlannedCall {
   CallKind kind = CallKind::kDirect;
   v1::AuthorizeRequest authorize;  // for every kind but kToken
-  ExpectedDecision expected;
+  Outcome expected;
   v1::ValidateTokenRequest validate;  // for kToken
   std::string expected_agent_id;      // for kToken
 };
@@ -49,7 +49,7 @@ struct PlannedCall {
 void PlanCall(const Mix& mix, int64_t agents, uint64_t random, PlannedCall* call);
 
 // "" when the answer is the one the data implies; otherwise what differs.
-std::string CheckAuthorize(const ExpectedDecision& expected, const v1::AuthorizeResponse& answer);
+std::string CheckAuthorize(const Outcome& expected, const v1::AuthorizeResponse& answer);
 std::string CheckValidateToken(absl::string_view expected_agent_id,
                                const v1::ValidateTokenResponse& answer);
 

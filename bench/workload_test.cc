@@ -27,7 +27,7 @@ TEST(PlanCall, FollowsTheMixKinds) {
   for (uint64_t random = 0; random < 1000; random += 37) {
     PlanCall(mix, 1200, random * 0x9e3779b97f4a7c15ULL, &call);
     EXPECT_EQ(call.kind, CallKind::kDelegated);
-    EXPECT_EQ(call.expected.verdict, Verdict::kAllow);
+    EXPECT_EQ(call.expected.verdict, "ALLOW");
     EXPECT_EQ(call.expected.delegation_ids.size(), 3u);
     EXPECT_EQ(call.authorize.action(), "read");
   }
@@ -47,7 +47,7 @@ TEST(PlanCall, DeniedCallsNeverExpectAnAllow) {
   PlannedCall call;
   for (uint64_t random = 1; random < 300; ++random) {
     PlanCall(mix, 1000, random * 0x9e3779b97f4a7c15ULL, &call);
-    EXPECT_EQ(call.expected.verdict, Verdict::kDeny);
+    EXPECT_EQ(call.expected.verdict, "DENY");
   }
 }
 
@@ -62,8 +62,7 @@ v1::AuthorizeResponse ThreeHopAllow() {
   return answer;
 }
 
-const ExpectedDecision kThreeHopAllow = {
-    Verdict::kAllow, ReasonCode::kAllowed, "perm_a", {"dlg_1", "dlg_2", "dlg_3"}};
+const Outcome kThreeHopAllow = {"ALLOW", "ALLOWED", "perm_a", {"dlg_1", "dlg_2", "dlg_3"}};
 
 TEST(CheckAuthorize, TheExpectedAnswerPasses) {
   EXPECT_EQ(CheckAuthorize(kThreeHopAllow, ThreeHopAllow()), "");
@@ -95,7 +94,7 @@ TEST(CheckAuthorize, EveryDifferingFieldIsAWrongAnswer) {
 
 TEST(CheckAuthorize, AnEmptyAnswerIsWrongForADenialToo) {
   // A server that answers nothing (all defaults) must not pass as a denial.
-  const ExpectedDecision denial = {Verdict::kDeny, ReasonCode::kNoMatchingPermission, "", {}};
+  const Outcome denial = {"DENY", "NO_MATCHING_PERMISSION", "", {}};
   EXPECT_NE(CheckAuthorize(denial, v1::AuthorizeResponse()), "");
 }
 
