@@ -354,9 +354,11 @@ TEST_F(SqliteStoreTest, NextSnapshotSeesAWriteCommittedByAnotherProcess) {
   ASSERT_TRUE(other->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
   EXPECT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kRevoked);
 
-  ASSERT_TRUE(
-      other->GrantPermission({.agent_id = "agt_a", .resource = "x", .actions = {"y"}}).ok() ==
-      false);  // revoked agents get nothing: the write path saw it too
+  // This process's write path sees it too: a revoked agent is granted nothing.
+  EXPECT_EQ(store_->GrantPermission({.agent_id = "agt_a", .resource = "x", .actions = {"y"}})
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(SqliteStoreTest, SnapshotKeepsSeeingOneStateWhileOthersWrite) {

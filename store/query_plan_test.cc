@@ -1,0 +1,70 @@
+// Every statement on the decision path must be an indexed search: a full scan of a table would
+// make Authorize's cost grow with the size of the policy.
+#include <SQLiteCpp/Statement.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/sqlite_connection.h"
+#include "store/sqlite_statements.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+std::vector<std::string> QueryPlan(SqliteConnection& connection, const char* sql) {
+  SQLite::Statement explain(connection.database(), absl::StrCat("EXPLAIN QUERY PLAN ", sql));
+  std::vector<std::string> details;
+  while (explain.executeStep()) details.push_back(explain.getColumn(3).getString());
+  return details;
+}
+
+bool ReadsRows(const char* sql) {
+  return absl::StartsWith(sql, "SELECT") || absl::StartsWith(sql, "UPDATE") ||
+         absl::StartsWith(sql, "DELETE");
+}
+
+TEST(QueryPlanTest, DecisionPathStatementsSearchIndexesAndNeverScanATable) {
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> connection =
+      SqliteConnection::Open(FreshDatabasePath(), ConnectionOptions{});
+  ASSERT_TRUE(connection.ok()) << connection.status();
+
+  for (StatementId id : DecisionPathStatements()) {
+    const StatementSql& statement = GetStatementSql(id);
+    const std::vector<std::string> plan = QueryPlan(**connection, statement.sql);
+    SCOPED_TRACE(absl::StrCat(statement.name, ": ", absl::StrJoin(plan, " | ")));
+    bool searches = false;
+    for (const std::string& step : plan) {
+      EXPECT_FALSE(absl::StartsWith(step, "SCAN")) << "full scan in " << statement.name;
+      if (absl::StartsWith(step, "SEARCH")) {
+        searches = true;
+        EXPECT_TRUE(absl::StrContains(step, "USING INDEX") ||
+                    absl::StrContains(step, "USING PRIMARY KEY") ||
+                    absl::StrContains(step, "USING INTEGER PRIMARY KEY") ||
+                    absl::StrContains(step, "USING COVERING INDEX"))
+            << step;
+      }
+    }
+    if (ReadsRows(statement.sql)) EXPECT_TRUE(searches) << statement.name << " finds no rows?";
+  }
+}
+
+TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
+  const std::vector<StatementId> path(DecisionPathStatements().begin(),
+                                      DecisionPathStatements().end());
+  EXPECT_THAT(path,
+              ::testing::IsSupersetOf(
+                  {StatementId::kFindAgent, StatementId::kFindAgentByTokenHash,
+                   StatementId::kPermissionsOf, StatementId::kActiveDelegationsInto,
+                   StatementId::kFindOpenApproval, StatementId::kRateCount, StatementId::kSpendRate,
+                   StatementId::kInsertApproval, StatementId::kUseApproval}));
+}
+
+}  // namespace
+}  // namespace verdict
