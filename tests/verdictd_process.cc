@@ -1,0 +1,163 @@
+#include "tests/verdictd_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+extern char** environ;
+
+namespace verdict {
+namespace {
+
+constexpr absl::string_view kServingPrefix = "verdictd serving on ";
+constexpr absl::Duration kStartTimeout = absl::Seconds(30);
+
+std::string EnvOrEmpty(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+// posix_spawn with the child's stdout on `stdout_fd` (or inherited when -1).
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int stdout_fd) {
+  std::vector<char*> c_argv;
+  for (const std::string& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
+  c_argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, c_argv[0], &actions, nullptr, c_argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    return absl::InternalError(absl::StrCat("spawn ", argv[0], ": ", std::strerror(error)));
+  }
+  return pid;
+}
+
+// Reads one line from `fd` within `timeout`; the line without its newline.
+absl::StatusOr<std::string> ReadLine(int fd, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::string line;
+  while (true) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("no line within ", absl::FormatDuration(timeout), ": ", line));
+    }
+    pollfd readable{fd, POLLIN, 0};
+    const int ready = poll(&readable, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+    if (ready < 0 && errno != EINTR) return absl::InternalError("poll failed");
+    if (ready <= 0) continue;
+    char c = 0;
+    const ssize_t n = read(fd, &c, 1);
+    if (n == 0) return absl::UnavailableError(absl::StrCat("stdout closed after: ", line));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::InternalError("read failed");
+    }
+    if (c == '\n') return line;
+    line.push_back(c);
+  }
+}
+
+absl::StatusOr<int> AwaitPid(pid_t pid, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      if (WIFEXITED(status)) return WEXITSTATUS(status);
+      return absl::AbortedError(
+          absl::StrCat("process ", pid, " ended by signal ", WTERMSIG(status)));
+    }
+    if (done < 0 && errno != EINTR) return absl::InternalError("waitpid failed");
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("process ", pid, " still running"));
+    }
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+}
+
+}  // namespace
+
+std::string RunfilePath(absl::string_view workspace_relative_path) {
+  return absl::StrCat(EnvOrEmpty("TEST_SRCDIR"), "/verdict/", workspace_relative_path);
+}
+
+std::string TestDirectory(absl::string_view name) {
+  const std::string path = absl::StrCat(EnvOrEmpty("TEST_TMPDIR"), "/", name);
+  mkdir(path.c_str(), 0700);
+  return path;
+}
+
+absl::StatusOr<std::unique_ptr<VerdictdProcess>> VerdictdProcess::Start(
+    std::vector<std::string> flags) {
+  std::vector<std::string> argv = {RunfilePath("server/verdictd")};
+  bool has_listen = false;
+  for (const std::string& flag : flags) has_listen |= absl::StartsWith(flag, "--listen=");
+  if (!has_listen) argv.push_back("--listen=127.0.0.1:0");
+  argv.insert(argv.end(), flags.begin(), flags.end());
+
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+  absl::StatusOr<pid_t> pid = Spawn(argv, pipe_fds[1]);
+  close(pipe_fds[1]);
+  if (!pid.ok()) {
+    close(pipe_fds[0]);
+    return pid.status();
+  }
+  auto process = std::unique_ptr<VerdictdProcess>(new VerdictdProcess(*pid, pipe_fds[0], ""));
+  absl::StatusOr<std::string> line = ReadLine(pipe_fds[0], kStartTimeout);
+  if (!line.ok()) return line.status();
+  if (!absl::StartsWith(*line, kServingPrefix)) {
+    return absl::InternalError(absl::StrCat("unexpected first line: ", *line));
+  }
+  const std::string rest = line->substr(kServingPrefix.size());
+  process->address_ = rest.substr(0, rest.find(' '));
+  return process;
+}
+
+VerdictdProcess::VerdictdProcess(pid_t pid, int stdout_fd, std::string address)
+    : pid_(pid), stdout_fd_(stdout_fd), address_(std::move(address)) {}
+
+VerdictdProcess::~VerdictdProcess() {
+  if (!exited_) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  close(stdout_fd_);
+}
+
+void VerdictdProcess::Signal(int signal_number) { kill(pid_, signal_number); }
+
+absl::StatusOr<int> VerdictdProcess::AwaitExit(absl::Duration timeout) {
+  absl::StatusOr<int> exit_code = AwaitPid(pid_, timeout);
+  // Reaped unless it is still running.
+  exited_ = exit_code.ok() || exit_code.status().code() == absl::StatusCode::kAborted;
+  return exit_code;
+}
+
+absl::StatusOr<int> RunToCompletion(const std::vector<std::string>& argv, absl::Duration timeout) {
+  absl::StatusOr<pid_t> pid = Spawn(argv, /*stdout_fd=*/-1);
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<int> exit_code = AwaitPid(*pid, timeout);
+  if (exit_code.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    kill(*pid, SIGKILL);
+    waitpid(*pid, nullptr, 0);
+  }
+  return exit_code;
+}
+
+}  // namespace verdict
