@@ -1,0 +1,103 @@
+#include "server/decision_json_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/string_view.h"
+#include "common/json.h"
+#include "crypto/token.h"
+#include "store/decision_log_redaction.h"
+
+namespace verdict {
+namespace {
+
+void AppendMember(absl::string_view key, absl::string_view value, std::string* line) {
+  absl::StrAppend(line, ",", JsonQuote(key), ":", JsonQuote(value));
+}
+
+}  // namespace
+
+std::string DecisionJsonLine(const Request& request, const Decision& decision,
+                             absl::Duration latency, absl::Time at) {
+  const Subject& subject = request.subject;
+  const bool by_token = !subject.token.empty();
+  std::string line = absl::StrCat(
+      "{\"ts\":", JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", at, absl::UTCTimeZone())),
+      ",\"event\":\"decision\"");
+  AppendMember("request_id", decision.request_id.empty() ? request.request_id : decision.request_id,
+               &line);
+  AppendMember("agent_id", decision.agent_id.empty() ? subject.agent_id : decision.agent_id, &line);
+  AppendMember("subject", by_token ? "token" : "agent_id", &line);
+  if (by_token) AppendMember("token_prefix", TokenDisplayPrefix(subject.token), &line);
+  AppendMember("action", request.action, &line);
+  AppendMember("resource", request.resource, &line);
+  AppendMember("client_ip", request.client_ip, &line);
+  // RedactSecrets returns JSON (an object, or a redacted string for text that does not parse).
+  absl::StrAppend(&line, ",\"arguments\":", RedactSecrets(request.arguments_json));
+  AppendMember("verdict", VerdictName(decision.verdict), &line);
+  AppendMember("reason", ReasonCodeName(decision.reason), &line);
+  // A message never needs the token; should one ever quote it, it is not written.
+  AppendMember("message",
+               by_token ? absl::StrReplaceAll(decision.message,
+                                              {{subject.token, std::string(kRedactedValue)}})
+                        : decision.message,
+               &line);
+  AppendMember("permission_id",
+               decision.matched_grant.has_value() ? decision.matched_grant->permission_id : "",
+               &line);
+  absl::StrAppend(&line, ",\"delegation_path\":[");
+  for (size_t i = 0; i < decision.delegation_path.size(); ++i) {
+    absl::StrAppend(&line, i == 0 ? "" : ",", JsonQuote(decision.delegation_path[i].delegation_id));
+  }
+  absl::StrAppend(&line, "]");
+  AppendMember("approval_request_id", decision.approval_request_id, &line);
+  absl::StrAppend(&line, ",\"latency_us\":", absl::ToInt64Microseconds(latency), "}");
+  return line;
+}
+
+absl::StatusOr<std::unique_ptr<DecisionJsonLog>> DecisionJsonLog::Open(const std::string& path,
+                                                                       Clock clock) {
+  if (path == "-") {
+    return std::make_unique<DecisionJsonLog>(STDOUT_FILENO, /*owns_fd=*/false, std::move(clock));
+  }
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot open the decision log ", path, ": ", std::strerror(errno)));
+  }
+  return std::make_unique<DecisionJsonLog>(fd, /*owns_fd=*/true, std::move(clock));
+}
+
+DecisionJsonLog::DecisionJsonLog(int fd, bool owns_fd, Clock clock)
+    : fd_(fd), owns_fd_(owns_fd), clock_(std::move(clock)) {}
+
+DecisionJsonLog::~DecisionJsonLog() {
+  if (owns_fd_) close(fd_);
+}
+
+void DecisionJsonLog::OnDecision(const Request& request, const Decision& decision,
+                                 absl::Duration latency) {
+  std::string line = DecisionJsonLine(request, decision, latency, clock_());
+  line += '\n';
+  // Lines from concurrent calls must not interleave.
+  absl::MutexLock lock(&write_mu_);
+  size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = write(fd_, line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      lines_failed_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    written += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace verdict

@@ -1,0 +1,200 @@
+#include "server/decision_json_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kToken = "vdt_Secr3tSecr3tSecr3tSecr3tSecr3tSecr3tSecr3tS";
+const absl::Time kAt = absl::FromUnixMicros(1764460800123456);  // 2025-11-30T00:00:00.123456Z
+
+Request TokenRequest() {
+  Request request;
+  request.subject.token = kToken;
+  request.action = "read";
+  request.resource = "/docs/7";
+  request.client_ip = "10.0.0.7";
+  request.arguments_json = R"({"page":2,"auth":{"api_token":"s3cr3t-value"}})";
+  request.request_id = "req-1";
+  return request;
+}
+
+Decision AllowDecision() {
+  Decision decision;
+  decision.verdict = Verdict::kAllow;
+  decision.reason = ReasonCode::kAllowed;
+  decision.message = "allowed by perm_1";
+  decision.agent_id = "agt_reader";
+  decision.request_id = "req-1";
+  Grant grant;
+  grant.permission_id = "perm_1";
+  decision.matched_grant = grant;
+  decision.delegation_path = {{"dlg_1", "agt_owner", "agt_middle"},
+                              {"dlg_2", "agt_middle", "agt_reader"}};
+  return decision;
+}
+
+JsonValue ParseLine(const std::string& line) {
+  absl::StatusOr<JsonValue> json = ParseJson(line);
+  EXPECT_TRUE(json.ok()) << json.status() << " in " << line;
+  return json.ok() ? *json : JsonValue();
+}
+
+std::string StringAt(const JsonValue& json, absl::string_view key) {
+  const JsonValue* value = json.Find(key);
+  return value != nullptr && value->is_string() ? value->as_string() : "<missing>";
+}
+
+TEST(DecisionJsonLineTest, NamesTheCallAndItsOutcome) {
+  const std::string line =
+      DecisionJsonLine(TokenRequest(), AllowDecision(), absl::Microseconds(212), kAt);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  JsonValue json = ParseLine(line);
+  EXPECT_EQ(StringAt(json, "ts"), "2025-11-30T00:00:00.123456Z");
+  EXPECT_EQ(StringAt(json, "event"), "decision");
+  EXPECT_EQ(StringAt(json, "request_id"), "req-1");
+  EXPECT_EQ(StringAt(json, "agent_id"), "agt_reader");
+  EXPECT_EQ(StringAt(json, "subject"), "token");
+  EXPECT_EQ(StringAt(json, "action"), "read");
+  EXPECT_EQ(StringAt(json, "resource"), "/docs/7");
+  EXPECT_EQ(StringAt(json, "client_ip"), "10.0.0.7");
+  EXPECT_EQ(StringAt(json, "verdict"), "ALLOW");
+  EXPECT_EQ(StringAt(json, "reason"), "ALLOWED");
+  EXPECT_EQ(StringAt(json, "permission_id"), "perm_1");
+  ASSERT_NE(json.Find("delegation_path"), nullptr);
+  EXPECT_EQ(CanonicalJson(*json.Find("delegation_path")), R"(["dlg_1","dlg_2"])");
+  ASSERT_NE(json.Find("latency_us"), nullptr);
+  EXPECT_EQ(json.Find("latency_us")->as_number(), 212);
+}
+
+TEST(DecisionJsonLineTest, SecretsNeverAppear) {
+  Decision decision = AllowDecision();
+  decision.verdict = Verdict::kDeny;
+  decision.reason = ReasonCode::kTokenInvalid;
+  decision.message = "token " + kToken + " is not known";
+  const std::string line = DecisionJsonLine(TokenRequest(), decision, absl::ZeroDuration(), kAt);
+  EXPECT_THAT(line, Not(HasSubstr(kToken)));
+  EXPECT_THAT(line, Not(HasSubstr("s3cr3t-value")));
+  JsonValue json = ParseLine(line);
+  EXPECT_EQ(StringAt(json, "token_prefix"), kToken.substr(0, 12));
+  EXPECT_EQ(StringAt(json, "message"), "token [REDACTED] is not known");
+  ASSERT_NE(json.Find("arguments"), nullptr);
+  EXPECT_EQ(CanonicalJson(*json.Find("arguments")),
+            R"({"auth":{"api_token":"[REDACTED]"},"page":2})");
+}
+
+TEST(DecisionJsonLineTest, ArgumentsThatDoNotParseAreRedactedWhole) {
+  Request request = TokenRequest();
+  request.arguments_json = R"({"password":"hunter2")";
+  const std::string line = DecisionJsonLine(request, AllowDecision(), absl::ZeroDuration(), kAt);
+  EXPECT_THAT(line, Not(HasSubstr("hunter2")));
+  EXPECT_EQ(StringAt(ParseLine(line), "arguments"), "[REDACTED]");
+}
+
+TEST(DecisionJsonLineTest, AgentIdSubjectHasNoTokenPrefix) {
+  Request request = TokenRequest();
+  request.subject = Subject{"agt_reader", ""};
+  Decision decision = AllowDecision();
+  decision.agent_id = "";
+  JsonValue json = ParseLine(DecisionJsonLine(request, decision, absl::ZeroDuration(), kAt));
+  EXPECT_EQ(StringAt(json, "subject"), "agent_id");
+  EXPECT_EQ(StringAt(json, "agent_id"), "agt_reader");
+  EXPECT_EQ(json.Find("token_prefix"), nullptr);
+}
+
+TEST(DecisionJsonLineTest, ControlCharactersInRequestFieldsStayInsideTheirString) {
+  Request request = TokenRequest();
+  request.resource = "/docs/7\n{\"verdict\":\"ALLOW\"}";
+  Decision decision = AllowDecision();
+  decision.verdict = Verdict::kDeny;
+  const std::string line = DecisionJsonLine(request, decision, absl::ZeroDuration(), kAt);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  JsonValue json = ParseLine(line);
+  EXPECT_EQ(StringAt(json, "resource"), request.resource);
+  EXPECT_EQ(StringAt(json, "verdict"), "DENY");
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST(DecisionJsonLogTest, ConcurrentDecisionsWriteWholeLines) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/decisions.jsonl");
+  absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
+      DecisionJsonLog::Open(path, [] { return kAt; });
+  ASSERT_TRUE(log.ok()) << log.status();
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Request request = TokenRequest();
+      request.request_id = absl::StrCat("t", t);
+      for (int i = 0; i < kPerThread; ++i) {
+        (*log)->OnDecision(request, AllowDecision(), absl::Microseconds(i));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ((*log)->lines_failed(), 0u);
+  log->reset();
+
+  std::vector<std::string> lines = absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kPerThread));
+  for (const std::string& line : lines) {
+    EXPECT_EQ(StringAt(ParseLine(line), "event"), "decision");
+  }
+}
+
+TEST(DecisionJsonLogTest, AppendsToAnExistingFile) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/append.jsonl");
+  for (int round = 0; round < 2; ++round) {
+    absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
+        DecisionJsonLog::Open(path, [] { return kAt; });
+    ASSERT_TRUE(log.ok()) << log.status();
+    (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  }
+  std::vector<std::string> lines = absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty());
+  EXPECT_EQ(lines.size(), 2u);
+}
+
+TEST(DecisionJsonLogTest, UnwritablePathIsUnavailable) {
+  EXPECT_EQ(
+      DecisionJsonLog::Open("/nonexistent-dir/decisions.jsonl", [] { return kAt; }).status().code(),
+      absl::StatusCode::kUnavailable);
+}
+
+TEST(DecisionJsonLogTest, FailedWritesAreCounted) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);  // nobody reads: every write fails with EPIPE
+  signal(SIGPIPE, SIG_IGN);
+  DecisionJsonLog log(fds[1], /*owns_fd=*/true, [] { return kAt; });
+  log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  EXPECT_EQ(log.lines_failed(), 2u);
+}
+
+}  // namespace
+}  // namespace verdict

@@ -1,0 +1,225 @@
+#include "server/metrics.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace verdict {
+namespace {
+
+constexpr const char* kStatusCodeNames[RpcSeries::kStatusCodes] = {
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+};
+constexpr int kUnknownStatusCode = 2;
+
+// Label values: backslash, double quote and line feed escaped, as the text format requires.
+std::string EscapeLabelValue(absl::string_view value) {
+  std::string escaped;
+  escaped.reserve(value.size());
+  for (char c : value) {
+    switch (c) {
+      case '\\':
+        escaped += "\\\\";
+        break;
+      case '"':
+        escaped += "\\\"";
+        break;
+      case '\n':
+        escaped += "\\n";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
+}
+
+// A form that reads back as the same double, short when it can be ("0.00025", "1e-05").
+std::string FormatDouble(double value) {
+  std::string text = absl::StrFormat("%.15g", value);
+  if (std::strtod(text.c_str(), nullptr) == value) return text;
+  return absl::StrFormat("%.17g", value);
+}
+
+void AppendHeader(absl::string_view name, absl::string_view type, absl::string_view help,
+                  std::string* out) {
+  absl::StrAppend(out, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n");
+}
+
+void AppendSample(absl::string_view name, absl::string_view labels, absl::string_view value,
+                  std::string* out) {
+  if (labels.empty()) {
+    absl::StrAppend(out, name, " ", value, "\n");
+  } else {
+    absl::StrAppend(out, name, "{", labels, "} ", value, "\n");
+  }
+}
+
+// "/verdict.v1.DecisionService/Authorize" -> grpc_service and grpc_method labels.
+std::string RpcLabels(absl::string_view full_method) {
+  absl::string_view trimmed = full_method;
+  if (!trimmed.empty() && trimmed.front() == '/') trimmed.remove_prefix(1);
+  size_t slash = trimmed.rfind('/');
+  absl::string_view service = slash == absl::string_view::npos ? "" : trimmed.substr(0, slash);
+  absl::string_view method = slash == absl::string_view::npos ? trimmed : trimmed.substr(slash + 1);
+  return absl::StrCat("grpc_service=\"", EscapeLabelValue(service), "\",grpc_method=\"",
+                      EscapeLabelValue(method), "\"");
+}
+
+}  // namespace
+
+void LatencyHistogram::Observe(absl::Duration latency) {
+  const double seconds = absl::ToDoubleSeconds(latency);
+  size_t bucket =
+      std::lower_bound(kBucketBounds.begin(), kBucketBounds.end(), seconds) - kBucketBounds.begin();
+  counts_[bucket].fetch_add(1, std::memory_order_relaxed);
+  sum_nanos_.fetch_add(absl::ToInt64Nanoseconds(latency), std::memory_order_relaxed);
+}
+
+void LatencyHistogram::Render(absl::string_view name, absl::string_view labels,
+                              std::string* out) const {
+  const std::string prefix = labels.empty() ? "" : absl::StrCat(labels, ",");
+  const std::string bucket_name = absl::StrCat(name, "_bucket");
+  // The count is the sum of the buckets read here, so _count always equals the +Inf bucket even
+  // while observations land during the scrape.
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    cumulative += counts_[i].load(std::memory_order_relaxed);
+    const std::string bound = i < kBucketBounds.size() ? FormatDouble(kBucketBounds[i]) : "+Inf";
+    AppendSample(bucket_name, absl::StrCat(prefix, "le=\"", bound, "\""), absl::StrCat(cumulative),
+                 out);
+  }
+  const double sum_seconds = static_cast<double>(sum_nanos_.load(std::memory_order_relaxed)) / 1e9;
+  AppendSample(absl::StrCat(name, "_sum"), labels, FormatDouble(sum_seconds), out);
+  AppendSample(absl::StrCat(name, "_count"), labels, absl::StrCat(cumulative), out);
+}
+
+void RpcSeries::Finished(int status_code, absl::Duration latency) {
+  if (status_code < 0 || status_code >= kStatusCodes) status_code = kUnknownStatusCode;
+  handled_[status_code].fetch_add(1, std::memory_order_relaxed);
+  latency_.Observe(latency);
+  in_flight_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+Metrics::Metrics() : start_time_(absl::Now()) {}
+
+void Metrics::OnDecision(const Request& /*request*/, const Decision& decision,
+                         absl::Duration latency) {
+  const int verdict = static_cast<int>(decision.verdict);
+  const int reason = static_cast<int>(decision.reason);
+  if (verdict >= 0 && verdict < kVerdicts && reason >= 0 && reason < kReasons) {
+    decisions_[verdict][reason].fetch_add(1, std::memory_order_relaxed);
+  }
+  decision_latency_.Observe(latency);
+}
+
+RpcSeries* Metrics::RpcSeriesFor(absl::string_view full_method) {
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = rpcs_.find(full_method);
+    if (it != rpcs_.end()) return it->second.get();
+  }
+  absl::MutexLock lock(&mu_);
+  std::unique_ptr<RpcSeries>& series = rpcs_[std::string(full_method)];
+  if (series == nullptr) series = std::make_unique<RpcSeries>();
+  return series.get();
+}
+
+void Metrics::AddExternalCounter(std::string name, std::string help,
+                                 std::function<uint64_t()> read) {
+  absl::MutexLock lock(&mu_);
+  external_counters_.push_back({std::move(name), std::move(help), std::move(read)});
+}
+
+std::string Metrics::RenderPrometheusText() const {
+  std::string out;
+  AppendHeader("verdict_build_info", "gauge", "verdictd's version; the value is always 1.", &out);
+  AppendSample("verdict_build_info",
+               absl::StrCat("version=\"", EscapeLabelValue(kVerdictVersion), "\",grpc_version=\"",
+                            EscapeLabelValue(grpc::Version()), "\""),
+               "1", &out);
+  AppendHeader("verdict_process_start_time_seconds", "gauge",
+               "When verdictd started, in seconds since the Unix epoch.", &out);
+  AppendSample("verdict_process_start_time_seconds", "",
+               absl::StrCat(absl::ToUnixSeconds(start_time_)), &out);
+
+  AppendHeader("verdict_decisions_total", "counter",
+               "Authorize decisions (ext_authz checks included) by verdict and reason.", &out);
+  for (int verdict = 0; verdict < kVerdicts; ++verdict) {
+    for (int reason = 0; reason < kReasons; ++reason) {
+      const uint64_t count = decisions_[verdict][reason].load(std::memory_order_relaxed);
+      if (count == 0) continue;
+      AppendSample(
+          "verdict_decisions_total",
+          absl::StrCat("verdict=\"", VerdictName(static_cast<Verdict>(verdict)), "\",reason=\"",
+                       ReasonCodeName(static_cast<ReasonCode>(reason)), "\""),
+          absl::StrCat(count), &out);
+    }
+  }
+  AppendHeader("verdict_decision_duration_seconds", "histogram",
+               "Time to reach a decision, store reads and writes included.", &out);
+  decision_latency_.Render("verdict_decision_duration_seconds", "", &out);
+
+  AppendHeader("verdict_store_errors_total", "counter",
+               "Calls denied because the policy store could not be read.", &out);
+  AppendSample("verdict_store_errors_total", "",
+               absl::StrCat(store_errors_.load(std::memory_order_relaxed)), &out);
+
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::pair<absl::string_view, const RpcSeries*>> rpcs;
+  for (const auto& [method, series] : rpcs_) rpcs.emplace_back(method, series.get());
+  std::sort(rpcs.begin(), rpcs.end());
+
+  AppendHeader("verdict_grpc_server_handled_total", "counter",
+               "RPCs completed, by method and gRPC status code.", &out);
+  for (const auto& [method, series] : rpcs) {
+    const std::string labels = RpcLabels(method);
+    for (int code = 0; code < RpcSeries::kStatusCodes; ++code) {
+      const uint64_t count = series->handled_[code].load(std::memory_order_relaxed);
+      if (count == 0) continue;
+      AppendSample("verdict_grpc_server_handled_total",
+                   absl::StrCat(labels, ",grpc_code=\"", kStatusCodeNames[code], "\""),
+                   absl::StrCat(count), &out);
+    }
+  }
+  AppendHeader("verdict_grpc_server_handling_seconds", "histogram",
+               "RPC latency from the call's start to its status, by method.", &out);
+  for (const auto& [method, series] : rpcs) {
+    series->latency_.Render("verdict_grpc_server_handling_seconds", RpcLabels(method), &out);
+  }
+  AppendHeader("verdict_grpc_server_in_flight", "gauge", "RPCs started and not yet finished.",
+               &out);
+  for (const auto& [method, series] : rpcs) {
+    AppendSample("verdict_grpc_server_in_flight", RpcLabels(method),
+                 absl::StrCat(series->in_flight_.load(std::memory_order_relaxed)), &out);
+  }
+
+  for (const ExternalCounter& counter : external_counters_) {
+    AppendHeader(counter.name, "counter", counter.help, &out);
+    AppendSample(counter.name, "", absl::StrCat(counter.read()), &out);
+  }
+  return out;
+}
+
+}  // namespace verdict

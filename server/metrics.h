@@ -1,0 +1,114 @@
+// verdictd's Prometheus metrics: per-RPC latency histograms, calls by status code and in flight,
+// decisions by verdict and reason, store errors and build information, rendered in the
+// Prometheus text exposition format (version 0.0.4).
+//
+// Recording is lock-free (atomic counters in fixed buckets) except for the first call of a
+// method, which registers its series. The registry is fed by the DecisionObserver hook (every
+// Authorize decision) and by the gRPC interceptor of server/metrics_interceptor.h (every RPC).
+//
+//   Metrics metrics;
+//   Authorizer authorizer(store, clock, &metrics);     // decisions
+//   metrics.RpcSeriesFor("/verdict.v1.DecisionService/Authorize")->Finished(0, latency);
+//   std::string text = metrics.RenderPrometheusText();  // what GET /metrics returns
+#ifndef VERDICT_SERVER_METRICS_H_
+#define VERDICT_SERVER_METRICS_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "decision/authorizer.h"
+#include "decision/types.h"
+
+namespace verdict {
+
+// A latency histogram with fixed buckets, from 50 us to 10 s.
+class LatencyHistogram {
+ public:
+  // Upper bounds in seconds; an observation above the last lands in +Inf.
+  static constexpr std::array<double, 17> kBucketBounds = {
+      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,    0.1,    0.25,    0.5,    1,     2.5,    5,     10};
+
+  void Observe(absl::Duration latency);
+
+  // Appends the _bucket, _sum and _count lines of `name`; `labels` is "" or `a="x",b="y"`.
+  void Render(absl::string_view name, absl::string_view labels, std::string* out) const;
+
+ private:
+  // Per bucket (not cumulative); the last one is +Inf.
+  std::array<std::atomic<uint64_t>, kBucketBounds.size() + 1> counts_{};
+  std::atomic<int64_t> sum_nanos_{0};
+};
+
+// The series of one gRPC method. Obtained once per call from Metrics::RpcSeriesFor.
+class RpcSeries {
+ public:
+  static constexpr int kStatusCodes = 17;  // grpc::StatusCode OK .. UNAUTHENTICATED
+
+  void Started() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
+  // `status_code` is a grpc::StatusCode; out-of-range values count as UNKNOWN.
+  void Finished(int status_code, absl::Duration latency);
+
+ private:
+  friend class Metrics;
+  std::atomic<int64_t> in_flight_{0};
+  std::array<std::atomic<uint64_t>, kStatusCodes> handled_{};
+  LatencyHistogram latency_;
+};
+
+class Metrics : public DecisionObserver {
+ public:
+  Metrics();
+
+  // Counts the decision by verdict and reason, and its latency.
+  void OnDecision(const Request& request, const Decision& decision,
+                  absl::Duration latency) override;
+
+  // The series of "/package.Service/Method"; the pointer lives as long as the registry.
+  RpcSeries* RpcSeriesFor(absl::string_view full_method);
+
+  // A call failed because the store could not be read (UNAVAILABLE).
+  void RecordStoreError() { store_errors_.fetch_add(1, std::memory_order_relaxed); }
+
+  // A counter kept elsewhere (for example the decision log's dropped rows), read at each scrape.
+  // `name` must be a valid metric name; call before the first scrape.
+  void AddExternalCounter(std::string name, std::string help, std::function<uint64_t()> read);
+
+  std::string RenderPrometheusText() const;
+
+ private:
+  static constexpr int kVerdicts = 3;
+  static constexpr int kReasons = static_cast<int>(ReasonCode::kRateLimited) + 1;
+
+  struct ExternalCounter {
+    std::string name;
+    std::string help;
+    std::function<uint64_t()> read;
+  };
+
+  const absl::Time start_time_;
+  std::array<std::array<std::atomic<uint64_t>, kReasons>, kVerdicts> decisions_{};
+  LatencyHistogram decision_latency_;
+  std::atomic<uint64_t> store_errors_{0};
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<RpcSeries>> rpcs_ ABSL_GUARDED_BY(mu_);
+  std::vector<ExternalCounter> external_counters_ ABSL_GUARDED_BY(mu_);
+};
+
+// The version verdictd reports in verdict_build_info.
+inline constexpr absl::string_view kVerdictVersion = "0.1.0";
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_METRICS_H_
