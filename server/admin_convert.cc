@@ -1,0 +1,331 @@
+#include "server/admin_convert.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "server/proto_convert.h"
+
+namespace verdict {
+namespace {
+
+// google.protobuf.Duration's range: about 10,000 years either way.
+constexpr int64_t kMaxDurationSeconds = 315576000000;
+constexpr int32_t kNanosPerSecond = 1000000000;
+
+absl::Status InvalidField(absl::string_view field, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", why));
+}
+
+// An unset timestamp means "never" (absl::InfiniteFuture()).
+absl::StatusOr<absl::Time> ExpiryFromProto(absl::string_view field, bool has_value,
+                                           const google::protobuf::Timestamp& proto) {
+  if (!has_value) return absl::InfiniteFuture();
+  absl::StatusOr<absl::Time> time = TimeFromProto(proto);
+  if (!time.ok()) return InvalidField(field, time.status().message());
+  return *time;
+}
+
+// The wire has no infinity: "never" leaves the field unset.
+template <typename MutableField>
+void SetTime(absl::Time time, MutableField mutable_field) {
+  if (time != absl::InfiniteFuture() && time != absl::InfinitePast()) {
+    *mutable_field() = TimeToProto(time);
+  }
+}
+
+absl::StatusOr<Effect> EffectFromProto(absl::string_view field, v1::Effect effect) {
+  switch (effect) {
+    case v1::EFFECT_ALLOW:
+      return Effect::kAllow;
+    case v1::EFFECT_DENY:
+      return Effect::kDeny;
+    case v1::EFFECT_UNSPECIFIED:
+      return InvalidField(field, "required (EFFECT_ALLOW or EFFECT_DENY)");
+    default:
+      return InvalidField(field, absl::StrCat("unknown effect ", effect));
+  }
+}
+
+v1::Effect EffectToProto(Effect effect) {
+  return effect == Effect::kAllow ? v1::EFFECT_ALLOW : v1::EFFECT_DENY;
+}
+
+v1::AgentKind KindToProto(AgentKind kind) {
+  switch (kind) {
+    case AgentKind::kAutonomous:
+      return v1::AUTONOMOUS;
+    case AgentKind::kDelegated:
+      return v1::DELEGATED;
+    case AgentKind::kService:
+      return v1::SERVICE;
+  }
+  return v1::AGENT_KIND_UNSPECIFIED;
+}
+
+v1::AgentStatus AgentStatusToProto(AgentStatus status) {
+  switch (status) {
+    case AgentStatus::kActive:
+      return v1::ACTIVE;
+    case AgentStatus::kSuspended:
+      return v1::SUSPENDED;
+    case AgentStatus::kRevoked:
+      return v1::REVOKED;
+  }
+  return v1::AGENT_STATUS_UNSPECIFIED;
+}
+
+v1::ApprovalStatus ApprovalStatusToProto(ApprovalStatus status) {
+  switch (status) {
+    case ApprovalStatus::kPending:
+      return v1::APPROVAL_STATUS_PENDING;
+    case ApprovalStatus::kApproved:
+      return v1::APPROVAL_STATUS_APPROVED;
+    case ApprovalStatus::kDenied:
+      return v1::APPROVAL_STATUS_DENIED;
+    case ApprovalStatus::kExpired:
+      return v1::APPROVAL_STATUS_EXPIRED;
+    case ApprovalStatus::kUsed:
+      return v1::APPROVAL_STATUS_USED;
+  }
+  return v1::APPROVAL_STATUS_UNSPECIFIED;
+}
+
+}  // namespace
+
+absl::StatusOr<NewAgent> NewAgentFromProto(const v1::CreateAgentRequest& proto) {
+  NewAgent agent;
+  agent.owner = proto.owner();
+  agent.name = proto.name();
+  agent.id = proto.id();
+  switch (proto.kind()) {
+    case v1::AGENT_KIND_UNSPECIFIED:
+    case v1::AUTONOMOUS:
+      agent.kind = AgentKind::kAutonomous;
+      break;
+    case v1::DELEGATED:
+      agent.kind = AgentKind::kDelegated;
+      break;
+    case v1::SERVICE:
+      agent.kind = AgentKind::kService;
+      break;
+    default:
+      return InvalidField("kind", absl::StrCat("unknown agent kind ", proto.kind()));
+  }
+  absl::StatusOr<absl::Time> expires_at =
+      ExpiryFromProto("expires_at", proto.has_expires_at(), proto.expires_at());
+  if (!expires_at.ok()) return expires_at.status();
+  agent.expires_at = *expires_at;
+  return agent;
+}
+
+absl::StatusOr<NewPermission> NewPermissionFromProto(const v1::GrantPermissionRequest& proto) {
+  const v1::PermissionSpec& spec = proto.permission();
+  absl::StatusOr<Effect> effect = EffectFromProto("permission.effect", spec.effect());
+  if (!effect.ok()) return effect.status();
+  NewPermission permission;
+  permission.agent_id = proto.agent_id();
+  permission.resource = spec.resource();
+  permission.actions.assign(spec.actions().begin(), spec.actions().end());
+  permission.effect = *effect;
+  permission.constraints_json = spec.constraints_json();
+  return permission;
+}
+
+absl::StatusOr<NewDelegation> NewDelegationFromProto(const v1::CreateDelegationRequest& proto) {
+  const v1::DelegationSpec& spec = proto.delegation();
+  NewDelegation delegation;
+  delegation.from_agent_id = spec.from_agent_id();
+  delegation.to_agent_id = spec.to_agent_id();
+  // proto3 cannot tell 0 from unset; a link usable on no path at all would be pointless.
+  delegation.max_depth =
+      static_cast<int>(std::clamp<uint32_t>(spec.max_depth(), 1, std::numeric_limits<int>::max()));
+  absl::StatusOr<absl::Time> expires_at =
+      ExpiryFromProto("delegation.expires_at", spec.has_expires_at(), spec.expires_at());
+  if (!expires_at.ok()) return expires_at.status();
+  delegation.expires_at = *expires_at;
+  for (int i = 0; i < spec.permissions_size(); ++i) {
+    const v1::PermissionSpec& lent = spec.permissions(i);
+    // A delegation lends rights; there is no lending a deny. Unset means the allow it lends.
+    if (lent.effect() != v1::EFFECT_UNSPECIFIED && lent.effect() != v1::EFFECT_ALLOW) {
+      return InvalidField(absl::StrCat("delegation.permissions[", i, "].effect"),
+                          "a delegation lends allow permissions only");
+    }
+    delegation.permissions.push_back(
+        {lent.resource(), {lent.actions().begin(), lent.actions().end()}, lent.constraints_json()});
+  }
+  return delegation;
+}
+
+absl::StatusOr<absl::Duration> GraceFromProto(const v1::RotateTokenRequest& proto) {
+  const google::protobuf::Duration& grace = proto.grace();
+  if (grace.seconds() < 0 || grace.nanos() < 0 || grace.nanos() >= kNanosPerSecond ||
+      grace.seconds() > kMaxDurationSeconds) {
+    return InvalidField("grace", "must be a duration of zero or more");
+  }
+  return absl::Seconds(grace.seconds()) + absl::Nanoseconds(grace.nanos());
+}
+
+absl::StatusOr<ApprovalStatus> ApprovalStatusFromProto(v1::ApprovalStatus proto) {
+  switch (proto) {
+    case v1::APPROVAL_STATUS_UNSPECIFIED:
+    case v1::APPROVAL_STATUS_PENDING:
+      return ApprovalStatus::kPending;
+    case v1::APPROVAL_STATUS_APPROVED:
+      return ApprovalStatus::kApproved;
+    case v1::APPROVAL_STATUS_DENIED:
+      return ApprovalStatus::kDenied;
+    case v1::APPROVAL_STATUS_EXPIRED:
+      return ApprovalStatus::kExpired;
+    case v1::APPROVAL_STATUS_USED:
+      return ApprovalStatus::kUsed;
+    default:
+      return InvalidField("status", absl::StrCat("unknown approval status ", proto));
+  }
+}
+
+absl::StatusOr<DecisionLogFilter> DecisionLogFilterFromProto(
+    const v1::QueryDecisionLogRequest& proto) {
+  DecisionLogFilter filter;
+  filter.agent_id = proto.agent_id();
+  if (proto.has_since()) {
+    absl::StatusOr<absl::Time> since = TimeFromProto(proto.since());
+    if (!since.ok()) return InvalidField("since", since.status().message());
+    filter.since = *since;
+  }
+  if (proto.has_until()) {
+    absl::StatusOr<absl::Time> until = TimeFromProto(proto.until());
+    if (!until.ok()) return InvalidField("until", until.status().message());
+    filter.until = *until;
+  }
+  if (proto.verdict() != v1::VERDICT_UNSPECIFIED) {
+    if (!v1::Verdict_IsValid(proto.verdict())) {
+      return InvalidField("verdict", absl::StrCat("unknown verdict ", proto.verdict()));
+    }
+    // The log stores the proto's own names ("ALLOW"), as decision/types.h spells them.
+    filter.verdict = v1::Verdict_Name(proto.verdict());
+  }
+  return filter;
+}
+
+PageRequest PageFromProto(uint32_t page_size, const std::string& page_token) {
+  PageRequest page;
+  page.page_size = static_cast<int>(std::min<uint32_t>(page_size, kMaxPageSize));
+  page.page_token = page_token;
+  return page;
+}
+
+void AgentToProto(const Agent& agent, v1::Agent* proto) {
+  proto->set_id(agent.id);
+  proto->set_owner(agent.owner);
+  proto->set_name(agent.name);
+  proto->set_kind(KindToProto(agent.kind));
+  proto->set_status(AgentStatusToProto(agent.status));
+  proto->set_token_prefix(agent.token_prefix);
+  SetTime(agent.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTime(agent.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTime(agent.updated_at, [proto] { return proto->mutable_updated_at(); });
+}
+
+void PermissionToProto(const Permission& permission, v1::Permission* proto) {
+  proto->set_id(permission.id);
+  proto->set_agent_id(permission.agent_id);
+  proto->set_resource(permission.resource);
+  proto->mutable_actions()->Assign(permission.actions.begin(), permission.actions.end());
+  proto->set_effect(EffectToProto(permission.effect));
+  proto->set_constraints_json(permission.constraints_json);
+  SetTime(permission.created_at, [proto] { return proto->mutable_created_at(); });
+}
+
+void DelegationToProto(const Delegation& delegation, v1::Delegation* proto) {
+  proto->set_id(delegation.id);
+  proto->set_from_agent_id(delegation.from_agent_id);
+  proto->set_to_agent_id(delegation.to_agent_id);
+  for (const LentPermission& lent : delegation.permissions) {
+    v1::PermissionSpec* spec = proto->add_permissions();
+    spec->set_resource(lent.resource);
+    spec->mutable_actions()->Assign(lent.actions.begin(), lent.actions.end());
+    spec->set_effect(v1::EFFECT_ALLOW);
+    spec->set_constraints_json(lent.constraints_json);
+  }
+  proto->set_max_depth(static_cast<uint32_t>(delegation.max_depth));
+  proto->set_status(delegation.status == DelegationStatus::kActive ? v1::DELEGATION_STATUS_ACTIVE
+                                                                   : v1::DELEGATION_STATUS_REVOKED);
+  SetTime(delegation.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTime(delegation.created_at, [proto] { return proto->mutable_created_at(); });
+}
+
+void ApprovalToProto(const ApprovalRequest& approval, v1::ApprovalRequest* proto) {
+  proto->set_id(approval.id);
+  proto->set_agent_id(approval.agent_id);
+  proto->set_action(approval.action);
+  proto->set_resource(approval.resource);
+  proto->set_arguments_hash(approval.arguments_hash);
+  proto->set_quorum(static_cast<uint32_t>(approval.quorum));
+  proto->set_approvals(static_cast<uint32_t>(approval.approvals));
+  proto->set_status(ApprovalStatusToProto(approval.status));
+  SetTime(approval.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTime(approval.created_at, [proto] { return proto->mutable_created_at(); });
+}
+
+absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEntry* proto) {
+  v1::Verdict verdict;
+  v1::ReasonCode reason;
+  if (!v1::Verdict_Parse(row.verdict, &verdict) || !v1::ReasonCode_Parse(row.reason, &reason)) {
+    return absl::InternalError(absl::StrCat("decision log row ", row.seq,
+                                            ": unknown verdict or reason \"", row.verdict, "\", \"",
+                                            row.reason, "\""));
+  }
+  absl::StatusOr<std::vector<DelegationHop>> path =
+      DelegationPathFromJson(row.delegation_path_json);
+  if (!path.ok()) {
+    return absl::InternalError(
+        absl::StrCat("decision log row ", row.seq, ": ", path.status().message()));
+  }
+  proto->set_seq(static_cast<uint64_t>(row.seq));
+  SetTime(absl::FromUnixMicros(row.decided_at_us), [proto] { return proto->mutable_decided_at(); });
+  proto->set_request_id(row.request_id);
+  proto->set_agent_id(row.agent_id);
+  proto->set_action(row.action);
+  proto->set_resource(row.resource);
+  proto->set_client_ip(row.client_ip);
+  proto->set_arguments_json(row.arguments_json);
+  proto->set_verdict(verdict);
+  proto->set_reason(reason);
+  proto->set_message(row.message);
+  proto->set_matched_permission_id(row.matched_permission_id);
+  for (const DelegationHop& hop : *path) {
+    v1::DelegationHop* wire_hop = proto->add_delegation_path();
+    wire_hop->set_delegation_id(hop.delegation_id);
+    wire_hop->set_from_agent_id(hop.from_agent_id);
+    wire_hop->set_to_agent_id(hop.to_agent_id);
+  }
+  proto->set_approval_request_id(row.approval_request_id);
+  *proto->mutable_latency() = DurationToProto(absl::Microseconds(row.latency_us));
+  proto->set_prev_hash(row.prev_hash);
+  proto->set_hash(row.hash);
+  return absl::OkStatus();
+}
+
+void ChainVerificationToProto(const ChainVerification& verification,
+                              v1::VerifyDecisionLogResponse* proto) {
+  proto->set_intact(verification.intact);
+  proto->set_rows_checked(static_cast<uint64_t>(verification.rows_checked));
+  proto->set_first_bad_seq(static_cast<uint64_t>(verification.first_bad_seq));
+  proto->set_problem(verification.problem);
+}
+
+google::protobuf::Duration DurationToProto(absl::Duration duration) {
+  google::protobuf::Duration proto;
+  const int64_t seconds = absl::IDivDuration(duration, absl::Seconds(1), &duration);
+  proto.set_seconds(seconds);
+  proto.set_nanos(static_cast<int32_t>(absl::ToInt64Nanoseconds(duration)));
+  return proto;
+}
+
+}  // namespace verdict

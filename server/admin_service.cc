@@ -1,0 +1,232 @@
+#include "server/admin_service.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/strings/string_view.h"
+#include "server/admin_convert.h"
+#include "server/proto_convert.h"
+
+namespace verdict {
+namespace {
+
+constexpr absl::string_view kAuthorizationHeader = "authorization";
+
+absl::string_view AuthorizationOf(const grpc::ServerContext& context) {
+  auto it = context.client_metadata().find(std::string(kAuthorizationHeader));
+  if (it == context.client_metadata().end()) return "";
+  return absl::string_view(it->second.data(), it->second.size());
+}
+
+}  // namespace
+
+grpc::Status AdminGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLog& decision_log,
+                                   AdminAuthenticator& auth, Clock clock)
+    : admin_(admin), decision_log_(decision_log), auth_(auth), clock_(std::move(clock)) {}
+
+template <typename Body>
+grpc::Status GrpcAdminService::Serve(grpc::ServerContext* context, Body body) {
+  absl::Status authenticated = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
+  if (!authenticated.ok()) return AdminGrpcStatus(authenticated);
+  return AdminGrpcStatus(body());
+}
+
+grpc::Status GrpcAdminService::CreateAgent(grpc::ServerContext* context,
+                                           const v1::CreateAgentRequest* request,
+                                           v1::CreateAgentResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<NewAgent> agent = NewAgentFromProto(*request);
+    if (!agent.ok()) return agent.status();
+    absl::StatusOr<CreatedAgent> created = admin_.CreateAgent(*agent);
+    if (!created.ok()) return created.status();
+    AgentToProto(created->agent, response->mutable_agent());
+    response->set_token(created->token);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::GetAgent(grpc::ServerContext* context,
+                                        const v1::GetAgentRequest* request, v1::Agent* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<Agent> agent = admin_.GetAgent(request->agent_id());
+    if (!agent.ok()) return agent.status();
+    AgentToProto(*agent, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::ListAgents(grpc::ServerContext* context,
+                                          const v1::ListAgentsRequest* request,
+                                          v1::ListAgentsResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<AgentPage> page =
+        admin_.ListAgents(PageFromProto(request->page_size(), request->page_token()));
+    if (!page.ok()) return page.status();
+    for (const Agent& agent : page->agents) AgentToProto(agent, response->add_agents());
+    response->set_next_page_token(page->next_page_token);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::SetStatus(grpc::ServerContext* context,
+                                         const v1::AgentStatusRequest& request, AgentStatus status,
+                                         v1::Agent* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<Agent> agent = admin_.SetAgentStatus(request.agent_id(), status);
+    if (!agent.ok()) return agent.status();
+    AgentToProto(*agent, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::SuspendAgent(grpc::ServerContext* context,
+                                            const v1::AgentStatusRequest* request,
+                                            v1::Agent* response) {
+  return SetStatus(context, *request, AgentStatus::kSuspended, response);
+}
+
+grpc::Status GrpcAdminService::ReactivateAgent(grpc::ServerContext* context,
+                                               const v1::AgentStatusRequest* request,
+                                               v1::Agent* response) {
+  return SetStatus(context, *request, AgentStatus::kActive, response);
+}
+
+grpc::Status GrpcAdminService::RevokeAgent(grpc::ServerContext* context,
+                                           const v1::AgentStatusRequest* request,
+                                           v1::Agent* response) {
+  return SetStatus(context, *request, AgentStatus::kRevoked, response);
+}
+
+grpc::Status GrpcAdminService::RotateToken(grpc::ServerContext* context,
+                                           const v1::RotateTokenRequest* request,
+                                           v1::RotateTokenResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<absl::Duration> grace = GraceFromProto(*request);
+    if (!grace.ok()) return grace.status();
+    absl::StatusOr<RotatedToken> rotated = admin_.RotateToken(request->agent_id(), *grace);
+    if (!rotated.ok()) return rotated.status();
+    AgentToProto(rotated->agent, response->mutable_agent());
+    response->set_token(rotated->token);
+    *response->mutable_previous_token_expires_at() =
+        TimeToProto(rotated->previous_token_expires_at);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::GrantPermission(grpc::ServerContext* context,
+                                               const v1::GrantPermissionRequest* request,
+                                               v1::Permission* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<NewPermission> permission = NewPermissionFromProto(*request);
+    if (!permission.ok()) return permission.status();
+    absl::StatusOr<Permission> granted = admin_.GrantPermission(*permission);
+    if (!granted.ok()) return granted.status();
+    PermissionToProto(*granted, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::RevokePermission(grpc::ServerContext* context,
+                                                const v1::RevokePermissionRequest* request,
+                                                v1::RevokePermissionResponse*) {
+  return Serve(context, [&] { return admin_.RevokePermission(request->permission_id()); });
+}
+
+grpc::Status GrpcAdminService::CreateDelegation(grpc::ServerContext* context,
+                                                const v1::CreateDelegationRequest* request,
+                                                v1::Delegation* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<NewDelegation> delegation = NewDelegationFromProto(*request);
+    if (!delegation.ok()) return delegation.status();
+    absl::StatusOr<Delegation> created = admin_.CreateDelegation(*delegation);
+    if (!created.ok()) return created.status();
+    DelegationToProto(*created, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::RevokeDelegation(grpc::ServerContext* context,
+                                                const v1::RevokeDelegationRequest* request,
+                                                v1::RevokeDelegationResponse*) {
+  return Serve(context, [&] { return admin_.RevokeDelegation(request->delegation_id()); });
+}
+
+grpc::Status GrpcAdminService::ListApprovals(grpc::ServerContext* context,
+                                             const v1::ListApprovalsRequest* request,
+                                             v1::ListApprovalsResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<ApprovalStatus> status = ApprovalStatusFromProto(request->status());
+    if (!status.ok()) return status.status();
+    absl::StatusOr<ApprovalPage> page =
+        admin_.ListApprovals(*status, PageFromProto(request->page_size(), request->page_token()));
+    if (!page.ok()) return page.status();
+    for (const ApprovalRequest& approval : page->approvals) {
+      ApprovalToProto(approval, response->add_approvals());
+    }
+    response->set_next_page_token(page->next_page_token);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::Vote(grpc::ServerContext* context, const v1::VoteRequest& request,
+                                    bool approve, v1::ApprovalRequest* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<ApprovalRequest> approval =
+        admin_.VoteOnApproval(request.approval_id(), request.approver(), approve, clock_());
+    if (!approval.ok()) return approval.status();
+    ApprovalToProto(*approval, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::ApproveRequest(grpc::ServerContext* context,
+                                              const v1::VoteRequest* request,
+                                              v1::ApprovalRequest* response) {
+  return Vote(context, *request, /*approve=*/true, response);
+}
+
+grpc::Status GrpcAdminService::DenyRequest(grpc::ServerContext* context,
+                                           const v1::VoteRequest* request,
+                                           v1::ApprovalRequest* response) {
+  return Vote(context, *request, /*approve=*/false, response);
+}
+
+grpc::Status GrpcAdminService::QueryDecisionLog(grpc::ServerContext* context,
+                                                const v1::QueryDecisionLogRequest* request,
+                                                v1::QueryDecisionLogResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<DecisionLogFilter> filter = DecisionLogFilterFromProto(*request);
+    if (!filter.ok()) return filter.status();
+    absl::StatusOr<DecisionLogPage> page = decision_log_.Query(
+        *filter,
+        static_cast<int>(std::min<uint32_t>(request->page_size(), kMaxDecisionLogPageSize)),
+        request->page_token());
+    if (!page.ok()) return page.status();
+    for (const DecisionLogRow& row : page->rows) {
+      absl::Status converted = DecisionLogRowToProto(row, response->add_entries());
+      if (!converted.ok()) return converted;
+    }
+    response->set_next_page_token(page->next_page_token);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::VerifyDecisionLog(grpc::ServerContext* context,
+                                                 const v1::VerifyDecisionLogRequest*,
+                                                 v1::VerifyDecisionLogResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<ChainVerification> verification = decision_log_.VerifyChain();
+    if (!verification.ok()) return verification.status();
+    ChainVerificationToProto(*verification, response);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace verdict

@@ -1,0 +1,643 @@
+// AdminService through a real gRPC channel, on a real SQLite file: every call, and every
+// refusal an operator can meet.
+#include "server/admin_service.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <grpcpp/grpcpp.h>
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "crypto/secret_hash.h"
+#include "crypto/sha256.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/grpc_server.h"
+#include "store/admin_credentials.h"
+#include "store/decision_log.h"
+#include "store/sqlite_store.h"
+#include "store/test_support.h"
+#include "verdict/v1/admin.grpc.pb.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kSecret[] = "an admin secret for tests only";
+
+class AdminServiceTest : public testing::Test {
+ protected:
+  void SetUp() override { StartServer({.free_failures = 1000}); }
+
+  void StartServer(AdminAuthOptions auth_options) {
+    path_ = FreshDatabasePath();
+    store_ = OpenTestStore(path_, clock_);
+    ASSERT_NE(store_, nullptr);
+    credentials_ = std::make_unique<AdminCredentials>(path_);
+    absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
+    ASSERT_TRUE(hash.ok()) << hash.status();
+    ASSERT_TRUE(credentials_->SetIfAbsent(*hash, clock_.Now()).ok());
+    auth_options.hash_params = kTestHashParams;
+    auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(), auth_options);
+    decision_log_ = std::make_unique<DecisionLog>(path_);
+    service_ =
+        std::make_unique<GrpcAdminService>(*store_, *decision_log_, *auth_, clock_.AsFunction());
+    absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+        GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    stub_ = v1::AdminService::NewStub(
+        grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  }
+
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown(absl::Seconds(5));
+  }
+
+  // A context carrying `secret` as the admin credential ("" for none).
+  static std::unique_ptr<grpc::ClientContext> Context(absl::string_view secret = kSecret) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    if (!secret.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", secret));
+    return context;
+  }
+
+  v1::CreateAgentResponse CreateAgent(absl::string_view name) {
+    v1::CreateAgentRequest request;
+    request.set_owner("alice");
+    request.set_name(std::string(name));
+    v1::CreateAgentResponse response;
+    grpc::Status status = stub_->CreateAgent(Context().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  grpc::Status Grant(const std::string& agent_id, absl::string_view resource,
+                     std::vector<std::string> actions, v1::Effect effect = v1::EFFECT_ALLOW,
+                     v1::Permission* granted = nullptr) {
+    v1::GrantPermissionRequest request;
+    request.set_agent_id(agent_id);
+    request.mutable_permission()->set_resource(std::string(resource));
+    for (const std::string& action : actions) request.mutable_permission()->add_actions(action);
+    request.mutable_permission()->set_effect(effect);
+    v1::Permission response;
+    grpc::Status status = stub_->GrantPermission(Context().get(), request, &response);
+    if (granted != nullptr) *granted = response;
+    return status;
+  }
+
+  grpc::Status Delegate(const std::string& from, const std::string& to, absl::string_view resource,
+                        std::vector<std::string> actions, uint32_t max_depth = 3,
+                        v1::Delegation* created = nullptr) {
+    v1::CreateDelegationRequest request;
+    v1::DelegationSpec* spec = request.mutable_delegation();
+    spec->set_from_agent_id(from);
+    spec->set_to_agent_id(to);
+    spec->set_max_depth(max_depth);
+    v1::PermissionSpec* lent = spec->add_permissions();
+    lent->set_resource(std::string(resource));
+    for (const std::string& action : actions) lent->add_actions(action);
+    v1::Delegation response;
+    grpc::Status status = stub_->CreateDelegation(Context().get(), request, &response);
+    if (created != nullptr) *created = response;
+    return status;
+  }
+
+  // A pending approval request, as the decision path opens one.
+  std::string OpenApproval(const std::string& agent_id, int quorum,
+                           absl::Duration lifetime = absl::Hours(1)) {
+    absl::StatusOr<std::unique_ptr<WriteTransaction>> write = store_->BeginWrite();
+    EXPECT_TRUE(write.ok()) << write.status();
+    ApprovalToOpen approval{agent_id,
+                            "deploy",
+                            absl::StrCat("svc:", ++approvals_opened_),
+                            HexEncode(Sha256("{}")),
+                            quorum,
+                            clock_.Now() + lifetime};
+    absl::StatusOr<std::string> id = (*write)->OpenApproval(approval, clock_.Now());
+    EXPECT_TRUE(id.ok()) << id.status();
+    EXPECT_TRUE((*write)->Commit().ok());
+    return id.value_or("");
+  }
+
+  grpc::Status Vote(const std::string& approval_id, absl::string_view approver, bool approve,
+                    v1::ApprovalRequest* result = nullptr) {
+    v1::VoteRequest request;
+    request.set_approval_id(approval_id);
+    request.set_approver(std::string(approver));
+    v1::ApprovalRequest response;
+    grpc::Status status = approve ? stub_->ApproveRequest(Context().get(), request, &response)
+                                  : stub_->DenyRequest(Context().get(), request, &response);
+    if (result != nullptr) *result = response;
+    return status;
+  }
+
+  static constexpr SecretHashParams kTestHashParams = {.time_cost = 1, .memory_kib = 1024};
+
+  ManualClock clock_;
+  std::string path_;
+  int approvals_opened_ = 0;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<AdminCredentials> credentials_;
+  std::unique_ptr<AdminAuthenticator> auth_;
+  std::unique_ptr<DecisionLog> decision_log_;
+  std::unique_ptr<GrpcAdminService> service_;
+  std::unique_ptr<GrpcServer> server_;
+  std::unique_ptr<v1::AdminService::Stub> stub_;
+};
+
+// --- The credential ---------------------------------------------------------------------------
+
+// Every method, called with an empty request and the given context.
+std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContext*)>>> EveryMethod(
+    v1::AdminService::Stub& stub) {
+  return {
+      {"CreateAgent",
+       [&](auto* c) {
+         v1::CreateAgentResponse r;
+         return stub.CreateAgent(c, {}, &r);
+       }},
+      {"GetAgent",
+       [&](auto* c) {
+         v1::Agent r;
+         return stub.GetAgent(c, {}, &r);
+       }},
+      {"ListAgents",
+       [&](auto* c) {
+         v1::ListAgentsResponse r;
+         return stub.ListAgents(c, {}, &r);
+       }},
+      {"SuspendAgent",
+       [&](auto* c) {
+         v1::Agent r;
+         return stub.SuspendAgent(c, {}, &r);
+       }},
+      {"ReactivateAgent",
+       [&](auto* c) {
+         v1::Agent r;
+         return stub.ReactivateAgent(c, {}, &r);
+       }},
+      {"RevokeAgent",
+       [&](auto* c) {
+         v1::Agent r;
+         return stub.RevokeAgent(c, {}, &r);
+       }},
+      {"RotateToken",
+       [&](auto* c) {
+         v1::RotateTokenResponse r;
+         return stub.RotateToken(c, {}, &r);
+       }},
+      {"GrantPermission",
+       [&](auto* c) {
+         v1::Permission r;
+         return stub.GrantPermission(c, {}, &r);
+       }},
+      {"RevokePermission",
+       [&](auto* c) {
+         v1::RevokePermissionResponse r;
+         return stub.RevokePermission(c, {}, &r);
+       }},
+      {"CreateDelegation",
+       [&](auto* c) {
+         v1::Delegation r;
+         return stub.CreateDelegation(c, {}, &r);
+       }},
+      {"RevokeDelegation",
+       [&](auto* c) {
+         v1::RevokeDelegationResponse r;
+         return stub.RevokeDelegation(c, {}, &r);
+       }},
+      {"ListApprovals",
+       [&](auto* c) {
+         v1::ListApprovalsResponse r;
+         return stub.ListApprovals(c, {}, &r);
+       }},
+      {"ApproveRequest",
+       [&](auto* c) {
+         v1::ApprovalRequest r;
+         return stub.ApproveRequest(c, {}, &r);
+       }},
+      {"DenyRequest",
+       [&](auto* c) {
+         v1::ApprovalRequest r;
+         return stub.DenyRequest(c, {}, &r);
+       }},
+      {"QueryDecisionLog",
+       [&](auto* c) {
+         v1::QueryDecisionLogResponse r;
+         return stub.QueryDecisionLog(c, {}, &r);
+       }},
+      {"VerifyDecisionLog",
+       [&](auto* c) {
+         v1::VerifyDecisionLogResponse r;
+         return stub.VerifyDecisionLog(c, {}, &r);
+       }},
+  };
+}
+
+TEST_F(AdminServiceTest, EveryCallWithoutTheAdminCredentialIsUnauthenticated) {
+  for (const auto& [name, call] : EveryMethod(*stub_)) {
+    EXPECT_EQ(call(Context("").get()).error_code(), grpc::StatusCode::UNAUTHENTICATED) << name;
+    EXPECT_EQ(call(Context("not the secret").get()).error_code(), grpc::StatusCode::UNAUTHENTICATED)
+        << name;
+  }
+  // Nothing was written on the way.
+  v1::ListAgentsResponse agents;
+  ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
+  EXPECT_EQ(agents.agents_size(), 0);
+}
+
+TEST_F(AdminServiceTest, RepeatedBadCredentialsAreThrottled) {
+  TearDown();
+  StartServer({.free_failures = 2, .first_backoff = absl::Minutes(1)});
+  v1::ListAgentsResponse response;
+  EXPECT_EQ(stub_->ListAgents(Context("guess 1").get(), {}, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(stub_->ListAgents(Context("guess 2").get(), {}, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  grpc::Status throttled = stub_->ListAgents(Context().get(), {}, &response);
+  EXPECT_EQ(throttled.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(throttled.error_message(), HasSubstr("retry in 60 s"));
+  clock_.Advance(absl::Minutes(1));
+  EXPECT_TRUE(stub_->ListAgents(Context().get(), {}, &response).ok());
+}
+
+// --- Agents -----------------------------------------------------------------------------------
+
+TEST_F(AdminServiceTest, CreateAgentShowsTheTokenOnceAndStoresOnlyItsHash) {
+  v1::CreateAgentRequest request;
+  request.set_owner("alice");
+  request.set_name("report bot");
+  request.set_kind(v1::SERVICE);
+  request.set_id("agt_report");
+  v1::CreateAgentResponse created;
+  ASSERT_TRUE(stub_->CreateAgent(Context().get(), request, &created).ok());
+  EXPECT_EQ(created.agent().id(), "agt_report");
+  EXPECT_EQ(created.agent().kind(), v1::SERVICE);
+  EXPECT_EQ(created.agent().status(), v1::ACTIVE);
+  EXPECT_FALSE(created.agent().has_expires_at());
+  EXPECT_THAT(created.token(), StartsWith("vdt_"));
+  EXPECT_TRUE(absl::StartsWith(created.token(), created.agent().token_prefix()));
+
+  // The token is the agent's: the decision path finds the agent by the token's hash.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  absl::StatusOr<std::optional<Agent>> found =
+      (*snapshot)->FindAgentByTokenHash(Sha256(created.token()), clock_.Now());
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->id, "agt_report");
+
+  v1::GetAgentRequest get;
+  get.set_agent_id("agt_report");
+  v1::Agent agent;
+  ASSERT_TRUE(stub_->GetAgent(Context().get(), get, &agent).ok());
+  EXPECT_EQ(agent.name(), "report bot");
+  EXPECT_EQ(agent.token_prefix(), created.agent().token_prefix());
+
+  EXPECT_EQ(stub_->CreateAgent(Context().get(), request, &created).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+}
+
+TEST_F(AdminServiceTest, CreateAgentRefusesMalformedInput) {
+  v1::CreateAgentRequest bad_kind;
+  bad_kind.set_owner("alice");
+  bad_kind.set_name("x");
+  bad_kind.set_kind(static_cast<v1::AgentKind>(42));
+  v1::CreateAgentResponse response;
+  grpc::Status status = stub_->CreateAgent(Context().get(), bad_kind, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("kind"));
+
+  v1::CreateAgentRequest bad_id;
+  bad_id.set_owner("alice");
+  bad_id.set_name("x");
+  bad_id.set_id("not-an-agent-id");
+  EXPECT_EQ(stub_->CreateAgent(Context().get(), bad_id, &response).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(AdminServiceTest, GetAgentOfAnUnknownIdIsNotFound) {
+  v1::GetAgentRequest request;
+  request.set_agent_id("agt_nobody");
+  v1::Agent agent;
+  grpc::Status status = stub_->GetAgent(Context().get(), request, &agent);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("agt_nobody"));
+}
+
+TEST_F(AdminServiceTest, ListAgentsPagesThroughEveryAgentOnce) {
+  std::set<std::string> created;
+  for (int i = 0; i < 5; ++i) created.insert(CreateAgent(absl::StrCat("bot ", i)).agent().id());
+  std::set<std::string> listed;
+  v1::ListAgentsRequest request;
+  request.set_page_size(2);
+  int pages = 0;
+  do {
+    v1::ListAgentsResponse response;
+    ASSERT_TRUE(stub_->ListAgents(Context().get(), request, &response).ok());
+    EXPECT_LE(response.agents_size(), 2);
+    for (const v1::Agent& agent : response.agents()) listed.insert(agent.id());
+    request.set_page_token(response.next_page_token());
+    ++pages;
+  } while (!request.page_token().empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(listed, created);
+}
+
+TEST_F(AdminServiceTest, SuspendReactivateAndRevokeChangeTheStatusAndRevokedIsFinal) {
+  const std::string id = CreateAgent("bot").agent().id();
+  v1::AgentStatusRequest request;
+  request.set_agent_id(id);
+  v1::Agent agent;
+  ASSERT_TRUE(stub_->SuspendAgent(Context().get(), request, &agent).ok());
+  EXPECT_EQ(agent.status(), v1::SUSPENDED);
+  ASSERT_TRUE(stub_->ReactivateAgent(Context().get(), request, &agent).ok());
+  EXPECT_EQ(agent.status(), v1::ACTIVE);
+  ASSERT_TRUE(stub_->RevokeAgent(Context().get(), request, &agent).ok());
+  EXPECT_EQ(agent.status(), v1::REVOKED);
+
+  grpc::Status reactivate = stub_->ReactivateAgent(Context().get(), request, &agent);
+  EXPECT_EQ(reactivate.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_FALSE(reactivate.error_message().empty());
+
+  request.set_agent_id("agt_nobody");
+  EXPECT_EQ(stub_->SuspendAgent(Context().get(), request, &agent).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(AdminServiceTest, RotateTokenKeepsTheOldTokenForTheGracePeriodOnly) {
+  const v1::CreateAgentResponse created = CreateAgent("bot");
+  v1::RotateTokenRequest request;
+  request.set_agent_id(created.agent().id());
+  request.mutable_grace()->set_seconds(300);
+  v1::RotateTokenResponse rotated;
+  ASSERT_TRUE(stub_->RotateToken(Context().get(), request, &rotated).ok());
+  EXPECT_NE(rotated.token(), created.token());
+  EXPECT_EQ(rotated.previous_token_expires_at().seconds(),
+            absl::ToUnixSeconds(clock_.Now() + absl::Seconds(300)));
+
+  auto agent_of = [&](const std::string& token) -> std::string {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
+    EXPECT_TRUE(snapshot.ok());
+    absl::StatusOr<std::optional<Agent>> found =
+        (*snapshot)->FindAgentByTokenHash(Sha256(token), clock_.Now());
+    EXPECT_TRUE(found.ok());
+    return found.ok() && found->has_value() ? (*found)->id : "";
+  };
+  EXPECT_EQ(agent_of(created.token()), created.agent().id());
+  EXPECT_EQ(agent_of(rotated.token()), created.agent().id());
+  clock_.Advance(absl::Seconds(301));
+  EXPECT_EQ(agent_of(created.token()), "");
+  EXPECT_EQ(agent_of(rotated.token()), created.agent().id());
+
+  request.mutable_grace()->set_seconds(-1);
+  EXPECT_EQ(stub_->RotateToken(Context().get(), request, &rotated).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// --- Permissions ------------------------------------------------------------------------------
+
+TEST_F(AdminServiceTest, GrantAndRevokePermission) {
+  const std::string id = CreateAgent("bot").agent().id();
+  v1::Permission granted;
+  ASSERT_TRUE(Grant(id, "docs:*", {"read", "list"}, v1::EFFECT_DENY, &granted).ok());
+  EXPECT_THAT(granted.id(), StartsWith("perm_"));
+  EXPECT_EQ(granted.agent_id(), id);
+  EXPECT_EQ(granted.effect(), v1::EFFECT_DENY);
+  EXPECT_THAT(granted.actions(), testing::ElementsAre("read", "list"));
+
+  v1::RevokePermissionRequest revoke;
+  revoke.set_permission_id(granted.id());
+  v1::RevokePermissionResponse revoked;
+  EXPECT_TRUE(stub_->RevokePermission(Context().get(), revoke, &revoked).ok());
+  EXPECT_EQ(stub_->RevokePermission(Context().get(), revoke, &revoked).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(AdminServiceTest, GrantPermissionRefusesWhatCouldNeverMatch) {
+  const std::string id = CreateAgent("bot").agent().id();
+  EXPECT_EQ(Grant(id, "docs:*", {"read"}, v1::EFFECT_UNSPECIFIED).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Grant(id, "docs:*", {}).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Grant(id, "", {"read"}).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Grant("agt_nobody", "docs:*", {"read"}).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+// --- Delegations ------------------------------------------------------------------------------
+
+TEST_F(AdminServiceTest, DelegateWhatTheDelegatorHoldsAndRevokeIt) {
+  const std::string a = CreateAgent("a").agent().id();
+  const std::string b = CreateAgent("b").agent().id();
+  ASSERT_TRUE(Grant(a, "docs:*", {"read"}).ok());
+  v1::Delegation created;
+  ASSERT_TRUE(Delegate(a, b, "docs:public:*", {"read"}, 2, &created).ok());
+  EXPECT_THAT(created.id(), StartsWith("dlg_"));
+  EXPECT_EQ(created.status(), v1::DELEGATION_STATUS_ACTIVE);
+  EXPECT_EQ(created.max_depth(), 2u);
+  ASSERT_EQ(created.permissions_size(), 1);
+  EXPECT_EQ(created.permissions(0).resource(), "docs:public:*");
+
+  v1::RevokeDelegationRequest revoke;
+  revoke.set_delegation_id(created.id());
+  v1::RevokeDelegationResponse revoked;
+  EXPECT_TRUE(stub_->RevokeDelegation(Context().get(), revoke, &revoked).ok());
+  revoke.set_delegation_id("dlg_nothing");
+  EXPECT_EQ(stub_->RevokeDelegation(Context().get(), revoke, &revoked).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(AdminServiceTest, DelegationRefusalsSayWhy) {
+  const std::string a = CreateAgent("a").agent().id();
+  const std::string b = CreateAgent("b").agent().id();
+  ASSERT_TRUE(Grant(a, "docs:*", {"read"}).ok());
+  ASSERT_TRUE(Grant(b, "docs:*", {"read"}).ok());
+
+  grpc::Status more_than_held = Delegate(a, b, "docs:*", {"write"});
+  EXPECT_EQ(more_than_held.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(more_than_held.error_message(), HasSubstr("cannot lend"));
+
+  ASSERT_TRUE(Delegate(a, b, "docs:*", {"read"}).ok());
+
+  const std::string d = CreateAgent("d").agent().id();
+  const std::string e = CreateAgent("e").agent().id();
+  // d holds docs:* only through a, on a link that allows paths of one link.
+  ASSERT_TRUE(Delegate(a, d, "docs:*", {"read"}, /*max_depth=*/1).ok());
+  grpc::Status depth = Delegate(d, e, "docs:*", {"read"}, 1);
+  EXPECT_EQ(depth.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(depth.error_message(), HasSubstr("max_depth"));
+
+  grpc::Status cycle = Delegate(b, a, "docs:*", {"read"});
+  EXPECT_EQ(cycle.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(cycle.error_message(), HasSubstr("cycle"));
+
+  v1::CreateDelegationRequest lends_a_deny;
+  lends_a_deny.mutable_delegation()->set_from_agent_id(a);
+  lends_a_deny.mutable_delegation()->set_to_agent_id(b);
+  v1::PermissionSpec* spec = lends_a_deny.mutable_delegation()->add_permissions();
+  spec->set_resource("docs:*");
+  spec->add_actions("read");
+  spec->set_effect(v1::EFFECT_DENY);
+  v1::Delegation response;
+  EXPECT_EQ(stub_->CreateDelegation(Context().get(), lends_a_deny, &response).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// --- Approvals --------------------------------------------------------------------------------
+
+TEST_F(AdminServiceTest, QuorumOfDistinctApproversApproves) {
+  const std::string agent = CreateAgent("bot").agent().id();
+  const std::string id = OpenApproval(agent, /*quorum=*/2);
+
+  v1::ApprovalRequest approval;
+  ASSERT_TRUE(Vote(id, "carol", true, &approval).ok());
+  EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_PENDING);
+  EXPECT_EQ(approval.approvals(), 1u);
+
+  grpc::Status twice = Vote(id, "carol", true);
+  EXPECT_EQ(twice.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(twice.error_message(), HasSubstr("carol"));
+
+  ASSERT_TRUE(Vote(id, "dave", true, &approval).ok());
+  EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_APPROVED);
+  EXPECT_EQ(approval.approvals(), 2u);
+  EXPECT_EQ(approval.quorum(), 2u);
+
+  EXPECT_EQ(Vote(id, "erin", true).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(AdminServiceTest, OneDenyDeniesAndAnExpiredRequestTakesNoVotes) {
+  const std::string agent = CreateAgent("bot").agent().id();
+  const std::string denied = OpenApproval(agent, 2);
+  v1::ApprovalRequest approval;
+  ASSERT_TRUE(Vote(denied, "carol", false, &approval).ok());
+  EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_DENIED);
+
+  const std::string expiring = OpenApproval(agent, 1, absl::Minutes(5));
+  clock_.Advance(absl::Minutes(6));
+  grpc::Status late = Vote(expiring, "carol", true);
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(late.error_message(), HasSubstr("expired"));
+
+  EXPECT_EQ(Vote("apr_nothing", "carol", true).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(AdminServiceTest, ListApprovalsShowsPendingOnesPageByPage) {
+  const std::string agent = CreateAgent("bot").agent().id();
+  std::set<std::string> pending;
+  for (int i = 0; i < 5; ++i) pending.insert(OpenApproval(agent, 1));
+  const std::string approved = OpenApproval(agent, 1);
+  ASSERT_TRUE(Vote(approved, "carol", true).ok());
+
+  std::set<std::string> listed;
+  v1::ListApprovalsRequest request;
+  request.set_page_size(2);
+  do {
+    v1::ListApprovalsResponse response;
+    ASSERT_TRUE(stub_->ListApprovals(Context().get(), request, &response).ok());
+    for (const v1::ApprovalRequest& approval : response.approvals()) {
+      EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_PENDING);
+      listed.insert(approval.id());
+    }
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  EXPECT_EQ(listed, pending);
+
+  v1::ListApprovalsRequest approved_only;
+  approved_only.set_status(v1::APPROVAL_STATUS_APPROVED);
+  v1::ListApprovalsResponse response;
+  ASSERT_TRUE(stub_->ListApprovals(Context().get(), approved_only, &response).ok());
+  ASSERT_EQ(response.approvals_size(), 1);
+  EXPECT_EQ(response.approvals(0).id(), approved);
+}
+
+// --- The decision log -------------------------------------------------------------------------
+
+DecisionLogRow LoggedDecision(absl::string_view agent_id, Verdict verdict, absl::Time at) {
+  Request request;
+  request.action = "read";
+  request.resource = "docs:1";
+  request.arguments_json = R"({"api_key":"k-123","n":1})";
+  Decision decision;
+  decision.verdict = verdict;
+  decision.reason = verdict == Verdict::kAllow ? ReasonCode::kAllowed : ReasonCode::kDeniedByPolicy;
+  decision.agent_id = std::string(agent_id);
+  decision.delegation_path = {{"dlg_1", "agt_up", std::string(agent_id)}};
+  return MakeDecisionLogRow(request, decision, absl::Microseconds(120), at);
+}
+
+TEST_F(AdminServiceTest, QueryDecisionLogFiltersAndPages) {
+  std::vector<DecisionLogRow> rows;
+  for (int i = 0; i < 6; ++i) {
+    rows.push_back(LoggedDecision(i % 2 ? "agt_b" : "agt_a",
+                                  i % 3 ? Verdict::kAllow : Verdict::kDeny,
+                                  absl::FromUnixSeconds(1000 + i)));
+  }
+  ASSERT_TRUE(decision_log_->Append(rows).ok());
+
+  v1::QueryDecisionLogRequest request;
+  request.set_agent_id("agt_a");  // seq 1, 3, 5: verdicts DENY, ALLOW, ALLOW
+  request.set_verdict(v1::ALLOW);
+  v1::QueryDecisionLogResponse response;
+  ASSERT_TRUE(stub_->QueryDecisionLog(Context().get(), request, &response).ok());
+  ASSERT_EQ(response.entries_size(), 2);
+  const v1::DecisionLogEntry& entry = response.entries(0);
+  EXPECT_EQ(entry.seq(), 3u);
+  EXPECT_EQ(entry.agent_id(), "agt_a");
+  EXPECT_EQ(entry.verdict(), v1::ALLOW);
+  EXPECT_EQ(entry.reason(), v1::ALLOWED);
+  EXPECT_EQ(entry.decided_at().seconds(), 1002);
+  EXPECT_EQ(entry.latency().nanos(), 120000);
+  EXPECT_EQ(entry.arguments_json(), R"({"api_key":"[REDACTED]","n":1})");
+  ASSERT_EQ(entry.delegation_path_size(), 1);
+  EXPECT_EQ(entry.delegation_path(0).delegation_id(), "dlg_1");
+  EXPECT_EQ(entry.hash().size(), 64u);
+
+  v1::QueryDecisionLogRequest by_time;
+  by_time.mutable_since()->set_seconds(1001);
+  by_time.mutable_until()->set_seconds(1005);
+  by_time.set_page_size(3);
+  ASSERT_TRUE(stub_->QueryDecisionLog(Context().get(), by_time, &response).ok());
+  ASSERT_EQ(response.entries_size(), 3);
+  EXPECT_EQ(response.entries(0).seq(), 2u);
+  EXPECT_FALSE(response.next_page_token().empty());
+  by_time.set_page_token(response.next_page_token());
+  response.Clear();
+  ASSERT_TRUE(stub_->QueryDecisionLog(Context().get(), by_time, &response).ok());
+  ASSERT_EQ(response.entries_size(), 1);
+  EXPECT_EQ(response.entries(0).seq(), 5u);
+  EXPECT_TRUE(response.next_page_token().empty());
+
+  request.set_page_token("garbage");
+  EXPECT_EQ(stub_->QueryDecisionLog(Context().get(), request, &response).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(AdminServiceTest, VerifyDecisionLogReportsTheFirstBadRow) {
+  std::vector<DecisionLogRow> rows;
+  for (int i = 0; i < 4; ++i) {
+    rows.push_back(LoggedDecision("agt_a", Verdict::kDeny, absl::FromUnixSeconds(1000 + i)));
+  }
+  ASSERT_TRUE(decision_log_->Append(rows).ok());
+  v1::VerifyDecisionLogResponse verified;
+  ASSERT_TRUE(stub_->VerifyDecisionLog(Context().get(), {}, &verified).ok());
+  EXPECT_TRUE(verified.intact());
+  EXPECT_EQ(verified.rows_checked(), 4u);
+
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE decision_log SET verdict = 'ALLOW' WHERE seq = 3");
+  }
+  ASSERT_TRUE(stub_->VerifyDecisionLog(Context().get(), {}, &verified).ok());
+  EXPECT_FALSE(verified.intact());
+  EXPECT_EQ(verified.first_bad_seq(), 3u);
+  EXPECT_THAT(verified.problem(), HasSubstr("edited"));
+}
+
+}  // namespace
+}  // namespace verdict
