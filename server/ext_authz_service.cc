@@ -1,0 +1,101 @@
+#include "server/ext_authz_service.h"
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+
+namespace verdict {
+namespace {
+
+using ::envoy::config::core::v3::HeaderValue;
+using ::envoy::config::core::v3::HeaderValueOption;
+using ::envoy::service::auth::v3::AttributeContext;
+using ::envoy::service::auth::v3::CheckRequest;
+using ::envoy::service::auth::v3::CheckResponse;
+
+std::optional<absl::string_view> FindInMap(
+    const google::protobuf::Map<std::string, std::string>& map, absl::string_view name) {
+  auto it = map.find(std::string(name));
+  if (it == map.end()) return std::nullopt;
+  return absl::string_view(it->second);
+}
+
+std::optional<absl::string_view> FindHeader(const AttributeContext::HttpRequest& http,
+                                            absl::string_view name) {
+  if (!http.headers().empty()) return FindInMap(http.headers(), name);
+  for (const HeaderValue& header : http.header_map().headers()) {
+    if (absl::EqualsIgnoreCase(header.key(), name)) {
+      return header.value().empty() ? absl::string_view(header.raw_value())
+                                    : absl::string_view(header.value());
+    }
+  }
+  return std::nullopt;
+}
+
+void AddHeaders(const HttpAnswer& answer,
+                google::protobuf::RepeatedPtrField<HeaderValueOption>* headers) {
+  for (const auto& [key, value] : answer.headers) {
+    HeaderValueOption* option = headers->Add();
+    option->mutable_header()->set_key(key);
+    option->mutable_header()->set_value(value);
+    // Replace what the client sent: an upstream must be able to trust x-verdict-agent-id.
+    option->set_append_action(HeaderValueOption::OVERWRITE_IF_EXISTS_OR_ADD);
+  }
+}
+
+}  // namespace
+
+HttpRequestAttributes AttributesFromCheckRequest(const CheckRequest& request) {
+  const AttributeContext& context = request.attributes();
+  const AttributeContext::HttpRequest& http = context.request().http();
+  HttpRequestAttributes attributes;
+  attributes.method = http.method();
+  attributes.path = http.path();
+  attributes.request_id = http.id();
+  attributes.source_ip = context.source().address().socket_address().address();
+  attributes.header = [&http](absl::string_view name) { return FindHeader(http, name); };
+  attributes.context_extension = [&context](absl::string_view name) {
+    return FindInMap(context.context_extensions(), name);
+  };
+  return attributes;
+}
+
+void AnswerToCheckResponse(const HttpAnswer& answer, CheckResponse* response) {
+  response->mutable_status()->set_code(answer.rpc_code);
+  if (answer.allowed) {
+    AddHeaders(answer, response->mutable_ok_response()->mutable_headers());
+    return;
+  }
+  const std::string* reason = nullptr;
+  for (const auto& [key, value] : answer.headers) {
+    if (key == kReasonHeader) reason = &value;
+  }
+  if (reason != nullptr) response->mutable_status()->set_message(*reason);
+  auto* denied = response->mutable_denied_response();
+  // The enum is open: every HTTP status travels, named in the trimmed proto or not.
+  denied->mutable_status()->set_code(static_cast<envoy::type::v3::StatusCode>(answer.http_status));
+  AddHeaders(answer, denied->mutable_headers());
+  denied->set_body(answer.body);
+}
+
+grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* context,
+                                                 const CheckRequest* request,
+                                                 CheckResponse* response) {
+  HttpAnswer answer = AnswerHttpRequest(
+      config_, AttributesFromCheckRequest(*request),
+      [this](const Request& decision_request) -> absl::StatusOr<Decision> {
+        absl::StatusOr<Decision> decision = authorizer_.Authorize(decision_request);
+        if (metrics_ != nullptr && decision.status().code() == absl::StatusCode::kUnavailable) {
+          metrics_->RecordStoreError();
+        }
+        return decision;
+      });
+  AnswerToCheckResponse(answer, response);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace verdict

@@ -1,0 +1,51 @@
+// envoy.service.auth.v3.Authorization/Check, so that Envoy (or Istio, as a CUSTOM provider)
+// asks verdict about every HTTP request. It only translates: the CheckRequest becomes a
+// decision request (server/http_mapping.h), the Authorizer decides, the answer becomes a
+// CheckResponse.
+//
+// Every call answers gRPC OK with a CheckResponse, even when the store cannot be read: the
+// response then denies (503). A gRPC error would leave the outcome to Envoy's
+// failure_mode_allow setting, and verdict never lets a configuration flag turn an error into
+// an allow.
+//
+//   ExtAuthzService ext_authz(authorizer, *LoadHttpMappingConfig(path), &metrics);
+//   builder.RegisterService(&ext_authz);
+#ifndef VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
+#define VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "decision/authorizer.h"
+#include "envoy/service/auth/v3/external_auth.grpc.pb.h"
+#include "server/http_mapping.h"
+#include "server/metrics.h"
+
+namespace verdict {
+
+// What Envoy tells about the request, as views into `request` (which must outlive them).
+// Headers are read from the headers map, or from header_map when Envoy sends raw headers.
+HttpRequestAttributes AttributesFromCheckRequest(
+    const envoy::service::auth::v3::CheckRequest& request);
+
+void AnswerToCheckResponse(const HttpAnswer& answer,
+                           envoy::service::auth::v3::CheckResponse* response);
+
+class ExtAuthzService final : public envoy::service::auth::v3::Authorization::CallbackService {
+ public:
+  // `authorizer` and `metrics` (may be null) must outlive the service.
+  ExtAuthzService(Authorizer& authorizer, HttpMappingConfig config, Metrics* metrics = nullptr)
+      : authorizer_(authorizer), config_(std::move(config)), metrics_(metrics) {}
+
+  grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* context,
+                                  const envoy::service::auth::v3::CheckRequest* request,
+                                  envoy::service::auth::v3::CheckResponse* response) override;
+
+ private:
+  Authorizer& authorizer_;
+  const HttpMappingConfig config_;
+  Metrics* const metrics_;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
