@@ -1,14 +1,13 @@
 #include "server/admin_auth.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/test_support.h"
 
 namespace verdict {
 namespace {
@@ -21,17 +20,9 @@ constexpr char kPeer[] = "ipv4:10.0.0.1:40000";
 // Low enough to keep the suite fast, high enough that a check costs measurable time.
 SecretHashParams TestHashParams() { return {.time_cost = 1, .memory_kib = 8 * 1024}; }
 
-std::string FreshDatabasePath(absl::string_view name) {
-  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  return path;
-}
-
 class AdminAuthTest : public testing::Test {
  protected:
-  AdminAuthTest()
-      : credentials_(
-            FreshDatabasePath(testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+  AdminAuthTest() : credentials_(FreshDatabasePath()) {}
 
   void StoreSecret() {
     absl::StatusOr<std::string> hash = HashSecret(kSecret, TestHashParams());

@@ -1,20 +1,13 @@
 #include "store/admin_credentials.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "store/test_support.h"
 
 namespace verdict {
 namespace {
-
-std::string FreshDatabasePath(absl::string_view name) {
-  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  return path;
-}
 
 TEST(AdminCredentialsTest, ANewDatabaseHasNoCredential) {
   AdminCredentials credentials(FreshDatabasePath("none"));

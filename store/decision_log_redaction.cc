@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "common/json.h"
 
 namespace verdict {
@@ -57,6 +58,11 @@ std::string RedactSecrets(absl::string_view arguments_json) {
   if (!arguments.ok()) return JsonQuote(kRedactedValue);
   RedactInPlace(*arguments);
   return CanonicalJson(*arguments);
+}
+
+std::string RedactOccurrences(absl::string_view text, absl::string_view secret) {
+  if (secret.empty()) return std::string(text);
+  return absl::StrReplaceAll(text, {{secret, kRedactedValue}});
 }
 
 }  // namespace verdict

@@ -25,6 +25,10 @@ bool IsSecretKey(absl::string_view key);
 // string "[REDACTED]" as a whole, since what it hides cannot be known.
 std::string RedactSecrets(absl::string_view arguments_json);
 
+// `text` with every occurrence of `secret` replaced by "[REDACTED]"; `text` itself when
+// `secret` is empty. For free text, such as a decision's message, that might quote a token.
+std::string RedactOccurrences(absl::string_view text, absl::string_view secret);
+
 }  // namespace verdict
 
 #endif  // VERDICT_STORE_DECISION_LOG_REDACTION_H_

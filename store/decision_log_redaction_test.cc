@@ -61,5 +61,11 @@ TEST(IsSecretKeyTest, RecognisesSecretBearingNames) {
   }
 }
 
+TEST(RedactOccurrencesTest, RemovesEveryCopyOfTheSecret) {
+  EXPECT_EQ(RedactOccurrences("token vdt_x and vdt_x again", "vdt_x"),
+            "token [REDACTED] and [REDACTED] again");
+  EXPECT_EQ(RedactOccurrences("nothing to hide", ""), "nothing to hide");
+}
+
 }  // namespace
 }  // namespace verdict

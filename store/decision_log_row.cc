@@ -34,7 +34,8 @@ DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decisi
   row.arguments_json = RedactSecrets(request.arguments_json);
   row.verdict = VerdictName(decision.verdict);
   row.reason = ReasonCodeName(decision.reason);
-  row.message = decision.message;
+  // The engine's messages never quote the token; should one ever do, the log does not keep it.
+  row.message = RedactOccurrences(decision.message, request.subject.token);
   if (decision.matched_grant) row.matched_permission_id = decision.matched_grant->permission_id;
   row.delegation_path_json = DelegationPathToJson(decision.delegation_path);
   row.approval_request_id = decision.approval_request_id;

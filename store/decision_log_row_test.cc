@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -82,7 +83,7 @@ TEST(MakeDecisionLogRowTest, KeepsTheDecisionAndNeverTheToken) {
   Decision decision;
   decision.verdict = Verdict::kAllow;
   decision.reason = ReasonCode::kAllowed;
-  decision.message = "allowed by perm_1";
+  decision.message = absl::StrCat("allowed for ", request.subject.token);
   decision.agent_id = "agt_b";
   decision.matched_grant = Grant{"perm_1", "agt_a", "docs:*", {"read"}, Effect::kAllow, ""};
   decision.delegation_path = {{"dlg_1", "agt_a", "agt_b"}};
@@ -98,6 +99,7 @@ TEST(MakeDecisionLogRowTest, KeepsTheDecisionAndNeverTheToken) {
   EXPECT_EQ(row.arguments_json, R"({"page":2,"password":"[REDACTED]"})");
   EXPECT_EQ(row.latency_us, 250);
   EXPECT_EQ(row.request_id, "req-9");
+  EXPECT_EQ(row.message, "allowed for [REDACTED]");
   for (const std::string* field : {&row.arguments_json, &row.message, &row.agent_id,
                                    &row.request_id, &row.delegation_path_json}) {
     EXPECT_THAT(*field, Not(HasSubstr("vdt_"))) << *field;

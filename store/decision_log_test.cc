@@ -2,7 +2,6 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -10,18 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/test_support.h"
 
 namespace verdict {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string FreshDatabasePath(absl::string_view name) {
-  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  return path;
-}
 
 DecisionLogRow Row(absl::string_view agent_id, absl::string_view verdict, int64_t decided_at_us) {
   DecisionLogRow row;

@@ -2,22 +2,16 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/test_support.h"
 
 namespace verdict {
 namespace {
-
-std::string FreshDatabasePath(absl::string_view name) {
-  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".db");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  return path;
-}
 
 Clock FixedClock() {
   return [] { return absl::FromUnixSeconds(1700000000); };
