@@ -1,0 +1,388 @@
+#include "store/policy_json.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "common/json.h"
+#include "crypto/sha256.h"
+#include "crypto/token.h"
+#include "store/policy_encoding.h"
+
+namespace verdict {
+namespace {
+
+constexpr int kPolicyVersion = 1;
+constexpr char kUtcTimeFormat[] = "%Y-%m-%d%ET%H:%M:%E*SZ";
+constexpr size_t kTokenHashHexLength = 64;
+
+absl::Status Invalid(absl::string_view where, absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(where, ": ", problem));
+}
+
+// Reads the members of one JSON object, refusing keys it does not know.
+class ObjectReader {
+ public:
+  static absl::StatusOr<ObjectReader> Open(const JsonValue& value, std::string where,
+                                           std::initializer_list<absl::string_view> known) {
+    if (!value.is_object()) return Invalid(where, "must be a JSON object");
+    for (const auto& [key, member] : value.as_object()) {
+      bool is_known = false;
+      for (absl::string_view k : known) is_known |= key == k;
+      if (!is_known) {
+        return Invalid(where, absl::StrCat("unknown key \"", absl::CEscape(key),
+                                           "\" (known: ", absl::StrJoin(known, ", "), ")"));
+      }
+    }
+    return ObjectReader(value, std::move(where));
+  }
+
+  std::string Where(absl::string_view key) const { return absl::StrCat(where_, ".", key); }
+
+  const JsonValue* Find(absl::string_view key) const { return object_->Find(key); }
+
+  absl::StatusOr<std::optional<std::string>> OptionalString(absl::string_view key) const {
+    const JsonValue* member = Find(key);
+    if (member == nullptr) return std::optional<std::string>();
+    if (!member->is_string()) return Invalid(Where(key), "must be a string");
+    return std::optional<std::string>(member->as_string());
+  }
+
+  absl::StatusOr<std::string> String(absl::string_view key) const {
+    absl::StatusOr<std::optional<std::string>> value = OptionalString(key);
+    if (!value.ok()) return value.status();
+    if (!value->has_value()) return Invalid(Where(key), "is required");
+    return **std::move(value);
+  }
+
+  absl::StatusOr<std::string> StringOr(absl::string_view key, absl::string_view fallback) const {
+    absl::StatusOr<std::optional<std::string>> value = OptionalString(key);
+    if (!value.ok()) return value.status();
+    return value->value_or(std::string(fallback));
+  }
+
+  absl::StatusOr<std::vector<std::string>> Strings(absl::string_view key) const {
+    const JsonValue* member = Find(key);
+    if (member == nullptr) return Invalid(Where(key), "is required");
+    if (!member->is_array()) return Invalid(Where(key), "must be an array of strings");
+    std::vector<std::string> strings;
+    for (const JsonValue& item : member->as_array()) {
+      if (!item.is_string()) return Invalid(Where(key), "must be an array of strings");
+      strings.push_back(item.as_string());
+    }
+    return strings;
+  }
+
+  absl::StatusOr<int> IntOr(absl::string_view key, int fallback) const {
+    const JsonValue* member = Find(key);
+    if (member == nullptr) return fallback;
+    if (!member->is_number() || std::trunc(member->as_number()) != member->as_number() ||
+        std::abs(member->as_number()) > 1e9) {
+      return Invalid(Where(key), "must be an integer");
+    }
+    return static_cast<int>(member->as_number());
+  }
+
+  // RFC 3339; absent means never.
+  absl::StatusOr<absl::Time> TimeOrNever(absl::string_view key) const {
+    absl::StatusOr<std::optional<std::string>> text = OptionalString(key);
+    if (!text.ok()) return text.status();
+    if (!text->has_value()) return absl::InfiniteFuture();
+    absl::Time time;
+    std::string error;
+    if (!absl::ParseTime(absl::RFC3339_full, **text, &time, &error)) {
+      return Invalid(Where(key), absl::StrCat("not an RFC 3339 time (", error, ")"));
+    }
+    return time;
+  }
+
+  // A JSON object member kept as its canonical text; absent means "{}".
+  absl::StatusOr<std::string> ObjectText(absl::string_view key) const {
+    const JsonValue* member = Find(key);
+    if (member == nullptr) return std::string("{}");
+    if (!member->is_object()) return Invalid(Where(key), "must be a JSON object");
+    return CanonicalJson(*member);
+  }
+
+ private:
+  ObjectReader(const JsonValue& object, std::string where)
+      : object_(&object), where_(std::move(where)) {}
+
+  const JsonValue* object_;
+  std::string where_;
+};
+
+template <typename T>
+absl::StatusOr<T> Named(absl::StatusOr<T> value, absl::string_view where) {
+  if (value.ok()) return value;
+  return Invalid(where, value.status().message());
+}
+
+absl::StatusOr<std::string> TokenHashFromHex(absl::string_view hex, absl::string_view where) {
+  if (hex.size() != kTokenHashHexLength) {
+    return Invalid(where, absl::StrCat("must be ", kTokenHashHexLength, " hex characters"));
+  }
+  for (char c : hex) {
+    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) {
+      return Invalid(where, "must be hex");
+    }
+  }
+  return absl::HexStringToBytes(hex);
+}
+
+absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::string& where) {
+  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
+      value, where,
+      {"id", "owner", "name", "kind", "status", "expires_at", "token_sha256", "token"});
+  if (!reader.ok()) return reader.status();
+  StoredAgent stored;
+  Agent& agent = stored.agent;
+  absl::StatusOr<std::string> id = reader->String("id");
+  if (!id.ok()) return id.status();
+  agent.id = *std::move(id);
+  absl::StatusOr<std::string> owner = reader->String("owner");
+  if (!owner.ok()) return owner.status();
+  agent.owner = *std::move(owner);
+  absl::StatusOr<std::string> name = reader->String("name");
+  if (!name.ok()) return name.status();
+  agent.name = *std::move(name);
+  absl::StatusOr<std::string> kind = reader->StringOr("kind", "autonomous");
+  if (!kind.ok()) return kind.status();
+  absl::StatusOr<AgentKind> parsed_kind = Named(ParseAgentKind(*kind), reader->Where("kind"));
+  if (!parsed_kind.ok()) return parsed_kind.status();
+  agent.kind = *parsed_kind;
+  absl::StatusOr<std::string> status = reader->StringOr("status", "active");
+  if (!status.ok()) return status.status();
+  absl::StatusOr<AgentStatus> parsed_status =
+      Named(ParseAgentStatus(*status), reader->Where("status"));
+  if (!parsed_status.ok()) return parsed_status.status();
+  agent.status = *parsed_status;
+  absl::StatusOr<absl::Time> expires_at = reader->TimeOrNever("expires_at");
+  if (!expires_at.ok()) return expires_at.status();
+  agent.expires_at = *expires_at;
+
+  absl::StatusOr<std::optional<std::string>> hash_hex = reader->OptionalString("token_sha256");
+  if (!hash_hex.ok()) return hash_hex.status();
+  absl::StatusOr<std::optional<std::string>> token = reader->OptionalString("token");
+  if (!token.ok()) return token.status();
+  if (hash_hex->has_value() && token->has_value()) {
+    return Invalid(where, "give token or token_sha256, not both");
+  }
+  if (hash_hex->has_value()) {
+    absl::StatusOr<std::string> hash = TokenHashFromHex(**hash_hex, reader->Where("token_sha256"));
+    if (!hash.ok()) return hash.status();
+    stored.token_sha256 = *std::move(hash);
+  } else if (token->has_value()) {
+    if (absl::Status shape = CheckAgentTokenShape(**token); !shape.ok()) {
+      return Invalid(reader->Where("token"), shape.message());
+    }
+    stored.token_sha256 = Sha256(**token);
+    agent.token_prefix = TokenDisplayPrefix(**token);
+  }
+  return stored;
+}
+
+absl::StatusOr<Permission> PermissionFromJson(const JsonValue& value, const std::string& where) {
+  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
+      value, where, {"id", "agent_id", "resource", "actions", "effect", "constraints"});
+  if (!reader.ok()) return reader.status();
+  Permission permission;
+  absl::StatusOr<std::string> id = reader->String("id");
+  if (!id.ok()) return id.status();
+  permission.id = *std::move(id);
+  absl::StatusOr<std::string> agent_id = reader->String("agent_id");
+  if (!agent_id.ok()) return agent_id.status();
+  permission.agent_id = *std::move(agent_id);
+  absl::StatusOr<std::string> resource = reader->String("resource");
+  if (!resource.ok()) return resource.status();
+  permission.resource = *std::move(resource);
+  absl::StatusOr<std::vector<std::string>> actions = reader->Strings("actions");
+  if (!actions.ok()) return actions.status();
+  permission.actions = *std::move(actions);
+  absl::StatusOr<std::string> effect = reader->StringOr("effect", "allow");
+  if (!effect.ok()) return effect.status();
+  absl::StatusOr<Effect> parsed_effect = Named(ParseEffect(*effect), reader->Where("effect"));
+  if (!parsed_effect.ok()) return parsed_effect.status();
+  permission.effect = *parsed_effect;
+  absl::StatusOr<std::string> constraints = reader->ObjectText("constraints");
+  if (!constraints.ok()) return constraints.status();
+  permission.constraints_json = *std::move(constraints);
+  return permission;
+}
+
+absl::StatusOr<Delegation> DelegationFromJson(const JsonValue& value, const std::string& where) {
+  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
+      value, where,
+      {"id", "from_agent_id", "to_agent_id", "permissions", "max_depth", "status", "expires_at"});
+  if (!reader.ok()) return reader.status();
+  Delegation delegation;
+  absl::StatusOr<std::string> id = reader->String("id");
+  if (!id.ok()) return id.status();
+  delegation.id = *std::move(id);
+  absl::StatusOr<std::string> from = reader->String("from_agent_id");
+  if (!from.ok()) return from.status();
+  delegation.from_agent_id = *std::move(from);
+  absl::StatusOr<std::string> to = reader->String("to_agent_id");
+  if (!to.ok()) return to.status();
+  delegation.to_agent_id = *std::move(to);
+  const JsonValue* lent = reader->Find("permissions");
+  if (lent == nullptr) return Invalid(reader->Where("permissions"), "is required");
+  absl::StatusOr<std::vector<LentPermission>> permissions =
+      Named(LentPermissionsFromJson(*lent), where);
+  if (!permissions.ok()) return permissions.status();
+  delegation.permissions = *std::move(permissions);
+  absl::StatusOr<int> max_depth = reader->IntOr("max_depth", 1);
+  if (!max_depth.ok()) return max_depth.status();
+  delegation.max_depth = *max_depth;
+  absl::StatusOr<std::string> status = reader->StringOr("status", "active");
+  if (!status.ok()) return status.status();
+  absl::StatusOr<DelegationStatus> parsed_status =
+      Named(ParseDelegationStatus(*status), reader->Where("status"));
+  if (!parsed_status.ok()) return parsed_status.status();
+  delegation.status = *parsed_status;
+  absl::StatusOr<absl::Time> expires_at = reader->TimeOrNever("expires_at");
+  if (!expires_at.ok()) return expires_at.status();
+  delegation.expires_at = *expires_at;
+  return delegation;
+}
+
+// Reads the array `key` of `document` with `read`, one element at a time.
+template <typename Row, typename Read>
+absl::StatusOr<std::vector<Row>> ArrayFromJson(const ObjectReader& document, absl::string_view key,
+                                               Read read) {
+  std::vector<Row> rows;
+  const JsonValue* array = document.Find(key);
+  if (array == nullptr) return rows;
+  if (!array->is_array()) return Invalid(key, "must be an array");
+  for (const JsonValue& item : array->as_array()) {
+    absl::StatusOr<Row> row = read(item, absl::StrCat(key, "[", rows.size(), "]"));
+    if (!row.ok()) return row.status();
+    rows.push_back(*std::move(row));
+  }
+  return rows;
+}
+
+JsonValue StringsToJson(const std::vector<std::string>& strings) {
+  JsonValue::Array array;
+  for (const std::string& s : strings) array.push_back(JsonValue::String(s));
+  return JsonValue::MakeArray(std::move(array));
+}
+
+void PutTimeUnlessNever(JsonValue::Object& object, absl::string_view key, absl::Time time) {
+  if (time == absl::InfiniteFuture()) return;
+  object.emplace(std::string(key),
+                 JsonValue::String(absl::FormatTime(kUtcTimeFormat, time, absl::UTCTimeZone())));
+}
+
+absl::StatusOr<JsonValue> ConstraintsToJson(absl::string_view constraints_json,
+                                            absl::string_view where) {
+  if (constraints_json.empty()) return JsonValue::MakeObject();
+  absl::StatusOr<JsonValue> constraints = ParseJson(constraints_json);
+  if (!constraints.ok()) return Invalid(where, constraints.status().message());
+  return constraints;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
+  JsonValue::Array agents;
+  for (const StoredAgent& stored : policy.agents) {
+    const Agent& agent = stored.agent;
+    JsonValue::Object object;
+    object.emplace("id", JsonValue::String(agent.id));
+    object.emplace("owner", JsonValue::String(agent.owner));
+    object.emplace("name", JsonValue::String(agent.name));
+    object.emplace("kind", JsonValue::String(std::string(AgentKindName(agent.kind))));
+    object.emplace("status", JsonValue::String(std::string(AgentStatusName(agent.status))));
+    PutTimeUnlessNever(object, "expires_at", agent.expires_at);
+    object.emplace("token_sha256", JsonValue::String(HexEncode(stored.token_sha256)));
+    agents.push_back(JsonValue::MakeObject(std::move(object)));
+  }
+  JsonValue::Array permissions;
+  for (const Permission& permission : policy.permissions) {
+    absl::StatusOr<JsonValue> constraints =
+        ConstraintsToJson(permission.constraints_json, permission.id);
+    if (!constraints.ok()) return constraints.status();
+    JsonValue::Object object;
+    object.emplace("id", JsonValue::String(permission.id));
+    object.emplace("agent_id", JsonValue::String(permission.agent_id));
+    object.emplace("resource", JsonValue::String(permission.resource));
+    object.emplace("actions", StringsToJson(permission.actions));
+    object.emplace("effect", JsonValue::String(std::string(EffectName(permission.effect))));
+    object.emplace("constraints", *std::move(constraints));
+    permissions.push_back(JsonValue::MakeObject(std::move(object)));
+  }
+  JsonValue::Array delegations;
+  for (const Delegation& delegation : policy.delegations) {
+    absl::StatusOr<JsonValue> lent = LentPermissionsToJson(delegation.permissions);
+    if (!lent.ok()) return Invalid(delegation.id, lent.status().message());
+    JsonValue::Object object;
+    object.emplace("id", JsonValue::String(delegation.id));
+    object.emplace("from_agent_id", JsonValue::String(delegation.from_agent_id));
+    object.emplace("to_agent_id", JsonValue::String(delegation.to_agent_id));
+    object.emplace("permissions", *std::move(lent));
+    object.emplace("max_depth", JsonValue::Number(delegation.max_depth));
+    object.emplace("status",
+                   JsonValue::String(std::string(DelegationStatusName(delegation.status))));
+    PutTimeUnlessNever(object, "expires_at", delegation.expires_at);
+    delegations.push_back(JsonValue::MakeObject(std::move(object)));
+  }
+  JsonValue::Object document;
+  document.emplace("version", JsonValue::Number(kPolicyVersion));
+  document.emplace("agents", JsonValue::MakeArray(std::move(agents)));
+  document.emplace("permissions", JsonValue::MakeArray(std::move(permissions)));
+  document.emplace("delegations", JsonValue::MakeArray(std::move(delegations)));
+  return CanonicalJson(JsonValue::MakeObject(std::move(document)));
+}
+
+absl::StatusOr<PolicyContents> PolicyFromJson(absl::string_view json) {
+  // A policy may be large: allow a bigger document than a call's arguments, and no deeper.
+  absl::StatusOr<JsonValue> parsed = ParseJson(json, JsonLimits{.max_bytes = 64 << 20});
+  if (!parsed.ok()) return Invalid("policy", parsed.status().message());
+  absl::StatusOr<ObjectReader> document =
+      ObjectReader::Open(*parsed, "policy", {"version", "agents", "permissions", "delegations"});
+  if (!document.ok()) return document.status();
+  const JsonValue* version = document->Find("version");
+  if (version == nullptr || !version->is_number() || version->as_number() != kPolicyVersion) {
+    return Invalid("version", absl::StrCat("must be ", kPolicyVersion));
+  }
+  PolicyContents policy;
+  absl::StatusOr<std::vector<StoredAgent>> agents =
+      ArrayFromJson<StoredAgent>(*document, "agents", AgentFromJson);
+  if (!agents.ok()) return agents.status();
+  policy.agents = *std::move(agents);
+  absl::StatusOr<std::vector<Permission>> permissions =
+      ArrayFromJson<Permission>(*document, "permissions", PermissionFromJson);
+  if (!permissions.ok()) return permissions.status();
+  policy.permissions = *std::move(permissions);
+  absl::StatusOr<std::vector<Delegation>> delegations =
+      ArrayFromJson<Delegation>(*document, "delegations", DelegationFromJson);
+  if (!delegations.ok()) return delegations.status();
+  policy.delegations = *std::move(delegations);
+  return policy;
+}
+
+absl::StatusOr<std::string> ExportPolicyJson(PolicyAdmin& admin) {
+  absl::StatusOr<PolicyContents> policy = admin.ExportPolicy();
+  if (!policy.ok()) return policy.status();
+  return PolicyToJson(*policy);
+}
+
+absl::StatusOr<ImportCounts> ImportPolicyJson(PolicyAdmin& admin, absl::string_view json) {
+  absl::StatusOr<PolicyContents> policy = PolicyFromJson(json);
+  if (!policy.ok()) return policy.status();
+  if (absl::Status imported = admin.ImportPolicy(*policy); !imported.ok()) return imported;
+  return ImportCounts{static_cast<int>(policy->agents.size()),
+                      static_cast<int>(policy->permissions.size()),
+                      static_cast<int>(policy->delegations.size())};
+}
+
+}  // namespace verdict

@@ -1,0 +1,57 @@
+// The whole policy as one JSON document, for backups, migrations between stores and demo seeds.
+//
+//   {"version": 1,
+//    "agents": [{"id": "agt_1", "owner": "alice", "name": "reader",
+//                "kind": "autonomous|delegated|service", "status": "active|suspended|revoked",
+//                "expires_at": "2030-01-01T00:00:00Z",          // optional: never
+//                "token_sha256": "<64 hex>"}],                   // or, on import only,
+//                                                                // "token": "vdt_..."
+//    "permissions": [{"id": "perm_1", "agent_id": "agt_1", "resource": "docs:*",
+//                     "actions": ["read"], "effect": "allow|deny", "constraints": {...}}],
+//    "delegations": [{"id": "dlg_1", "from_agent_id": "agt_1", "to_agent_id": "agt_2",
+//                     "permissions": [{"resource": "docs:1", "actions": ["read"],
+//                                      "constraints": {}}],
+//                     "max_depth": 1, "status": "active|revoked",
+//                     "expires_at": "2030-01-01T00:00:00Z"}]}   // optional: never
+//
+// On import, "kind" defaults to autonomous, "status" to active, "effect" to allow,
+// "constraints" to {}, "max_depth" to 1; an agent with neither token nor token_sha256 gets no
+// usable token (RotateToken gives it one). Unknown keys are refused, like a typo in a policy
+// should be. Export writes every key (and expires_at only when set), in the store's creation
+// order, so exporting an imported document gives the same document up to key order and white
+// space (times in UTC, to the microsecond). created_at times are not part of the document.
+//
+//   absl::StatusOr<std::string> json = ExportPolicyJson(store);
+//   absl::StatusOr<ImportCounts> counts = ImportPolicyJson(other_store, *json);
+#ifndef VERDICT_STORE_POLICY_JSON_H_
+#define VERDICT_STORE_POLICY_JSON_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "store/admin_types.h"
+#include "store/policy_admin.h"
+
+namespace verdict {
+
+struct ImportCounts {
+  int agents = 0;
+  int permissions = 0;
+  int delegations = 0;
+};
+
+// The document for `policy`, in canonical JSON (common/json.h).
+absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy);
+// INVALID_ARGUMENT, naming the place ("agents[2].kind: ..."), for a malformed document.
+absl::StatusOr<PolicyContents> PolicyFromJson(absl::string_view json);
+
+// The store's whole policy, read in one transaction.
+absl::StatusOr<std::string> ExportPolicyJson(PolicyAdmin& admin);
+// Parses `json` and writes it into `admin`, which must be empty (FAILED_PRECONDITION
+// otherwise), in one transaction: all of it or none.
+absl::StatusOr<ImportCounts> ImportPolicyJson(PolicyAdmin& admin, absl::string_view json);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POLICY_JSON_H_

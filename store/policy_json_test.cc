@@ -1,0 +1,223 @@
+#include "store/policy_json.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/json.h"
+#include "crypto/sha256.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/sqlite_store.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A demo token: "vdt_" and 43 base64url characters.
+constexpr char kToken[] = "vdt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+// Every field, in the form export writes.
+constexpr char kFullPolicy[] = R"json({
+  "version": 1,
+  "agents": [
+    {"id": "agt_owner", "owner": "alice", "name": "planner", "kind": "autonomous",
+     "status": "active", "expires_at": "2030-01-02T03:04:05.123456Z",
+     "token_sha256": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+    {"id": "agt_helper", "owner": "alice", "name": "helper", "kind": "delegated",
+     "status": "suspended",
+     "token_sha256": "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"},
+    {"id": "agt_gone", "owner": "bob", "name": "old", "kind": "service", "status": "revoked",
+     "token_sha256": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
+  ],
+  "permissions": [
+    {"id": "perm_read", "agent_id": "agt_owner", "resource": "docs:*", "actions": ["read", "list"],
+     "effect": "allow", "constraints": {"rate_limit": {"max_calls": 10, "window_seconds": 60}}},
+    {"id": "perm_secret", "agent_id": "agt_owner", "resource": "docs:secret:*", "actions": ["*"],
+     "effect": "deny", "constraints": {}}
+  ],
+  "delegations": [
+    {"id": "dlg_1", "from_agent_id": "agt_owner", "to_agent_id": "agt_helper",
+     "permissions": [{"resource": "docs:public:*", "actions": ["read"],
+                      "constraints": {"ip_allowlist": ["10.0.0.0/8"]}}],
+     "max_depth": 2, "status": "active", "expires_at": "2031-01-01T00:00:00Z"},
+    {"id": "dlg_2", "from_agent_id": "agt_owner", "to_agent_id": "agt_gone",
+     "permissions": [{"resource": "docs:1", "actions": ["read"], "constraints": {}}],
+     "max_depth": 1, "status": "revoked"}
+  ]
+})json";
+
+class PolicyJsonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenTestStore(FreshDatabasePath(), clock_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  static JsonValue Parsed(absl::string_view json) {
+    absl::StatusOr<JsonValue> value = ParseJson(json);
+    EXPECT_TRUE(value.ok()) << value.status();
+    return value.ok() ? *value : JsonValue();
+  }
+
+  std::string Export(SqliteStore& store) {
+    absl::StatusOr<std::string> json = ExportPolicyJson(store);
+    EXPECT_TRUE(json.ok()) << json.status();
+    return json.ok() ? *json : "";
+  }
+
+  ManualClock clock_;
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(PolicyJsonTest, ExportOfAnImportIsTheSameDocument) {
+  absl::StatusOr<ImportCounts> counts = ImportPolicyJson(*store_, kFullPolicy);
+  ASSERT_TRUE(counts.ok()) << counts.status();
+  EXPECT_EQ(counts->agents, 3);
+  EXPECT_EQ(counts->permissions, 2);
+  EXPECT_EQ(counts->delegations, 2);
+  EXPECT_EQ(Parsed(Export(*store_)), Parsed(kFullPolicy));
+}
+
+TEST_F(PolicyJsonTest, ExportImportsIntoAnotherStoreUnchanged) {
+  ASSERT_TRUE(ImportPolicyJson(*store_, kFullPolicy).ok());
+  ASSERT_TRUE(store_->CreateAgent({.owner = "carol", .name = "late", .id = "agt_late"}).ok());
+  const std::string first = Export(*store_);
+  std::unique_ptr<SqliteStore> other = OpenTestStore(FreshDatabasePath("other"), clock_);
+  ASSERT_TRUE(ImportPolicyJson(*other, first).ok());
+  EXPECT_EQ(Export(*other), first);
+}
+
+TEST_F(PolicyJsonTest, ImportedAgentIsLiveForTheDecisionPath) {
+  ASSERT_TRUE(ImportPolicyJson(*store_, kFullPolicy).ok());
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  std::optional<Agent> owner = *(*snapshot)->FindAgent("agt_owner");
+  ASSERT_TRUE(owner.has_value());
+  EXPECT_EQ(owner->expires_at, absl::FromUnixMicros(1893553445123456));
+  EXPECT_EQ((*(*snapshot)->PermissionsOf("agt_owner")).size(), 2u);
+  EXPECT_EQ((*(*snapshot)->ActiveDelegationsInto("agt_helper", clock_.Now())).size(), 1u);
+  EXPECT_TRUE((*(*snapshot)->ActiveDelegationsInto("agt_gone", clock_.Now())).empty());
+}
+
+TEST_F(PolicyJsonTest, PlaintextTokenIsHashedOnImport) {
+  ASSERT_TRUE(ImportPolicyJson(*store_, absl::StrCat(R"({"version": 1, "agents": [
+      {"id": "agt_demo", "owner": "demo", "name": "demo", "token": ")",
+                                                     kToken, R"("}]})"))
+                  .ok());
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
+  std::optional<Agent> agent = *(*snapshot)->FindAgentByTokenHash(Sha256(kToken), clock_.Now());
+  ASSERT_TRUE(agent.has_value());
+  EXPECT_EQ(agent->id, "agt_demo");
+  EXPECT_EQ(agent->token_prefix, "vdt_AAAAAAAA");
+  snapshot->reset();
+  const JsonValue exported = Parsed(Export(*store_));
+  EXPECT_EQ(exported.Find("agents")->as_array()[0].Find("token_sha256")->as_string(),
+            HexEncode(Sha256(kToken)));
+  EXPECT_EQ(exported.Find("agents")->as_array()[0].Find("token"), nullptr);
+}
+
+TEST_F(PolicyJsonTest, OmittedFieldsTakeTheirDefaults) {
+  ASSERT_TRUE(ImportPolicyJson(*store_, R"({"version": 1,
+      "agents": [{"id": "agt_a", "owner": "o", "name": "a"},
+                 {"id": "agt_b", "owner": "o", "name": "b"}],
+      "permissions": [{"id": "perm_1", "agent_id": "agt_a", "resource": "x", "actions": ["y"]}],
+      "delegations": [{"id": "dlg_1", "from_agent_id": "agt_a", "to_agent_id": "agt_b",
+                       "permissions": [{"resource": "x", "actions": ["y"]}]}]})")
+                  .ok());
+  const JsonValue exported = Parsed(Export(*store_));
+  const JsonValue& agent = exported.Find("agents")->as_array()[0];
+  EXPECT_EQ(agent.Find("kind")->as_string(), "autonomous");
+  EXPECT_EQ(agent.Find("status")->as_string(), "active");
+  EXPECT_EQ(agent.Find("expires_at"), nullptr);
+  const JsonValue& permission = exported.Find("permissions")->as_array()[0];
+  EXPECT_EQ(permission.Find("effect")->as_string(), "allow");
+  EXPECT_EQ(CanonicalJson(*permission.Find("constraints")), "{}");
+  const JsonValue& delegation = exported.Find("delegations")->as_array()[0];
+  EXPECT_EQ(delegation.Find("max_depth")->as_number(), 1);
+  EXPECT_EQ(delegation.Find("status")->as_string(), "active");
+}
+
+struct RefusalCase {
+  const char* what;
+  const char* json;
+  const char* message;
+};
+
+TEST_F(PolicyJsonTest, MalformedDocumentsAreRefusedAndChangeNothing) {
+  const std::vector<RefusalCase> cases = {
+      {"not JSON", "{", "policy"},
+      {"no version", R"({"agents": []})", "version"},
+      {"future version", R"({"version": 2})", "version: must be 1"},
+      {"unknown top-level key", R"({"version": 1, "roles": []})", "unknown key \"roles\""},
+      {"agents not an array", R"({"version": 1, "agents": {}})", "agents: must be an array"},
+      {"agent without owner", R"({"version": 1, "agents": [{"id": "agt_a", "name": "n"}]})",
+       "agents[0].owner: is required"},
+      {"typo in an agent", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o",
+         "name": "n", "stauts": "active"}]})",
+       "unknown key \"stauts\""},
+      {"bad kind", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+         "kind": "robot"}]})",
+       "agents[0].kind"},
+      {"bad time", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+         "expires_at": "tomorrow"}]})",
+       "agents[0].expires_at: not an RFC 3339 time"},
+      {"token and hash", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+         "token": "vdt_x", "token_sha256": "00"}]})",
+       "not both"},
+      {"malformed token", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+         "token": "secret"}]})",
+       "agents[0].token"},
+      {"short hash", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+         "token_sha256": "abcd"}]})",
+       "64 hex"},
+      {"bad agent id", R"({"version": 1, "agents": [{"id": "a", "owner": "o", "name": "n"}]})",
+       "agents[0].id"},
+      {"duplicate agent", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n"},
+         {"id": "agt_a", "owner": "o", "name": "n"}]})",
+       "appears twice"},
+      {"permission of nobody", R"({"version": 1, "permissions": [{"id": "perm_1",
+         "agent_id": "agt_x", "resource": "r", "actions": ["a"]}]})",
+       "no agent agt_x"},
+      {"bad action", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n"}],
+         "permissions": [{"id": "perm_1", "agent_id": "agt_a", "resource": "r",
+         "actions": ["a b"]}]})",
+       "permissions[0].action"},
+      {"bad constraints", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n"}],
+         "permissions": [{"id": "perm_1", "agent_id": "agt_a", "resource": "r", "actions": ["a"],
+         "constraints": {"rate_limit": {"max_calls": 0, "window_seconds": 1}}}]})",
+       "permissions[0].constraints"},
+      {"delegation to nobody", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o",
+         "name": "n"}], "delegations": [{"id": "dlg_1", "from_agent_id": "agt_a",
+         "to_agent_id": "agt_x", "permissions": [{"resource": "r", "actions": ["a"]}]}]})",
+       "no agent agt_x"},
+      {"fractional depth", R"({"version": 1, "delegations": [{"id": "dlg_1",
+         "from_agent_id": "agt_a", "to_agent_id": "agt_b", "max_depth": 1.5,
+         "permissions": [{"resource": "r", "actions": ["a"]}]}]})",
+       "max_depth: must be an integer"},
+      {"zero depth", R"({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n"},
+         {"id": "agt_b", "owner": "o", "name": "n"}], "delegations": [{"id": "dlg_1",
+         "from_agent_id": "agt_a", "to_agent_id": "agt_b", "max_depth": 0,
+         "permissions": [{"resource": "r", "actions": ["a"]}]}]})",
+       "delegations[0].max_depth"},
+  };
+  for (const RefusalCase& c : cases) {
+    absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, c.json);
+    EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_THAT(imported.status().message(), HasSubstr(c.message)) << c.what;
+    EXPECT_TRUE(*store_->IsEmpty()) << c.what;
+  }
+}
+
+TEST_F(PolicyJsonTest, ImportIntoAStoreThatHoldsAPolicyIsRefused) {
+  ASSERT_TRUE(store_->CreateAgent({.owner = "o", .name = "n", .id = "agt_existing"}).ok());
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, kFullPolicy);
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(imported.status().message(), HasSubstr("empty"));
+  EXPECT_EQ(store_->GetAgent("agt_owner").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace verdict
