@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
+#include "store/policy_json.h"
 
 namespace verdict {
 namespace {
@@ -225,6 +226,30 @@ grpc::Status GrpcAdminService::VerifyDecisionLog(grpc::ServerContext* context,
     absl::StatusOr<ChainVerification> verification = decision_log_.VerifyChain();
     if (!verification.ok()) return verification.status();
     ChainVerificationToProto(*verification, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::ExportPolicy(grpc::ServerContext* context,
+                                            const v1::ExportPolicyRequest*,
+                                            v1::ExportPolicyResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<std::string> policy = ExportPolicyJson(admin_);
+    if (!policy.ok()) return policy.status();
+    response->set_policy_json(*std::move(policy));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::ImportPolicy(grpc::ServerContext* context,
+                                            const v1::ImportPolicyRequest* request,
+                                            v1::ImportPolicyResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<ImportCounts> counts = ImportPolicyJson(admin_, request->policy_json());
+    if (!counts.ok()) return counts.status();
+    response->set_agents(static_cast<uint32_t>(counts->agents));
+    response->set_permissions(static_cast<uint32_t>(counts->permissions));
+    response->set_delegations(static_cast<uint32_t>(counts->delegations));
     return absl::OkStatus();
   });
 }

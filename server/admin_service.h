@@ -70,6 +70,10 @@ class GrpcAdminService final : public v1::AdminService::Service {
   grpc::Status VerifyDecisionLog(grpc::ServerContext* context,
                                  const v1::VerifyDecisionLogRequest* request,
                                  v1::VerifyDecisionLogResponse* response) override;
+  grpc::Status ExportPolicy(grpc::ServerContext* context, const v1::ExportPolicyRequest* request,
+                            v1::ExportPolicyResponse* response) override;
+  grpc::Status ImportPolicy(grpc::ServerContext* context, const v1::ImportPolicyRequest* request,
+                            v1::ImportPolicyResponse* response) override;
 
  private:
   // Checks the caller's credential, then runs `body`; the gRPC status of the first failure.

@@ -36,8 +36,8 @@ class AdminServiceTest : public testing::Test {
  protected:
   void SetUp() override { StartServer({.free_failures = 1000}); }
 
-  void StartServer(AdminAuthOptions auth_options) {
-    path_ = FreshDatabasePath();
+  void StartServer(AdminAuthOptions auth_options, const std::string& database_suffix = "") {
+    path_ = FreshDatabasePath(database_suffix);
     store_ = OpenTestStore(path_, clock_);
     ASSERT_NE(store_, nullptr);
     credentials_ = std::make_unique<AdminCredentials>(path_);
@@ -237,6 +237,16 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        [&](auto* c) {
          v1::VerifyDecisionLogResponse r;
          return stub.VerifyDecisionLog(c, {}, &r);
+       }},
+      {"ExportPolicy",
+       [&](auto* c) {
+         v1::ExportPolicyResponse r;
+         return stub.ExportPolicy(c, {}, &r);
+       }},
+      {"ImportPolicy",
+       [&](auto* c) {
+         v1::ImportPolicyResponse r;
+         return stub.ImportPolicy(c, {}, &r);
        }},
   };
 }
@@ -637,6 +647,48 @@ TEST_F(AdminServiceTest, VerifyDecisionLogReportsTheFirstBadRow) {
   EXPECT_FALSE(verified.intact());
   EXPECT_EQ(verified.first_bad_seq(), 3u);
   EXPECT_THAT(verified.problem(), HasSubstr("edited"));
+}
+
+// --- The whole policy -------------------------------------------------------------------------
+
+TEST_F(AdminServiceTest, ExportedPolicyImportsIntoAnEmptyStoreAndExportsTheSame) {
+  const std::string a = CreateAgent("a").agent().id();
+  const std::string b = CreateAgent("b").agent().id();
+  ASSERT_TRUE(Grant(a, "docs:*", {"read"}).ok());
+  ASSERT_TRUE(Grant(b, "docs:secret:*", {"*"}, v1::EFFECT_DENY).ok());
+  ASSERT_TRUE(Delegate(a, b, "docs:*", {"read"}).ok());
+  v1::ExportPolicyResponse exported;
+  ASSERT_TRUE(stub_->ExportPolicy(Context().get(), {}, &exported).ok());
+  EXPECT_THAT(exported.policy_json(), HasSubstr(a));
+
+  v1::ImportPolicyRequest request;
+  request.set_policy_json(exported.policy_json());
+  v1::ImportPolicyResponse imported;
+  grpc::Status not_empty = stub_->ImportPolicy(Context().get(), request, &imported);
+  EXPECT_EQ(not_empty.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+
+  TearDown();
+  StartServer({}, "_second");
+  ASSERT_TRUE(stub_->ImportPolicy(Context().get(), request, &imported).ok());
+  EXPECT_EQ(imported.agents(), 2u);
+  EXPECT_EQ(imported.permissions(), 2u);
+  EXPECT_EQ(imported.delegations(), 1u);
+  v1::ExportPolicyResponse exported_again;
+  ASSERT_TRUE(stub_->ExportPolicy(Context().get(), {}, &exported_again).ok());
+  EXPECT_EQ(exported_again.policy_json(), exported.policy_json());
+}
+
+TEST_F(AdminServiceTest, ImportRefusesAMalformedDocumentAndWritesNothing) {
+  v1::ImportPolicyRequest request;
+  request.set_policy_json(R"({"version":1,"agents":[{"id":"agt_x","owner":"o","name":"n",)"
+                          R"("kind":"robot"}],"permissions":[],"delegations":[]})");
+  v1::ImportPolicyResponse imported;
+  grpc::Status status = stub_->ImportPolicy(Context().get(), request, &imported);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("kind"));
+  v1::ListAgentsResponse agents;
+  ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
+  EXPECT_EQ(agents.agents_size(), 0);
 }
 
 }  // namespace
