@@ -7,9 +7,10 @@
 //   const Jwk* key = keys->Find(kid);
 //   if (key != nullptr && key->Allows(alg) && key->Verify(alg, signing_input, signature)) ...
 //
-// Parsing a key validates it (the point is on the curve, a private part matches its public part),
-// which costs tens of microseconds for P-256. JwkCache keeps parsed keys by a fingerprint of their
-// content, so re-reading a key set is cheap while a key rotated in place is re-parsed at once.
+// Parsing a key validates it (the point is on the curve, a private part matches its public part)
+// and computes its thumbprint. JwkCache keeps parsed keys by a fingerprint of their content, so
+// re-reading a key set (from the store, on every call) is cheap while a key rotated in place under
+// the same kid is re-parsed at once.
 #ifndef VERDICT_CRYPTO_JWK_H_
 #define VERDICT_CRYPTO_JWK_H_
 

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "absl/strings/cord.h"
-#include "absl/types/optional.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/types/optional.h"
 #include "crypto/token.h"
 
 namespace verdict {
@@ -16,14 +16,8 @@ namespace {
 
 constexpr absl::string_view kJwtErrorPayloadUrl = "type.verdict.dev/verdict.JwtError";
 
-constexpr JwtError kAllJwtErrors[] = {
-    JwtError::kMalformed,           JwtError::kBadSignature,    JwtError::kUnknownKey,
-    JwtError::kAlgorithmNotAllowed, JwtError::kWrongType,       JwtError::kMissingClaim,
-    JwtError::kWrongIssuer,         JwtError::kWrongAudience,   JwtError::kExpired,
-    JwtError::kNotYetValid,         JwtError::kWrongMethod,     JwtError::kWrongUrl,
-    JwtError::kWrongTokenHash,      JwtError::kWrongKeyBinding, JwtError::kReplayed,
-    JwtError::kReplayCacheFull,     JwtError::kInvalidPolicy,
-};
+// JwtErrorOf reads the reason back by name; every enumerator up to this one is a reason.
+constexpr JwtError kLastJwtError = JwtError::kInvalidPolicy;
 
 // 9999-12-31T23:59:59Z: later dates are not dates a token means.
 constexpr double kLatestNumericDate = 253402300799;
@@ -100,7 +94,8 @@ absl::Status JwtRejection(JwtError error, absl::string_view message) {
 std::optional<JwtError> JwtErrorOf(const absl::Status& status) {
   absl::optional<absl::Cord> name = status.GetPayload(kJwtErrorPayloadUrl);
   if (!name.has_value()) return std::nullopt;
-  for (JwtError error : kAllJwtErrors) {
+  for (int i = 0; i <= static_cast<int>(kLastJwtError); ++i) {
+    const JwtError error = static_cast<JwtError>(i);
     if (*name == JwtErrorName(error)) return error;
   }
   return std::nullopt;
