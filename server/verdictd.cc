@@ -1,0 +1,159 @@
+// verdictd: verdict's policy-decision sidecar. Serves verdict.v1.DecisionService (plus gRPC
+// health checking and reflection) from a SQLite policy store read fresh on every call.
+//
+//   verdictd --listen=127.0.0.1:50051 --db=/var/lib/verdict/verdict.db
+//
+// The process: flags (server/flags.h), the store, the services, the listener
+// (server/grpc_server.h), health that follows the store (server/availability_monitor.h), and a
+// graceful stop on SIGTERM or SIGINT (server/signals.h): stop accepting, finish the calls in
+// flight, close the database, exit 0.
+#include <signal.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "decision/authorizer.h"
+#include "server/availability_monitor.h"
+#include "server/decision_service.h"
+#include "server/fan_out_observer.h"
+#include "server/flags.h"
+#include "server/grpc_server.h"
+#include "server/seed.h"
+#include "server/signals.h"
+#include "store/sqlite_store.h"
+#include "verdict/v1/decision.grpc.pb.h"
+
+namespace verdict {
+namespace {
+
+// How long calls in flight may take to finish once a stop is asked for. gRPC also waits here for
+// connected clients to hang up after its GOAWAY, so an idle client (a proxy's pooled connection)
+// holds the stop for a few seconds; calls still running at the end are cancelled.
+constexpr absl::Duration kShutdownGrace = absl::Seconds(10);
+// How often health is brought in line with whether the store can be used.
+constexpr absl::Duration kAvailabilityInterval = absl::Seconds(1);
+
+constexpr int kExitConfiguration = 2;  // bad flags or an unreadable seed file
+constexpr int kExitStartup = 1;        // cannot listen, or the seed policy is refused
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return absl::NotFoundError("cannot read " + path);
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+const char* SignalName(int signal_number) { return signal_number == SIGINT ? "SIGINT" : "SIGTERM"; }
+
+int Serve(const ServerOptions& options) {
+  std::optional<std::string> seed_policy;
+  if (!options.seed_path.empty()) {
+    absl::StatusOr<std::string> seed = ReadFile(options.seed_path);
+    if (!seed.ok()) {
+      std::cerr << "verdictd: --seed: " << seed.status().message() << "\n";
+      return kExitConfiguration;
+    }
+    seed_policy = *std::move(seed);
+  }
+
+  SqliteOptions store_options;
+  store_options.connections = options.workers;
+  // Start even when the file cannot be opened yet (a volume not mounted): every call answers
+  // UNAVAILABLE and health says NOT_SERVING until it can.
+  store_options.defer_open_errors = true;
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store =
+      SqliteStore::Open(options.db_path, store_options);
+  if (!store.ok()) {
+    std::cerr << "verdictd: --db=" << options.db_path << ": " << store.status() << "\n";
+    return kExitStartup;
+  }
+
+  // Ready means: the database can be used and, with --seed, holds a policy.
+  bool seeded = !seed_policy.has_value();
+  auto check_ready = [&store, &seed_policy, &seeded]() -> absl::Status {
+    if (absl::Status available = (*store)->CheckAvailable(); !available.ok()) return available;
+    if (seeded) return absl::OkStatus();
+    absl::Status seed = SeedIfEmpty(**store, *seed_policy);
+    seeded = seed.ok();
+    return seed;
+  };
+  const absl::Status ready = check_ready();
+  if (!ready.ok()) {
+    if (ready.code() == absl::StatusCode::kInvalidArgument) {
+      std::cerr << "verdictd: --seed=" << options.seed_path << ": " << ready.message() << "\n";
+      return kExitStartup;
+    }
+    std::cerr << "verdictd: policy store not ready (" << ready.message()
+              << "); answering UNAVAILABLE until it is\n";
+  }
+
+  FanOutObserver observers;
+  Authorizer authorizer(
+      **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers);
+  GrpcDecisionService decision_service(authorizer);
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
+      options.listen, {{v1::DecisionService::service_full_name(), &decision_service}});
+  if (!server.ok()) {
+    std::cerr << "verdictd: " << server.status().message() << "\n";
+    return kExitStartup;
+  }
+
+  // Health is right from the first probe; the monitor keeps it right from then on.
+  (*server)->SetServing(ready.ok());
+  auto monitor = std::make_unique<AvailabilityMonitor>(
+      check_ready,
+      [&server](const absl::Status& ready) {
+        (*server)->SetServing(ready.ok());
+        if (ready.ok()) {
+          std::cerr << "verdictd: policy store ready: SERVING\n";
+        } else {
+          std::cerr << "verdictd: policy store not ready (" << ready.message()
+                    << "): NOT_SERVING\n";
+        }
+      },
+      kAvailabilityInterval);
+
+  std::cout << "verdictd serving on " << (*server)->address() << " (db " << options.db_path << ")"
+            << std::endl;
+
+  const int signal_number = AwaitTerminationSignal();
+  std::cerr << "verdictd: " << SignalName(signal_number)
+            << ": finishing the calls in flight and stopping\n";
+  (*server)->Shutdown(kShutdownGrace);
+  monitor.reset();
+  // The store, and with it the database, closes as `store` goes out of scope.
+  return 0;
+}
+
+}  // namespace
+}  // namespace verdict
+
+int main(int argc, char** argv) {
+  // First, before any thread exists: every thread started later inherits the blocked mask, so
+  // the signals reach only AwaitTerminationSignal.
+  if (absl::Status blocked = verdict::BlockTerminationSignals(); !blocked.ok()) {
+    std::cerr << "verdictd: " << blocked.message() << "\n";
+    return 1;
+  }
+  absl::SetProgramUsageMessage(
+      "verdict's policy-decision sidecar.\n"
+      "  verdictd --listen=127.0.0.1:50051 --db=./verdict.db [--seed=policy.json] [--workers=4]");
+  absl::ParseCommandLine(argc, argv);
+  absl::StatusOr<verdict::ServerOptions> options = verdict::ServerOptionsFromFlags();
+  if (!options.ok()) {
+    std::cerr << "verdictd: " << options.status().message() << "\n";
+    return verdict::kExitConfiguration;
+  }
+  return verdict::Serve(*options);
+}
