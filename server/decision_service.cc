@@ -1,5 +1,6 @@
 #include "server/decision_service.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,31 +14,39 @@
 namespace verdict {
 namespace {
 
-// Parses the request, runs `handle` (wire request -> wire response, or an error) and finishes
-// the call inline: the Authorizer's work is a short read of the local store.
+// Parses the request here, on gRPC's thread, then decides on a worker: runs `handle` (wire
+// request -> wire response, or an error) and finishes the call from there.
 template <typename WireRequest, typename WireResponse, typename Handler>
 grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* request_bytes,
-                                     grpc::ByteBuffer* response_bytes, Handler handle) {
+                                     grpc::ByteBuffer* response_bytes, WorkerPool& workers,
+                                     Handler handle) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  WireRequest request;
+  auto request = std::make_unique<WireRequest>();
   // Deserialize consumes its buffer; the copy shares the slices and costs no bytes.
   grpc::ByteBuffer owned_bytes(*request_bytes);
-  if (!grpc::SerializationTraits<WireRequest>::Deserialize(&owned_bytes, &request).ok()) {
+  if (!grpc::SerializationTraits<WireRequest>::Deserialize(&owned_bytes, request.get()).ok()) {
     reactor->Finish(
         grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                      absl::StrCat("not a valid ", WireRequest::descriptor()->full_name(),
                                   " message (string fields must be valid UTF-8)")));
     return reactor;
   }
-  WireResponse response;
-  if (absl::Status status = handle(request, &response); !status.ok()) {
-    reactor->Finish(ToGrpcStatus(status));
-    return reactor;
-  }
-  bool own_buffer = false;
-  reactor->Finish(
-      grpc::SerializationTraits<WireResponse>::Serialize(response, response_bytes, &own_buffer));
+  workers.Schedule([context, reactor, response_bytes, request = std::move(request), handle] {
+    // A caller that gave up while the call waited for a worker gets nothing decided for it.
+    if (context->IsCancelled()) {
+      reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled before decided"));
+      return;
+    }
+    WireResponse response;
+    if (absl::Status status = handle(*request, &response); !status.ok()) {
+      reactor->Finish(ToGrpcStatus(status));
+      return;
+    }
+    bool own_buffer = false;
+    reactor->Finish(
+        grpc::SerializationTraits<WireResponse>::Serialize(response, response_bytes, &own_buffer));
+  });
   return reactor;
 }
 
@@ -47,7 +56,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::Authorize(grpc::CallbackServerCon
                                                          const grpc::ByteBuffer* request,
                                                          grpc::ByteBuffer* response) {
   return ServeUnary<v1::AuthorizeRequest, v1::AuthorizeResponse>(
-      context, request, response,
+      context, request, response, workers_,
       [this](const v1::AuthorizeRequest& wire_request,
              v1::AuthorizeResponse* wire_response) -> absl::Status {
         absl::StatusOr<Request> request = RequestFromProto(wire_request);
@@ -63,7 +72,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::BatchAuthorize(grpc::CallbackServ
                                                               const grpc::ByteBuffer* request,
                                                               grpc::ByteBuffer* response) {
   return ServeUnary<v1::BatchAuthorizeRequest, v1::BatchAuthorizeResponse>(
-      context, request, response,
+      context, request, response, workers_,
       [this](const v1::BatchAuthorizeRequest& wire_request,
              v1::BatchAuthorizeResponse* wire_response) -> absl::Status {
         absl::StatusOr<std::vector<Request>> requests = BatchRequestsFromProto(wire_request);
@@ -82,7 +91,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::ValidateToken(grpc::CallbackServe
                                                              const grpc::ByteBuffer* request,
                                                              grpc::ByteBuffer* response) {
   return ServeUnary<v1::ValidateTokenRequest, v1::ValidateTokenResponse>(
-      context, request, response,
+      context, request, response, workers_,
       [this](const v1::ValidateTokenRequest& wire_request,
              v1::ValidateTokenResponse* wire_response) -> absl::Status {
         absl::StatusOr<TokenValidation> validation =
@@ -97,7 +106,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::Simulate(grpc::CallbackServerCont
                                                         const grpc::ByteBuffer* request,
                                                         grpc::ByteBuffer* response) {
   return ServeUnary<v1::SimulateRequest, v1::SimulateResponse>(
-      context, request, response,
+      context, request, response, workers_,
       [this](const v1::SimulateRequest& wire_request,
              v1::SimulateResponse* wire_response) -> absl::Status {
         if (!wire_request.has_request()) {

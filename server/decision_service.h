@@ -6,8 +6,12 @@
 // message) is the caller's fault and answers INVALID_ARGUMENT, where gRPC's own parsing would
 // answer INTERNAL. Errors never carry a decision (server/grpc_status.h).
 //
+// A request is parsed on gRPC's thread and decided on a WorkerPool thread (server/worker_pool.h),
+// so a decision waiting on the database never holds one of gRPC's threads.
+//
 //   Authorizer authorizer(store, [] { return absl::Now(); });
-//   GrpcDecisionService service(authorizer);
+//   WorkerPool workers(4);
+//   GrpcDecisionService service(authorizer, workers);
 //   builder.RegisterService(&service);
 #ifndef VERDICT_SERVER_DECISION_SERVICE_H_
 #define VERDICT_SERVER_DECISION_SERVICE_H_
@@ -15,6 +19,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "decision/authorizer.h"
+#include "server/worker_pool.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -26,8 +31,10 @@ using RawCallbackDecisionService = v1::DecisionService::WithRawCallbackMethod_Au
 
 class GrpcDecisionService final : public RawCallbackDecisionService {
  public:
-  // `authorizer` must outlive the service. It is called on gRPC's callback threads, concurrently.
-  explicit GrpcDecisionService(Authorizer& authorizer) : authorizer_(authorizer) {}
+  // `authorizer` and `workers` must outlive the service and every call it serves (keep them
+  // until the gRPC server has shut down). The authorizer is called concurrently.
+  GrpcDecisionService(Authorizer& authorizer, WorkerPool& workers)
+      : authorizer_(authorizer), workers_(workers) {}
 
   grpc::ServerUnaryReactor* Authorize(grpc::CallbackServerContext* context,
                                       const grpc::ByteBuffer* request,
@@ -44,6 +51,7 @@ class GrpcDecisionService final : public RawCallbackDecisionService {
 
  private:
   Authorizer& authorizer_;
+  WorkerPool& workers_;
 };
 
 }  // namespace verdict

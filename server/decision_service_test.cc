@@ -34,18 +34,21 @@ class BrokenStore final : public PolicyStore {
 class ServiceHarness {
  public:
   explicit ServiceHarness(PolicyStore& store)
-      : authorizer_(store, [] { return absl::Now(); }), service_(authorizer_) {
+      : authorizer_(store, [] { return absl::Now(); }),
+        workers_(2),
+        service_(authorizer_, workers_) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
     stub_ = v1::DecisionService::NewStub(server_->InProcessChannel(grpc::ChannelArguments()));
   }
-  ~ServiceHarness() { server_->Shutdown(); }
+  ~ServiceHarness() { server_->Shutdown(); }  // before the workers stop
 
   v1::DecisionService::Stub& stub() { return *stub_; }
 
  private:
   Authorizer authorizer_;
+  WorkerPool workers_;
   GrpcDecisionService service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<v1::DecisionService::Stub> stub_;

@@ -15,7 +15,8 @@ ABSL_FLAG(std::string, db, "./verdict.db",
 ABSL_FLAG(std::string, seed, "",
           "A policy JSON file to import when the database is empty (for demos and tests).");
 ABSL_FLAG(int, workers, 4,
-          "Store connections: how many decisions read the database at the same time.");
+          "Decision threads, each with its own store connection: how many decisions run at "
+          "once (gRPC's own threads only parse and answer).");
 
 namespace verdict {
 namespace {

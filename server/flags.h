@@ -28,7 +28,7 @@ struct ServerOptions {
   std::string db_path;
   // A policy JSON file (store/policy_json.h) imported when the database is empty; "" for none.
   std::string seed_path;
-  // Store connections, so also the number of decisions read at the same time.
+  // Threads that decide, and as many store connections: how many decisions run at once.
   int workers = 4;
 };
 

@@ -10,6 +10,7 @@
 #define VERDICT_SERVER_GRPC_SERVER_H_
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/support/server_interceptor.h>
 
 #include <memory>
 #include <string>
@@ -33,8 +34,11 @@ class GrpcServer {
  public:
   // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
   // services, which must outlive the server. UNAVAILABLE when the address cannot be bound.
+  // `interceptors` see every call (metrics: server/metrics_interceptor.h).
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
-      const std::string& listen, const std::vector<NamedService>& services);
+      const std::string& listen, const std::vector<NamedService>& services,
+      std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+          interceptors = {});
 
   ~GrpcServer();
 

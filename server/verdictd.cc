@@ -30,6 +30,7 @@
 #include "server/grpc_server.h"
 #include "server/seed.h"
 #include "server/signals.h"
+#include "server/worker_pool.h"
 #include "store/sqlite_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
@@ -101,7 +102,9 @@ int Serve(const ServerOptions& options) {
   FanOutObserver observers;
   Authorizer authorizer(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers);
-  GrpcDecisionService decision_service(authorizer);
+  // Declared before the server, so it stops after the server has finished every call.
+  WorkerPool workers(options.workers);
+  GrpcDecisionService decision_service(authorizer, workers);
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
       options.listen, {{v1::DecisionService::service_full_name(), &decision_service}});
   if (!server.ok()) {

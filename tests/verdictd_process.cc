@@ -119,11 +119,13 @@ absl::StatusOr<std::unique_ptr<VerdictdProcess>> VerdictdProcess::Start(
     return pid.status();
   }
   auto process = std::unique_ptr<VerdictdProcess>(new VerdictdProcess(*pid, pipe_fds[0], ""));
-  absl::StatusOr<std::string> line = ReadLine(pipe_fds[0], kStartTimeout);
-  if (!line.ok()) return line.status();
-  if (!absl::StartsWith(*line, kServingPrefix)) {
-    return absl::InternalError(absl::StrCat("unexpected first line: ", *line));
-  }
+  // Other lines may come first (where metrics are served, for one).
+  const absl::Time deadline = absl::Now() + kStartTimeout;
+  absl::StatusOr<std::string> line;
+  do {
+    line = ReadLine(pipe_fds[0], deadline - absl::Now());
+    if (!line.ok()) return line.status();
+  } while (!absl::StartsWith(*line, kServingPrefix));
   const std::string rest = line->substr(kServingPrefix.size());
   process->address_ = rest.substr(0, rest.find(' '));
   return process;

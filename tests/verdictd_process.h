@@ -30,7 +30,7 @@ std::string TestDirectory(absl::string_view name);
 class VerdictdProcess {
  public:
   // Starts //server:verdictd with `flags` plus --listen=127.0.0.1:0 (unless a --listen is given)
-  // and waits until it prints its "verdictd serving on ADDRESS (db PATH)" line.
+  // and waits (up to 30 s) until it prints its "verdictd serving on ADDRESS (db PATH)" line.
   static absl::StatusOr<std::unique_ptr<VerdictdProcess>> Start(std::vector<std::string> flags);
 
   // Kills the process (SIGKILL) when it is still running.
