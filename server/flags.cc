@@ -17,6 +17,14 @@ ABSL_FLAG(std::string, seed, "",
 ABSL_FLAG(int, workers, 4,
           "Decision threads, each with its own store connection: how many decisions run at "
           "once (gRPC's own threads only parse and answer).");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port where HTTP GET /metrics serves Prometheus metrics; empty for none.");
+ABSL_FLAG(std::string, ext_authz_config, "",
+          "A JSON file mapping Envoy ext_authz requests to decisions (method_actions, "
+          "token_header, client_ip_header); empty for the defaults.");
+ABSL_FLAG(std::string, decision_json_log, "",
+          "Write one JSON line per decision (secrets redacted) to this file, or - for standard "
+          "output; empty for none.");
 
 namespace verdict {
 namespace {
@@ -47,6 +55,9 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   options.db_path = absl::GetFlag(FLAGS_db);
   options.seed_path = absl::GetFlag(FLAGS_seed);
   options.workers = absl::GetFlag(FLAGS_workers);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  options.ext_authz_config_path = absl::GetFlag(FLAGS_ext_authz_config);
+  options.decision_json_log_path = absl::GetFlag(FLAGS_decision_json_log);
   if (absl::Status status = ValidateServerOptions(options); !status.ok()) return status;
   return options;
 }

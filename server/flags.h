@@ -16,6 +16,9 @@ ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, db);
 ABSL_DECLARE_FLAG(std::string, seed);
 ABSL_DECLARE_FLAG(int, workers);
+ABSL_DECLARE_FLAG(std::string, metrics_listen);
+ABSL_DECLARE_FLAG(std::string, ext_authz_config);
+ABSL_DECLARE_FLAG(std::string, decision_json_log);
 
 namespace verdict {
 
@@ -30,6 +33,14 @@ struct ServerOptions {
   std::string seed_path;
   // Threads that decide, and as many store connections: how many decisions run at once.
   int workers = 4;
+  // "host:port" where HTTP GET /metrics answers in the Prometheus text format; "" for none.
+  std::string metrics_listen;
+  // The JSON file that maps Envoy ext_authz requests to decisions (server/http_mapping.h);
+  // "" for the defaults.
+  std::string ext_authz_config_path;
+  // Where one JSON line per decision goes (server/decision_json_log.h): a file, "-" for standard
+  // output, "" for none.
+  std::string decision_json_log_path;
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();

@@ -55,6 +55,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     builder.experimental().SetInterceptorCreators(std::move(interceptors));
   }
 
+  if (!interceptors.empty()) {
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
+
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {
     builder.RegisterService(named.service);

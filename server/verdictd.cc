@@ -23,11 +23,18 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
+#include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/availability_monitor.h"
+#include "server/decision_json_log.h"
 #include "server/decision_service.h"
+#include "server/ext_authz_service.h"
 #include "server/fan_out_observer.h"
 #include "server/flags.h"
 #include "server/grpc_server.h"
+#include "server/http_mapping.h"
+#include "server/metrics.h"
+#include "server/metrics_http_server.h"
+#include "server/metrics_interceptor.h"
 #include "server/seed.h"
 #include "server/signals.h"
 #include "server/worker_pool.h"
@@ -67,6 +74,22 @@ int Serve(const ServerOptions& options) {
     }
     seed_policy = *std::move(seed);
   }
+  absl::StatusOr<HttpMappingConfig> ext_authz_config =
+      LoadHttpMappingConfig(options.ext_authz_config_path);
+  if (!ext_authz_config.ok()) {
+    std::cerr << "verdictd: --ext_authz_config: " << ext_authz_config.status().message() << "\n";
+    return kExitConfiguration;
+  }
+  std::unique_ptr<DecisionJsonLog> json_log;
+  if (!options.decision_json_log_path.empty()) {
+    absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
+        DecisionJsonLog::Open(options.decision_json_log_path, [] { return absl::Now(); });
+    if (!opened.ok()) {
+      std::cerr << "verdictd: --decision_json_log: " << opened.status().message() << "\n";
+      return kExitStartup;
+    }
+    json_log = *std::move(opened);
+  }
 
   SqliteOptions store_options;
   store_options.connections = options.workers;
@@ -99,14 +122,23 @@ int Serve(const ServerOptions& options) {
               << "); answering UNAVAILABLE until it is\n";
   }
 
+  Metrics metrics;
   FanOutObserver observers;
+  observers.Add(&metrics);
+  if (json_log != nullptr) observers.Add(json_log.get());
   Authorizer authorizer(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers);
   // Declared before the server, so it stops after the server has finished every call.
   WorkerPool workers(options.workers);
   GrpcDecisionService decision_service(authorizer, workers);
+  ExtAuthzService ext_authz_service(authorizer, *std::move(ext_authz_config), &metrics);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(metrics));
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
-      options.listen, {{v1::DecisionService::service_full_name(), &decision_service}});
+      options.listen,
+      {{v1::DecisionService::service_full_name(), &decision_service},
+       {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}},
+      std::move(interceptors));
   if (!server.ok()) {
     std::cerr << "verdictd: " << server.status().message() << "\n";
     return kExitStartup;
@@ -126,6 +158,20 @@ int Serve(const ServerOptions& options) {
         }
       },
       kAvailabilityInterval);
+
+  std::unique_ptr<MetricsHttpServer> metrics_server;
+  if (!options.metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
+        options.metrics_listen, [&metrics] { return metrics.RenderPrometheusText(); });
+    if (!started.ok()) {
+      std::cerr << "verdictd: --metrics_listen: " << started.status().message() << "\n";
+      return kExitStartup;
+    }
+    metrics_server = *std::move(started);
+    const std::string& listen = options.metrics_listen;
+    std::cout << "verdictd metrics on " << listen.substr(0, listen.rfind(':')) << ":"
+              << metrics_server->port() << "/metrics" << std::endl;
+  }
 
   std::cout << "verdictd serving on " << (*server)->address() << " (db " << options.db_path << ")"
             << std::endl;
