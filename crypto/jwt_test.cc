@@ -323,6 +323,16 @@ TEST_F(VerifyAccessTokenTest, AChangedPayloadIsABadSignature) {
   EXPECT_THAT(Reason(forged), Optional(JwtError::kBadSignature));
 }
 
+TEST_F(VerifyAccessTokenTest, NoSingleCharacterChangeIsAccepted) {
+  const std::string token = EdDsaToken();
+  for (size_t i = 0; i < token.size(); ++i) {
+    std::string changed = token;
+    // Another base64url character (or, for a dot, a character that splits the token differently).
+    changed[i] = token[i] == 'A' ? 'B' : 'A';
+    EXPECT_FALSE(Verify(changed).ok()) << "position " << i;
+  }
+}
+
 TEST_F(VerifyAccessTokenTest, EveryTruncationIsRefused) {
   const std::string token = EdDsaToken();
   for (size_t length = 0; length < token.size(); ++length) {
