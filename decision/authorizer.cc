@@ -198,7 +198,7 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
   if (subject_id.empty()) {
     absl::StatusOr<SubjectResolution> resolution = ResolveSubject(request.subject, **snapshot, now);
     if (!resolution.ok()) return resolution.status();
-    if (resolution->agent) subject_id = resolution->agent->id;
+    subject_id = resolution->agent_id;
   }
   WhatIfView view(**snapshot, what_if, subject_id);
   Simulation simulation;

@@ -47,6 +47,7 @@ Grant GrantOf(const Delegation& link, size_t index) {
 // Why `agent` may not act at `now`; nullopt when it is live.
 std::optional<SubjectResolution> NotLive(const Agent& agent, absl::Time now) {
   SubjectResolution refusal;
+  refusal.agent_id = agent.id;
   switch (agent.status) {
     case AgentStatus::kActive:
       if (now < agent.expires_at) return std::nullopt;
@@ -235,6 +236,7 @@ class Decider {
     decision_.request_id = request_.request_id;
     absl::StatusOr<SubjectResolution> subject = ResolveSubject(request_.subject, view_, now_);
     if (!subject.ok()) return subject.status();
+    decision_.agent_id = subject->agent_id;
     AddStage(
         "subject", subject->agent.has_value(),
         subject->agent ? absl::StrCat("agent ", subject->agent->id, " is live") : subject->message);
@@ -244,7 +246,6 @@ class Decider {
       return std::move(decision_);
     }
     subject_id_ = subject->agent->id;
-    decision_.agent_id = subject_id_;
 
     absl::StatusOr<const std::vector<Permission>*> own = lookups_.PermissionsOf(subject_id_);
     if (!own.ok()) return own.status();
@@ -719,6 +720,7 @@ absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyV
     }
   }
   if (std::optional<SubjectResolution> refusal = NotLive(**agent, now)) return *refusal;
+  resolution.agent_id = (*agent)->id;
   resolution.agent = **std::move(agent);
   return resolution;
 }

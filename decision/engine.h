@@ -40,6 +40,7 @@ absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::
 // AGENT_EXPIRED) and a message. Decide and ValidateToken both start here.
 struct SubjectResolution {
   std::optional<Agent> agent;  // set only when live
+  std::string agent_id;        // the agent the subject names, when it exists (live or not)
   ReasonCode reason = ReasonCode::kAllowed;
   std::string message;
 };

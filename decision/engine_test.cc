@@ -182,6 +182,7 @@ TEST_F(EngineTest, AnAgentThatIsNotLiveIsRefusedWithItsReason) {
     EXPECT_EQ(decision.verdict, Verdict::kDeny) << c.id;
     EXPECT_EQ(decision.reason, c.reason) << c.id;
     EXPECT_EQ(decision.message, c.message);
+    EXPECT_EQ(decision.agent_id, c.id);  // refused, but known: the decision log names it
     EXPECT_FALSE(decision.matched_grant) << c.id;
   }
 }
@@ -191,6 +192,7 @@ TEST_F(EngineTest, AnUnknownAgentIsNotFound) {
   EXPECT_EQ(decision.verdict, Verdict::kDeny);
   EXPECT_EQ(decision.reason, ReasonCode::kAgentNotFound);
   EXPECT_EQ(decision.message, "agent agt_ghost not found");
+  EXPECT_TRUE(decision.agent_id.empty());
 }
 
 TEST_F(EngineTest, ATokenSubjectDecidesAsItsAgent) {
