@@ -35,9 +35,9 @@ absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::
                                 Trace* trace);
 
 // Who a subject is (a token when agent_id is empty, checked for shape before any lookup): the
-// agent when it exists and is live (active, unexpired) at `now`;
-// otherwise the reason (TOKEN_INVALID, AGENT_NOT_FOUND, AGENT_SUSPENDED, AGENT_REVOKED,
-// AGENT_EXPIRED) and a message. Decide and ValidateToken both start here.
+// agent when it exists and is live (active, unexpired) at `now`; otherwise the reason
+// (TOKEN_INVALID, AGENT_NOT_FOUND, AGENT_SUSPENDED, AGENT_REVOKED, AGENT_EXPIRED) and a message.
+// Decide and ValidateToken both start here.
 struct SubjectResolution {
   std::optional<Agent> agent;  // set only when live
   std::string agent_id;        // the agent the subject names, when it exists (live or not)
