@@ -55,10 +55,6 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     builder.experimental().SetInterceptorCreators(std::move(interceptors));
   }
 
-  if (!interceptors.empty()) {
-    builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  }
-
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {
     builder.RegisterService(named.service);
