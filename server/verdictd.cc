@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
+#include "server/admin_plane.h"
 #include "server/availability_monitor.h"
 #include "server/decision_json_log.h"
 #include "server/decision_service.h"
@@ -122,10 +123,24 @@ int Serve(const ServerOptions& options) {
               << "); answering UNAVAILABLE until it is\n";
   }
 
+  absl::StatusOr<AdminPlaneOptions> admin_options =
+      AdminPlaneOptionsFromFlags(options.db_path, options.listen);
+  if (!admin_options.ok()) {
+    std::cerr << "verdictd: " << admin_options.status().message() << "\n";
+    return kExitConfiguration;
+  }
+  absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane =
+      AdminPlane::Start(*admin_options, options.db_path, **store, [] { return absl::Now(); });
+  if (!admin_plane.ok()) {
+    std::cerr << "verdictd: admin plane: " << admin_plane.status().message() << "\n";
+    return kExitStartup;
+  }
+
   Metrics metrics;
   FanOutObserver observers;
   observers.Add(&metrics);
   if (json_log != nullptr) observers.Add(json_log.get());
+  if ((*admin_plane)->decision_log() != nullptr) observers.Add((*admin_plane)->decision_log());
   Authorizer authorizer(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers);
   // Declared before the server, so it stops after the server has finished every call.
@@ -180,6 +195,8 @@ int Serve(const ServerOptions& options) {
   std::cerr << "verdictd: " << SignalName(signal_number)
             << ": finishing the calls in flight and stopping\n";
   (*server)->Shutdown(kShutdownGrace);
+  // After the decision listener, so the decision log receives every decision made.
+  (*admin_plane)->Shutdown(kShutdownGrace);
   monitor.reset();
   // The store, and with it the database, closes as `store` goes out of scope.
   return 0;

@@ -1,0 +1,362 @@
+// The built `verdict` binary against a running verdictd: every command group, the exit codes
+// scripts rely on, --json output, and the decision log written by real decisions.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/verdictd_process.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+constexpr char kSecret[] = "e2e-admin-secret-0123456789";
+// Relative to the test's working directory (TEST_TMPDIR): a Unix socket path must stay short.
+constexpr char kAdminSocket[] = "unix:admin.sock";
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ShellQuote(absl::string_view arg) {
+  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+class VerdictCliTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_EQ(chdir(std::getenv("TEST_TMPDIR")), 0);
+    std::ofstream("admin-secret") << kSecret << "\n";
+    absl::StatusOr<std::unique_ptr<VerdictdProcess>> server = VerdictdProcess::Start(
+        {"--db=e2e.db", absl::StrCat("--admin_listen=", kAdminSocket),
+         "--admin_secret_file=admin-secret", "--decision_log", "--test_only_weak_admin_hash"});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = server->release();
+  }
+
+  static void TearDownTestSuite() {
+    if (server_ == nullptr) return;
+    server_->Signal(SIGTERM);
+    absl::StatusOr<int> exit_code = server_->AwaitExit(absl::Seconds(20));
+    EXPECT_TRUE(exit_code.ok()) << exit_code.status();
+    EXPECT_EQ(exit_code.value_or(-1), 0);
+    delete server_;
+    server_ = nullptr;
+  }
+
+  // Runs `verdict args...` with `secret` in VERDICT_ADMIN_SECRET ("" to leave it unset).
+  static Outcome Verdict(const std::vector<std::string>& args, absl::string_view secret = kSecret) {
+    std::vector<std::string> words = {ShellQuote(RunfilePath("cli/verdict"))};
+    for (const std::string& arg : args) words.push_back(ShellQuote(arg));
+    const std::string env = secret.empty()
+                                ? "unset VERDICT_ADMIN_SECRET; "
+                                : absl::StrCat("VERDICT_ADMIN_SECRET=", ShellQuote(secret), " ");
+    const std::string command = absl::StrCat(env, absl::StrJoin(words, " "), " 2>cli-stderr.txt");
+    Outcome outcome;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return outcome;
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.out.append(buffer, n);
+    const int status = pclose(pipe);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.err = ReadFile("cli-stderr.txt");
+    return outcome;
+  }
+
+  static Outcome Admin(std::vector<std::string> args, absl::string_view secret = kSecret) {
+    args.push_back(absl::StrCat("--admin_addr=", kAdminSocket));
+    return Verdict(args, secret);
+  }
+
+  static Outcome Check(std::vector<std::string> args) {
+    args.insert(args.begin(), "check");
+    args.push_back(absl::StrCat("--addr=", server_->address()));
+    return Verdict(args);
+  }
+
+  static JsonValue ParseOutput(const Outcome& outcome) {
+    absl::StatusOr<JsonValue> json = ParseJson(outcome.out);
+    EXPECT_TRUE(json.ok()) << json.status() << "\n" << outcome.out;
+    return json.ok() ? *json : JsonValue();
+  }
+
+  static std::string Member(const JsonValue& object, absl::string_view key) {
+    const JsonValue* value = object.Find(key);
+    return value != nullptr && value->is_string() ? value->as_string() : "";
+  }
+
+  // Creates an agent allowed to read docs:*; returns {id, token}.
+  static std::pair<std::string, std::string> ReaderAgent(absl::string_view name) {
+    Outcome created =
+        Admin({"agents", "create", "--owner=alice", absl::StrCat("--name=", name), "--json"});
+    EXPECT_EQ(created.exit_code, 0) << created.err;
+    const JsonValue json = ParseOutput(created);
+    const std::string id = Member(*json.Find("agent"), "id");
+    Outcome granted =
+        Admin({"permissions", "grant", "--agent", id, "--resource=docs:*", "--actions=read"});
+    EXPECT_EQ(granted.exit_code, 0) << granted.err;
+    return {id, Member(json, "token")};
+  }
+
+  static VerdictdProcess* server_;
+};
+
+VerdictdProcess* VerdictCliTest::server_ = nullptr;
+
+TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
+  for (const char* command :
+       {"agents create", "agents get", "agents list", "agents suspend", "agents reactivate",
+        "agents revoke", "agents rotate", "permissions grant", "permissions revoke",
+        "delegations create", "delegations revoke", "approvals list", "approvals approve",
+        "approvals deny", "log query", "log verify", "policy export", "policy import", "check"}) {
+    std::vector<std::string> args = absl::StrSplit(command, ' ');
+    args.push_back("--help");
+    Outcome help = Verdict(args);
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_THAT(help.out, StartsWith(absl::StrCat("Usage: verdict ", command))) << command;
+    EXPECT_THAT(help.out, HasSubstr("Exit codes:")) << command;
+  }
+  EXPECT_EQ(Verdict({"--help"}).exit_code, 0);
+}
+
+TEST_F(VerdictCliTest, UsageErrorsExitOne) {
+  EXPECT_EQ(Verdict({}).exit_code, 1);
+  EXPECT_EQ(Verdict({"agents", "fly"}).exit_code, 1);
+  EXPECT_EQ(Admin({"agents", "get"}).exit_code, 1);  // --id missing
+  EXPECT_EQ(Admin({"agents", "get", "--id=x", "--colour=red"}).exit_code, 1);
+  Outcome no_secret = Admin({"agents", "list"}, /*secret=*/"");
+  EXPECT_EQ(no_secret.exit_code, 1);
+  EXPECT_THAT(no_secret.err, HasSubstr("VERDICT_ADMIN_SECRET"));
+}
+
+TEST_F(VerdictCliTest, AWrongSecretOrNoServerExitsFour) {
+  Outcome wrong = Admin({"agents", "list"}, "not-the-admin-secret");
+  EXPECT_EQ(wrong.exit_code, 4);
+  EXPECT_THAT(wrong.err, HasSubstr("unauthenticated"));
+  Outcome nobody = Verdict({"agents", "list", "--admin_addr=unix:nobody.sock", "--timeout=2s"});
+  EXPECT_EQ(nobody.exit_code, 4);
+}
+
+TEST_F(VerdictCliTest, TheAdminServiceIsNotServedOnTheDecisionPort) {
+  Outcome on_decision_port =
+      Verdict({"agents", "list", absl::StrCat("--admin_addr=", server_->address())});
+  EXPECT_EQ(on_decision_port.exit_code, 3);
+  EXPECT_THAT(on_decision_port.err, HasSubstr("not served here"));
+}
+
+TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
+  const auto [id, token] = ReaderAgent("reader");
+  ASSERT_THAT(token, StartsWith("vdt_"));
+
+  Outcome allowed = Check({"--agent", id, "--action=read", "--resource=docs:1"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_THAT(allowed.out, StartsWith("ALLOW ALLOWED"));
+  EXPECT_EQ(Check({"--token", token, "--action=read", "--resource=docs:1"}).exit_code, 0);
+  Outcome denied = Check({"--agent", id, "--action=write", "--resource=docs:1"});
+  EXPECT_EQ(denied.exit_code, 2);
+  EXPECT_THAT(denied.out, StartsWith("DENY NO_MATCHING_PERMISSION"));
+
+  EXPECT_EQ(Admin({"agents", "suspend", "--id", id}).exit_code, 0);
+  Outcome suspended = Check({"--agent", id, "--action=read", "--resource=docs:1", "--json"});
+  EXPECT_EQ(suspended.exit_code, 2);
+  EXPECT_EQ(Member(ParseOutput(suspended), "reason"), "AGENT_SUSPENDED");
+  EXPECT_EQ(Admin({"agents", "reactivate", "--id", id}).exit_code, 0);
+  EXPECT_EQ(Check({"--agent", id, "--action=read", "--resource=docs:1"}).exit_code, 0);
+
+  Outcome rotated = Admin({"agents", "rotate", "--id", id, "--grace=0s", "--json"});
+  ASSERT_EQ(rotated.exit_code, 0) << rotated.err;
+  const std::string new_token = Member(ParseOutput(rotated), "token");
+  EXPECT_EQ(Check({"--token", token, "--action=read", "--resource=docs:1"}).exit_code, 2);
+  EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 0);
+
+  Outcome got = Admin({"agents", "get", "--id", id, "--json"});
+  EXPECT_EQ(got.exit_code, 0);
+  EXPECT_EQ(Member(ParseOutput(got), "status"), "ACTIVE");
+  EXPECT_THAT(got.out, Not(HasSubstr(new_token)));
+
+  EXPECT_EQ(Admin({"agents", "revoke", "--id", id}).exit_code, 0);
+  Outcome reactivate_revoked = Admin({"agents", "reactivate", "--id", id});
+  EXPECT_EQ(reactivate_revoked.exit_code, 3);
+  EXPECT_EQ(Admin({"agents", "get", "--id=agt_nobody"}).exit_code, 3);
+}
+
+TEST_F(VerdictCliTest, ListAgentsPagesWithTokens) {
+  ReaderAgent("lister-1");
+  ReaderAgent("lister-2");
+  Outcome page = Admin({"agents", "list", "--page_size=1", "--json"});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  const JsonValue json = ParseOutput(page);
+  EXPECT_EQ(json.Find("agents")->as_array().size(), 1u);
+  const std::string next = Member(json, "next_page_token");
+  ASSERT_FALSE(next.empty());
+  Outcome second = Admin({"agents", "list", "--page_size=1", "--page_token", next});
+  EXPECT_EQ(second.exit_code, 0);
+  EXPECT_THAT(second.out, HasSubstr("id: \"agt_"));
+}
+
+TEST_F(VerdictCliTest, PermissionsAndDelegations) {
+  const auto [lender, lender_token] = ReaderAgent("lender");
+  Outcome borrower_created =
+      Admin({"agents", "create", "--owner=alice", "--name=borrower", "--json"});
+  const std::string borrower = Member(*ParseOutput(borrower_created).Find("agent"), "id");
+
+  Outcome too_much = Admin({"delegations", "create", "--from", lender, "--to", borrower,
+                            "--resource=docs:*", "--actions=write"});
+  EXPECT_EQ(too_much.exit_code, 3);
+  EXPECT_THAT(too_much.err, HasSubstr("cannot lend"));
+
+  Outcome lent = Admin({"delegations", "create", "--from", lender, "--to", borrower,
+                        "--resource=docs:public:*", "--actions=read", "--json"});
+  ASSERT_EQ(lent.exit_code, 0) << lent.err;
+  const std::string delegation = Member(ParseOutput(lent), "id");
+  EXPECT_EQ(Check({"--agent", borrower, "--action=read", "--resource=docs:public:1"}).exit_code, 0);
+  Outcome cycle = Admin({"delegations", "create", "--from", borrower, "--to", lender,
+                         "--resource=docs:public:*", "--actions=read"});
+  EXPECT_EQ(cycle.exit_code, 3);
+  EXPECT_THAT(cycle.err, HasSubstr("cycle"));
+
+  Outcome revoked = Admin({"delegations", "revoke", "--id", delegation});
+  EXPECT_EQ(revoked.exit_code, 0);
+  EXPECT_EQ(revoked.out, absl::StrCat("revoked ", delegation, "\n"));
+  EXPECT_EQ(Check({"--agent", borrower, "--action=read", "--resource=docs:public:1"}).exit_code, 2);
+
+  Outcome granted = Admin({"permissions", "grant", "--agent", borrower, "--resource=docs:*",
+                           "--actions=read", "--effect=deny", "--json"});
+  ASSERT_EQ(granted.exit_code, 0);
+  const std::string permission = Member(ParseOutput(granted), "id");
+  EXPECT_EQ(Admin({"permissions", "revoke", "--id", permission}).exit_code, 0);
+  EXPECT_EQ(Admin({"permissions", "revoke", "--id", permission}).exit_code, 3);
+  EXPECT_EQ(Admin({"permissions", "grant", "--agent", borrower, "--resource=docs:*",
+                   "--actions=read", "--constraints={\"no_such_constraint\":1}"})
+                .exit_code,
+            3);
+}
+
+TEST_F(VerdictCliTest, ApprovalsFromAGatedCallToItsUse) {
+  Outcome created = Admin({"agents", "create", "--owner=alice", "--name=deployer", "--json"});
+  const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
+  ASSERT_EQ(Admin({"permissions", "grant", "--agent", id, "--resource=svc:*", "--actions=deploy",
+                   R"(--constraints={"approval":{"quorum":2}})"})
+                .exit_code,
+            0);
+  Outcome gated = Check({"--agent", id, "--action=deploy", "--resource=svc:web", "--json"});
+  EXPECT_EQ(gated.exit_code, 2);
+  const std::string approval = Member(ParseOutput(gated), "approval_request_id");
+  ASSERT_THAT(approval, StartsWith("apr_"));
+
+  Outcome pending = Admin({"approvals", "list", "--json"});
+  EXPECT_EQ(pending.exit_code, 0);
+  EXPECT_THAT(pending.out, HasSubstr(approval));
+  EXPECT_EQ(Admin({"approvals", "approve", "--id", approval, "--approver=carol"}).exit_code, 0);
+  Outcome twice = Admin({"approvals", "approve", "--id", approval, "--approver=carol"});
+  EXPECT_EQ(twice.exit_code, 3);
+  EXPECT_THAT(twice.err, HasSubstr("already voted"));
+  EXPECT_EQ(Admin({"approvals", "approve", "--id", approval, "--approver=dave"}).exit_code, 0);
+  EXPECT_EQ(Check({"--agent", id, "--action=deploy", "--resource=svc:web"}).exit_code, 0);
+  // Used: the next identical call needs a new approval.
+  EXPECT_EQ(Check({"--agent", id, "--action=deploy", "--resource=svc:web"}).exit_code, 2);
+
+  Outcome denial = Check({"--agent", id, "--action=deploy", "--resource=svc:db", "--json"});
+  const std::string second = Member(ParseOutput(denial), "approval_request_id");
+  EXPECT_EQ(Admin({"approvals", "deny", "--id", second, "--approver=erin"}).exit_code, 0);
+  Outcome denied = Admin({"approvals", "list", "--status=denied"});
+  EXPECT_THAT(denied.out, HasSubstr(second));
+}
+
+TEST_F(VerdictCliTest, DecisionLogRecordsRedactsAndVerifies) {
+  const auto [id, token] = ReaderAgent("logged");
+  ASSERT_EQ(Check({"--agent", id, "--action=read", "--resource=docs:7",
+                   R"(--args={"password":"hunter2","page":3})"})
+                .exit_code,
+            0);
+  ASSERT_EQ(Check({"--agent", id, "--action=write", "--resource=docs:7"}).exit_code, 2);
+
+  // The log is written off the decision path: wait for the writer to catch up.
+  JsonValue entries;
+  for (absl::Time deadline = absl::Now() + absl::Seconds(10); absl::Now() < deadline;) {
+    Outcome query = Admin({"log", "query", "--agent", id, "--json"});
+    ASSERT_EQ(query.exit_code, 0) << query.err;
+    const JsonValue page = ParseOutput(query);
+    const JsonValue* found = page.Find("entries");
+    if (found != nullptr && found->as_array().size() >= 2) {
+      entries = *found;
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(entries.is_array());
+  ASSERT_EQ(entries.as_array().size(), 2u);
+  const JsonValue& first = entries.as_array()[0];
+  EXPECT_EQ(Member(first, "verdict"), "ALLOW");
+  EXPECT_EQ(Member(first, "arguments_json"), R"({"page":3,"password":"[REDACTED]"})");
+  EXPECT_EQ(Member(entries.as_array()[1], "reason"), "NO_MATCHING_PERMISSION");
+  Outcome denials = Admin({"log", "query", "--agent", id, "--verdict=deny"});
+  EXPECT_THAT(denials.out, HasSubstr("NO_MATCHING_PERMISSION"));
+  EXPECT_THAT(denials.out, Not(HasSubstr("ALLOWED")));
+
+  Outcome intact = Admin({"log", "verify"});
+  EXPECT_EQ(intact.exit_code, 0) << intact.err;
+  EXPECT_THAT(intact.out, StartsWith("intact: "));
+
+  const std::string seq = Member(first, "seq");  // a uint64: a string in protobuf's JSON
+  ASSERT_FALSE(seq.empty());
+  {
+    SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    db.exec(absl::StrCat("UPDATE decision_log SET verdict = 'DENY' WHERE seq = ", seq));
+  }
+  Outcome broken = Admin({"log", "verify", "--json"});
+  EXPECT_EQ(broken.exit_code, 2);
+  const JsonValue report = ParseOutput(broken);
+  EXPECT_EQ(report.Find("intact")->as_bool(), false);
+  EXPECT_EQ(Member(report, "first_bad_seq"), seq);
+  {
+    SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    db.exec(absl::StrCat("UPDATE decision_log SET verdict = 'ALLOW' WHERE seq = ", seq));
+  }
+  EXPECT_EQ(Admin({"log", "verify"}).exit_code, 0);
+}
+
+TEST_F(VerdictCliTest, PolicyExportsAndRefusesImportIntoAFullStore) {
+  ReaderAgent("exported");
+  Outcome exported = Admin({"policy", "export", "--out=policy.json"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string policy = ReadFile("policy.json");
+  EXPECT_THAT(policy, HasSubstr("\"agents\""));
+  EXPECT_THAT(policy, Not(HasSubstr("\"token\"")));
+  Outcome into_full = Admin({"policy", "import", "--file=policy.json"});
+  EXPECT_EQ(into_full.exit_code, 3);
+  EXPECT_EQ(Admin({"policy", "import", "--file=missing.json"}).exit_code, 1);
+}
+
+}  // namespace
+}  // namespace verdict

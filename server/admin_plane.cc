@@ -1,0 +1,127 @@
+#include "server/admin_plane.h"
+
+#include <iostream>
+#include <utility>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "server/admin_secret.h"
+
+ABSL_FLAG(std::string, admin_listen, "",
+          "Where AdminService listens: unix:PATH or host:port, never the --listen address. "
+          "Default: unix:<--db>.admin.sock, next to the database; \"off\" for no admin listener.");
+ABSL_FLAG(std::string, admin_secret_file, "",
+          "A file holding the admin secret. When the database has no admin credential yet, its "
+          "Argon2id hash becomes the credential that every AdminService call must present.");
+ABSL_FLAG(bool, decision_log, false,
+          "Write every decision to the hash-chained decision log table (batched, off the "
+          "decision path).");
+ABSL_FLAG(bool, test_only_weak_admin_hash, false,
+          "FOR TESTS ONLY: hash a new admin credential with cheap Argon2id parameters.");
+
+namespace verdict {
+namespace {
+
+// Cheap enough for a test suite that starts many servers; never for a real credential.
+constexpr SecretHashParams kWeakTestHashParams = {.time_cost = 1, .memory_kib = 1024};
+
+// Stores the hash of the secret in `secret_file` unless a credential exists already.
+absl::Status BootstrapCredential(AdminCredentials& credentials, const std::string& secret_file,
+                                 const SecretHashParams& params, absl::Time now) {
+  absl::StatusOr<std::string> secret = ReadAdminSecretFile(secret_file);
+  if (!secret.ok()) return secret.status();
+  absl::StatusOr<std::optional<std::string>> stored = credentials.SecretHash();
+  if (!stored.ok()) return stored.status();
+  if (stored->has_value()) {
+    std::cerr << "verdictd: an admin credential exists already; --admin_secret_file leaves it "
+                 "as it is\n";
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> hash = HashSecret(*secret, params);
+  if (!hash.ok()) return hash.status();
+  absl::StatusOr<bool> set = credentials.SetIfAbsent(*hash, now);
+  if (!set.ok()) return set.status();
+  std::cerr << "verdictd: admin credential set from " << secret_file << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& db_path,
+                                                             const std::string& decision_listen) {
+  AdminPlaneOptions options;
+  const std::string listen = absl::GetFlag(FLAGS_admin_listen);
+  if (listen == "off") {
+    options.listen = "";
+  } else if (listen.empty()) {
+    options.listen = absl::StrCat("unix:", db_path, ".admin.sock");
+  } else {
+    options.listen = listen;
+    options.listen_required = true;
+  }
+  if (!options.listen.empty() && options.listen == decision_listen) {
+    return absl::InvalidArgumentError(
+        "--admin_listen: must differ from --listen: AdminService is never served on the "
+        "decision port");
+  }
+  options.secret_file = absl::GetFlag(FLAGS_admin_secret_file);
+  options.decision_log = absl::GetFlag(FLAGS_decision_log);
+  if (absl::GetFlag(FLAGS_test_only_weak_admin_hash)) options.hash_params = kWeakTestHashParams;
+  return options;
+}
+
+AdminPlane::AdminPlane(const std::string& db_path, PolicyAdmin& admin, Clock clock,
+                       const AdminPlaneOptions& options)
+    : credentials_(db_path),
+      auth_(credentials_, clock, {.hash_params = options.hash_params}),
+      decision_log_(db_path),
+      service_(admin, decision_log_, auth_, clock) {
+  if (options.decision_log) {
+    writer_ = std::make_unique<DecisionLogWriter>(std::make_unique<DecisionLog>(db_path), clock);
+  }
+}
+
+absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOptions& options,
+                                                              const std::string& db_path,
+                                                              PolicyAdmin& admin, Clock clock) {
+  std::unique_ptr<AdminPlane> plane(new AdminPlane(db_path, admin, clock, options));
+  if (!options.secret_file.empty()) {
+    absl::Status bootstrapped =
+        BootstrapCredential(plane->credentials_, options.secret_file, options.hash_params, clock());
+    if (absl::IsInvalidArgument(bootstrapped) || absl::IsNotFound(bootstrapped)) {
+      return bootstrapped;  // the operator's file is wrong: say so before serving anything
+    }
+    if (!bootstrapped.ok()) {
+      std::cerr << "verdictd: admin credential not set: " << bootstrapped.message() << "\n";
+    }
+  }
+  if (options.listen.empty()) return plane;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
+      options.listen, {{v1::AdminService::service_full_name(), &plane->service_}});
+  if (!server.ok()) {
+    if (options.listen_required) return server.status();
+    std::cerr << "verdictd: no admin listener (" << server.status().message() << ")\n";
+    return plane;
+  }
+  plane->server_ = *std::move(server);
+  plane->server_->SetServing(true);
+  std::cerr << "verdictd: admin service on " << plane->server_->address() << "\n";
+  return plane;
+}
+
+AdminPlane::~AdminPlane() { Shutdown(absl::ZeroDuration()); }
+
+void AdminPlane::Shutdown(absl::Duration grace) {
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (server_ != nullptr) server_->Shutdown(grace);
+  if (writer_ != nullptr) {
+    writer_->Shutdown();
+    const DecisionLogCounters counters = writer_->counters();
+    std::cerr << "verdictd: decision log: " << counters.written << " rows written, "
+              << counters.dropped << " dropped (queue full), " << counters.failed << " failed\n";
+  }
+}
+
+}  // namespace verdict

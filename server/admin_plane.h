@@ -1,0 +1,86 @@
+// verdictd's admin plane (design section 5): AdminService on a listener of its own, the admin
+// credential set from --admin_secret_file, and the hash-chained decision log (--decision_log).
+//
+//   absl::StatusOr<AdminPlaneOptions> admin_options = AdminPlaneOptionsFromFlags(db_path, listen);
+//   absl::StatusOr<std::unique_ptr<AdminPlane>> admin =
+//       AdminPlane::Start(*admin_options, db_path, store, clock);
+//   if ((*admin)->decision_log() != nullptr) observers.Add((*admin)->decision_log());
+//   ...
+//   (*admin)->Shutdown(grace);  // after the decision listener: flushes the decision log
+#ifndef VERDICT_SERVER_ADMIN_PLANE_H_
+#define VERDICT_SERVER_ADMIN_PLANE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "crypto/secret_hash.h"
+#include "decision/authorizer.h"
+#include "server/admin_auth.h"
+#include "server/admin_service.h"
+#include "server/grpc_server.h"
+#include "store/admin_credentials.h"
+#include "store/decision_log.h"
+#include "store/decision_log_writer.h"
+#include "store/policy_admin.h"
+
+ABSL_DECLARE_FLAG(std::string, admin_listen);
+ABSL_DECLARE_FLAG(std::string, admin_secret_file);
+ABSL_DECLARE_FLAG(bool, decision_log);
+ABSL_DECLARE_FLAG(bool, test_only_weak_admin_hash);
+
+namespace verdict {
+
+struct AdminPlaneOptions {
+  // Where AdminService listens ("unix:PATH" or "host:port"); "" for no admin listener.
+  std::string listen;
+  // True when the operator chose the address: failing to listen there stops verdictd. The
+  // default address (next to the database) is best effort: verdictd serves decisions without it.
+  bool listen_required = false;
+  std::string secret_file;  // "" when none: the stored credential, if any, stays as it is
+  bool decision_log = false;
+  SecretHashParams hash_params;  // production unless --test_only_weak_admin_hash
+};
+
+// Reads the flags above. INVALID_ARGUMENT naming the flag; --admin_listen must differ from the
+// decision listener `decision_listen`, so AdminService is never served on the decision port.
+absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& db_path,
+                                                             const std::string& decision_listen);
+
+class AdminPlane {
+ public:
+  // Sets the admin credential when there is none, starts the decision log writer and the
+  // admin listener. Errors: the secret file cannot be read (INVALID_ARGUMENT, NOT_FOUND), a
+  // required listener cannot be bound (UNAVAILABLE).
+  static absl::StatusOr<std::unique_ptr<AdminPlane>> Start(const AdminPlaneOptions& options,
+                                                           const std::string& db_path,
+                                                           PolicyAdmin& admin, Clock clock);
+  ~AdminPlane();
+
+  // The decision log writer for the Authorizer, or null without --decision_log.
+  DecisionObserver* decision_log() { return writer_.get(); }
+  // The admin listener's address, or "" when there is none.
+  std::string address() const { return server_ ? server_->address() : ""; }
+
+  // Stops the admin listener (calls in flight get `grace`), then writes every queued decision
+  // and reports the log's counters on stderr. Idempotent.
+  void Shutdown(absl::Duration grace);
+
+ private:
+  AdminPlane(const std::string& db_path, PolicyAdmin& admin, Clock clock,
+             const AdminPlaneOptions& options);
+
+  AdminCredentials credentials_;
+  AdminAuthenticator auth_;
+  DecisionLog decision_log_;
+  GrpcAdminService service_;
+  std::unique_ptr<DecisionLogWriter> writer_;
+  std::unique_ptr<GrpcServer> server_;
+  bool shut_down_ = false;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_ADMIN_PLANE_H_
