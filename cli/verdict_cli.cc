@@ -34,7 +34,8 @@ namespace {
 using AdminStub = v1::AdminService::Stub;
 using google::protobuf::Message;
 
-constexpr char kDefaultAdminAddress[] = "unix:verdict-admin.sock";
+// verdictd's default admin listener, next to its default database (./verdict.db).
+constexpr char kDefaultAdminAddress[] = "unix:verdict.db.admin.sock";
 constexpr char kDefaultDecisionAddress[] = "127.0.0.1:50051";
 
 constexpr char kExitCodesHelp[] =
