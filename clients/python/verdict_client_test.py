@@ -4,8 +4,8 @@
 
 VERDICT_STUBS is where grpc_tools generated the verdict.v1 (and, for the ext_authz tests,
 envoy and google.rpc) modules. VERDICT_MESH_ADDR, when set, is a verdictd seeded with
-deploy/mesh-demo-policy.json: the mesh walkthrough runs against it, revoking with the command in
-VERDICT_REVOKE_CMD (the agent id is appended).
+deploy/mesh-demo-policy.json: the mesh walkthrough runs against it, revoking the agent with the
+command in VERDICT_REVOKE_CMD ("{agent}" in it becomes the agent's id).
 """
 
 import json
@@ -163,8 +163,8 @@ class MeshWalkthroughTest(unittest.TestCase):
         self.assertEqual(self.header(anonymous.denied_response.headers, "x-verdict-reason"),
                          "TOKEN_MISSING")
 
-        subprocess.run(shlex.split(os.environ["VERDICT_REVOKE_CMD"]) + ["agt_docs_reader"],
-                       check=True)
+        revoke = os.environ["VERDICT_REVOKE_CMD"].replace("{agent}", "agt_docs_reader")
+        subprocess.run(shlex.split(revoke), check=True)
 
         revoked = self.check("GET", "/api/docs/7?page=2", self.token)
         self.assertNotEqual(revoked.status.code, 0)
