@@ -5,7 +5,8 @@
 #     verdictd seeded with deploy/demo-policy.json;
 #   - deploy/README.md's mesh walkthrough, without a cluster: Envoy-shaped CheckRequests to a
 #     verdictd seeded with deploy/mesh-demo-policy.json are allowed, the agent is revoked with
-#     the `verdict` CLI over the admin socket, and the same request is then denied.
+#     the `verdict` CLI over the admin socket, and the same request is then denied;
+#   - then the demo verdictd's /metrics is scraped and its JSON decision log read back.
 # Exits non-zero when anything fails. BAZEL overrides the bazel command (for example to give an
 # --output_base).
 set -uo pipefail
@@ -29,11 +30,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_verdictd NAME SEED: starts verdictd on a free port; sets $addr (host:port).
+# start_verdictd NAME SEED: starts verdictd on free ports; sets $addr (host:port) and writes
+# $work/NAME.jsonl (the JSON decision log).
 start_verdictd() {
   local name=$1 seed=$2
   "$verdictd" --listen=127.0.0.1:0 --db="$work/$name.db" --seed="$seed" \
     --admin_secret_file="$work/admin-secret" --test_only_weak_admin_hash \
+    --metrics_listen=127.0.0.1:0 --decision_json_log="$work/$name.jsonl" \
     >"$work/$name.out" 2>"$work/$name.err" &
   pids+=($!)
   addr=""
@@ -79,5 +82,13 @@ report python $status
 (cd clients/node && npm install --no-package-lock --no-audit --no-fund --loglevel=error >/dev/null &&
   VERDICT_ADDR=$demo_addr node --test verdict_client.test.js)
 report node $?
+
+# Metrics and logs, after the calls above: every token the clients sent must stay out of the log.
+metrics=$(sed -n 's/^verdictd metrics on \(.*\)$/\1/p' "$work/demo.out")
+secrets=$(/usr/bin/python3 -c 'import json, sys
+print(",".join(a["token"] for a in json.load(open(sys.argv[1]))["agents"]))' deploy/demo-policy.json)
+VERDICT_METRICS_URL="http://$metrics" VERDICT_JSON_LOG="$work/demo.jsonl" VERDICT_SECRETS=$secrets \
+  /usr/bin/python3 clients/python/observability_test.py
+report metrics-and-logs $?
 
 [[ $failures -eq 0 ]]
