@@ -97,11 +97,13 @@ function checkVerdictContainer(deployment) {
   const volume = deployment.spec.template.spec.volumes.find((v) => v.name === mount.name);
   assert.ok(volume && (volume.persistentVolumeClaim || volume.emptyDir),
             "the database volume is neither a claim nor an emptyDir");
-  const seed = flagValue(verdict, "seed");
-  if (seed) {
-    assert.ok((verdict.volumeMounts || []).some((m) => seed.startsWith(m.mountPath + "/")),
-              `nothing mounted where the seed ${seed} lives`);
+  for (const flag of ["seed", "admin_secret_file", "ext_authz_config"]) {
+    const file = flagValue(verdict, flag);
+    if (file === undefined) continue;
+    assert.ok((verdict.volumeMounts || []).some((m) => file.startsWith(m.mountPath + "/")),
+              `nothing mounted where --${flag}=${file} lives`);
   }
+  assert.ok(flagValue(verdict, "admin_secret_file"), "no admin credential for the CLI");
   assert.ok(verdict.securityContext.runAsUser > 0, "verdict runs as root");
   assert.equal(verdict.securityContext.allowPrivilegeEscalation, false);
   return verdict;
