@@ -95,10 +95,16 @@ absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,
 absl::StatusOr<std::optional<Agent>> LookupAgentByTokenHash(SqliteConnection& connection,
                                                             absl::string_view token_sha256,
                                                             absl::Time now) {
-  ScopedStatement find = connection.Use(StatementId::kFindAgentByTokenHash);
-  find.BindBlob(1, token_sha256);
-  find.BindTime(2, now);
-  return ReadFirstRow<Agent>(find, ReadAgentRow);
+  {
+    ScopedStatement current = connection.Use(StatementId::kFindAgentByTokenHash);
+    current.BindBlob(1, token_sha256);
+    absl::StatusOr<std::optional<Agent>> agent = ReadFirstRow<Agent>(current, ReadAgentRow);
+    if (!agent.ok() || agent->has_value()) return agent;
+  }
+  ScopedStatement previous = connection.Use(StatementId::kFindAgentByPreviousTokenHash);
+  previous.BindBlob(1, token_sha256);
+  previous.BindTime(2, now);
+  return ReadFirstRow<Agent>(previous, ReadAgentRow);
 }
 
 absl::StatusOr<std::vector<Permission>> LookupPermissionsOf(SqliteConnection& connection,

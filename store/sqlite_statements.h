@@ -20,6 +20,7 @@ enum class StatementId {
   // The decision path (PolicyView lookups and WriteTransaction writes).
   kFindAgent,
   kFindAgentByTokenHash,
+  kFindAgentByPreviousTokenHash,
   kPermissionsOf,
   kActiveDelegationsInto,
   kFindOpenApproval,
