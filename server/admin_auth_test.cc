@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -76,26 +75,27 @@ TEST_F(AdminAuthTest, WithNoCredentialStoredEverySecretFailsTheSameWay) {
   EXPECT_EQ(status.message(), "invalid admin credential");
 }
 
-absl::Duration MedianCheckTime(AdminAuthenticator& auth, absl::string_view header) {
-  std::vector<absl::Duration> times;
+// The fastest of several checks: on a busy machine the minimum is the steadiest measure of work.
+absl::Duration FastestCheckTime(AdminAuthenticator& auth, absl::string_view header) {
+  absl::Duration fastest = absl::InfiniteDuration();
   for (int i = 0; i < 7; ++i) {
     const absl::Time start = absl::Now();
     (void)auth.Authenticate(absl::StrCat("ipv4:10.0.0.", i, ":1"), header);
-    times.push_back(absl::Now() - start);
+    fastest = std::min(fastest, absl::Now() - start);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return fastest;
 }
 
 TEST_F(AdminAuthTest, ACheckTakesAsLongWhetherOrNotACredentialExists) {
   AdminAuthenticator auth = MakeAuthenticator();
-  const absl::Duration without_credential = MedianCheckTime(auth, Bearer("wrong"));
+  const absl::Duration without_credential = FastestCheckTime(auth, Bearer("wrong"));
   StoreSecret();
-  const absl::Duration with_credential = MedianCheckTime(auth, Bearer("wrong"));
-  // Both run one Argon2id check at the same parameters; a fast path for "no credential" would
-  // take microseconds against milliseconds.
-  EXPECT_GT(without_credential, with_credential / 2);
-  EXPECT_LT(without_credential, with_credential * 2);
+  const absl::Duration with_credential = FastestCheckTime(auth, Bearer("wrong"));
+  // Both run one Argon2id check at the same parameters. A shortcut for "no credential" would
+  // answer in microseconds against milliseconds, far outside these bounds, which leave room for
+  // a noisy machine.
+  EXPECT_GT(without_credential, with_credential / 4);
+  EXPECT_LT(without_credential, with_credential * 4);
 }
 
 TEST_F(AdminAuthTest, RepeatedFailuresMakeThePeerWaitEvenWithTheRightSecret) {
