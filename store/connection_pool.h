@@ -2,7 +2,10 @@
 //
 // A checkout blocks while every connection is in use. Connections open lazily; one that saw a
 // connection fault is closed when returned and a fresh one is opened by a later checkout, so a
-// store recovers by itself once a fault (a missing directory, a full disk) is fixed.
+// store recovers by itself once a fault (a missing directory, a full disk) is fixed. A checkout
+// also fails while the database file has a fault SQLite cannot see (store/database_file_watch.h:
+// deleted, read-only, disk full, overwritten), and a file that once existed is never created
+// again: a vanished database is a fault, not an empty policy to answer from.
 //
 //   absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
 //   if (!lease.ok()) return lease.status();  // UNAVAILABLE: the file cannot be opened
@@ -11,6 +14,8 @@
 #ifndef VERDICT_STORE_CONNECTION_POOL_H_
 #define VERDICT_STORE_CONNECTION_POOL_H_
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +23,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "store/database_file_watch.h"
 #include "store/sqlite_connection.h"
 
 namespace verdict {
@@ -43,12 +49,13 @@ class ConnectionPool {
 
    private:
     friend class ConnectionPool;
-    Lease(ConnectionPool* pool, std::unique_ptr<SqliteConnection> connection)
-        : pool_(pool), connection_(std::move(connection)) {}
+    Lease(ConnectionPool* pool, std::unique_ptr<SqliteConnection> connection, uint64_t generation)
+        : pool_(pool), connection_(std::move(connection)), generation_(generation) {}
     void Release();
 
     ConnectionPool* pool_;
     std::unique_ptr<SqliteConnection> connection_;
+    uint64_t generation_;  // of the database file watch, when the connection opened
   };
 
   // Blocks until a connection is free; opens one when none is open. The error of the open
@@ -58,13 +65,20 @@ class ConnectionPool {
   const std::string& path() const { return path_; }
 
  private:
-  void Return(std::unique_ptr<SqliteConnection> connection);
+  struct IdleConnection {
+    std::unique_ptr<SqliteConnection> connection;
+    uint64_t generation;
+  };
+
+  void Return(std::unique_ptr<SqliteConnection> connection, uint64_t generation);
 
   const std::string path_;
   const ConnectionOptions options_;
+  DatabaseFileWatch watch_;
   absl::Mutex mutex_;
-  std::vector<std::unique_ptr<SqliteConnection>> idle_ ABSL_GUARDED_BY(mutex_);
+  std::vector<IdleConnection> idle_ ABSL_GUARDED_BY(mutex_);
   int free_slots_ ABSL_GUARDED_BY(mutex_);  // connections not leased: idle or not yet open
+  std::atomic<bool> opened_once_{false};
 };
 
 }  // namespace verdict

@@ -1,0 +1,98 @@
+#include "store/database_file_watch.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+
+namespace verdict {
+namespace {
+
+// Every SQLite database file starts with these 16 bytes (the header's magic string).
+constexpr absl::string_view kSqliteMagic("SQLite format 3\0", 16);
+
+// Closes the descriptor when the inspection ends, whichever way it does.
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ~ScopedFd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+}  // namespace
+
+DatabaseFileWatch::DatabaseFileWatch(std::string path, absl::Duration interval)
+    : path_(std::move(path)), interval_(interval) {}
+
+absl::StatusOr<uint64_t> DatabaseFileWatch::Check(bool must_exist) {
+  absl::MutexLock lock(&mutex_);
+  const absl::Time now = absl::Now();
+  if (now >= next_check_) {
+    next_check_ = now + interval_;
+    absl::Status fault = Inspect(must_exist);
+    // Entering a fault retires every connection: none may answer from before it once it heals.
+    if (!fault.ok() && last_.ok()) ++generation_;
+    last_ = std::move(fault);
+  }
+  if (!last_.ok()) return last_;
+  return generation_;
+}
+
+absl::Status DatabaseFileWatch::Inspect(bool must_exist) {
+  auto fault = [this](absl::string_view what) {
+    return absl::UnavailableError(absl::StrCat("policy store unavailable: ", path_, ": ", what));
+  };
+  ScopedFd file(open(path_.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file.get() < 0) {
+    if (errno == ENOENT) {
+      return must_exist ? fault("the database file was deleted or moved away") : absl::OkStatus();
+    }
+    return fault(ErrnoText());
+  }
+  struct stat status;
+  if (fstat(file.get(), &status) != 0) return fault(ErrnoText());
+  const FileIdentity identity{status.st_dev, status.st_ino};
+  if (identity_.has_value() && *identity_ != identity) ++generation_;
+  identity_ = identity;
+
+  // SQLite creates an empty file and writes its header with the first transaction.
+  if (status.st_size > 0) {
+    char magic[kSqliteMagic.size()];
+    const ssize_t read_bytes = pread(file.get(), magic, sizeof magic, 0);
+    if (read_bytes != static_cast<ssize_t>(sizeof magic) ||
+        absl::string_view(magic, sizeof magic) != kSqliteMagic) {
+      return fault("not an SQLite database any more (overwritten or corrupted)");
+    }
+  }
+  struct statvfs file_system;
+  if (fstatvfs(file.get(), &file_system) != 0) return fault(ErrnoText());
+  if ((file_system.f_flag & ST_RDONLY) != 0) return fault("read-only file system");
+  // f_bavail: what an unprivileged writer may use; verdictd runs as one in its image.
+  const int64_t free_bytes =
+      static_cast<int64_t>(file_system.f_bavail) * static_cast<int64_t>(file_system.f_frsize);
+  if (free_bytes < kMinFreeBytes) {
+    return fault(absl::StrCat("disk full (", free_bytes, " bytes free)"));
+  }
+  // Also refuses a file made immutable (chattr +i), which root cannot write either.
+  if (access(path_.c_str(), W_OK) != 0) return fault(absl::StrCat("not writable: ", ErrnoText()));
+  return absl::OkStatus();
+}
+
+}  // namespace verdict

@@ -1,0 +1,73 @@
+// What SQLite cannot see through the descriptors it holds open: its database file deleted or
+// replaced, made read-only, on a full disk, or overwritten by something that is not a database.
+//
+// SQLite goes on reading a deleted file through its open descriptor, answers from pages it
+// cached before the file was damaged, and reads a read-only file without complaint. A store
+// that cannot write cannot commit a revocation either, so verdict treats every one of these as
+// a fault and answers UNAVAILABLE (fail closed) until it is gone.
+//
+// The checks cost a few system calls (about 10 us on the project's machine, most of a direct
+// decision's budget), so they run at most once per interval; between runs the last answer
+// holds.
+//
+//   DatabaseFileWatch watch(path, absl::Milliseconds(100));
+//   absl::StatusOr<uint64_t> generation = watch.Check(/*must_exist=*/true);
+//   if (!generation.ok()) return generation.status();  // UNAVAILABLE, naming the fault
+//   // Close connections opened in an earlier generation: they may hold another file or stale
+//   // pages.
+#ifndef VERDICT_STORE_DATABASE_FILE_WATCH_H_
+#define VERDICT_STORE_DATABASE_FILE_WATCH_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace verdict {
+
+class DatabaseFileWatch {
+ public:
+  // Less free space than this on the database's file system is a full disk: a write
+  // transaction's WAL frames and the checkpoint after it need room.
+  static constexpr int64_t kMinFreeBytes = 1 << 20;
+
+  // Thread-safe. `interval` zero checks on every call.
+  DatabaseFileWatch(std::string path, absl::Duration interval);
+
+  // OK with the current generation, or UNAVAILABLE naming the fault. `must_exist` is false
+  // until the database has been opened once: a missing file is then one SQLite will create.
+  // The generation changes when a fault is seen and when the path names another file than
+  // before (replaced by a restore, say).
+  absl::StatusOr<uint64_t> Check(bool must_exist);
+
+ private:
+  struct FileIdentity {
+    dev_t device;
+    ino_t inode;
+    bool operator!=(const FileIdentity& other) const {
+      return device != other.device || inode != other.inode;
+    }
+  };
+
+  // The fault, if any; notes the file's identity on the way.
+  absl::Status Inspect(bool must_exist) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  const std::string path_;
+  const absl::Duration interval_;
+  absl::Mutex mutex_;
+  absl::Time next_check_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
+  absl::Status last_ ABSL_GUARDED_BY(mutex_);
+  uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::optional<FileIdentity> identity_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_DATABASE_FILE_WATCH_H_

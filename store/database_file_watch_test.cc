@@ -1,0 +1,104 @@
+#include "store/database_file_watch.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+constexpr absl::Duration kEveryCall = absl::ZeroDuration();
+
+// A file that starts like every SQLite database, padded to one page.
+void WriteDatabaseLikeFile(const std::string& path) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << std::string("SQLite format 3\0", 16) << std::string(4080, 'x');
+}
+
+void OverwriteHeader(const std::string& path, const std::string& bytes) {
+  std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+  file.seekp(0);
+  file << bytes;
+}
+
+TEST(DatabaseFileWatchTest, MissingFileIsFineUntilTheDatabaseHasBeenOpened) {
+  DatabaseFileWatch watch(FreshDatabasePath(), kEveryCall);
+  EXPECT_TRUE(watch.Check(/*must_exist=*/false).ok());
+  absl::StatusOr<uint64_t> after_open = watch.Check(/*must_exist=*/true);
+  EXPECT_EQ(after_open.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(after_open.status().message(), "deleted or moved away"))
+      << after_open.status();
+}
+
+TEST(DatabaseFileWatchTest, DeletedFileIsAFaultUntilItIsBack) {
+  const std::string path = FreshDatabasePath();
+  WriteDatabaseLikeFile(path);
+  DatabaseFileWatch watch(path, kEveryCall);
+  absl::StatusOr<uint64_t> before = watch.Check(true);
+  ASSERT_TRUE(before.ok()) << before.status();
+
+  ASSERT_EQ(std::rename(path.c_str(), (path + ".away").c_str()), 0);
+  EXPECT_EQ(watch.Check(true).status().code(), absl::StatusCode::kUnavailable);
+
+  ASSERT_EQ(std::rename((path + ".away").c_str(), path.c_str()), 0);
+  absl::StatusOr<uint64_t> after = watch.Check(true);
+  ASSERT_TRUE(after.ok()) << after.status();
+  // Connections from before the fault are not reused.
+  EXPECT_NE(*after, *before);
+}
+
+TEST(DatabaseFileWatchTest, OverwrittenHeaderIsAFaultUntilRestored) {
+  const std::string path = FreshDatabasePath();
+  WriteDatabaseLikeFile(path);
+  DatabaseFileWatch watch(path, kEveryCall);
+  ASSERT_TRUE(watch.Check(true).ok());
+
+  OverwriteHeader(path, "garbage garbage!");
+  absl::StatusOr<uint64_t> corrupted = watch.Check(true);
+  EXPECT_EQ(corrupted.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(corrupted.status().message(), "not an SQLite database"))
+      << corrupted.status();
+
+  OverwriteHeader(path, std::string("SQLite format 3\0", 16));
+  EXPECT_TRUE(watch.Check(true).ok());
+}
+
+TEST(DatabaseFileWatchTest, EmptyFileIsADatabaseSqliteHasNotWrittenYet) {
+  const std::string path = FreshDatabasePath();
+  std::ofstream(path).close();
+  DatabaseFileWatch watch(path, kEveryCall);
+  EXPECT_TRUE(watch.Check(true).ok());
+}
+
+TEST(DatabaseFileWatchTest, ReplacedFileStartsANewGeneration) {
+  const std::string path = FreshDatabasePath();
+  WriteDatabaseLikeFile(path);
+  DatabaseFileWatch watch(path, kEveryCall);
+  absl::StatusOr<uint64_t> first = watch.Check(true);
+  ASSERT_TRUE(first.ok());
+  absl::StatusOr<uint64_t> same = watch.Check(true);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, *first);
+
+  WriteDatabaseLikeFile(path + ".restored");
+  ASSERT_EQ(std::rename((path + ".restored").c_str(), path.c_str()), 0);
+  absl::StatusOr<uint64_t> replaced = watch.Check(true);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_NE(*replaced, *first);
+}
+
+TEST(DatabaseFileWatchTest, AnswerHoldsForTheInterval) {
+  const std::string path = FreshDatabasePath();
+  WriteDatabaseLikeFile(path);
+  DatabaseFileWatch watch(path, absl::Hours(1));
+  ASSERT_TRUE(watch.Check(true).ok());
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  EXPECT_TRUE(watch.Check(true).ok());
+}
+
+}  // namespace
+}  // namespace verdict
