@@ -24,6 +24,7 @@
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
 #include "store/policy_admin.h"
+#include "store/store.h"
 
 namespace verdict {
 
@@ -41,7 +42,7 @@ struct SqliteOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 
-class SqliteStore final : public PolicyStore, public PolicyAdmin {
+class SqliteStore final : public Store {
  public:
   // Opens `path` and brings its schema up to date (creating the file when allowed).
   // INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION (a database written
@@ -51,7 +52,7 @@ class SqliteStore final : public PolicyStore, public PolicyAdmin {
 
   // OK when a connection to the database works; the reason it does not otherwise. For health
   // checks: cheap once a connection is open.
-  absl::Status CheckAvailable();
+  absl::Status CheckAvailable() override;
 
   // PolicyStore.
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;

@@ -1,0 +1,113 @@
+// What every store does to an admin call apart from its database (store/policy_admin.h): check
+// the input, fill in the row to write, and judge the state read inside the call's transaction.
+// Shared by the SQLite and PostgreSQL stores, so both refuse the same calls with the same
+// messages and write the same rows.
+//
+//   absl::StatusOr<AgentToCreate> agent = PrepareNewAgent(request, StoredTime(clock()));
+//   if (!agent.ok()) return agent.status();  // INVALID_ARGUMENT: nothing was written
+//   ... in the transaction: CheckUnused(Found(lookup(id)), "agent", id), insert agent->agent ...
+#ifndef VERDICT_STORE_ADMIN_INPUT_H_
+#define VERDICT_STORE_ADMIN_INPUT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "decision/types.h"
+#include "store/admin_types.h"
+
+namespace verdict {
+
+// Times as the stores keep them (whole microseconds), so what a write returns equals what a
+// later read returns.
+absl::Time StoredTime(absl::Time time);
+
+// The page size a request asks for; INVALID_ARGUMENT outside 0 (the default) to kMaxPageSize.
+absl::StatusOr<int> PageSizeOf(const PageRequest& page);
+
+// Where a page of approvals starts: after (created_at, id) in keyset order. The first page
+// starts before every request.
+struct ApprovalPageStart {
+  int64_t after_created_micros;
+  std::string after_id;
+};
+absl::StatusOr<ApprovalPageStart> ParseApprovalPageToken(absl::string_view page_token);
+std::string ApprovalPageToken(const ApprovalRequest& last);
+
+// INVALID_ARGUMENT for an enum value outside its declared range (a cast from a wire integer).
+absl::Status CheckApprovalStatus(ApprovalStatus status);
+absl::Status CheckAgentStatus(AgentStatus status);
+
+// A new agent, its token (shown once) and the token's SHA-256 (stored).
+struct AgentToCreate {
+  Agent agent;
+  std::string token;
+  std::string token_sha256;
+};
+absl::StatusOr<AgentToCreate> PrepareNewAgent(const NewAgent& request, absl::Time now);
+
+// A new permission with its constraints in canonical form.
+absl::StatusOr<Permission> PrepareNewPermission(const NewPermission& request, absl::Time now);
+
+// A new delegation, its lent permissions as stored, and the request as the delegation rules
+// check it (constraints canonical).
+struct DelegationToCreate {
+  Delegation delegation;
+  std::string lent_json;
+  NewDelegation checked;
+};
+absl::StatusOr<DelegationToCreate> PrepareNewDelegation(const NewDelegation& request,
+                                                        absl::Time now);
+
+// The refusals that depend on stored state, read inside the call's transaction.
+// FAILED_PRECONDITION when a revoked agent would leave revocation; OK and false when the agent
+// has `wanted` already.
+absl::StatusOr<bool> StatusChangeNeeded(const Agent& agent, AgentStatus wanted);
+absl::Status CheckTokenRotatable(const Agent& agent);
+absl::Status CheckGrantable(const Agent& agent);
+absl::Status CheckDelegationParties(const Agent& from, const Agent& to, absl::Time now);
+absl::Status ExpiredApproval(const ApprovalRequest& approval);
+absl::Status VotingClosed(const ApprovalRequest& approval);
+
+// A whole policy validated for ImportPolicy, with what the rows store: token hashes (a random
+// one for an agent without a token), canonical constraints, lent permissions as stored, and
+// `now` as every created_at and updated_at.
+struct PolicyToImport {
+  std::vector<StoredAgent> agents;  // token_sha256 always 32 bytes
+  std::vector<Permission> permissions;
+  std::vector<Delegation> delegations;
+  std::vector<std::string> lent_json;  // per delegation
+};
+absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy, absl::Time now);
+absl::Status ImportNeedsEmptyStore();
+
+// The row a lookup found, or NOT_FOUND naming it ("agent agt_1 does not exist").
+template <typename Row>
+absl::StatusOr<Row> ExistingRow(absl::StatusOr<std::optional<Row>> found, absl::string_view what,
+                                absl::string_view id) {
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) {
+    return absl::NotFoundError(absl::StrCat(what, " ", id, " does not exist"));
+  }
+  return **std::move(found);
+}
+
+// Whether a lookup found a row.
+template <typename Row>
+absl::StatusOr<bool> Found(absl::StatusOr<std::optional<Row>> found) {
+  if (!found.ok()) return found.status();
+  return found->has_value();
+}
+
+// ALREADY_EXISTS naming the row when `in_use`.
+absl::Status CheckUnused(absl::StatusOr<bool> in_use, absl::string_view what, absl::string_view id);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_ADMIN_INPUT_H_

@@ -1,0 +1,246 @@
+#include "store/postgres_connection.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/base/internal/endian.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "store/policy_encoding.h"
+
+namespace verdict {
+namespace {
+
+// PostgreSQL's fixed type OIDs (pg_type.dat) for the parameter types the store binds.
+constexpr unsigned int kByteaOid = 17;
+constexpr unsigned int kInt8Oid = 20;
+constexpr unsigned int kTextOid = 25;
+
+constexpr int kBinaryFormat = 1;
+
+// SQLSTATE classes and codes that mean "not now" rather than "wrong": the server is unreachable
+// or going away, out of resources, read-only (a standby), or a lock or statement timed out.
+bool IsUnavailableState(absl::string_view sqlstate) {
+  for (absl::string_view unavailable_class : {"08", "53", "57", "58", "40", "28", "3D"}) {
+    if (absl::StartsWith(sqlstate, unavailable_class)) return true;
+  }
+  return sqlstate == "25006" || sqlstate == "55P03";
+}
+
+std::string Milliseconds(absl::Duration duration) {
+  return absl::StrCat(absl::ToInt64Milliseconds(duration), "ms");
+}
+
+// libpq's messages end with a newline.
+std::string Trimmed(const char* message) {
+  return std::string(absl::StripTrailingAsciiWhitespace(message == nullptr ? "" : message));
+}
+
+}  // namespace
+
+PgParams& PgParams::Add(unsigned int type, absl::string_view value, bool is_null) {
+  types_.push_back(type);
+  values_.emplace_back(value);
+  nulls_.push_back(is_null);
+  return *this;
+}
+
+PgParams& PgParams::Text(absl::string_view text) { return Add(kTextOid, text, false); }
+
+PgParams& PgParams::Bytes(absl::string_view bytes) { return Add(kByteaOid, bytes, false); }
+
+PgParams& PgParams::Int64(int64_t value) {
+  char big_endian[sizeof(uint64_t)];
+  absl::big_endian::Store64(big_endian, static_cast<uint64_t>(value));
+  return Add(kInt8Oid, absl::string_view(big_endian, sizeof(big_endian)), false);
+}
+
+PgParams& PgParams::Time(absl::Time time) {
+  std::optional<int64_t> micros = TimeToMicros(time);
+  return micros.has_value() ? Int64(*micros) : NullInt64();
+}
+
+PgParams& PgParams::NullText() { return Add(kTextOid, "", true); }
+
+PgParams& PgParams::NullInt64() { return Add(kInt8Oid, "", true); }
+
+bool PgRow::IsNull(int column) const { return pq_.getisnull(result_, row_, column) != 0; }
+
+std::string PgRow::Text(int column) const {
+  return std::string(pq_.getvalue(result_, row_, column), pq_.getlength(result_, row_, column));
+}
+
+int64_t PgRow::Int64(int column) const {
+  const char* value = pq_.getvalue(result_, row_, column);
+  switch (pq_.getlength(result_, row_, column)) {
+    case 2:
+      return static_cast<int16_t>(absl::big_endian::Load16(value));
+    case 4:
+      return static_cast<int32_t>(absl::big_endian::Load32(value));
+    case 8:
+      return static_cast<int64_t>(absl::big_endian::Load64(value));
+    default:
+      return 0;  // NULL: the schema's integer columns that may be NULL are read with Time
+  }
+}
+
+bool PgRow::Bool(int column) const {
+  return pq_.getlength(result_, row_, column) == 1 && pq_.getvalue(result_, row_, column)[0] != 0;
+}
+
+absl::Time PgRow::Time(int column) const {
+  if (IsNull(column)) return absl::InfiniteFuture();
+  return absl::FromUnixMicros(Int64(column));
+}
+
+PgResult::PgResult(PgResult&& other) noexcept
+    : pq_(other.pq_), result_(std::exchange(other.result_, nullptr)) {}
+
+PgResult& PgResult::operator=(PgResult&& other) noexcept {
+  if (this != &other) {
+    if (result_ != nullptr) pq_->clear(result_);
+    pq_ = other.pq_;
+    result_ = std::exchange(other.result_, nullptr);
+  }
+  return *this;
+}
+
+PgResult::~PgResult() {
+  if (result_ != nullptr) pq_->clear(result_);
+}
+
+int PgResult::size() const { return pq_->ntuples(result_); }
+
+int PgResult::columns() const { return pq_->nfields(result_); }
+
+ExecStatusType PgResult::status() const {
+  return result_ == nullptr ? PGRES_FATAL_ERROR : pq_->resultStatus(result_);
+}
+
+int64_t PgResult::changed_rows() const {
+  int64_t rows = 0;
+  absl::SimpleAtoi(pq_->cmdTuples(result_), &rows);
+  return rows;
+}
+
+absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
+    const LibPq& pq, const std::string& conninfo, const PostgresConnectionOptions& options) {
+  // The URL (or key=value string) is expanded in place of dbname; the defaults before it give
+  // way to what it says.
+  const std::string connect_timeout =
+      absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout)));
+  const char* const keywords[] = {"connect_timeout", "fallback_application_name", "dbname",
+                                  nullptr};
+  const char* const values[] = {connect_timeout.c_str(), "verdictd", conninfo.c_str(), nullptr};
+  std::unique_ptr<PostgresConnection> opened(
+      new PostgresConnection(pq, pq.connectdbParams(keywords, values, /*expand_dbname=*/1)));
+  if (opened->connection_ == nullptr) {
+    return absl::UnavailableError("policy store unavailable: libpq is out of memory");
+  }
+  if (pq.status(opened->connection_) != CONNECTION_OK) {
+    return absl::UnavailableError(
+        absl::StrCat("policy store unavailable: ", Trimmed(pq.errorMessage(opened->connection_))));
+  }
+  // Server notices (a migration's "relation already exists, skipping") are not the caller's.
+  pq.setNoticeProcessor(
+      opened->connection_, [](void*, const char*) {}, nullptr);
+  // A call must not wait forever on a lock or a stuck server, and a transaction left open by a
+  // stuck client must not hold its locks forever.
+  const std::string settings = absl::StrCat(
+      "SET lock_timeout = '", Milliseconds(options.lock_timeout), "';", "SET statement_timeout = '",
+      Milliseconds(options.statement_timeout), "';", "SET idle_in_transaction_session_timeout = '",
+      Milliseconds(options.statement_timeout * 3), "'");
+  if (absl::Status set = opened->ExecuteScript(settings.c_str()); !set.ok()) return set;
+  return opened;
+}
+
+PostgresConnection::~PostgresConnection() {
+  if (connection_ != nullptr) pq_.finish(connection_);
+}
+
+absl::Status PostgresConnection::Failure(const PGresult* result, absl::string_view what) {
+  const char* sqlstate =
+      result == nullptr ? nullptr : pq_.resultErrorField(result, PG_DIAG_SQLSTATE);
+  const std::string message =
+      Trimmed(result != nullptr ? pq_.resultErrorMessage(result) : pq_.errorMessage(connection_));
+  if (pq_.status(connection_) != CONNECTION_OK) broken_ = true;
+  if (broken_ || sqlstate == nullptr || IsUnavailableState(sqlstate)) {
+    return absl::UnavailableError(absl::StrCat("policy store unavailable: ", what, ": ", message));
+  }
+  return absl::InternalError(
+      absl::StrCat("policy store error: ", what, ": ", message, " (SQLSTATE ", sqlstate, ")"));
+}
+
+absl::Status PostgresConnection::Prepare(PgStatement statement, const PgParams& params) {
+  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
+  const PgStatementSql& sql = GetPgStatementSql(statement);
+  if (cached.prepared) {
+    if (cached.types == params.types_) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
+                                            " bound with other parameter types than prepared"));
+  }
+  PgResult prepared(
+      pq_, pq_.prepare(connection_, sql.name, sql.sql, params.size(), params.types_.data()));
+  if (prepared.status() != PGRES_COMMAND_OK) {
+    return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
+  }
+  cached.prepared = true;
+  cached.types = params.types_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PgResult> PostgresConnection::Execute(PgStatement statement,
+                                                     const PgParams& params) {
+  if (absl::Status prepared = Prepare(statement, params); !prepared.ok()) return prepared;
+  const int count = params.size();
+  // Pointers into `params`, which outlives the call; every value is in binary form.
+  std::vector<const char*> values(count);
+  std::vector<int> lengths(count);
+  const std::vector<int> formats(count, kBinaryFormat);
+  for (int i = 0; i < count; ++i) {
+    values[i] = params.nulls_[i] ? nullptr : params.values_[i].data();
+    lengths[i] = static_cast<int>(params.values_[i].size());
+  }
+  const PgStatementSql& sql = GetPgStatementSql(statement);
+  PgResult result(pq_, pq_.execPrepared(connection_, sql.name, count, values.data(), lengths.data(),
+                                        formats.data(), kBinaryFormat));
+  const ExecStatusType status = result.status();
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+    return Failure(result.raw(), sql.name);
+  }
+  return result;
+}
+
+absl::Status PostgresConnection::ExecuteScript(const char* sql) {
+  PgResult result(pq_, pq_.exec(connection_, sql));
+  const ExecStatusType status = result.status();
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+    return Failure(result.raw(), absl::string_view(sql).substr(0, 40));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
+  PgResult result(
+      pq_, pq_.execParams(connection_, sql, 0, nullptr, nullptr, nullptr, nullptr, kBinaryFormat));
+  if (result.status() != PGRES_TUPLES_OK) {
+    return Failure(result.raw(), absl::string_view(sql).substr(0, 40));
+  }
+  return result;
+}
+
+absl::Status PostgresConnection::Commit() {
+  if (pq_.transactionStatus(connection_) == PQTRANS_INERROR) {
+    return absl::InternalError(
+        "policy store error: a statement of the transaction failed, so it was not committed");
+  }
+  return ExecuteScript("COMMIT");
+}
+
+bool PostgresConnection::InTransaction() const {
+  return pq_.transactionStatus(connection_) != PQTRANS_IDLE;
+}
+
+}  // namespace verdict

@@ -1,0 +1,162 @@
+// One PostgreSQL connection with its prepared statements, used by one thread at a time (the pool
+// in store/postgres_pool.h hands it out).
+//
+// Each statement is prepared once per connection, on first use, and then executed with binary
+// parameters and binary results (no parsing of numbers, no text escaping, no truncation at a
+// NUL byte):
+//
+//   absl::StatusOr<PgResult> rows = connection.Execute(
+//       PgStatement::kFindAgent, PgParams().Text(agent_id));
+//   if (!rows.ok()) return rows.status();
+//   if (rows->size() == 1) agent = ReadAgentColumns(rows->row(0));
+//
+// Nothing here throws. Errors are UNAVAILABLE when the server cannot be used right now (it is
+// unreachable, shutting down, out of connections, read-only, a lock or statement timed out)
+// and INTERNAL otherwise, with the server's message; a connection that lost its server is marked
+// broken, and the pool closes it instead of reusing it.
+#ifndef VERDICT_STORE_POSTGRES_CONNECTION_H_
+#define VERDICT_STORE_POSTGRES_CONNECTION_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "store/postgres_libpq.h"
+#include "store/postgres_statements.h"
+
+namespace verdict {
+
+struct PostgresConnectionOptions {
+  // How long a statement waits for a lock (the writers' lock, a row lock) before UNAVAILABLE.
+  absl::Duration lock_timeout = absl::Seconds(5);
+  // How long one statement may run before UNAVAILABLE: a stuck server must not hold a call.
+  absl::Duration statement_timeout = absl::Seconds(10);
+  // How long opening a connection may take.
+  absl::Duration connect_timeout = absl::Seconds(5);
+};
+
+// Parameters $1, $2 ... in the order they are added. Each carries its type, so a statement is
+// prepared with exact types and a NULL is never ambiguous.
+class PgParams {
+ public:
+  PgParams& Text(absl::string_view text);
+  PgParams& Bytes(absl::string_view bytes);
+  PgParams& Int64(int64_t value);
+  // NULL for absl::InfiniteFuture() ("never"), as the schema stores it.
+  PgParams& Time(absl::Time time);
+  PgParams& NullText();
+  PgParams& NullInt64();
+
+  int size() const { return static_cast<int>(types_.size()); }
+
+ private:
+  friend class PostgresConnection;
+  PgParams& Add(unsigned int type, absl::string_view value, bool is_null);
+
+  std::vector<unsigned int> types_;  // PostgreSQL type OIDs
+  std::vector<std::string> values_;
+  std::vector<bool> nulls_;
+};
+
+class PgResult;
+
+// One row of a result; columns are 0-based. Binary columns of the types the schema uses.
+class PgRow {
+ public:
+  bool IsNull(int column) const;
+  std::string Text(int column) const;  // text and bytea: the raw bytes
+  int64_t Int64(int column) const;     // smallint, integer or bigint
+  bool Bool(int column) const;
+  // Unix microseconds; NULL reads as absl::InfiniteFuture().
+  absl::Time Time(int column) const;
+
+ private:
+  friend class PgResult;
+  PgRow(const LibPq& pq, const PGresult* result, int row) : pq_(pq), result_(result), row_(row) {}
+
+  const LibPq& pq_;
+  const PGresult* result_;
+  int row_;
+};
+
+// The rows of one statement; frees them when destroyed.
+class PgResult {
+ public:
+  PgResult(const LibPq& pq, PGresult* result) : pq_(&pq), result_(result) {}
+  PgResult(PgResult&& other) noexcept;
+  PgResult& operator=(PgResult&& other) noexcept;
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+  ~PgResult();
+
+  int size() const;
+  int columns() const;
+  PgRow row(int index) const { return PgRow(*pq_, result_, index); }
+  // PGRES_FATAL_ERROR when libpq returned no result (out of memory, connection lost).
+  ExecStatusType status() const;
+  const PGresult* raw() const { return result_; }
+  // The rows an INSERT, UPDATE or DELETE changed.
+  int64_t changed_rows() const;
+
+ private:
+  const LibPq* pq_;
+  PGresult* result_;
+};
+
+class PostgresConnection {
+ public:
+  // Connects with `conninfo` (a postgresql:// URL or key=value pairs) and applies `options`.
+  // UNAVAILABLE when the server cannot be reached or refuses the connection.
+  static absl::StatusOr<std::unique_ptr<PostgresConnection>> Open(
+      const LibPq& pq, const std::string& conninfo, const PostgresConnectionOptions& options);
+
+  PostgresConnection(const PostgresConnection&) = delete;
+  PostgresConnection& operator=(const PostgresConnection&) = delete;
+  ~PostgresConnection();
+
+  // Runs the statement (prepared on its first use on this connection).
+  absl::StatusOr<PgResult> Execute(PgStatement statement, const PgParams& params = PgParams());
+
+  // Runs SQL without parameters, one or more statements (transaction control, migrations).
+  absl::Status ExecuteScript(const char* sql);
+  // Runs one statement without parameters and returns its rows (binary, as Execute's).
+  absl::StatusOr<PgResult> Query(const char* sql);
+
+  // Commits the open transaction. PostgreSQL answers a COMMIT of a transaction in which a
+  // statement failed by rolling it back quietly; that is an error here.
+  absl::Status Commit();
+
+  // True while a transaction is open on the connection (or failed and not yet rolled back).
+  bool InTransaction() const;
+
+  // Closes the connection when it returns to the pool.
+  void MarkBroken() { broken_ = true; }
+  bool broken() const { return broken_; }
+
+ private:
+  struct PreparedStatement {
+    bool prepared = false;
+    std::vector<unsigned int> types;
+  };
+
+  PostgresConnection(const LibPq& pq, PGconn* connection) : pq_(pq), connection_(connection) {}
+
+  // The status of a failed command; marks the connection broken when its server is gone.
+  absl::Status Failure(const PGresult* result, absl::string_view what);
+  absl::Status Prepare(PgStatement statement, const PgParams& params);
+
+  const LibPq& pq_;
+  PGconn* connection_;
+  std::array<PreparedStatement, kPgStatementCount> statements_;
+  bool broken_ = false;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POSTGRES_CONNECTION_H_

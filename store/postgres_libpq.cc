@@ -1,0 +1,64 @@
+#include "store/postgres_libpq.h"
+
+#include <dlfcn.h>
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace verdict {
+namespace {
+
+constexpr char kLibPqSoname[] = "libpq.so.5";
+
+// Resolves `name` into `function`; false (and `error` set) when the library lacks it.
+template <typename Function>
+bool Resolve(void* library, const char* name, Function& function, std::string& error) {
+  function = reinterpret_cast<Function>(dlsym(library, name));
+  if (function == nullptr && error.empty()) error = absl::StrCat(kLibPqSoname, " lacks ", name);
+  return function != nullptr;
+}
+
+absl::StatusOr<LibPq> Load() {
+  // Never closed: connections may outlive any one store, and unloading OpenSSL is not safe.
+  void* library = dlopen(kLibPqSoname, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (library == nullptr) {
+    return absl::UnavailableError(absl::StrCat("PostgreSQL client library unavailable: ", dlerror(),
+                                               " (install Debian's libpq5)"));
+  }
+  LibPq pq;
+  std::string error;
+  Resolve(library, "PQconnectdbParams", pq.connectdbParams, error);
+  Resolve(library, "PQstatus", pq.status, error);
+  Resolve(library, "PQerrorMessage", pq.errorMessage, error);
+  Resolve(library, "PQfinish", pq.finish, error);
+  Resolve(library, "PQtransactionStatus", pq.transactionStatus, error);
+  Resolve(library, "PQexec", pq.exec, error);
+  Resolve(library, "PQexecParams", pq.execParams, error);
+  Resolve(library, "PQprepare", pq.prepare, error);
+  Resolve(library, "PQexecPrepared", pq.execPrepared, error);
+  Resolve(library, "PQresultStatus", pq.resultStatus, error);
+  Resolve(library, "PQresultErrorMessage", pq.resultErrorMessage, error);
+  Resolve(library, "PQresultErrorField", pq.resultErrorField, error);
+  Resolve(library, "PQclear", pq.clear, error);
+  Resolve(library, "PQntuples", pq.ntuples, error);
+  Resolve(library, "PQnfields", pq.nfields, error);
+  Resolve(library, "PQgetvalue", pq.getvalue, error);
+  Resolve(library, "PQgetlength", pq.getlength, error);
+  Resolve(library, "PQgetisnull", pq.getisnull, error);
+  Resolve(library, "PQcmdTuples", pq.cmdTuples, error);
+  Resolve(library, "PQsetNoticeProcessor", pq.setNoticeProcessor, error);
+  if (!error.empty()) return absl::UnavailableError(error);
+  return pq;
+}
+
+}  // namespace
+
+absl::StatusOr<const LibPq*> LoadLibPq() {
+  static const absl::StatusOr<LibPq>* const loaded = new absl::StatusOr<LibPq>(Load());
+  if (!loaded->ok()) return loaded->status();
+  return &**loaded;
+}
+
+}  // namespace verdict

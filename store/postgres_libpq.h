@@ -1,0 +1,53 @@
+// libpq, loaded so that its OpenSSL never meets verdict's BoringSSL.
+//
+// Debian's libpq links OpenSSL 3 (TLS to the server, SCRAM, random numbers). verdict links
+// BoringSSL, which exports the same symbol names without versions; linked together, the dynamic
+// linker binds some of libpq's and libssl's OpenSSL calls to BoringSSL and the first TLS or SCRAM
+// connection corrupts memory (measured: a segmentation fault in the handshake). So the store never
+// links -lpq: LoadLibPq opens libpq.so.5 with RTLD_DEEPBIND, which makes libpq and the libraries it
+// brings (libssl.so.3, libcrypto.so.3) resolve their symbols among themselves first, and hands out
+// the few entry points the store calls. <libpq-fe.h> supplies the types only.
+//
+//   absl::StatusOr<const LibPq*> pq = LoadLibPq();
+//   if (!pq.ok()) return pq.status();  // UNAVAILABLE: libpq5 is not installed
+//   PGconn* conn = (*pq)->connectdbParams(keywords, values, /*expand_dbname=*/1);
+#ifndef VERDICT_STORE_POSTGRES_LIBPQ_H_
+#define VERDICT_STORE_POSTGRES_LIBPQ_H_
+
+#include <postgresql/libpq-fe.h>
+
+#include "absl/status/statusor.h"
+
+namespace verdict {
+
+// The libpq functions the PostgreSQL store uses, with libpq's own signatures.
+struct LibPq {
+  decltype(&::PQconnectdbParams) connectdbParams;
+  decltype(&::PQstatus) status;
+  decltype(&::PQerrorMessage) errorMessage;
+  decltype(&::PQfinish) finish;
+  decltype(&::PQtransactionStatus) transactionStatus;
+  decltype(&::PQexec) exec;
+  decltype(&::PQexecParams) execParams;
+  decltype(&::PQprepare) prepare;
+  decltype(&::PQexecPrepared) execPrepared;
+  decltype(&::PQresultStatus) resultStatus;
+  decltype(&::PQresultErrorMessage) resultErrorMessage;
+  decltype(&::PQresultErrorField) resultErrorField;
+  decltype(&::PQclear) clear;
+  decltype(&::PQntuples) ntuples;
+  decltype(&::PQnfields) nfields;
+  decltype(&::PQgetvalue) getvalue;
+  decltype(&::PQgetlength) getlength;
+  decltype(&::PQgetisnull) getisnull;
+  decltype(&::PQcmdTuples) cmdTuples;
+  decltype(&::PQsetNoticeProcessor) setNoticeProcessor;
+};
+
+// The process's libpq, loaded on the first call and kept until exit; thread-safe. UNAVAILABLE
+// naming the library when it cannot be loaded.
+absl::StatusOr<const LibPq*> LoadLibPq();
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POSTGRES_LIBPQ_H_

@@ -1,0 +1,66 @@
+#include "store/postgres_pool.h"
+
+#include <utility>
+
+#include "store/postgres_schema.h"
+
+namespace verdict {
+
+PostgresPool::PostgresPool(const LibPq& pq, std::string conninfo, PostgresConnectionOptions options,
+                           int size)
+    : pq_(pq), conninfo_(std::move(conninfo)), options_(options), free_slots_(size) {}
+
+absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout() {
+  std::unique_ptr<PostgresConnection> connection;
+  {
+    absl::MutexLock lock(&mutex_);
+    mutex_.Await(absl::Condition(
+        +[](int* free_slots) { return *free_slots > 0; }, &free_slots_));
+    --free_slots_;
+    if (!idle_.empty()) {
+      connection = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (connection == nullptr) {
+    // Opened outside the lock: connecting may wait on the network or on another migration.
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> opened =
+        PostgresConnection::Open(pq_, conninfo_, options_);
+    absl::Status migrated = opened.ok() ? MigratePostgresSchema(**opened) : opened.status();
+    if (!migrated.ok()) {
+      Return(nullptr);
+      return migrated;
+    }
+    connection = *std::move(opened);
+  }
+  return Lease(this, std::move(connection));
+}
+
+void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
+  if (connection != nullptr && (connection->broken() || connection->InTransaction())) {
+    connection.reset();
+  }
+  absl::MutexLock lock(&mutex_);
+  if (connection != nullptr) idle_.push_back(std::move(connection));
+  ++free_slots_;
+}
+
+PostgresPool::Lease::Lease(Lease&& other) noexcept
+    : pool_(other.pool_), connection_(std::move(other.connection_)) {}
+
+PostgresPool::Lease& PostgresPool::Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    Release();
+    pool_ = other.pool_;
+    connection_ = std::move(other.connection_);
+  }
+  return *this;
+}
+
+PostgresPool::Lease::~Lease() { Release(); }
+
+void PostgresPool::Lease::Release() {
+  if (connection_ != nullptr) pool_->Return(std::move(connection_));
+}
+
+}  // namespace verdict

@@ -1,0 +1,73 @@
+// A fixed number of PostgreSQL connections shared by the threads of one process: the pooling a
+// sidecar needs, so it holds a few connections however many calls it serves.
+//
+// A checkout blocks while every connection is in use. Connections open lazily, each brought to
+// the current schema as it opens; one that lost its server or was left inside a transaction is
+// closed when returned, and a later checkout opens a fresh one, so the store recovers by itself
+// once the server is back.
+//
+//   absl::StatusOr<PostgresPool::Lease> lease = pool.Checkout();
+//   if (!lease.ok()) return lease.status();  // UNAVAILABLE: the server cannot be reached
+//   (*lease)->Execute(PgStatement::kFindAgent, PgParams().Text(id)) ...
+#ifndef VERDICT_STORE_POSTGRES_POOL_H_
+#define VERDICT_STORE_POSTGRES_POOL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "store/postgres_connection.h"
+#include "store/postgres_libpq.h"
+
+namespace verdict {
+
+class PostgresPool {
+ public:
+  // Opens nothing yet. `size` >= 1.
+  PostgresPool(const LibPq& pq, std::string conninfo, PostgresConnectionOptions options, int size);
+  PostgresPool(const PostgresPool&) = delete;
+  PostgresPool& operator=(const PostgresPool&) = delete;
+
+  // One connection for the lifetime of the lease; the pool must outlive its leases.
+  class Lease {
+   public:
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&& other) noexcept;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease();
+
+    PostgresConnection& operator*() const { return *connection_; }
+    PostgresConnection* operator->() const { return connection_.get(); }
+
+   private:
+    friend class PostgresPool;
+    Lease(PostgresPool* pool, std::unique_ptr<PostgresConnection> connection)
+        : pool_(pool), connection_(std::move(connection)) {}
+    void Release();
+
+    PostgresPool* pool_;
+    std::unique_ptr<PostgresConnection> connection_;
+  };
+
+  // Blocks until a connection is free; opens and migrates one when none is open. The error of
+  // the open otherwise (UNAVAILABLE, or FAILED_PRECONDITION for a schema newer than verdict).
+  absl::StatusOr<Lease> Checkout();
+
+ private:
+  void Return(std::unique_ptr<PostgresConnection> connection);
+
+  const LibPq& pq_;
+  const std::string conninfo_;
+  const PostgresConnectionOptions options_;
+  absl::Mutex mutex_;
+  std::vector<std::unique_ptr<PostgresConnection>> idle_ ABSL_GUARDED_BY(mutex_);
+  int free_slots_ ABSL_GUARDED_BY(mutex_);  // connections not leased: idle or not yet open
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POSTGRES_POOL_H_

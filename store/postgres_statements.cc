@@ -1,0 +1,156 @@
+#include "store/postgres_statements.h"
+
+namespace verdict {
+namespace {
+
+// Column lists shared by the statements that read whole rows, in the order of the SQLite
+// store's, so store/row_readers.h reads both.
+#define VERDICT_AGENT_COLUMNS \
+  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at"
+#define VERDICT_PERMISSION_COLUMNS \
+  "id, agent_id, resource, actions, effect, constraints, created_at"
+#define VERDICT_DELEGATION_COLUMNS \
+  "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+// A pending or approved request past its expiry reads as expired, whether or not a vote has
+// marked it yet. `now` is the parameter that holds the time.
+#define VERDICT_APPROVAL_COLUMNS(now)                                      \
+  "a.id, a.agent_id, a.action, a.resource, a.arguments_hash, a.quorum, "   \
+  "(SELECT count(*) FROM approval_votes v WHERE v.approval_id = a.id "     \
+  "AND v.vote = 'approve') AS approvals, "                                 \
+  "CASE WHEN a.status IN ('pending', 'approved') AND a.expires_at <= " now \
+  " THEN 'expired' ELSE a.status END AS status, "                          \
+  "a.expires_at, a.created_at"
+
+// `rowid` and permissions' `seq` are creation order (store/postgres_migrations.cc), as in SQLite.
+constexpr PgStatementSql kStatements[] = {
+    {PgStatement::kFindAgent, "FindAgent",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id = $1"},
+    {PgStatement::kFindAgentByTokenHash, "FindAgentByTokenHash",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE token_hash = $1"},
+    // Asked only when no current token matches: one unique-index search each.
+    {PgStatement::kFindAgentByPreviousTokenHash, "FindAgentByPreviousTokenHash",
+     "SELECT " VERDICT_AGENT_COLUMNS
+     " FROM agents WHERE prev_token_hash = $1 AND prev_token_expires_at > $2"},
+    {PgStatement::kPermissionsOf, "PermissionsOf",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = $1 ORDER BY seq"},
+    {PgStatement::kActiveDelegationsInto, "ActiveDelegationsInto",
+     "SELECT " VERDICT_DELEGATION_COLUMNS
+     " FROM delegations WHERE to_agent_id = $1 AND status = 'active'"
+     " AND (expires_at IS NULL OR expires_at > $2) ORDER BY rowid"},
+    {PgStatement::kFindOpenApproval, "FindOpenApproval",
+     "SELECT " VERDICT_APPROVAL_COLUMNS(
+         "$5") " FROM approval_requests a WHERE a.agent_id = $1 AND a.action = $2"
+               " AND a.resource = $3 AND a.arguments_hash = $4"
+               " AND a.status IN ('pending', 'approved', 'denied')"
+               " AND (a.expires_at IS NULL OR a.expires_at > $5)"
+               " ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1"},
+    {PgStatement::kRateCount, "RateCount",
+     "SELECT count FROM rate_counters WHERE permission_id = $1 AND window_start = $2"},
+    {PgStatement::kSpendRate, "SpendRate",
+     "INSERT INTO rate_counters AS r (permission_id, window_start, count) VALUES ($1, $2, 1)"
+     " ON CONFLICT (permission_id, window_start) DO UPDATE SET count = r.count + 1"},
+    {PgStatement::kInsertApproval, "InsertApproval",
+     "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
+     " status, expires_at, created_at, updated_at)"
+     " VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8)"},
+    {PgStatement::kUseApproval, "UseApproval",
+     "UPDATE approval_requests SET status = 'used', updated_at = $2"
+     " WHERE id = $1 AND status = 'approved' AND (expires_at IS NULL OR expires_at > $2)"},
+    {PgStatement::kFindApproval, "FindApproval",
+     "SELECT " VERDICT_APPROVAL_COLUMNS("$2") " FROM approval_requests a WHERE a.id = $1"},
+
+    {PgStatement::kInsertAgent, "InsertAgent",
+     "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
+     " created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)"},
+    {PgStatement::kListAgents, "ListAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id > $1 ORDER BY id LIMIT $2"},
+    {PgStatement::kSetAgentStatus, "SetAgentStatus",
+     "UPDATE agents SET status = $2, updated_at = $3 WHERE id = $1"},
+    // $2 NULL: the old token dies at once; otherwise it stays valid until $2.
+    {PgStatement::kRotateToken, "RotateToken",
+     "UPDATE agents SET prev_token_hash = CASE WHEN $2 IS NULL THEN NULL ELSE token_hash END,"
+     " prev_token_expires_at = $2, token_hash = $3, token_prefix = $4, updated_at = $5"
+     " WHERE id = $1"},
+    {PgStatement::kFindPermission, "FindPermission",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE id = $1"},
+    {PgStatement::kInsertPermission, "InsertPermission",
+     "INSERT INTO permissions (" VERDICT_PERMISSION_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    {PgStatement::kDeletePermission, "DeletePermission", "DELETE FROM permissions WHERE id = $1"},
+    {PgStatement::kFindDelegation, "FindDelegation",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations WHERE id = $1"},
+    {PgStatement::kInsertDelegation, "InsertDelegation",
+     "INSERT INTO delegations (" VERDICT_DELEGATION_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
+    {PgStatement::kRevokeDelegation, "RevokeDelegation",
+     "UPDATE delegations SET status = 'revoked' WHERE id = $1"},
+    {PgStatement::kActiveDelegationsFrom, "ActiveDelegationsFrom",
+     "SELECT " VERDICT_DELEGATION_COLUMNS
+     " FROM delegations WHERE from_agent_id = $1 AND status = 'active'"
+     " AND (expires_at IS NULL OR expires_at > $2) ORDER BY rowid"},
+    // Keyset pagination in (created_at, id) order, after ($1, $2); $3: the status to list, or
+    // NULL for every status.
+    {PgStatement::kListApprovals, "ListApprovals",
+     "SELECT * FROM (SELECT " VERDICT_APPROVAL_COLUMNS(
+         "$5") " FROM approval_requests a) AS listed"
+               " WHERE ($3 IS NULL OR status = $3)"
+               " AND (created_at > $1 OR (created_at = $1 AND id > $2))"
+               " ORDER BY created_at, id LIMIT $4"},
+    {PgStatement::kFindVote, "FindVote",
+     "SELECT vote FROM approval_votes WHERE approval_id = $1 AND approver = $2"},
+    {PgStatement::kInsertVote, "InsertVote",
+     "INSERT INTO approval_votes (approval_id, approver, vote, created_at)"
+     " VALUES ($1, $2, $3, $4)"},
+    {PgStatement::kSetApprovalStatus, "SetApprovalStatus",
+     "UPDATE approval_requests SET status = $2, updated_at = $3 WHERE id = $1"},
+
+    {PgStatement::kExportAgents, "ExportAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash FROM agents ORDER BY rowid"},
+    {PgStatement::kExportPermissions, "ExportPermissions",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
+    {PgStatement::kExportDelegations, "ExportDelegations",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations ORDER BY rowid"},
+    {PgStatement::kPolicyIsEmpty, "PolicyIsEmpty",
+     "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
+     " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+};
+
+#undef VERDICT_AGENT_COLUMNS
+#undef VERDICT_PERMISSION_COLUMNS
+#undef VERDICT_DELEGATION_COLUMNS
+#undef VERDICT_APPROVAL_COLUMNS
+
+static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kPgStatementCount,
+              "every PgStatement needs its SQL");
+
+constexpr bool StatementsAreInIdOrder() {
+  for (size_t i = 0; i < kPgStatementCount; ++i) {
+    if (static_cast<size_t>(kStatements[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by PgStatement");
+
+constexpr PgStatement kDecisionPath[] = {
+    PgStatement::kFindAgent,
+    PgStatement::kFindAgentByTokenHash,
+    PgStatement::kFindAgentByPreviousTokenHash,
+    PgStatement::kPermissionsOf,
+    PgStatement::kActiveDelegationsInto,
+    PgStatement::kFindOpenApproval,
+    PgStatement::kRateCount,
+    PgStatement::kSpendRate,
+    PgStatement::kInsertApproval,
+    PgStatement::kUseApproval,
+    PgStatement::kFindApproval,
+};
+
+}  // namespace
+
+const PgStatementSql& GetPgStatementSql(PgStatement statement) {
+  return kStatements[static_cast<size_t>(statement)];
+}
+
+absl::Span<const PgStatement> PgDecisionPathStatements() { return kDecisionPath; }
+
+}  // namespace verdict

@@ -1,0 +1,75 @@
+// Every SQL statement the PostgreSQL store prepares, by name: the same statements as the SQLite
+// store's (store/sqlite_statements.h), in PostgreSQL's dialect, over the same schema.
+//
+//   const PgStatementSql& sql = GetPgStatementSql(PgStatement::kFindAgent);
+#ifndef VERDICT_STORE_POSTGRES_STATEMENTS_H_
+#define VERDICT_STORE_POSTGRES_STATEMENTS_H_
+
+#include <cstddef>
+
+#include "absl/types/span.h"
+
+namespace verdict {
+
+enum class PgStatement {
+  // The decision path (PolicyView lookups and WriteTransaction writes).
+  kFindAgent,
+  kFindAgentByTokenHash,
+  kFindAgentByPreviousTokenHash,
+  kPermissionsOf,
+  kActiveDelegationsInto,
+  kFindOpenApproval,
+  kRateCount,
+  kSpendRate,
+  kInsertApproval,
+  kUseApproval,
+  kFindApproval,
+  // The admin plane.
+  kInsertAgent,
+  kListAgents,
+  kSetAgentStatus,
+  kRotateToken,
+  kFindPermission,
+  kInsertPermission,
+  kDeletePermission,
+  kFindDelegation,
+  kInsertDelegation,
+  kRevokeDelegation,
+  kActiveDelegationsFrom,
+  kListApprovals,
+  kFindVote,
+  kInsertVote,
+  kSetApprovalStatus,
+  // Whole-policy export and import.
+  kExportAgents,
+  kExportPermissions,
+  kExportDelegations,
+  kPolicyIsEmpty,
+};
+
+inline constexpr size_t kPgStatementCount = static_cast<size_t>(PgStatement::kPolicyIsEmpty) + 1;
+
+// Transaction-scoped advisory locks (pg_advisory_xact_lock(kPgLockSpace, key)), so verdict's
+// locks cannot collide with an application's that shares the database.
+inline constexpr int kPgLockSpace = 0x76726463;  // "vrdc"
+// Held while migrating: one process migrates, the others wait and then find it done.
+inline constexpr int kPgMigrationLock = 1;
+// Held by every write transaction, as SQLite's BEGIN IMMEDIATE takes its one write lock: the
+// writes that read before they write (rate limits, delegation cycles, votes) stay exact across
+// every sidecar on the database.
+inline constexpr int kPgWriterLock = 2;
+
+struct PgStatementSql {
+  PgStatement id;
+  const char* name;  // "FindAgent": also its prepared statement's name on each connection
+  const char* sql;
+};
+
+const PgStatementSql& GetPgStatementSql(PgStatement statement);
+
+// The lookups and writes an Authorize may run: each must be an index search.
+absl::Span<const PgStatement> PgDecisionPathStatements();
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POSTGRES_STATEMENTS_H_

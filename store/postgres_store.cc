@@ -1,0 +1,222 @@
+#include "store/postgres_store.h"
+
+#include <utility>
+
+#include "absl/memory/memory.h"
+#include "absl/strings/str_cat.h"
+#include "store/ids.h"
+#include "store/policy_encoding.h"
+#include "store/postgres_lookups.h"
+
+namespace verdict {
+namespace {
+
+constexpr int kMaxConnections = 256;
+
+// One snapshot for every read of the call: REPEATABLE READ takes it at the first statement.
+constexpr char kBeginRead[] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+
+// READ COMMITTED under the writers' lock: every read after the lock sees every write committed
+// before it, as a write transaction must (decision/policy_store.h).
+const std::string& BeginWriteSql() {
+  static const std::string* const sql = new std::string(
+      absl::StrCat("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT ", "pg_advisory_xact_lock(",
+                   kPgLockSpace, ", ", kPgWriterLock, ")"));
+  return *sql;
+}
+
+absl::Status BeginTransaction(PostgresConnection& connection, bool write) {
+  absl::Status begun = connection.ExecuteScript(write ? BeginWriteSql().c_str() : kBeginRead);
+  if (!begun.ok() && connection.InTransaction() && !connection.ExecuteScript("ROLLBACK").ok()) {
+    connection.MarkBroken();
+  }
+  return begun;
+}
+
+// Ends the connection's transaction without failing. A connection that cannot leave its
+// transaction is closed by the pool instead of being reused.
+void EndTransaction(PostgresConnection& connection, const char* end) {
+  if (!connection.ExecuteScript(end).ok() && connection.InTransaction()) {
+    connection.ExecuteScript("ROLLBACK").IgnoreError();
+  }
+}
+
+// The PolicyView lookups over the leased connection, for both kinds of transaction.
+template <typename Base>
+class PostgresPolicyView : public Base {
+ public:
+  explicit PostgresPolicyView(PostgresPool::Lease lease) : lease_(std::move(lease)) {}
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return PgLookupAgent(connection(), agent_id);
+  }
+
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    return PgLookupAgentByTokenHash(connection(), token_sha256, now);
+  }
+
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    return PgLookupPermissionsOf(connection(), agent_id);
+  }
+
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return PgLookupActiveDelegationsInto(connection(), agent_id, now);
+  }
+
+  absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
+                                                                  absl::string_view action,
+                                                                  absl::string_view resource,
+                                                                  absl::string_view arguments_hash,
+                                                                  absl::Time now) override {
+    return PgLookupOpenApproval(connection(), agent_id, action, resource, arguments_hash, now);
+  }
+
+  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                    int64_t window_start_unix) override {
+    return PgLookupRateCount(connection(), permission_id, window_start_unix);
+  }
+
+ protected:
+  PostgresConnection& connection() { return *lease_; }
+
+ private:
+  PostgresPool::Lease lease_;
+};
+
+class PostgresReadSnapshot final : public PostgresPolicyView<ReadSnapshot> {
+ public:
+  using PostgresPolicyView::PostgresPolicyView;
+  // A read-only transaction has nothing to keep: COMMIT just releases its snapshot.
+  ~PostgresReadSnapshot() override { EndTransaction(connection(), "COMMIT"); }
+};
+
+class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransaction> {
+ public:
+  using PostgresPolicyView::PostgresPolicyView;
+  ~PostgresWriteTransaction() override {
+    if (!committed_) EndTransaction(connection(), "ROLLBACK");
+  }
+
+  absl::Status SpendRate(const RateSpend& spend) override {
+    return connection()
+        .Execute(PgStatement::kSpendRate,
+                 PgParams().Text(spend.permission_id).Int64(spend.window_start_unix))
+        .status();
+  }
+
+  absl::StatusOr<std::string> OpenApproval(const ApprovalToOpen& approval,
+                                           absl::Time now) override {
+    std::string id = NewId(kApprovalIdPrefix);
+    absl::StatusOr<PgResult> inserted =
+        connection().Execute(PgStatement::kInsertApproval, PgParams()
+                                                               .Text(id)
+                                                               .Text(approval.agent_id)
+                                                               .Text(approval.action)
+                                                               .Text(approval.resource)
+                                                               .Text(approval.arguments_hash)
+                                                               .Int64(approval.quorum)
+                                                               .Time(approval.expires_at)
+                                                               .Time(now));
+    if (!inserted.ok()) return inserted.status();
+    return id;
+  }
+
+  absl::Status UseApproval(absl::string_view approval_id, absl::Time now) override {
+    absl::StatusOr<PgResult> used =
+        connection().Execute(PgStatement::kUseApproval, PgParams().Text(approval_id).Time(now));
+    if (!used.ok()) return used.status();
+    if (used->changed_rows() == 1) return absl::OkStatus();
+    absl::StatusOr<std::optional<ApprovalRequest>> approval =
+        PgLookupApproval(connection(), approval_id, now);
+    if (!approval.ok()) return approval.status();
+    if (!approval->has_value()) {
+      return absl::NotFoundError(absl::StrCat("approval ", approval_id, " does not exist"));
+    }
+    return absl::FailedPreconditionError(absl::StrCat("approval ", approval_id, " is ",
+                                                      ApprovalStatusName((*approval)->status),
+                                                      ", not approved"));
+  }
+
+  absl::Status Commit() override {
+    if (committed_) return absl::FailedPreconditionError("transaction already committed");
+    absl::Status status = connection().Commit();
+    committed_ = status.ok();
+    return status;
+  }
+
+ private:
+  bool committed_ = false;
+};
+
+}  // namespace
+
+PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
+    : options_(std::move(options)),
+      pool_(pq, std::move(conninfo),
+            PostgresConnectionOptions{.lock_timeout = options_.lock_timeout,
+                                      .statement_timeout = options_.statement_timeout,
+                                      .connect_timeout = options_.connect_timeout},
+            options_.connections) {}
+
+absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string conninfo,
+                                                                   PostgresOptions options) {
+  if (conninfo.empty()) {
+    return absl::InvalidArgumentError("PostgreSQL store: the connection string is empty");
+  }
+  if (options.connections < 1 || options.connections > kMaxConnections) {
+    return absl::InvalidArgumentError(absl::StrCat("PostgreSQL store: connections must be 1 to ",
+                                                   kMaxConnections, ", not ", options.connections));
+  }
+  for (absl::Duration timeout :
+       {options.lock_timeout, options.statement_timeout, options.connect_timeout}) {
+    if (timeout < absl::Milliseconds(1)) {
+      return absl::InvalidArgumentError("PostgreSQL store: timeouts must be at least 1 ms");
+    }
+  }
+  if (!options.clock) return absl::InvalidArgumentError("PostgreSQL store: no clock");
+  absl::StatusOr<const LibPq*> pq = LoadLibPq();
+  if (!pq.ok()) return pq.status();
+  const bool defer_open_errors = options.defer_open_errors;
+  auto store = absl::WrapUnique(new PostgresStore(**pq, std::move(conninfo), std::move(options)));
+  absl::Status available = store->CheckAvailable();
+  if (!available.ok() && !defer_open_errors) return available;
+  return store;
+}
+
+absl::Status PostgresStore::CheckAvailable() { return IsEmpty().status(); }
+
+absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
+  absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = BeginTransaction(**lease, /*write=*/false);
+  if (!begun.ok()) return begun;
+  return std::make_unique<PostgresReadSnapshot>(*std::move(lease));
+}
+
+absl::StatusOr<std::unique_ptr<WriteTransaction>> PostgresStore::BeginWrite() {
+  absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = BeginTransaction(**lease, /*write=*/true);
+  if (!begun.ok()) return begun;
+  return std::make_unique<PostgresWriteTransaction>(*std::move(lease));
+}
+
+absl::Status PostgresStore::InTransaction(
+    TransactionKind kind, absl::FunctionRef<absl::Status(PostgresConnection&)> body) {
+  absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  PostgresConnection& connection = **lease;
+  absl::Status status = BeginTransaction(connection, kind == TransactionKind::kWrite);
+  if (!status.ok()) return status;
+  status = body(connection);
+  if (status.ok()) {
+    status = connection.Commit();
+    if (status.ok()) return status;
+  }
+  EndTransaction(connection, "ROLLBACK");
+  return status;
+}
+
+}  // namespace verdict

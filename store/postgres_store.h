@@ -1,0 +1,102 @@
+// verdict's store beyond one host (design section 4): one PostgreSQL database shared by every
+// sidecar on every node, with the SQLite store's schema, semantics and freshness contract.
+//
+// Every read runs in one read-only REPEATABLE READ transaction (one snapshot per call) and
+// nothing read is cached across calls, so a write committed through any sidecar is seen by the
+// next call through every other. Every write transaction holds verdict's writer advisory lock
+// for its duration, as SQLite's BEGIN IMMEDIATE does, so the rules that read before they write
+// (rate limits, delegation cycles, approval votes) hold across processes. Each process keeps a
+// small pool of connections with their prepared statements. Nothing here throws: a server that
+// cannot be used answers UNAVAILABLE, anything else INTERNAL. Deployment: store/POSTGRES.md.
+//
+//   absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+//       PostgresStore::Open("postgresql://verdict@db.internal/verdict");
+//   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = (*store)->BeginRead();
+#ifndef VERDICT_STORE_POSTGRES_STORE_H_
+#define VERDICT_STORE_POSTGRES_STORE_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "store/admin_types.h"
+#include "store/postgres_connection.h"
+#include "store/postgres_pool.h"
+#include "store/store.h"
+
+namespace verdict {
+
+struct PostgresOptions {
+  // Connections in this process's pool: at most this many calls use the database at once.
+  int connections = 4;
+  // How long a call waits for the writers' lock or a row lock before UNAVAILABLE.
+  absl::Duration lock_timeout = absl::Seconds(5);
+  // How long one statement may run, and opening a connection may take, before UNAVAILABLE.
+  absl::Duration statement_timeout = absl::Seconds(10);
+  absl::Duration connect_timeout = absl::Seconds(5);
+  // When false, Open fails if the database cannot be used now. When true, Open returns a store
+  // anyway and every call retries and answers UNAVAILABLE until it can (a sidecar that starts
+  // before its database).
+  bool defer_open_errors = false;
+  // The time of admin writes (created_at, updated_at, grace expiries).
+  std::function<absl::Time()> clock = [] { return absl::Now(); };
+};
+
+class PostgresStore final : public Store {
+ public:
+  // Connects to `conninfo` (a postgresql:// URL, or libpq's key=value form) and brings the
+  // schema up to date. INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION
+  // (a schema written by a newer verdict) when the database cannot be used, unless
+  // defer_open_errors.
+  static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(std::string conninfo,
+                                                             PostgresOptions options = {});
+
+  absl::Status CheckAvailable() override;
+
+  // PolicyStore.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
+
+  // PolicyAdmin.
+  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
+  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
+  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) override;
+  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) override;
+  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
+                                           absl::Duration grace) override;
+  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) override;
+  absl::Status RevokePermission(absl::string_view permission_id) override;
+  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) override;
+  absl::Status RevokeDelegation(absl::string_view delegation_id) override;
+  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
+                                             const PageRequest& page) override;
+  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
+  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
+                                                 absl::string_view approver, bool approve,
+                                                 absl::Time now) override;
+  absl::StatusOr<PolicyContents> ExportPolicy() override;
+  absl::Status ImportPolicy(const PolicyContents& policy) override;
+  absl::StatusOr<bool> IsEmpty() override;
+
+ private:
+  enum class TransactionKind { kRead, kWrite };
+
+  PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
+
+  // Runs `body` in one transaction on a pooled connection: committed when `body` returns OK,
+  // rolled back otherwise.
+  absl::Status InTransaction(TransactionKind kind,
+                             absl::FunctionRef<absl::Status(PostgresConnection&)> body);
+
+  PostgresOptions options_;
+  PostgresPool pool_;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POSTGRES_STORE_H_

@@ -1,0 +1,109 @@
+// Reading the policy model from a result row, for any store whose row type offers
+// Text(column), Int64(column) and Time(column) (NULL as absl::InfiniteFuture()): the SQLite
+// store's ScopedStatement and the PostgreSQL store's PgRow. The columns are the lists every
+// store's statements select, in this order:
+//   agent:      id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at
+//   permission: id, agent_id, resource, actions, effect, constraints, created_at
+//   delegation: id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at,
+//               created_at
+//   approval:   id, agent_id, action, resource, arguments_hash, quorum, approvals, status,
+//               expires_at, created_at
+// A stored value that does not decode means the database was written by something else or is
+// damaged: INTERNAL, never a guess.
+//
+//   absl::StatusOr<Agent> agent = ReadAgentColumns(row);
+#ifndef VERDICT_STORE_ROW_READERS_H_
+#define VERDICT_STORE_ROW_READERS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "decision/types.h"
+#include "store/policy_encoding.h"
+
+namespace verdict {
+
+inline absl::Status CorruptRow(absl::string_view table, absl::string_view id,
+                               const absl::Status& problem) {
+  return absl::InternalError(
+      absl::StrCat("policy store: ", table, " row ", id, " is invalid: ", problem.message()));
+}
+
+template <typename Row>
+absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
+  Agent agent;
+  agent.id = row.Text(0);
+  agent.owner = row.Text(1);
+  agent.name = row.Text(2);
+  absl::StatusOr<AgentKind> kind = ParseAgentKind(row.Text(3));
+  if (!kind.ok()) return CorruptRow("agents", agent.id, kind.status());
+  agent.kind = *kind;
+  absl::StatusOr<AgentStatus> status = ParseAgentStatus(row.Text(4));
+  if (!status.ok()) return CorruptRow("agents", agent.id, status.status());
+  agent.status = *status;
+  agent.expires_at = row.Time(5);
+  agent.token_prefix = row.Text(6);
+  agent.created_at = row.Time(7);
+  agent.updated_at = row.Time(8);
+  return agent;
+}
+
+template <typename Row>
+absl::StatusOr<Permission> ReadPermissionColumns(const Row& row) {
+  Permission permission;
+  permission.id = row.Text(0);
+  permission.agent_id = row.Text(1);
+  permission.resource = row.Text(2);
+  permission.actions = SplitActions(row.Text(3));
+  absl::StatusOr<Effect> effect = ParseEffect(row.Text(4));
+  if (!effect.ok()) return CorruptRow("permissions", permission.id, effect.status());
+  permission.effect = *effect;
+  permission.constraints_json = row.Text(5);
+  permission.created_at = row.Time(6);
+  return permission;
+}
+
+template <typename Row>
+absl::StatusOr<Delegation> ReadDelegationColumns(const Row& row) {
+  Delegation delegation;
+  delegation.id = row.Text(0);
+  delegation.from_agent_id = row.Text(1);
+  delegation.to_agent_id = row.Text(2);
+  absl::StatusOr<std::vector<LentPermission>> lent = DecodeLentPermissions(row.Text(3));
+  if (!lent.ok()) return CorruptRow("delegations", delegation.id, lent.status());
+  delegation.permissions = *std::move(lent);
+  delegation.max_depth = static_cast<int>(row.Int64(4));
+  absl::StatusOr<DelegationStatus> status = ParseDelegationStatus(row.Text(5));
+  if (!status.ok()) return CorruptRow("delegations", delegation.id, status.status());
+  delegation.status = *status;
+  delegation.expires_at = row.Time(6);
+  delegation.created_at = row.Time(7);
+  return delegation;
+}
+
+template <typename Row>
+absl::StatusOr<ApprovalRequest> ReadApprovalColumns(const Row& row) {
+  ApprovalRequest approval;
+  approval.id = row.Text(0);
+  approval.agent_id = row.Text(1);
+  approval.action = row.Text(2);
+  approval.resource = row.Text(3);
+  approval.arguments_hash = row.Text(4);
+  approval.quorum = static_cast<int>(row.Int64(5));
+  approval.approvals = static_cast<int>(row.Int64(6));
+  absl::StatusOr<ApprovalStatus> status = ParseApprovalStatus(row.Text(7));
+  if (!status.ok()) return CorruptRow("approval_requests", approval.id, status.status());
+  approval.status = *status;
+  approval.expires_at = row.Time(8);
+  approval.created_at = row.Time(9);
+  return approval;
+}
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_ROW_READERS_H_

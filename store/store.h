@@ -1,0 +1,28 @@
+// A policy store as a process uses it: the decision path's snapshots and write transactions
+// (decision/policy_store.h), the admin plane (store/policy_admin.h), and a health check.
+// Implemented by SqliteStore (store/sqlite_store.h) and PostgresStore (store/postgres_store.h);
+// store/open_store.h opens either from a --db value.
+//
+//   std::unique_ptr<Store> store = ...;
+//   Authorizer authorizer(*store, clock);   // as a PolicyStore
+//   SeedIfEmpty(*store, policy_json);       // as a PolicyAdmin
+//   health.Set(store->CheckAvailable().ok());
+#ifndef VERDICT_STORE_STORE_H_
+#define VERDICT_STORE_STORE_H_
+
+#include "absl/status/status.h"
+#include "decision/policy_store.h"
+#include "store/policy_admin.h"
+
+namespace verdict {
+
+class Store : public PolicyStore, public PolicyAdmin {
+ public:
+  // OK when the database can be used now; the reason it cannot otherwise (UNAVAILABLE, or
+  // FAILED_PRECONDITION for a schema newer than this verdict). Cheap once connected.
+  virtual absl::Status CheckAvailable() = 0;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_STORE_H_

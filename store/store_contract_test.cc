@@ -1,0 +1,1014 @@
+// The store contract (decision/policy_view.h, decision/policy_store.h, store/policy_admin.h),
+// one suite run on every backend: SQLite always, PostgreSQL when VERDICT_TEST_POSTGRES_URL names
+// a server (scripts/test.d/postgres.sh). Each case states a rule both stores must keep, so the
+// two cannot drift apart; what only one backend has (files, query plans, a server's faults)
+// is tested beside that backend.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "crypto/sha256.h"
+#include "crypto/token.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/postgres_store.h"
+#include "store/postgres_test_support.h"
+#include "store/sqlite_store.h"
+#include "store/store.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::MatchesRegex;
+
+MATCHER_P(HasId, id, "") { return arg.id == id; }
+MATCHER_P(HasAgentId, id, "") { return arg.has_value() && (*arg).id == id; }
+MATCHER_P(EqualsAgent, expected, "") {
+  auto fields = [](const verdict::Agent& a) {
+    return std::tie(a.id, a.owner, a.name, a.kind, a.status, a.expires_at, a.token_prefix,
+                    a.created_at, a.updated_at);
+  };
+  return fields(arg) == fields(expected);
+}
+MATCHER_P(EqualsApproval, expected, "") {
+  auto fields = [](const ApprovalRequest& a) {
+    return std::tie(a.id, a.agent_id, a.action, a.resource, a.arguments_hash, a.quorum, a.approvals,
+                    a.status, a.expires_at, a.created_at);
+  };
+  return fields(arg) == fields(expected);
+}
+
+using Rows = std::vector<std::vector<std::string>>;
+
+// One empty database for one test, on one backend.
+class TestDatabase {
+ public:
+  virtual ~TestDatabase() = default;
+  // A store on the database. Each store has its own connections, as another process would.
+  virtual std::unique_ptr<Store> Open(ManualClock& clock, int connections) = 0;
+  // The rows of `sql` read behind the stores' back, each column's raw bytes.
+  virtual Rows Query(const std::string& sql) = 0;
+};
+
+class SqliteDatabase final : public TestDatabase {
+ public:
+  std::unique_ptr<Store> Open(ManualClock& clock, int connections) override {
+    return OpenTestStore(path_, clock, connections);
+  }
+  Rows Query(const std::string& sql) override {
+    SQLite::Database db(path_, SQLite::OPEN_READONLY);
+    SQLite::Statement statement(db, sql);
+    Rows rows;
+    while (statement.executeStep()) {
+      std::vector<std::string>& row = rows.emplace_back();
+      for (int column = 0; column < statement.getColumnCount(); ++column) {
+        row.push_back(statement.getColumn(column).getString());
+      }
+    }
+    return rows;
+  }
+
+ private:
+  const std::string path_ = FreshDatabasePath();
+};
+
+class PostgresDatabase final : public TestDatabase {
+ public:
+  explicit PostgresDatabase(PostgresTestSchema schema) : schema_(std::move(schema)) {}
+
+  std::unique_ptr<Store> Open(ManualClock& clock, int connections) override {
+    PostgresOptions options;
+    options.connections = connections;
+    options.clock = clock.AsFunction();
+    absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+        PostgresStore::Open(schema_.conninfo(), options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+  Rows Query(const std::string& sql) override {
+    absl::StatusOr<Rows> rows = schema_.Query(sql);
+    EXPECT_TRUE(rows.ok()) << rows.status();
+    return rows.ok() ? *std::move(rows) : Rows();
+  }
+
+ private:
+  PostgresTestSchema schema_;
+};
+
+enum class Backend { kSqlite, kPostgres };
+
+std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+}
+
+class StoreContractTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::kSqlite) {
+      database_ = std::make_unique<SqliteDatabase>();
+    } else {
+      if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
+      absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+      ASSERT_TRUE(schema.ok()) << schema.status();
+      database_ = std::make_unique<PostgresDatabase>(*std::move(schema));
+    }
+    store_ = database_->Open(clock_, 2);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  void TearDown() override { store_.reset(); }
+
+  // An active agent; its token is kept in tokens_[id].
+  std::string NewAgent(const std::string& id) {
+    absl::StatusOr<CreatedAgent> created =
+        store_->CreateAgent({.owner = "alice", .name = id, .id = id});
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (created.ok()) tokens_[id] = created->token;
+    return id;
+  }
+
+  void Grant(const std::string& agent, const std::string& resource,
+             std::vector<std::string> actions) {
+    ASSERT_TRUE(
+        store_->GrantPermission({.agent_id = agent, .resource = resource, .actions = actions})
+            .ok());
+  }
+
+  absl::StatusOr<Delegation> Delegate(const std::string& from, const std::string& to,
+                                      const std::string& resource, int max_depth = 8) {
+    return store_->CreateDelegation({.from_agent_id = from,
+                                     .to_agent_id = to,
+                                     .permissions = {{.resource = resource, .actions = {"read"}}},
+                                     .max_depth = max_depth});
+  }
+
+  std::unique_ptr<ReadSnapshot> Read() {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
+    EXPECT_TRUE(snapshot.ok()) << snapshot.status();
+    return snapshot.ok() ? *std::move(snapshot) : nullptr;
+  }
+
+  std::unique_ptr<WriteTransaction> Write() {
+    absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store_->BeginWrite();
+    EXPECT_TRUE(transaction.ok()) << transaction.status();
+    return transaction.ok() ? *std::move(transaction) : nullptr;
+  }
+
+  std::string OpenApproval(const std::string& agent_id, const std::string& hash, int quorum = 1,
+                           absl::Duration ttl = absl::Hours(1)) {
+    std::unique_ptr<WriteTransaction> write = Write();
+    absl::StatusOr<std::string> id = write->OpenApproval({.agent_id = agent_id,
+                                                          .action = "pay",
+                                                          .resource = "invoices:1",
+                                                          .arguments_hash = hash,
+                                                          .quorum = quorum,
+                                                          .expires_at = clock_.Now() + ttl},
+                                                         clock_.Now());
+    EXPECT_TRUE(id.ok()) << id.status();
+    EXPECT_TRUE(write->Commit().ok());
+    return id.ok() ? *id : "";
+  }
+
+  std::optional<ApprovalRequest> OpenApprovalSeen(const std::string& agent_id,
+                                                  const std::string& hash) {
+    absl::StatusOr<std::optional<ApprovalRequest>> found =
+        Read()->FindOpenApproval(agent_id, "pay", "invoices:1", hash, clock_.Now());
+    EXPECT_TRUE(found.ok()) << found.status();
+    return found.ok() ? *found : std::nullopt;
+  }
+
+  absl::StatusOr<ApprovalRequest> Vote(const std::string& id, const std::string& approver,
+                                       bool approve) {
+    return store_->VoteOnApproval(id, approver, approve, clock_.Now());
+  }
+
+  ManualClock clock_;
+  std::unique_ptr<TestDatabase> database_;
+  std::unique_ptr<Store> store_;
+  std::map<std::string, std::string> tokens_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+// --- The decision path: lookups ---
+
+TEST_P(StoreContractTest, FindAgentReturnsTheStoredAgent) {
+  absl::StatusOr<CreatedAgent> created =
+      store_->CreateAgent({.owner = "alice",
+                           .name = "reader",
+                           .kind = AgentKind::kService,
+                           .expires_at = clock_.Now() + absl::Hours(24)});
+  ASSERT_TRUE(created.ok()) << created.status();
+
+  absl::StatusOr<std::optional<Agent>> found = Read()->FindAgent(created->agent.id);
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_THAT(**found, EqualsAgent(created->agent));
+  EXPECT_EQ((*found)->kind, AgentKind::kService);
+  EXPECT_EQ((*found)->status, AgentStatus::kActive);
+  EXPECT_EQ((*found)->expires_at, clock_.Now() + absl::Hours(24));
+  EXPECT_EQ((*found)->created_at, clock_.Now());
+}
+
+TEST_P(StoreContractTest, UnknownAgentIsNotAnError) {
+  absl::StatusOr<std::optional<Agent>> found = Read()->FindAgent("agt_nobody");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_FALSE(found->has_value());
+}
+
+TEST_P(StoreContractTest, AgentIsFoundByTheHashOfItsToken) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  auto snapshot = Read();
+  EXPECT_THAT(*snapshot->FindAgentByTokenHash(Sha256(tokens_["agt_b"]), clock_.Now()),
+              HasAgentId("agt_b"));
+  EXPECT_EQ(*snapshot->FindAgentByTokenHash(Sha256("vdt_not_a_token"), clock_.Now()), std::nullopt);
+}
+
+TEST_P(StoreContractTest, PreviousTokenWorksOnlyDuringItsGrace) {
+  NewAgent("agt_a");
+  const std::string old_hash = Sha256(tokens_["agt_a"]);
+  absl::StatusOr<RotatedToken> rotated = store_->RotateToken("agt_a", absl::Minutes(5));
+  ASSERT_TRUE(rotated.ok()) << rotated.status();
+  EXPECT_EQ(rotated->previous_token_expires_at, clock_.Now() + absl::Minutes(5));
+
+  auto snapshot = Read();
+  const absl::Time in_grace = clock_.Now() + absl::Minutes(5) - absl::Microseconds(1);
+  const absl::Time after_grace = clock_.Now() + absl::Minutes(5);
+  EXPECT_THAT(*snapshot->FindAgentByTokenHash(old_hash, in_grace), HasAgentId("agt_a"));
+  EXPECT_EQ(*snapshot->FindAgentByTokenHash(old_hash, after_grace), std::nullopt);
+  EXPECT_THAT(*snapshot->FindAgentByTokenHash(Sha256(rotated->token), after_grace),
+              HasAgentId("agt_a"));
+}
+
+TEST_P(StoreContractTest, RotationWithoutGraceEndsTheOldTokenAtOnce) {
+  NewAgent("agt_a");
+  const std::string old_hash = Sha256(tokens_["agt_a"]);
+  absl::StatusOr<RotatedToken> rotated = store_->RotateToken("agt_a", absl::ZeroDuration());
+  ASSERT_TRUE(rotated.ok()) << rotated.status();
+  EXPECT_EQ(rotated->previous_token_expires_at, clock_.Now());
+  EXPECT_EQ(*Read()->FindAgentByTokenHash(old_hash, clock_.Now()), std::nullopt);
+  EXPECT_THAT(*Read()->FindAgentByTokenHash(Sha256(rotated->token), clock_.Now()),
+              HasAgentId("agt_a"));
+}
+
+TEST_P(StoreContractTest, SecondRotationEndsTheFirstGraceAtOnce) {
+  NewAgent("agt_a");
+  const std::string first_hash = Sha256(tokens_["agt_a"]);
+  absl::StatusOr<RotatedToken> second = store_->RotateToken("agt_a", absl::Hours(1));
+  ASSERT_TRUE(second.ok()) << second.status();
+  absl::StatusOr<RotatedToken> third = store_->RotateToken("agt_a", absl::Hours(1));
+  ASSERT_TRUE(third.ok()) << third.status();
+  auto snapshot = Read();
+  EXPECT_EQ(*snapshot->FindAgentByTokenHash(first_hash, clock_.Now()), std::nullopt);
+  EXPECT_THAT(*snapshot->FindAgentByTokenHash(Sha256(second->token), clock_.Now()),
+              HasAgentId("agt_a"));
+}
+
+TEST_P(StoreContractTest, PermissionsComeInCreationOrderWithCanonicalConstraints) {
+  NewAgent("agt_a");
+  NewAgent("agt_other");
+  // Ids chosen against their creation order: the order must not come from the ids.
+  ASSERT_TRUE(store_
+                  ->GrantPermission({.agent_id = "agt_a",
+                                     .resource = "docs:*",
+                                     .actions = {"write", "read"},
+                                     .id = "perm_z"})
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->GrantPermission({.agent_id = "agt_other",
+                                     .resource = "docs:*",
+                                     .actions = {"read"},
+                                     .id = "perm_other"})
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->GrantPermission({.agent_id = "agt_a",
+                                     .resource = "docs:secret:*",
+                                     .actions = {"*"},
+                                     .effect = Effect::kDeny,
+                                     .constraints_json = R"({ "rate_limit" : {"window_seconds":60,
+                                                              "max_calls": 5} })",
+                                     .id = "perm_a"})
+                  .ok());
+
+  absl::StatusOr<std::vector<Permission>> permissions = Read()->PermissionsOf("agt_a");
+  ASSERT_TRUE(permissions.ok()) << permissions.status();
+  ASSERT_THAT(*permissions, ElementsAre(HasId("perm_z"), HasId("perm_a")));
+  EXPECT_EQ((*permissions)[0].resource, "docs:*");
+  EXPECT_THAT((*permissions)[0].actions, ElementsAre("write", "read"));
+  EXPECT_EQ((*permissions)[0].effect, Effect::kAllow);
+  EXPECT_EQ((*permissions)[0].constraints_json, "{}");
+  EXPECT_EQ((*permissions)[1].effect, Effect::kDeny);
+  EXPECT_EQ((*permissions)[1].constraints_json,
+            R"({"rate_limit":{"max_calls":5,"window_seconds":60}})");
+  EXPECT_EQ((*permissions)[1].agent_id, "agt_a");
+}
+
+TEST_P(StoreContractTest, OnlyActiveUnexpiredDelegationsLeadIntoAnAgent) {
+  NewAgent("agt_from");
+  NewAgent("agt_to");
+  Grant("agt_from", "docs:*", {"read", "write"});
+  const std::vector<LentPermission> lent = {
+      {.resource = "docs:public:*", .actions = {"read"}, .constraints_json = ""}};
+  for (const char* id : {"dlg_kept", "dlg_revoked", "dlg_expiring"}) {
+    NewDelegation delegation{.from_agent_id = "agt_from",
+                             .to_agent_id = "agt_to",
+                             .permissions = lent,
+                             .max_depth = 2,
+                             .id = id};
+    if (std::string(id) == "dlg_expiring") delegation.expires_at = clock_.Now() + absl::Hours(1);
+    ASSERT_TRUE(store_->CreateDelegation(delegation).ok()) << id;
+  }
+  ASSERT_TRUE(store_->RevokeDelegation("dlg_revoked").ok());
+
+  auto snapshot = Read();
+  absl::StatusOr<std::vector<Delegation>> before =
+      snapshot->ActiveDelegationsInto("agt_to", clock_.Now());
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_THAT(*before, ElementsAre(HasId("dlg_kept"), HasId("dlg_expiring")));
+  const Delegation& kept = (*before)[0];
+  EXPECT_EQ(kept.from_agent_id, "agt_from");
+  EXPECT_EQ(kept.to_agent_id, "agt_to");
+  EXPECT_EQ(kept.max_depth, 2);
+  EXPECT_EQ(kept.status, DelegationStatus::kActive);
+  ASSERT_EQ(kept.permissions.size(), 1u);
+  EXPECT_EQ(kept.permissions[0].resource, "docs:public:*");
+  EXPECT_THAT(kept.permissions[0].actions, ElementsAre("read"));
+  EXPECT_EQ(kept.permissions[0].constraints_json, "{}");
+
+  EXPECT_THAT(*snapshot->ActiveDelegationsInto("agt_to", clock_.Now() + absl::Hours(1)),
+              ElementsAre(HasId("dlg_kept")));
+  EXPECT_THAT(*snapshot->ActiveDelegationsInto("agt_from", clock_.Now()), IsEmpty());
+}
+
+// --- The decision path: approvals and rate limits ---
+
+TEST_P(StoreContractTest, OpenedApprovalIsFoundForExactlyTheSameCall) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "hash1");
+  EXPECT_THAT(id, MatchesRegex("apr_[0-9a-f]{16}"));
+
+  std::optional<ApprovalRequest> found = OpenApprovalSeen("agt_a", "hash1");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->id, id);
+  EXPECT_EQ(found->status, ApprovalStatus::kPending);
+  EXPECT_EQ(found->quorum, 1);
+  EXPECT_EQ(found->approvals, 0);
+  EXPECT_EQ(found->action, "pay");
+  EXPECT_EQ(found->resource, "invoices:1");
+  EXPECT_EQ(found->expires_at, clock_.Now() + absl::Hours(1));
+  EXPECT_EQ(OpenApprovalSeen("agt_a", "hash2"), std::nullopt);
+}
+
+TEST_P(StoreContractTest, FindOpenApprovalReturnsTheNewestPendingApprovedOrDenied) {
+  NewAgent("agt_a");
+  OpenApproval("agt_a", "h");
+  clock_.Advance(absl::Seconds(1));
+  const std::string second = OpenApproval("agt_a", "h");
+  EXPECT_EQ(OpenApprovalSeen("agt_a", "h")->id, second);
+
+  ASSERT_TRUE(Vote(second, "bob", /*approve=*/false).ok());
+  std::optional<ApprovalRequest> denied = OpenApprovalSeen("agt_a", "h");
+  ASSERT_TRUE(denied.has_value());
+  EXPECT_EQ(denied->id, second);
+  EXPECT_EQ(denied->status, ApprovalStatus::kDenied);
+
+  clock_.Advance(absl::Seconds(1));
+  const std::string third = OpenApproval("agt_a", "h");
+  ASSERT_TRUE(Vote(third, "bob", /*approve=*/true).ok());
+  std::optional<ApprovalRequest> approved = OpenApprovalSeen("agt_a", "h");
+  ASSERT_TRUE(approved.has_value());
+  EXPECT_EQ(approved->id, third);
+  EXPECT_EQ(approved->status, ApprovalStatus::kApproved);
+  EXPECT_EQ(approved->approvals, 1);
+}
+
+TEST_P(StoreContractTest, OfTwoRequestsOpenedAtOneInstantTheLaterIsNewest) {
+  NewAgent("agt_a");
+  OpenApproval("agt_a", "h");
+  const std::string later = OpenApproval("agt_a", "h");
+  EXPECT_EQ(OpenApprovalSeen("agt_a", "h")->id, later);
+}
+
+TEST_P(StoreContractTest, ExpiredOrUsedApprovalIsNotOpen) {
+  NewAgent("agt_a");
+  OpenApproval("agt_a", "expiring", 1, absl::Minutes(1));
+  const std::string used = OpenApproval("agt_a", "used");
+  ASSERT_TRUE(Vote(used, "bob", true).ok());
+  std::unique_ptr<WriteTransaction> write = Write();
+  ASSERT_TRUE(write->UseApproval(used, clock_.Now()).ok());
+  ASSERT_TRUE(write->Commit().ok());
+
+  EXPECT_EQ(OpenApprovalSeen("agt_a", "used"), std::nullopt);
+  clock_.Advance(absl::Minutes(1));
+  EXPECT_EQ(OpenApprovalSeen("agt_a", "expiring"), std::nullopt);
+}
+
+TEST_P(StoreContractTest, OnlyAnApprovedRequestCanBeUsed) {
+  NewAgent("agt_a");
+  const std::string pending = OpenApproval("agt_a", "h");
+  std::unique_ptr<WriteTransaction> write = Write();
+  absl::Status not_approved = write->UseApproval(pending, clock_.Now());
+  EXPECT_EQ(not_approved.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(not_approved.message(), HasSubstr("pending"));
+  EXPECT_EQ(write->UseApproval("apr_missing", clock_.Now()).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreContractTest, ApprovedRequestIsUsedOnce) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h");
+  ASSERT_TRUE(Vote(id, "bob", true).ok());
+  {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write->UseApproval(id, clock_.Now()).ok());
+    ASSERT_TRUE(write->Commit().ok());
+  }
+  std::unique_ptr<WriteTransaction> again = Write();
+  EXPECT_EQ(again->UseApproval(id, clock_.Now()).code(), absl::StatusCode::kFailedPrecondition);
+  again.reset();
+  EXPECT_EQ(store_->GetApproval(id)->status, ApprovalStatus::kUsed);
+}
+
+TEST_P(StoreContractTest, SpendRateCountsPerPermissionAndWindow) {
+  for (int i = 0; i < 3; ++i) {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write->SpendRate({.permission_id = "perm_a", .window_start_unix = 60}).ok());
+    ASSERT_TRUE(write->Commit().ok());
+  }
+  std::unique_ptr<WriteTransaction> write = Write();
+  ASSERT_TRUE(write->SpendRate({.permission_id = "perm_a", .window_start_unix = 120}).ok());
+  EXPECT_EQ(*write->RateCount("perm_a", 120), 1);  // a write transaction reads its own writes
+  ASSERT_TRUE(write->Commit().ok());
+
+  auto snapshot = Read();
+  EXPECT_EQ(*snapshot->RateCount("perm_a", 60), 3);
+  EXPECT_EQ(*snapshot->RateCount("perm_a", 120), 1);
+  EXPECT_EQ(*snapshot->RateCount("perm_b", 60), 0);
+}
+
+TEST_P(StoreContractTest, UncommittedWriteIsRolledBack) {
+  {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write->SpendRate({.permission_id = "perm_a", .window_start_unix = 0}).ok());
+  }
+  EXPECT_EQ(*Read()->RateCount("perm_a", 0), 0);
+}
+
+TEST_P(StoreContractTest, SecondCommitIsRefused) {
+  std::unique_ptr<WriteTransaction> write = Write();
+  ASSERT_TRUE(write->Commit().ok());
+  EXPECT_EQ(write->Commit().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// Writers serialise, so a count read inside a write transaction stays true until it commits:
+// rate limits cannot be overspent by calls racing on other connections or processes.
+TEST_P(StoreContractTest, WriteTransactionsSerialiseSoCountsReadInsideThemStayExact) {
+  std::unique_ptr<Store> other = database_->Open(clock_, 4);
+  ASSERT_NE(other, nullptr);
+  constexpr int kThreads = 4;
+  constexpr int kSpendsEach = 10;
+  std::vector<std::thread> threads;
+  std::atomic<int> lost{0};
+  for (int t = 0; t < kThreads; ++t) {
+    Store& store = t % 2 == 0 ? *store_ : *other;
+    threads.emplace_back([&store, &lost] {
+      for (int i = 0; i < kSpendsEach; ++i) {
+        absl::StatusOr<std::unique_ptr<WriteTransaction>> write = store.BeginWrite();
+        ASSERT_TRUE(write.ok()) << write.status();
+        // Read, then write what was read plus one: a lost update shows as a wrong total.
+        absl::StatusOr<int64_t> before = (*write)->RateCount("perm_shared", 0);
+        ASSERT_TRUE(before.ok()) << before.status();
+        ASSERT_TRUE((*write)->SpendRate({.permission_id = "perm_shared"}).ok());
+        absl::StatusOr<int64_t> after = (*write)->RateCount("perm_shared", 0);
+        if (!after.ok() || *after != *before + 1) ++lost;
+        ASSERT_TRUE((*write)->Commit().ok());
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(lost.load(), 0);
+  EXPECT_EQ(*Read()->RateCount("perm_shared", 0), kThreads * kSpendsEach);
+}
+
+// --- Freshness (design section 3) ---
+
+TEST_P(StoreContractTest, NextSnapshotSeesAWriteCommittedByAnotherProcess) {
+  NewAgent("agt_a");
+  // A second store on the same database stands for another process: its own connections.
+  std::unique_ptr<Store> other = database_->Open(clock_, 2);
+  ASSERT_NE(other, nullptr);
+  ASSERT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kActive);
+
+  ASSERT_TRUE(other->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  EXPECT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kRevoked);
+
+  // This process's write path sees it too: a revoked agent is granted nothing.
+  EXPECT_EQ(store_->GrantPermission({.agent_id = "agt_a", .resource = "x", .actions = {"y"}})
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(StoreContractTest, SnapshotKeepsSeeingOneStateWhileOthersWrite) {
+  NewAgent("agt_a");
+  std::unique_ptr<ReadSnapshot> snapshot = Read();
+  ASSERT_EQ((*snapshot->FindAgent("agt_a"))->status, AgentStatus::kActive);
+
+  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  EXPECT_EQ((*snapshot->FindAgent("agt_a"))->status, AgentStatus::kActive);
+  EXPECT_THAT(*snapshot->PermissionsOf("agt_a"), IsEmpty());
+  snapshot.reset();
+  EXPECT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kSuspended);
+}
+
+TEST_P(StoreContractTest, CheckoutWaitsWhileEveryConnectionIsInUse) {
+  std::unique_ptr<Store> single = database_->Open(clock_, 1);
+  ASSERT_NE(single, nullptr);
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> held = single->BeginRead();
+  ASSERT_TRUE(held.ok()) << held.status();
+
+  absl::Notification second_began;
+  std::thread waiter([&] {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> second = single->BeginRead();
+    EXPECT_TRUE(second.ok()) << second.status();
+    second_began.Notify();
+  });
+  EXPECT_FALSE(second_began.WaitForNotificationWithTimeout(absl::Milliseconds(100)));
+  held->reset();
+  EXPECT_TRUE(second_began.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  waiter.join();
+}
+
+// --- The admin plane: agents ---
+
+TEST_P(StoreContractTest, CreatedAgentGetsATokenOfWhichOnlyTheHashIsStored) {
+  absl::StatusOr<CreatedAgent> created =
+      store_->CreateAgent({.owner = "alice", .name = "bot", .kind = AgentKind::kDelegated});
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_THAT(created->agent.id, MatchesRegex("agt_[0-9a-f]{16}"));
+  EXPECT_TRUE(CheckAgentTokenShape(created->token).ok());
+  EXPECT_EQ(created->agent.token_prefix, TokenDisplayPrefix(created->token));
+
+  const Rows rows = database_->Query("SELECT * FROM agents");
+  ASSERT_EQ(rows.size(), 1u);
+  bool hash_stored = false;
+  for (const std::string& value : rows[0]) {
+    EXPECT_EQ(value.find(created->token), std::string::npos);
+    hash_stored |= value == Sha256(created->token);
+  }
+  EXPECT_TRUE(hash_stored);
+  EXPECT_THAT(*store_->GetAgent(created->agent.id), EqualsAgent(created->agent));
+}
+
+TEST_P(StoreContractTest, AgentIdInUseIsAlreadyExists) {
+  NewAgent("agt_a");
+  absl::StatusOr<CreatedAgent> again =
+      store_->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"});
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(again.status().message(), HasSubstr("agt_a"));
+}
+
+struct BadAgentCase {
+  const char* what;
+  NewAgent agent;
+  const char* message;
+};
+
+TEST_P(StoreContractTest, MalformedAgentsAreInvalidArguments) {
+  const std::vector<BadAgentCase> cases = {
+      {"empty owner", {.owner = "", .name = "n"}, "owner"},
+      {"control character", {.owner = "o", .name = "a\nb"}, "name: contains a control"},
+      {"invalid UTF-8", {.owner = "\xff", .name = "n"}, "owner: is not valid UTF-8"},
+      {"wrong id prefix", {.owner = "o", .name = "n", .id = "usr_1"}, "must start with \"agt_\""},
+      {"bad id character", {.owner = "o", .name = "n", .id = "agt_a b"}, "byte 5"},
+      {"expired already", {.owner = "o", .name = "n", .expires_at = absl::UnixEpoch()}, "past"},
+      {"unknown kind", {.owner = "o", .name = "n", .kind = static_cast<AgentKind>(42)}, "kind"},
+  };
+  for (const BadAgentCase& c : cases) {
+    absl::StatusOr<CreatedAgent> created = store_->CreateAgent(c.agent);
+    EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_THAT(created.status().message(), HasSubstr(c.message)) << c.what;
+  }
+  EXPECT_TRUE(*store_->IsEmpty());
+}
+
+TEST_P(StoreContractTest, UnknownAgentIsNotFound) {
+  EXPECT_EQ(store_->GetAgent("agt_x").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->SetAgentStatus("agt_x", AgentStatus::kSuspended).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->RotateToken("agt_x", absl::ZeroDuration()).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreContractTest, AgentsAreListedByIdBytewiseOnePageAtATime) {
+  // "agt_B" sorts before "agt_a" bytewise, whatever the database's collation would say.
+  for (const char* id : {"agt_d", "agt_b", "agt_B", "agt_a", "agt_c"}) NewAgent(id);
+  std::vector<std::string> seen;
+  PageRequest page{.page_size = 2};
+  int pages = 0;
+  do {
+    absl::StatusOr<AgentPage> listed = store_->ListAgents(page);
+    ASSERT_TRUE(listed.ok()) << listed.status();
+    EXPECT_LE(listed->agents.size(), 2u);
+    for (const verdict::Agent& agent : listed->agents) seen.push_back(agent.id);
+    page.page_token = listed->next_page_token;
+    ++pages;
+  } while (!page.page_token.empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_THAT(seen, ElementsAre("agt_B", "agt_a", "agt_b", "agt_c", "agt_d"));
+
+  EXPECT_EQ(store_->ListAgents({})->agents.size(), 5u);
+  EXPECT_EQ(store_->ListAgents({.page_size = -1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->ListAgents({.page_size = 1001}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(StoreContractTest, SuspendedAgentCanBeReactivatedButRevocationIsFinal) {
+  NewAgent("agt_a");
+  clock_.Advance(absl::Seconds(1));
+  absl::StatusOr<verdict::Agent> suspended =
+      store_->SetAgentStatus("agt_a", AgentStatus::kSuspended);
+  ASSERT_TRUE(suspended.ok()) << suspended.status();
+  EXPECT_EQ(suspended->status, AgentStatus::kSuspended);
+  EXPECT_EQ(suspended->updated_at, clock_.Now());
+  EXPECT_THAT(*store_->GetAgent("agt_a"), EqualsAgent(*suspended));
+  EXPECT_EQ(store_->SetAgentStatus("agt_a", AgentStatus::kActive)->status, AgentStatus::kActive);
+
+  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  EXPECT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());  // no change
+  for (AgentStatus back : {AgentStatus::kActive, AgentStatus::kSuspended}) {
+    absl::StatusOr<verdict::Agent> undo = store_->SetAgentStatus("agt_a", back);
+    EXPECT_EQ(undo.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(undo.status().message(), HasSubstr("revocation is final"));
+  }
+  EXPECT_EQ(store_->GetAgent("agt_a")->status, AgentStatus::kRevoked);
+  EXPECT_EQ(store_->RotateToken("agt_a", absl::ZeroDuration()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(StoreContractTest, NegativeGraceIsRefused) {
+  NewAgent("agt_a");
+  EXPECT_EQ(store_->RotateToken("agt_a", absl::Seconds(-1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// --- The admin plane: permissions ---
+
+TEST_P(StoreContractTest, GrantedPermissionIsReturnedAsStored) {
+  NewAgent("agt_a");
+  absl::StatusOr<Permission> granted =
+      store_->GrantPermission({.agent_id = "agt_a",
+                               .resource = "/api/**",
+                               .actions = {"GET", "POST"},
+                               .effect = Effect::kDeny,
+                               .constraints_json = R"({"ip_allowlist": ["10.0.0.0/8"]})"});
+  ASSERT_TRUE(granted.ok()) << granted.status();
+  EXPECT_THAT(granted->id, MatchesRegex("perm_[0-9a-f]{16}"));
+  EXPECT_EQ(granted->constraints_json, R"({"ip_allowlist":["10.0.0.0/8"]})");
+  absl::StatusOr<std::vector<Permission>> stored = Read()->PermissionsOf("agt_a");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_THAT(*stored, ElementsAre(HasId(granted->id)));
+  EXPECT_EQ((*stored)[0].resource, granted->resource);
+  EXPECT_EQ((*stored)[0].actions, granted->actions);
+  EXPECT_EQ((*stored)[0].effect, granted->effect);
+  EXPECT_EQ((*stored)[0].constraints_json, granted->constraints_json);
+  EXPECT_EQ((*stored)[0].created_at, granted->created_at);
+}
+
+struct BadPermissionCase {
+  const char* what;
+  NewPermission permission;
+  absl::StatusCode code;
+  const char* message;
+};
+
+TEST_P(StoreContractTest, MalformedOrMisplacedPermissionsAreRefused) {
+  NewAgent("agt_a");
+  NewAgent("agt_revoked");
+  ASSERT_TRUE(store_->SetAgentStatus("agt_revoked", AgentStatus::kRevoked).ok());
+  ASSERT_TRUE(store_
+                  ->GrantPermission(
+                      {.agent_id = "agt_a", .resource = "x", .actions = {"y"}, .id = "perm_1"})
+                  .ok());
+  const absl::StatusCode invalid = absl::StatusCode::kInvalidArgument;
+  const std::vector<BadPermissionCase> cases = {
+      {"empty resource",
+       {.agent_id = "agt_a", .resource = "", .actions = {"r"}},
+       invalid,
+       "resource"},
+      {"control character",
+       {.agent_id = "agt_a", .resource = "a\x01", .actions = {"r"}},
+       invalid,
+       "resource"},
+      {"NUL byte",
+       {.agent_id = "agt_a", .resource = std::string("a\0b", 3), .actions = {"r"}},
+       invalid,
+       "resource"},
+      {"no actions", {.agent_id = "agt_a", .resource = "docs:*"}, invalid, "actions"},
+      {"comma in action",
+       {.agent_id = "agt_a", .resource = "docs:*", .actions = {"a,b"}},
+       invalid,
+       "action"},
+      {"unknown constraint",
+       {.agent_id = "agt_a", .resource = "d", .actions = {"r"}, .constraints_json = R"({"x":1})"},
+       invalid,
+       "constraints"},
+      {"constraints not JSON",
+       {.agent_id = "agt_a", .resource = "d", .actions = {"r"}, .constraints_json = "{"},
+       invalid,
+       "constraints"},
+      {"bad effect",
+       {.agent_id = "agt_a", .resource = "d", .actions = {"r"}, .effect = static_cast<Effect>(9)},
+       invalid,
+       "effect"},
+      {"unknown agent",
+       {.agent_id = "agt_x", .resource = "d", .actions = {"r"}},
+       absl::StatusCode::kNotFound,
+       "agt_x"},
+      {"revoked agent",
+       {.agent_id = "agt_revoked", .resource = "d", .actions = {"r"}},
+       absl::StatusCode::kFailedPrecondition,
+       "revoked"},
+      {"id in use",
+       {.agent_id = "agt_a", .resource = "d", .actions = {"r"}, .id = "perm_1"},
+       absl::StatusCode::kAlreadyExists,
+       "perm_1"},
+  };
+  for (const BadPermissionCase& c : cases) {
+    absl::StatusOr<Permission> granted = store_->GrantPermission(c.permission);
+    EXPECT_EQ(granted.status().code(), c.code) << c.what << ": " << granted.status();
+    EXPECT_THAT(granted.status().message(), HasSubstr(c.message)) << c.what;
+  }
+  EXPECT_THAT(*Read()->PermissionsOf("agt_a"), ElementsAre(HasId("perm_1")));
+}
+
+TEST_P(StoreContractTest, RevokedPermissionIsGone) {
+  NewAgent("agt_a");
+  absl::StatusOr<Permission> granted =
+      store_->GrantPermission({.agent_id = "agt_a", .resource = "d", .actions = {"r"}});
+  ASSERT_TRUE(granted.ok()) << granted.status();
+  ASSERT_TRUE(store_->RevokePermission(granted->id).ok());
+  EXPECT_THAT(*Read()->PermissionsOf("agt_a"), IsEmpty());
+  EXPECT_EQ(store_->RevokePermission(granted->id).code(), absl::StatusCode::kNotFound);
+}
+
+// --- The admin plane: delegations ---
+
+TEST_P(StoreContractTest, DelegationIsStoredWithCanonicalLentConstraints) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  Grant("agt_a", "docs:*", {"read"});
+  absl::StatusOr<Delegation> created = store_->CreateDelegation(
+      {.from_agent_id = "agt_a",
+       .to_agent_id = "agt_b",
+       .permissions = {{.resource = "docs:1",
+                        .actions = {"read"},
+                        .constraints_json = R"({ "rate_limit": {"window_seconds": 1,
+                                                 "max_calls": 2} })"}},
+       .max_depth = 2,
+       .expires_at = clock_.Now() + absl::Hours(1)});
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_THAT(created->id, MatchesRegex("dlg_[0-9a-f]{16}"));
+  EXPECT_EQ(created->permissions[0].constraints_json,
+            R"({"rate_limit":{"max_calls":2,"window_seconds":1}})");
+  absl::StatusOr<std::vector<Delegation>> into =
+      Read()->ActiveDelegationsInto("agt_b", clock_.Now());
+  ASSERT_TRUE(into.ok()) << into.status();
+  ASSERT_THAT(*into, ElementsAre(HasId(created->id)));
+  EXPECT_EQ((*into)[0].permissions[0].constraints_json, created->permissions[0].constraints_json);
+  EXPECT_EQ((*into)[0].expires_at, created->expires_at);
+  EXPECT_EQ((*into)[0].created_at, created->created_at);
+}
+
+TEST_P(StoreContractTest, DelegationRulesAreEnforcedOnTheStoredGraph) {
+  for (const char* id : {"agt_a", "agt_b", "agt_c", "agt_d"}) NewAgent(id);
+  Grant("agt_a", "docs:*", {"read"});
+  ASSERT_TRUE(Delegate("agt_a", "agt_b", "docs:*", /*max_depth=*/2).ok());
+
+  absl::StatusOr<Delegation> more = Delegate("agt_b", "agt_c", "files:*");
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(more.status().message(), HasSubstr("cannot lend"));
+
+  ASSERT_TRUE(Delegate("agt_b", "agt_c", "docs:1").ok());
+  absl::StatusOr<Delegation> too_deep = Delegate("agt_c", "agt_d", "docs:1");
+  EXPECT_EQ(too_deep.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(too_deep.status().message(), HasSubstr("max_depth"));
+
+  Grant("agt_c", "docs:*", {"read"});
+  absl::StatusOr<Delegation> cycle = Delegate("agt_c", "agt_a", "docs:1");
+  EXPECT_EQ(cycle.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(cycle.status().message(), HasSubstr("cycle"));
+}
+
+TEST_P(StoreContractTest, RevokedDelegationNoLongerCarriesRightsToNewDelegations) {
+  for (const char* id : {"agt_a", "agt_b", "agt_c"}) NewAgent(id);
+  Grant("agt_a", "docs:*", {"read"});
+  absl::StatusOr<Delegation> link = Delegate("agt_a", "agt_b", "docs:*");
+  ASSERT_TRUE(link.ok()) << link.status();
+  ASSERT_TRUE(store_->RevokeDelegation(link->id).ok());
+  EXPECT_TRUE(store_->RevokeDelegation(link->id).ok());  // revoking again changes nothing
+  EXPECT_THAT(*Read()->ActiveDelegationsInto("agt_b", clock_.Now()), IsEmpty());
+  EXPECT_EQ(Delegate("agt_b", "agt_c", "docs:1").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->RevokeDelegation("dlg_x").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreContractTest, MalformedOrImpossibleDelegationsAreRefused) {
+  for (const char* id : {"agt_a", "agt_b", "agt_suspended"}) NewAgent(id);
+  Grant("agt_a", "docs:*", {"read"});
+  Grant("agt_suspended", "docs:*", {"read"});
+  ASSERT_TRUE(store_->SetAgentStatus("agt_suspended", AgentStatus::kSuspended).ok());
+
+  EXPECT_EQ(Delegate("agt_a", "agt_a", "docs:1").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Delegate("agt_a", "agt_b", "docs:1", /*max_depth=*/0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Delegate("agt_a", "agt_b", "docs:1", /*max_depth=*/9).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      store_->CreateDelegation({.from_agent_id = "agt_a", .to_agent_id = "agt_b"}).status().code(),
+      absl::StatusCode::kInvalidArgument);  // lends nothing
+  EXPECT_EQ(Delegate("agt_a", "agt_x", "docs:1").status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<Delegation> from_suspended = Delegate("agt_suspended", "agt_b", "docs:1");
+  EXPECT_EQ(from_suspended.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(from_suspended.status().message(), HasSubstr("suspended"));
+  EXPECT_EQ(store_
+                ->CreateDelegation({.from_agent_id = "agt_a",
+                                    .to_agent_id = "agt_b",
+                                    .permissions = {{.resource = "docs:1", .actions = {"read"}}},
+                                    .expires_at = clock_.Now()})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// --- The admin plane: approvals ---
+
+TEST_P(StoreContractTest, QuorumOfDistinctApproversApproves) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h", /*quorum=*/2);
+  absl::StatusOr<ApprovalRequest> first = Vote(id, "bob", true);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->status, ApprovalStatus::kPending);
+  EXPECT_EQ(first->approvals, 1);
+
+  absl::StatusOr<ApprovalRequest> twice = Vote(id, "bob", true);
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(twice.status().message(), HasSubstr("bob has already voted"));
+
+  absl::StatusOr<ApprovalRequest> second = Vote(id, "carol", true);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->status, ApprovalStatus::kApproved);
+  EXPECT_EQ(second->approvals, 2);
+  EXPECT_THAT(*store_->GetApproval(id), EqualsApproval(*second));
+
+  absl::StatusOr<ApprovalRequest> late = Vote(id, "dave", false);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(late.status().message(), HasSubstr("approved: voting is closed"));
+}
+
+TEST_P(StoreContractTest, OneDenyVoteDenies) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h", /*quorum=*/2);
+  ASSERT_TRUE(Vote(id, "bob", true).ok());
+  absl::StatusOr<ApprovalRequest> denied = Vote(id, "carol", false);
+  ASSERT_TRUE(denied.ok()) << denied.status();
+  EXPECT_EQ(denied->status, ApprovalStatus::kDenied);
+  EXPECT_EQ(Vote(id, "dave", true).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(StoreContractTest, VotingOnAnExpiredRequestIsRefusedAndMarksItExpired) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h", /*quorum=*/1, absl::Minutes(10));
+  clock_.Advance(absl::Minutes(10));
+  absl::StatusOr<ApprovalRequest> vote = Vote(id, "bob", true);
+  EXPECT_EQ(vote.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(vote.status().message(), HasSubstr("expired"));
+  EXPECT_EQ(store_->GetApproval(id)->status, ApprovalStatus::kExpired);
+  EXPECT_THAT(database_->Query("SELECT status FROM approval_requests"),
+              ElementsAre(ElementsAre("expired")));
+}
+
+TEST_P(StoreContractTest, MalformedVotesAndUnknownRequestsAreRefused) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h");
+  EXPECT_EQ(Vote(id, "", true).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Vote("apr_x", "bob", true).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetApproval("apr_x").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreContractTest, ApprovalsAreListedOldestFirstByStatusAPageAtATime) {
+  NewAgent("agt_a");
+  std::vector<std::string> pending;
+  for (int i = 0; i < 3; ++i) {
+    pending.push_back(OpenApproval("agt_a", absl::StrCat("h", i)));
+    clock_.Advance(absl::Seconds(1));
+  }
+  const std::string approved = OpenApproval("agt_a", "approved");
+  ASSERT_TRUE(Vote(approved, "bob", true).ok());
+  const std::string expiring = OpenApproval("agt_a", "expiring", 1, absl::Seconds(1));
+  clock_.Advance(absl::Seconds(1));
+
+  std::vector<std::string> listed;
+  PageRequest page{.page_size = 2};
+  do {
+    absl::StatusOr<ApprovalPage> result = store_->ListApprovals(ApprovalStatus::kPending, page);
+    ASSERT_TRUE(result.ok()) << result.status();
+    for (const ApprovalRequest& approval : result->approvals) listed.push_back(approval.id);
+    page.page_token = result->next_page_token;
+  } while (!page.page_token.empty());
+  EXPECT_EQ(listed, pending);
+
+  EXPECT_THAT(store_->ListApprovals(ApprovalStatus::kApproved, {})->approvals,
+              ElementsAre(HasId(approved)));
+  EXPECT_THAT(store_->ListApprovals(ApprovalStatus::kExpired, {})->approvals,
+              ElementsAre(HasId(expiring)));
+  EXPECT_EQ(store_->ListApprovals(std::nullopt, {})->approvals.size(), 5u);
+  EXPECT_EQ(store_->ListApprovals(std::nullopt, {.page_token = "garbage"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// --- Whole-policy export and import ---
+
+TEST_P(StoreContractTest, StoreIsEmptyUntilAnAgentExists) {
+  EXPECT_TRUE(*store_->IsEmpty());
+  NewAgent("agt_a");
+  EXPECT_FALSE(*store_->IsEmpty());
+}
+
+TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
+  for (const char* id : {"agt_b", "agt_a"}) NewAgent(id);
+  Grant("agt_b", "docs:*", {"read", "write"});
+  Grant("agt_a", "/api/**", {"GET"});
+  ASSERT_TRUE(Delegate("agt_b", "agt_a", "docs:1").ok());
+  absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  ASSERT_EQ(exported->agents.size(), 2u);
+  EXPECT_EQ(exported->agents[0].agent.id, "agt_b");  // creation order
+  EXPECT_EQ(exported->agents[0].token_sha256, Sha256(tokens_["agt_b"]));
+
+  EXPECT_EQ(store_->ImportPolicy(*exported).code(), absl::StatusCode::kFailedPrecondition);
+
+  ManualClock other_clock;
+  std::unique_ptr<TestDatabase> empty;
+  if (GetParam() == Backend::kSqlite) {
+    empty = std::make_unique<SqliteDatabase>();
+  } else {
+    absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+    ASSERT_TRUE(schema.ok()) << schema.status();
+    empty = std::make_unique<PostgresDatabase>(*std::move(schema));
+  }
+  std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
+  ASSERT_NE(imported_into, nullptr);
+  ASSERT_TRUE(imported_into->ImportPolicy(*exported).ok());
+  absl::StatusOr<PolicyContents> again = imported_into->ExportPolicy();
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_EQ(again->agents.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(again->agents[i].agent.id, exported->agents[i].agent.id);
+    EXPECT_EQ(again->agents[i].token_sha256, exported->agents[i].token_sha256);
+  }
+  ASSERT_EQ(again->permissions.size(), 2u);
+  EXPECT_EQ(again->permissions[0].id, exported->permissions[0].id);
+  EXPECT_EQ(again->permissions[1].actions, exported->permissions[1].actions);
+  ASSERT_EQ(again->delegations.size(), 1u);
+  EXPECT_EQ(again->delegations[0].id, exported->delegations[0].id);
+  EXPECT_EQ(again->delegations[0].permissions[0].resource, "docs:1");
+  // The imported token still finds its agent.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = imported_into->BeginRead();
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_THAT(*(*snapshot)->FindAgentByTokenHash(Sha256(tokens_["agt_a"]), other_clock.Now()),
+              HasAgentId("agt_a"));
+}
+
+TEST_P(StoreContractTest, ImportIsAllOrNothing) {
+  PolicyContents policy;
+  policy.agents.push_back({.agent = {.id = "agt_ok", .owner = "o", .name = "n"}});
+  policy.permissions.push_back(
+      {.id = "perm_ok", .agent_id = "agt_ok", .resource = "docs:*", .actions = {"read"}});
+  policy.permissions.push_back(
+      {.id = "perm_orphan", .agent_id = "agt_missing", .resource = "x", .actions = {"y"}});
+  absl::Status imported = store_->ImportPolicy(policy);
+  EXPECT_EQ(imported.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(imported.message(), HasSubstr("permissions[1].agent_id"));
+  EXPECT_TRUE(*store_->IsEmpty());
+}
+
+}  // namespace
+}  // namespace verdict
