@@ -16,11 +16,11 @@ cat <<MSG
 
 verdict demo: serving decisions on $listen from $db (seeded from deploy/demo-policy.json).
 Try, from another terminal:
-  bazel-bin/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:guide:1
-  bazel-bin/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:secret:1
+  bazel-bin/cli/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:guide:1
+  bazel-bin/cli/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:secret:1
   grpcurl -plaintext -d '{"subject":{"agent_id":"agt_demo_reader"},"action":"read","resource":"docs:guide:1"}' \\
       $listen verdict.v1.DecisionService/Authorize
 Stop with Ctrl-C (verdictd finishes the calls in flight and exits 0).
 
 MSG
-exec bazel-bin/verdictd --listen="$listen" --db="$db" --seed=deploy/demo-policy.json
+exec bazel-bin/server/verdictd --listen="$listen" --db="$db" --seed=deploy/demo-policy.json
