@@ -10,7 +10,13 @@ bazel build -c opt //:verdictd //:verdict
 
 listen=${VERDICT_LISTEN:-127.0.0.1:50051}
 db=${VERDICT_DB:-var/verdict-demo.db}
+metrics=${VERDICT_METRICS_LISTEN:-127.0.0.1:9464}
 mkdir -p "$(dirname "$db")"
+# The admin secret: made once, kept beside the database, readable by its owner only.
+secret_file="$(dirname "$db")/admin-secret"
+if [[ ! -s "$secret_file" ]]; then
+  (umask 077 && head -c 32 /dev/urandom | base64 | tr -d '=\n/+' > "$secret_file")
+fi
 
 cat <<MSG
 
@@ -20,7 +26,12 @@ Try, from another terminal:
   bazel-bin/cli/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:secret:1
   grpcurl -plaintext -d '{"subject":{"agent_id":"agt_demo_reader"},"action":"read","resource":"docs:guide:1"}' \\
       $listen verdict.v1.DecisionService/Authorize
+  bazel-bin/cli/verdict agents suspend --id=agt_demo_reader \\
+      --admin_addr=unix:$db.admin.sock --admin_secret_file=$secret_file
+      # ... and the first check above now answers DENY AGENT_SUSPENDED
+  curl -s http://$metrics/metrics | head
 Stop with Ctrl-C (verdictd finishes the calls in flight and exits 0).
 
 MSG
-exec bazel-bin/server/verdictd --listen="$listen" --db="$db" --seed=deploy/demo-policy.json
+exec bazel-bin/server/verdictd --listen="$listen" --db="$db" --seed=deploy/demo-policy.json \
+  --admin_secret_file="$secret_file" --decision_log --metrics_listen="$metrics"
