@@ -5,6 +5,7 @@
 # generator sees any error or wrong answer.
 #
 #   bench/e2e.sh                                   # 50,000 agents, 64 in flight, 10 s each
+#   bench/e2e.sh --runs 5                          # five runs per transport, then a summary
 #   bench/e2e.sh --agents 1000000 --in_flight 128 --duration 30s --mix direct:1,token:1
 #
 # Environment: VERDICT_BENCH_DIR (dataset cache, default /tmp/verdict-bench),
@@ -12,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-agents=50000 in_flight=64 duration=10s warmup=2s workers=4 channels=1
+agents=50000 in_flight=64 duration=10s warmup=2s workers=4 channels=1 runs=1
 mix=direct:50,delegated:25,denied:25
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -23,8 +24,9 @@ while [[ $# -gt 0 ]]; do
     --workers) workers=$2 ;;
     --channels) channels=$2 ;;
     --mix) mix=$2 ;;
+    --runs) runs=$2 ;;
     *) echo "usage: $0 [--agents N] [--in_flight N] [--duration 10s] [--warmup 2s]" \
-         "[--workers N] [--channels N] [--mix KIND:W,...]" >&2; exit 2 ;;
+         "[--workers N] [--channels N] [--mix KIND:W,...] [--runs N]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -70,13 +72,30 @@ stop_server() {
   server_pid=""
 }
 
+# "median (min to max)" of one figure over the runs: $1 = the loadgen output line's label,
+# $2 = the figure's label within it.
+summarize() {
+  grep "^$1 " "$work/runs.txt" | sed -E "s/.* $2 ([0-9.]+).*/\\1/" | sort -g |
+    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+           printf "%.1f (%.1f to %.1f)", m, v[1], v[NR] }'
+}
+
 status=0
 for transport in tcp unix; do
   if [[ $transport == tcp ]]; then target="127.0.0.1:$(free_port)"; else target="unix:$work/verdict.sock"; fi
   start_server "$target"
   echo "== $transport: verdictd --workers=$workers on $target, dataset $agents agents"
-  "$bin/bench/loadgen" --target="$target" --agents="$agents" --in_flight="$in_flight" \
-    --duration="$duration" --warmup="$warmup" --mix="$mix" --channels="$channels" || status=1
+  : >"$work/runs.txt"
+  for run in $(seq 1 "$runs"); do
+    "$bin/bench/loadgen" --target="$target" --agents="$agents" --in_flight="$in_flight" \
+      --duration="$duration" --warmup="$warmup" --mix="$mix" --channels="$channels" \
+      --seed="$run" | tee -a "$work/runs.txt" || status=1
+  done
+  if [[ $runs -gt 1 ]]; then
+    echo "-- $transport over $runs runs, median (min to max): qps $(summarize calls qps)," \
+      "p50 $(summarize latency_us p50) us, p99 $(summarize latency_us p99) us," \
+      "p99.9 $(summarize latency_us p99.9) us"
+  fi
   stop_server
 done
 exit $status
