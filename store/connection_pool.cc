@@ -18,43 +18,54 @@ ConnectionPool::ConnectionPool(std::string path, ConnectionOptions options, int 
       free_slots_(size) {}
 
 absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout() {
-  const bool opened_once = opened_once_.load();
-  absl::StatusOr<uint64_t> file = watch_.Check(/*must_exist=*/opened_once);
-  if (!file.ok()) return file.status();
-  const uint64_t generation = *file;
-  std::unique_ptr<SqliteConnection> connection;
-  // Connections from before a fault or a replacement of the file: closed once the lock is
-  // released, since closing may checkpoint.
-  std::vector<IdleConnection> retired;
+  std::optional<IdleConnection> idle;
   {
     absl::MutexLock lock(&mutex_);
     mutex_.Await(absl::Condition(
         +[](int* free_slots) { return *free_slots > 0; }, &free_slots_));
     --free_slots_;
-    while (connection == nullptr && !idle_.empty()) {
-      IdleConnection idle = std::move(idle_.back());
+    if (!idle_.empty()) {
+      idle = std::move(idle_.back());
       idle_.pop_back();
-      if (idle.generation == generation) {
-        connection = std::move(idle.connection);
-      } else {
-        retired.push_back(std::move(idle));
-      }
     }
   }
+  const bool opened_once = opened_once_.load();
+  std::unique_ptr<SqliteConnection> connection;
+  if (idle.has_value()) connection = std::move(idle->connection);
   if (connection == nullptr) {
-    ConnectionOptions open_options = options_;
-    if (opened_once) open_options.create_if_missing = false;
-    // Opened outside the lock: opening may wait on another process's migration.
-    absl::StatusOr<std::unique_ptr<SqliteConnection>> opened =
-        SqliteConnection::Open(path_, open_options);
+    absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = Open(opened_once);
     if (!opened.ok()) {
-      Return(nullptr, generation);
+      Return(nullptr, 0);
       return opened.status();
     }
     connection = *std::move(opened);
-    opened_once_.store(true);
   }
-  return Lease(this, std::move(connection), generation);
+  absl::StatusOr<uint64_t> file =
+      watch_.Check(/*must_exist=*/opened_once, connection->database().getHandle());
+  if (!file.ok()) {
+    Return(nullptr, 0);  // closes it: the fault retires every connection opened before it
+    return file.status();
+  }
+  // One from before a fault or a replacement of the file may hold another file or stale pages.
+  if (idle.has_value() && idle->generation != *file) {
+    connection.reset();
+    absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = Open(opened_once);
+    if (!opened.ok()) {
+      Return(nullptr, 0);
+      return opened.status();
+    }
+    connection = *std::move(opened);
+  }
+  return Lease(this, std::move(connection), *file);
+}
+
+absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool opened_once) {
+  ConnectionOptions options = options_;
+  if (opened_once) options.create_if_missing = false;
+  // Outside the pool's lock: opening may wait on another process's migration.
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = SqliteConnection::Open(path_, options);
+  if (opened.ok()) opened_once_.store(true);
+  return opened;
 }
 
 void ConnectionPool::Return(std::unique_ptr<SqliteConnection> connection, uint64_t generation) {

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,8 @@ class ConnectionPool {
     uint64_t generation;
   };
 
+  // Never creates the file once it has been opened.
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> Open(bool opened_once);
   void Return(std::unique_ptr<SqliteConnection> connection, uint64_t generation);
 
   const std::string path_;

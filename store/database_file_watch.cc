@@ -1,6 +1,5 @@
 #include "store/database_file_watch.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -19,20 +18,17 @@ namespace {
 // Every SQLite database file starts with these 16 bytes (the header's magic string).
 constexpr absl::string_view kSqliteMagic("SQLite format 3\0", 16);
 
-// Closes the descriptor when the inspection ends, whichever way it does.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) close(fd_);
+// The first bytes of the database file, read through the connection's own descriptor.
+bool HeaderStartsLikeSqlite(sqlite3* connection) {
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr) {
+    return false;
   }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+  char magic[kSqliteMagic.size()];
+  return file->pMethods->xRead(file, magic, sizeof magic, 0) == SQLITE_OK &&
+         absl::string_view(magic, sizeof magic) == kSqliteMagic;
+}
 
 std::string ErrnoText() { return std::strerror(errno); }
 
@@ -41,12 +37,12 @@ std::string ErrnoText() { return std::strerror(errno); }
 DatabaseFileWatch::DatabaseFileWatch(std::string path, absl::Duration interval)
     : path_(std::move(path)), interval_(interval) {}
 
-absl::StatusOr<uint64_t> DatabaseFileWatch::Check(bool must_exist) {
+absl::StatusOr<uint64_t> DatabaseFileWatch::Check(bool must_exist, sqlite3* connection) {
   absl::MutexLock lock(&mutex_);
   const absl::Time now = absl::Now();
   if (now >= next_check_) {
     next_check_ = now + interval_;
-    absl::Status fault = Inspect(must_exist);
+    absl::Status fault = Inspect(must_exist, connection);
     // Entering a fault retires every connection: none may answer from before it once it heals.
     if (!fault.ok() && last_.ok()) ++generation_;
     last_ = std::move(fault);
@@ -55,34 +51,27 @@ absl::StatusOr<uint64_t> DatabaseFileWatch::Check(bool must_exist) {
   return generation_;
 }
 
-absl::Status DatabaseFileWatch::Inspect(bool must_exist) {
+absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
   auto fault = [this](absl::string_view what) {
     return absl::UnavailableError(absl::StrCat("policy store unavailable: ", path_, ": ", what));
   };
-  ScopedFd file(open(path_.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.get() < 0) {
+  struct stat status;
+  if (stat(path_.c_str(), &status) != 0) {
     if (errno == ENOENT) {
       return must_exist ? fault("the database file was deleted or moved away") : absl::OkStatus();
     }
     return fault(ErrnoText());
   }
-  struct stat status;
-  if (fstat(file.get(), &status) != 0) return fault(ErrnoText());
   const FileIdentity identity{status.st_dev, status.st_ino};
   if (identity_.has_value() && *identity_ != identity) ++generation_;
   identity_ = identity;
 
   // SQLite creates an empty file and writes its header with the first transaction.
-  if (status.st_size > 0) {
-    char magic[kSqliteMagic.size()];
-    const ssize_t read_bytes = pread(file.get(), magic, sizeof magic, 0);
-    if (read_bytes != static_cast<ssize_t>(sizeof magic) ||
-        absl::string_view(magic, sizeof magic) != kSqliteMagic) {
-      return fault("not an SQLite database any more (overwritten or corrupted)");
-    }
+  if (status.st_size > 0 && !HeaderStartsLikeSqlite(connection)) {
+    return fault("not an SQLite database any more (overwritten or corrupted)");
   }
   struct statvfs file_system;
-  if (fstatvfs(file.get(), &file_system) != 0) return fault(ErrnoText());
+  if (statvfs(path_.c_str(), &file_system) != 0) return fault(ErrnoText());
   if ((file_system.f_flag & ST_RDONLY) != 0) return fault("read-only file system");
   // f_bavail: what an unprivileged writer may use; verdictd runs as one in its image.
   const int64_t free_bytes =

@@ -8,16 +8,20 @@
 //
 // The checks cost a few system calls (about 10 us on the project's machine, most of a direct
 // decision's budget), so they run at most once per interval; between runs the last answer
-// holds.
+// holds. They never open the database file: closing any descriptor of a file drops every POSIX
+// lock the process holds on it, SQLite's included, and another process could then checkpoint
+// and delete the WAL under this one's connections (committed writes lost). The header is read
+// through a connection's own descriptor instead.
 //
 //   DatabaseFileWatch watch(path, absl::Milliseconds(100));
-//   absl::StatusOr<uint64_t> generation = watch.Check(/*must_exist=*/true);
+//   absl::StatusOr<uint64_t> generation = watch.Check(/*must_exist=*/true, connection);
 //   if (!generation.ok()) return generation.status();  // UNAVAILABLE, naming the fault
 //   // Close connections opened in an earlier generation: they may hold another file or stale
 //   // pages.
 #ifndef VERDICT_STORE_DATABASE_FILE_WATCH_H_
 #define VERDICT_STORE_DATABASE_FILE_WATCH_H_
 
+#include <sqlite3.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -43,9 +47,9 @@ class DatabaseFileWatch {
 
   // OK with the current generation, or UNAVAILABLE naming the fault. `must_exist` is false
   // until the database has been opened once: a missing file is then one SQLite will create.
-  // The generation changes when a fault is seen and when the path names another file than
-  // before (replaced by a restore, say).
-  absl::StatusOr<uint64_t> Check(bool must_exist);
+  // `connection` (open on the path) reads the header. The generation changes when a fault is
+  // seen and when the path names another file than before (replaced by a restore, say).
+  absl::StatusOr<uint64_t> Check(bool must_exist, sqlite3* connection);
 
  private:
   struct FileIdentity {
@@ -57,7 +61,7 @@ class DatabaseFileWatch {
   };
 
   // The fault, if any; notes the file's identity on the way.
-  absl::Status Inspect(bool must_exist) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::Status Inspect(bool must_exist, sqlite3* connection) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string path_;
   const absl::Duration interval_;

@@ -1,7 +1,10 @@
 #include "store/database_file_watch.h"
 
+#include <SQLiteCpp/Database.h>
+
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -13,10 +16,11 @@ namespace {
 
 constexpr absl::Duration kEveryCall = absl::ZeroDuration();
 
-// A file that starts like every SQLite database, padded to one page.
-void WriteDatabaseLikeFile(const std::string& path) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc)
-      << std::string("SQLite format 3\0", 16) << std::string(4080, 'x');
+// A real database with one table, and a connection to it.
+std::unique_ptr<SQLite::Database> CreateDatabase(const std::string& path) {
+  auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db->exec("CREATE TABLE t (x INTEGER)");
+  return db;
 }
 
 void OverwriteHeader(const std::string& path, const std::string& bytes) {
@@ -26,9 +30,13 @@ void OverwriteHeader(const std::string& path, const std::string& bytes) {
 }
 
 TEST(DatabaseFileWatchTest, MissingFileIsFineUntilTheDatabaseHasBeenOpened) {
-  DatabaseFileWatch watch(FreshDatabasePath(), kEveryCall);
-  EXPECT_TRUE(watch.Check(/*must_exist=*/false).ok());
-  absl::StatusOr<uint64_t> after_open = watch.Check(/*must_exist=*/true);
+  const std::string path = FreshDatabasePath();
+  DatabaseFileWatch watch(path, kEveryCall);
+  // SQLite has created the file but not written it yet; then it disappears.
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  EXPECT_TRUE(watch.Check(/*must_exist=*/false, db.getHandle()).ok());
+  absl::StatusOr<uint64_t> after_open = watch.Check(/*must_exist=*/true, db.getHandle());
   EXPECT_EQ(after_open.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(absl::StrContains(after_open.status().message(), "deleted or moved away"))
       << after_open.status();
@@ -36,16 +44,16 @@ TEST(DatabaseFileWatchTest, MissingFileIsFineUntilTheDatabaseHasBeenOpened) {
 
 TEST(DatabaseFileWatchTest, DeletedFileIsAFaultUntilItIsBack) {
   const std::string path = FreshDatabasePath();
-  WriteDatabaseLikeFile(path);
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
   DatabaseFileWatch watch(path, kEveryCall);
-  absl::StatusOr<uint64_t> before = watch.Check(true);
+  absl::StatusOr<uint64_t> before = watch.Check(true, db->getHandle());
   ASSERT_TRUE(before.ok()) << before.status();
 
   ASSERT_EQ(std::rename(path.c_str(), (path + ".away").c_str()), 0);
-  EXPECT_EQ(watch.Check(true).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(watch.Check(true, db->getHandle()).status().code(), absl::StatusCode::kUnavailable);
 
   ASSERT_EQ(std::rename((path + ".away").c_str(), path.c_str()), 0);
-  absl::StatusOr<uint64_t> after = watch.Check(true);
+  absl::StatusOr<uint64_t> after = watch.Check(true, db->getHandle());
   ASSERT_TRUE(after.ok()) << after.status();
   // Connections from before the fault are not reused.
   EXPECT_NE(*after, *before);
@@ -53,51 +61,51 @@ TEST(DatabaseFileWatchTest, DeletedFileIsAFaultUntilItIsBack) {
 
 TEST(DatabaseFileWatchTest, OverwrittenHeaderIsAFaultUntilRestored) {
   const std::string path = FreshDatabasePath();
-  WriteDatabaseLikeFile(path);
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
   DatabaseFileWatch watch(path, kEveryCall);
-  ASSERT_TRUE(watch.Check(true).ok());
+  ASSERT_TRUE(watch.Check(true, db->getHandle()).ok());
 
   OverwriteHeader(path, "garbage garbage!");
-  absl::StatusOr<uint64_t> corrupted = watch.Check(true);
+  absl::StatusOr<uint64_t> corrupted = watch.Check(true, db->getHandle());
   EXPECT_EQ(corrupted.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(absl::StrContains(corrupted.status().message(), "not an SQLite database"))
       << corrupted.status();
 
   OverwriteHeader(path, std::string("SQLite format 3\0", 16));
-  EXPECT_TRUE(watch.Check(true).ok());
+  EXPECT_TRUE(watch.Check(true, db->getHandle()).ok());
 }
 
 TEST(DatabaseFileWatchTest, EmptyFileIsADatabaseSqliteHasNotWrittenYet) {
   const std::string path = FreshDatabasePath();
-  std::ofstream(path).close();
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   DatabaseFileWatch watch(path, kEveryCall);
-  EXPECT_TRUE(watch.Check(true).ok());
+  EXPECT_TRUE(watch.Check(true, db.getHandle()).ok());
 }
 
 TEST(DatabaseFileWatchTest, ReplacedFileStartsANewGeneration) {
   const std::string path = FreshDatabasePath();
-  WriteDatabaseLikeFile(path);
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
   DatabaseFileWatch watch(path, kEveryCall);
-  absl::StatusOr<uint64_t> first = watch.Check(true);
+  absl::StatusOr<uint64_t> first = watch.Check(true, db->getHandle());
   ASSERT_TRUE(first.ok());
-  absl::StatusOr<uint64_t> same = watch.Check(true);
+  absl::StatusOr<uint64_t> same = watch.Check(true, db->getHandle());
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(*same, *first);
 
-  WriteDatabaseLikeFile(path + ".restored");
+  CreateDatabase(path + ".restored");
   ASSERT_EQ(std::rename((path + ".restored").c_str(), path.c_str()), 0);
-  absl::StatusOr<uint64_t> replaced = watch.Check(true);
+  absl::StatusOr<uint64_t> replaced = watch.Check(true, db->getHandle());
   ASSERT_TRUE(replaced.ok()) << replaced.status();
   EXPECT_NE(*replaced, *first);
 }
 
 TEST(DatabaseFileWatchTest, AnswerHoldsForTheInterval) {
   const std::string path = FreshDatabasePath();
-  WriteDatabaseLikeFile(path);
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
   DatabaseFileWatch watch(path, absl::Hours(1));
-  ASSERT_TRUE(watch.Check(true).ok());
+  ASSERT_TRUE(watch.Check(true, db->getHandle()).ok());
   ASSERT_EQ(std::remove(path.c_str()), 0);
-  EXPECT_TRUE(watch.Check(true).ok());
+  EXPECT_TRUE(watch.Check(true, db->getHandle()).ok());
 }
 
 }  // namespace
