@@ -1,5 +1,6 @@
 // Faults that need no privilege: the database file deleted while verdictd serves from it, and
 // its header overwritten. Read-only and full-disk faults need root: root_fault_test.cc.
+#include <SQLiteCpp/Database.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -34,7 +35,8 @@ TEST(FaultTest, DeletedDatabaseFailsClosedUntilRestored) {
 }
 
 // The first page (the header and the schema) overwritten in place; repaired by writing the
-// original page back.
+// original page back. The WAL is checkpointed into the file first: a newer copy of the page in
+// the WAL would otherwise be written over the damage by the next checkpoint, healing it.
 TEST(FaultTest, CorruptedDatabaseFailsClosedUntilRepaired) {
   const std::string db_path = DatabasePath();
   absl::StatusOr<ServedDemoPolicy> served = ServedDemoPolicy::Start(db_path);
@@ -46,6 +48,7 @@ TEST(FaultTest, CorruptedDatabaseFailsClosedUntilRepaired) {
   ExpectFailsClosedAndRecovers(
       *served,
       [&] {
+        SQLite::Database(db_path, SQLite::OPEN_READWRITE).exec("PRAGMA wal_checkpoint(TRUNCATE)");
         ASSERT_EQ(pread(fd, original.data(), kPage, 0), static_cast<ssize_t>(kPage));
         const std::string garbage(kPage, '\xA5');
         ASSERT_EQ(pwrite(fd, garbage.data(), kPage, 0), static_cast<ssize_t>(kPage));
