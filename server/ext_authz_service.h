@@ -15,6 +15,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <utility>
+
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/http_mapping.h"

@@ -139,7 +139,12 @@ int Serve(const ServerOptions& options) {
   Metrics metrics;
   FanOutObserver observers;
   observers.Add(&metrics);
-  if (json_log != nullptr) observers.Add(json_log.get());
+  if (json_log != nullptr) {
+    observers.Add(json_log.get());
+    metrics.AddExternalCounter("verdict_decision_json_log_failed_total",
+                               "JSON decision log lines that could not be written.",
+                               [&json_log] { return json_log->lines_failed(); });
+  }
   if ((*admin_plane)->decision_log() != nullptr) observers.Add((*admin_plane)->decision_log());
   Authorizer authorizer(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers);
