@@ -47,9 +47,9 @@ std::string TestPostgresUrl() {
 std::string WithSearchPath(absl::string_view conninfo, absl::string_view schema) {
   if (absl::StrContains(conninfo, "://")) {
     return absl::StrCat(conninfo, absl::StrContains(conninfo, "?") ? "&" : "?",
-                        "options=-csearch_path%3D", schema);
+                        "options=-csearch_path%3D", schema, "&application_name=", schema);
   }
-  return absl::StrCat(conninfo, " options='-csearch_path=", schema, "'");
+  return absl::StrCat(conninfo, " options='-csearch_path=", schema, "' application_name=", schema);
 }
 
 absl::StatusOr<PostgresTestSchema> PostgresTestSchema::Create() {

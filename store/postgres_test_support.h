@@ -26,7 +26,8 @@ inline constexpr char kNoPostgresMessage[] =
 // The server's URL, or "" when the tests run without one.
 std::string TestPostgresUrl();
 
-// `conninfo` (a URL or key=value pairs) with `search_path` set to `schema` on every connection.
+// `conninfo` (a URL or key=value pairs) with `search_path` set to `schema` on every connection,
+// and `schema` as the connections' application_name, so a test can find its own connections.
 std::string WithSearchPath(absl::string_view conninfo, absl::string_view schema);
 
 // A schema of its own, named after the running test and a random suffix, dropped with

@@ -1,0 +1,77 @@
+#include "store/open_store.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "store/postgres_store.h"
+#include "store/sqlite_store.h"
+
+namespace verdict {
+namespace {
+
+constexpr absl::string_view kSchemeSeparator = "://";
+constexpr absl::string_view kSqliteScheme = "sqlite://";
+
+bool IsPostgresUrl(absl::string_view db) {
+  return absl::StartsWith(db, "postgresql://") || absl::StartsWith(db, "postgres://");
+}
+
+}  // namespace
+
+absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db) {
+  if (db.empty()) return absl::InvalidArgumentError("the store location is empty");
+  if (IsPostgresUrl(db)) return StoreLocation{StoreKind::kPostgres, std::string(db)};
+  if (absl::ConsumePrefix(&db, kSqliteScheme)) {
+    if (db.empty()) return absl::InvalidArgumentError("sqlite:// names no file");
+    return StoreLocation{StoreKind::kSqlite, std::string(db)};
+  }
+  if (const size_t scheme_end = db.find(kSchemeSeparator);
+      scheme_end != absl::string_view::npos &&
+      db.substr(0, scheme_end).find('/') == absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown store scheme \"", db.substr(0, scheme_end),
+                     "://\": use a file path, sqlite:///path or postgresql://..."));
+  }
+  return StoreLocation{StoreKind::kSqlite, std::string(db)};
+}
+
+std::string DescribeStoreLocation(absl::string_view db) {
+  if (!IsPostgresUrl(db)) return std::string(db);
+  // postgresql://user:password@host/...: the password sits between the first ':' after the
+  // scheme and the last '@' of the authority.
+  const size_t authority = db.find(kSchemeSeparator) + kSchemeSeparator.size();
+  const size_t authority_end = db.find_first_of("/?", authority);
+  const absl::string_view userinfo_and_host = db.substr(authority, authority_end - authority);
+  const size_t at = userinfo_and_host.rfind('@');
+  if (at == absl::string_view::npos) return std::string(db);
+  const size_t colon = userinfo_and_host.substr(0, at).find(':');
+  if (colon == absl::string_view::npos) return std::string(db);
+  return absl::StrCat(db.substr(0, authority + colon + 1), "***", db.substr(authority + at));
+}
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOptions options) {
+  absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
+  if (!location.ok()) return location.status();
+  if (location->kind == StoreKind::kPostgres) {
+    PostgresOptions postgres;
+    postgres.connections = options.connections;
+    postgres.defer_open_errors = options.defer_open_errors;
+    postgres.clock = std::move(options.clock);
+    absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+        PostgresStore::Open(std::move(location->location), std::move(postgres));
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<Store>(*std::move(store));
+  }
+  SqliteOptions sqlite;
+  sqlite.connections = options.connections;
+  sqlite.defer_open_errors = options.defer_open_errors;
+  sqlite.clock = std::move(options.clock);
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store =
+      SqliteStore::Open(std::move(location->location), std::move(sqlite));
+  if (!store.ok()) return store.status();
+  return std::unique_ptr<Store>(*std::move(store));
+}
+
+}  // namespace verdict

@@ -1,0 +1,52 @@
+// Opening the store a --db value names (design section 4): a file path or sqlite:///path for
+// SQLite, the default; postgresql://... (or postgres://...) for PostgreSQL.
+//
+//   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore("postgresql://db.internal/verdict");
+//   std::cerr << "db " << DescribeStoreLocation(db);  // never prints a password
+#ifndef VERDICT_STORE_OPEN_STORE_H_
+#define VERDICT_STORE_OPEN_STORE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "store/store.h"
+
+namespace verdict {
+
+enum class StoreKind { kSqlite, kPostgres };
+
+struct StoreLocation {
+  StoreKind kind = StoreKind::kSqlite;
+  // A file path for SQLite; the whole URL, as libpq takes it, for PostgreSQL.
+  std::string location;
+};
+
+// What `db` names. INVALID_ARGUMENT when it is empty or names a scheme other than sqlite,
+// postgresql and postgres.
+absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db);
+
+// `db` with any password replaced by "***", for logs and messages.
+std::string DescribeStoreLocation(absl::string_view db);
+
+// The options both stores share; each store's own options keep their defaults.
+struct StoreOptions {
+  // Connections in the process's pool: at most this many calls use the database at once.
+  int connections = 4;
+  // Return a store even when the database cannot be used yet; its calls answer UNAVAILABLE
+  // until it can (see SqliteOptions and PostgresOptions).
+  bool defer_open_errors = false;
+  // The time of admin writes.
+  std::function<absl::Time()> clock = [] { return absl::Now(); };
+};
+
+// Opens (creating or migrating as needed) the store `db` names.
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOptions options = {});
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_OPEN_STORE_H_

@@ -1,0 +1,89 @@
+// Which store a --db value names, and how it is shown in logs.
+#include "store/open_store.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/postgres_test_support.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct LocationCase {
+  std::string db;
+  StoreKind kind;
+  std::string location;
+};
+
+TEST(OpenStoreTest, PathsAndSqliteUrlsNameSqliteAndPostgresUrlsNamePostgres) {
+  const std::vector<LocationCase> cases = {
+      {"verdict.db", StoreKind::kSqlite, "verdict.db"},
+      {"/var/lib/verdict/verdict.db", StoreKind::kSqlite, "/var/lib/verdict/verdict.db"},
+      {"sqlite:///var/lib/verdict.db", StoreKind::kSqlite, "/var/lib/verdict.db"},
+      {"sqlite://relative.db", StoreKind::kSqlite, "relative.db"},
+      {"./data/a://b.db", StoreKind::kSqlite, "./data/a://b.db"},
+      {"postgresql://verdict@db:5432/verdict", StoreKind::kPostgres,
+       "postgresql://verdict@db:5432/verdict"},
+      {"postgres://db/verdict?sslmode=require", StoreKind::kPostgres,
+       "postgres://db/verdict?sslmode=require"},
+  };
+  for (const LocationCase& c : cases) {
+    absl::StatusOr<StoreLocation> location = ParseStoreLocation(c.db);
+    ASSERT_TRUE(location.ok()) << c.db << ": " << location.status();
+    EXPECT_EQ(location->kind, c.kind) << c.db;
+    EXPECT_EQ(location->location, c.location) << c.db;
+  }
+}
+
+TEST(OpenStoreTest, EmptyOrUnknownLocationsAreRefused) {
+  for (const char* db : {"", "sqlite://", "mysql://db/verdict", "http://x"}) {
+    EXPECT_EQ(ParseStoreLocation(db).status().code(), absl::StatusCode::kInvalidArgument) << db;
+  }
+  EXPECT_THAT(ParseStoreLocation("mysql://db").status().message(), HasSubstr("mysql://"));
+}
+
+TEST(OpenStoreTest, DescriptionNeverShowsAPassword) {
+  EXPECT_EQ(DescribeStoreLocation("postgresql://verdict:s3cret@db:5432/verdict?sslmode=require"),
+            "postgresql://verdict:***@db:5432/verdict?sslmode=require");
+  EXPECT_EQ(DescribeStoreLocation("postgres://u:p@ss@db/v"), "postgres://u:***@db/v");
+  EXPECT_EQ(DescribeStoreLocation("postgresql://verdict@db/verdict"),
+            "postgresql://verdict@db/verdict");
+  EXPECT_EQ(DescribeStoreLocation("/var/lib/verdict.db"), "/var/lib/verdict.db");
+}
+
+TEST(OpenStoreTest, OpensASqliteStoreFromASqliteUrl) {
+  const std::string path = FreshDatabasePath();
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore("sqlite://" + path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  absl::StatusOr<std::unique_ptr<Store>> by_path = OpenStore(path);
+  ASSERT_TRUE(by_path.ok()) << by_path.status();
+  EXPECT_TRUE((*by_path)->GetAgent("agt_a").ok());
+}
+
+TEST(OpenStoreTest, OpensAPostgresStoreFromAPostgresUrl) {
+  if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
+  absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(schema->conninfo());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(*(*store)->IsEmpty());
+}
+
+TEST(OpenStoreTest, UnreachablePostgresIsUnavailableUnlessDeferred) {
+  // Port 1 on loopback: nothing listens there.
+  const std::string url = "postgresql://verdict@127.0.0.1:1/verdict?connect_timeout=2";
+  EXPECT_EQ(OpenStore(url).status().code(), absl::StatusCode::kUnavailable);
+  absl::StatusOr<std::unique_ptr<Store>> deferred = OpenStore(url, {.defer_open_errors = true});
+  ASSERT_TRUE(deferred.ok()) << deferred.status();
+  EXPECT_EQ((*deferred)->CheckAvailable().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ((*deferred)->BeginRead().status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace verdict

@@ -1,0 +1,228 @@
+// What only the PostgreSQL store has: its schema beside SQLite's, migrations racing across
+// processes, index use on the decision path, and a server that goes away. The rules both stores
+// keep are in store/store_contract_test.cc. Skipped without VERDICT_TEST_POSTGRES_URL.
+#include "store/postgres_store.h"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/migrations.h"
+#include "store/postgres_connection.h"
+#include "store/postgres_libpq.h"
+#include "store/postgres_migrations.h"
+#include "store/postgres_statements.h"
+#include "store/postgres_test_support.h"
+#include "store/schema.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+using Columns = std::map<std::string, std::set<std::string>>;  // table -> column names
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
+    absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+    ASSERT_TRUE(schema.ok()) << schema.status();
+    schema_ = std::make_unique<PostgresTestSchema>(*std::move(schema));
+  }
+
+  std::unique_ptr<PostgresStore> Open(int connections = 2) {
+    PostgresOptions options;
+    options.connections = connections;
+    absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+        PostgresStore::Open(schema_->conninfo(), options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  std::unique_ptr<PostgresConnection> Connect() {
+    absl::StatusOr<const LibPq*> pq = LoadLibPq();
+    EXPECT_TRUE(pq.ok()) << pq.status();
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> connection =
+        PostgresConnection::Open(**pq, schema_->conninfo(), {});
+    EXPECT_TRUE(connection.ok()) << connection.status();
+    return connection.ok() ? *std::move(connection) : nullptr;
+  }
+
+  std::vector<std::vector<std::string>> Query(const std::string& sql) {
+    absl::StatusOr<std::vector<std::vector<std::string>>> rows = schema_->Query(sql);
+    EXPECT_TRUE(rows.ok()) << rows.status();
+    return rows.ok() ? *std::move(rows) : std::vector<std::vector<std::string>>();
+  }
+
+  std::unique_ptr<PostgresTestSchema> schema_;
+};
+
+// SQLite's tables, columns and named indexes, from its own migrations.
+void ReadSqliteSchema(Columns& columns, std::set<std::string>& indexes) {
+  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(1)).ok());
+  SQLite::Statement tables(db,
+                           "SELECT name FROM sqlite_master WHERE type = 'table'"
+                           " AND name NOT LIKE 'sqlite_%'");
+  while (tables.executeStep()) {
+    const std::string table = tables.getColumn(0).getString();
+    SQLite::Statement info(db, absl::StrCat("PRAGMA table_info(", table, ")"));
+    while (info.executeStep()) columns[table].insert(info.getColumn(1).getString());
+  }
+  SQLite::Statement named(db,
+                          "SELECT name FROM sqlite_master WHERE type = 'index'"
+                          " AND name NOT LIKE 'sqlite_autoindex%'");
+  while (named.executeStep()) indexes.insert(named.getColumn(0).getString());
+}
+
+TEST_F(PostgresStoreTest, SchemaHasSqlitesTablesColumnsAndIndexes) {
+  ASSERT_NE(Open(), nullptr);
+  Columns sqlite_columns;
+  std::set<std::string> sqlite_indexes;
+  ReadSqliteSchema(sqlite_columns, sqlite_indexes);
+
+  Columns postgres_columns;
+  for (const std::vector<std::string>& row :
+       Query("SELECT table_name::text, column_name::text FROM information_schema.columns"
+             " WHERE table_schema = current_schema() AND table_name <> 'verdict_schema_version'")) {
+    // SQLite's implicit rowid is an explicit column here (store/postgres_migrations.h).
+    if (row[1] != "rowid") postgres_columns[row[0]].insert(row[1]);
+  }
+  EXPECT_EQ(postgres_columns, sqlite_columns);
+
+  std::set<std::string> postgres_indexes;
+  for (const std::vector<std::string>& row :
+       Query("SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema()"
+             " AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key'")) {
+    postgres_indexes.insert(row[0]);
+  }
+  EXPECT_EQ(postgres_indexes, sqlite_indexes);
+}
+
+TEST_F(PostgresStoreTest, MigrationsAreNumberedAsSqlites) {
+  ASSERT_EQ(PostgresMigrations().size(), Migrations().size());
+  for (size_t i = 0; i < Migrations().size(); ++i) {
+    EXPECT_EQ(PostgresMigrations()[i].version, Migrations()[i].version);
+  }
+}
+
+TEST_F(PostgresStoreTest, ProcessesOpeningANewDatabaseAtOnceMigrateItOnce) {
+  constexpr int kOpeners = 8;
+  std::vector<std::thread> openers;
+  std::vector<absl::Status> results(kOpeners);
+  for (int i = 0; i < kOpeners; ++i) {
+    openers.emplace_back([this, i, &results] {
+      // Each its own store and connections, as separate processes would be.
+      results[i] = PostgresStore::Open(schema_->conninfo(), {.connections = 1}).status();
+    });
+  }
+  for (std::thread& opener : openers) opener.join();
+  for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
+  EXPECT_THAT(Query("SELECT version::text FROM verdict_schema_version"),
+              ::testing::ElementsAre(
+                  ::testing::ElementsAre(absl::StrCat(PostgresMigrations().back().version))));
+}
+
+TEST_F(PostgresStoreTest, SchemaWrittenByANewerVerdictIsRefused) {
+  ASSERT_NE(Open(), nullptr);
+  ASSERT_TRUE(Query("UPDATE verdict_schema_version SET version = 999 RETURNING 1").size() == 1);
+  absl::StatusOr<std::unique_ptr<PostgresStore>> store = PostgresStore::Open(schema_->conninfo());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("upgrade verdict"));
+}
+
+// With sequential scans priced out, a statement that still scans a table has no index to use.
+TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
+  ASSERT_NE(Open(), nullptr);
+  std::unique_ptr<PostgresConnection> connection = Connect();
+  ASSERT_NE(connection, nullptr);
+  ASSERT_TRUE(connection->ExecuteScript("SET enable_seqscan = off").ok());
+  for (PgStatement statement : PgDecisionPathStatements()) {
+    const PgStatementSql& sql = GetPgStatementSql(statement);
+    SCOPED_TRACE(sql.name);
+    ASSERT_TRUE(connection->ExecuteScript(absl::StrCat("PREPARE probe AS ", sql.sql).c_str()).ok());
+    absl::StatusOr<PgResult> types = connection->Query(
+        "SELECT array_to_string(parameter_types::text[], ',') FROM pg_prepared_statements"
+        " WHERE name = 'probe'");
+    ASSERT_TRUE(types.ok()) << types.status();
+    std::vector<std::string> arguments;
+    for (absl::string_view type : absl::StrSplit(types->row(0).Text(0), ',')) {
+      arguments.push_back(type == "bytea" ? "'\\x00'" : type == "bigint" ? "0" : "'x'");
+    }
+    absl::StatusOr<PgResult> plan = connection->Query(
+        absl::StrCat("EXPLAIN EXECUTE probe(", absl::StrJoin(arguments, ", "), ")").c_str());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    std::string text;
+    for (int i = 0; i < plan->size(); ++i) absl::StrAppend(&text, plan->row(i).Text(0), "\n");
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("Seq Scan"))) << text;
+    ASSERT_TRUE(connection->ExecuteScript("DEALLOCATE probe").ok());
+  }
+}
+
+TEST_F(PostgresStoreTest, StoreRecoversWhenTheServerDropsItsConnections) {
+  std::unique_ptr<PostgresStore> store = Open(/*connections=*/1);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  // What a server restart or a failover does to every open connection.
+  ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                  " WHERE application_name = '",
+                                  schema_->name(), "' AND pid <> pg_backend_pid()"))
+                   .empty());
+
+  // The call that meets the dead connection fails closed; the pool then opens a new one.
+  absl::StatusOr<Agent> first = store->GetAgent("agt_a");
+  if (!first.ok()) {
+    EXPECT_EQ(first.status().code(), absl::StatusCode::kUnavailable) << first.status();
+  }
+  absl::StatusOr<Agent> next = store->GetAgent("agt_a");
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->id, "agt_a");
+}
+
+TEST_F(PostgresStoreTest, ReadSnapshotRefusesWrites) {
+  std::unique_ptr<PostgresStore> store = Open();
+  ASSERT_NE(store, nullptr);
+  std::unique_ptr<PostgresConnection> connection = Connect();
+  ASSERT_NE(connection, nullptr);
+  // The read transaction as BeginRead opens it.
+  ASSERT_TRUE(connection->ExecuteScript("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY").ok());
+  absl::Status write = connection->ExecuteScript("DELETE FROM agents");
+  EXPECT_EQ(write.code(), absl::StatusCode::kUnavailable) << write;  // 25006: read-only
+  EXPECT_THAT(write.message(), HasSubstr("read-only"));
+}
+
+TEST_F(PostgresStoreTest, BadOptionsAreRefused) {
+  EXPECT_EQ(PostgresStore::Open(schema_->conninfo(), {.connections = 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PostgresStore::Open(schema_->conninfo(), {.lock_timeout = absl::ZeroDuration()})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PostgresStore::Open("").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(PostgresStoreTest, UnknownDatabaseIsUnavailable) {
+  const std::string url = TestPostgresUrl();
+  const std::string elsewhere = url.substr(0, url.rfind('/')) + "/no_such_database";
+  absl::StatusOr<std::unique_ptr<PostgresStore>> store = PostgresStore::Open(elsewhere);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(store.status().message(), HasSubstr("no_such_database"));
+  EXPECT_THAT(Query("SELECT 1"), ::testing::Not(IsEmpty()));
+}
+
+}  // namespace
+}  // namespace verdict
