@@ -39,7 +39,7 @@
 #include "server/seed.h"
 #include "server/signals.h"
 #include "server/worker_pool.h"
-#include "store/sqlite_store.h"
+#include "store/open_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -92,15 +92,15 @@ int Serve(const ServerOptions& options) {
     json_log = *std::move(opened);
   }
 
-  SqliteOptions store_options;
+  StoreOptions store_options;
   store_options.connections = options.workers;
   // Start even when the file cannot be opened yet (a volume not mounted): every call answers
   // UNAVAILABLE and health says NOT_SERVING until it can.
   store_options.defer_open_errors = true;
-  absl::StatusOr<std::unique_ptr<SqliteStore>> store =
-      SqliteStore::Open(options.db_path, store_options);
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(options.db_path, store_options);
   if (!store.ok()) {
-    std::cerr << "verdictd: --db=" << options.db_path << ": " << store.status() << "\n";
+    std::cerr << "verdictd: --db=" << DescribeStoreLocation(options.db_path) << ": "
+              << store.status() << "\n";
     return kExitStartup;
   }
 
@@ -193,8 +193,8 @@ int Serve(const ServerOptions& options) {
               << metrics_server->port() << "/metrics" << std::endl;
   }
 
-  std::cout << "verdictd serving on " << (*server)->address() << " (db " << options.db_path << ")"
-            << std::endl;
+  std::cout << "verdictd serving on " << (*server)->address() << " (db "
+            << DescribeStoreLocation(options.db_path) << ")" << std::endl;
 
   const int signal_number = AwaitTerminationSignal();
   std::cerr << "verdictd: " << SignalName(signal_number)

@@ -1,0 +1,186 @@
+// The freshness contract across nodes (issue 8, design section 3): two verdictd processes, as
+// two sidecars on two nodes, share one PostgreSQL database. An operator's tool commits a
+// revocation through the store API while both keep answering; the next call through either
+// sidecar is denied, with the right reason, and no call after the first denial is allowed.
+// Skipped without VERDICT_TEST_POSTGRES_URL (scripts/test.d/postgres.sh sets it).
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "store/postgres_store.h"
+#include "store/postgres_test_support.h"
+#include "tests/verdictd_process.h"
+#include "verdict/v1/decision.grpc.pb.h"
+
+namespace verdict {
+namespace {
+
+// Every right here is taken away by one round of the test.
+constexpr char kPolicy[] = R"json({
+  "version": 1,
+  "agents": [
+    {"id": "agt_nodes_revoked", "owner": "tests", "name": "revoked", "kind": "autonomous",
+     "status": "active"},
+    {"id": "agt_nodes_suspended", "owner": "tests", "name": "suspended", "kind": "autonomous",
+     "status": "active"},
+    {"id": "agt_nodes_grantee", "owner": "tests", "name": "loses its permission",
+     "kind": "service", "status": "active"},
+    {"id": "agt_nodes_lender", "owner": "tests", "name": "lends", "kind": "autonomous",
+     "status": "active"},
+    {"id": "agt_nodes_borrower", "owner": "tests", "name": "borrows", "kind": "delegated",
+     "status": "active"}
+  ],
+  "permissions": [
+    {"id": "perm_nodes_revoked", "agent_id": "agt_nodes_revoked", "resource": "docs:*",
+     "actions": ["read"], "effect": "allow"},
+    {"id": "perm_nodes_suspended", "agent_id": "agt_nodes_suspended", "resource": "docs:*",
+     "actions": ["read"], "effect": "allow"},
+    {"id": "perm_nodes_grantee", "agent_id": "agt_nodes_grantee", "resource": "docs:*",
+     "actions": ["read"], "effect": "allow"},
+    {"id": "perm_nodes_lender", "agent_id": "agt_nodes_lender", "resource": "docs:*",
+     "actions": ["read"], "effect": "allow"}
+  ],
+  "delegations": [
+    {"id": "dlg_nodes_lend", "from_agent_id": "agt_nodes_lender",
+     "to_agent_id": "agt_nodes_borrower",
+     "permissions": [{"resource": "docs:*", "actions": ["read"]}],
+     "max_depth": 1, "status": "active"}
+  ]
+})json";
+
+v1::AuthorizeResponse Decide(v1::DecisionService::Stub& stub, const std::string& agent_id,
+                             bool* failed = nullptr) {
+  v1::AuthorizeRequest request;
+  request.mutable_subject()->set_agent_id(agent_id);
+  request.set_action("read");
+  request.set_resource("docs:report:7");
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  v1::AuthorizeResponse response;
+  const grpc::Status status = stub.Authorize(&context, request, &response);
+  if (failed != nullptr) *failed = !status.ok();
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
+
+// Asks for `agent_id` through one sidecar, sequentially, until stopped.
+class Traffic {
+ public:
+  Traffic(v1::DecisionService::Stub& stub, std::string agent_id)
+      : thread_([this, &stub, agent_id] {
+          while (!stop_.load()) {
+            bool failed = false;
+            const v1::AuthorizeResponse response = Decide(stub, agent_id, &failed);
+            if (failed) ++errors_;
+            if (response.verdict() == v1::DENY) seen_deny_ = true;
+            if (seen_deny_ && response.verdict() == v1::ALLOW) ++allows_after_deny_;
+            ++calls_;
+          }
+        }) {}
+
+  void AwaitCalls(int count) {
+    while (calls_.load() < count) absl::SleepFor(absl::Milliseconds(1));
+  }
+  void Stop() {
+    stop_ = true;
+    thread_.join();
+  }
+  int errors() const { return errors_; }
+  int allows_after_deny() const { return allows_after_deny_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> calls_{0};
+  int errors_ = 0;
+  bool seen_deny_ = false;
+  int allows_after_deny_ = 0;
+  std::thread thread_;  // last: starts once the counters exist
+};
+
+struct Revocation {
+  const char* what;
+  std::string subject;  // who loses the right
+  std::function<absl::Status(PolicyAdmin&)> revoke;
+  v1::ReasonCode reason;
+};
+
+TEST(PostgresAcrossNodesTest, RevocationThroughTheStoreDeniesTheNextCallOnEverySidecar) {
+  if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
+  absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  const std::string seed = TestDirectory("across_nodes") + "/policy.json";
+  std::ofstream(seed) << kPolicy;
+
+  // Two sidecars on one database: each its own process, pool and prepared statements.
+  std::vector<std::unique_ptr<VerdictdProcess>> sidecars;
+  for (int node = 0; node < 2; ++node) {
+    absl::StatusOr<std::unique_ptr<VerdictdProcess>> sidecar = VerdictdProcess::Start(
+        {"--db=" + schema->conninfo(), "--seed=" + seed, "--admin_listen=off"});
+    ASSERT_TRUE(sidecar.ok()) << sidecar.status();
+    sidecars.push_back(*std::move(sidecar));
+  }
+  std::vector<std::unique_ptr<v1::DecisionService::Stub>> stubs;
+  for (const auto& sidecar : sidecars) {
+    stubs.push_back(v1::DecisionService::NewStub(
+        grpc::CreateChannel(sidecar->address(), grpc::InsecureChannelCredentials())));
+  }
+
+  // The operator's tool: a third process's view of the same database.
+  absl::StatusOr<std::unique_ptr<PostgresStore>> tool =
+      PostgresStore::Open(schema->conninfo(), {.connections = 1});
+  ASSERT_TRUE(tool.ok()) << tool.status();
+
+  const Revocation revocations[] = {
+      {"agent revoked", "agt_nodes_revoked",
+       [](PolicyAdmin& admin) {
+         return admin.SetAgentStatus("agt_nodes_revoked", AgentStatus::kRevoked).status();
+       },
+       v1::AGENT_REVOKED},
+      {"agent suspended", "agt_nodes_suspended",
+       [](PolicyAdmin& admin) {
+         return admin.SetAgentStatus("agt_nodes_suspended", AgentStatus::kSuspended).status();
+       },
+       v1::AGENT_SUSPENDED},
+      {"permission revoked", "agt_nodes_grantee",
+       [](PolicyAdmin& admin) { return admin.RevokePermission("perm_nodes_grantee"); },
+       v1::NO_MATCHING_PERMISSION},
+      {"delegation revoked", "agt_nodes_borrower",
+       [](PolicyAdmin& admin) { return admin.RevokeDelegation("dlg_nodes_lend"); },
+       v1::NO_MATCHING_PERMISSION},
+  };
+  for (const Revocation& revocation : revocations) {
+    SCOPED_TRACE(revocation.what);
+    for (auto& stub : stubs) ASSERT_EQ(Decide(*stub, revocation.subject).verdict(), v1::ALLOW);
+
+    // Both sidecars keep answering while the revocation commits.
+    std::vector<std::unique_ptr<Traffic>> traffic;
+    for (auto& stub : stubs)
+      traffic.push_back(std::make_unique<Traffic>(*stub, revocation.subject));
+    for (auto& flow : traffic) flow->AwaitCalls(3);
+    ASSERT_TRUE(revocation.revoke(**tool).ok());
+
+    for (auto& stub : stubs) {
+      const v1::AuthorizeResponse next = Decide(*stub, revocation.subject);
+      EXPECT_EQ(next.verdict(), v1::DENY);
+      EXPECT_EQ(next.reason(), revocation.reason) << next.message();
+    }
+    for (auto& flow : traffic) {
+      flow->Stop();
+      EXPECT_EQ(flow->errors(), 0) << "the sidecars kept answering throughout";
+      EXPECT_EQ(flow->allows_after_deny(), 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace verdict
