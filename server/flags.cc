@@ -11,7 +11,9 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "Where to serve gRPC: host:port (port 0 picks a free port) or unix:PATH.");
 ABSL_FLAG(std::string, db, "./verdict.db",
-          "The SQLite database file; created and migrated when it does not exist.");
+          "The policy store: a SQLite file (a path or sqlite:///path; created and migrated "
+          "when it does not exist) or a PostgreSQL database (postgresql://user@host/db; "
+          "migrated, see store/POSTGRES.md).");
 ABSL_FLAG(std::string, seed, "",
           "A policy JSON file to import when the database is empty (for demos and tests).");
 ABSL_FLAG(int, workers, 4,
@@ -64,7 +66,9 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
 
 absl::Status ValidateServerOptions(const ServerOptions& options) {
   if (absl::Status status = ValidateListenAddress(options.listen); !status.ok()) return status;
-  if (options.db_path.empty()) return absl::InvalidArgumentError("--db: a file path is required");
+  if (options.db_path.empty()) {
+    return absl::InvalidArgumentError("--db: a file path or a postgresql:// URL is required");
+  }
   if (options.workers < 1 || options.workers > kMaxWorkers) {
     return absl::InvalidArgumentError(
         absl::StrCat("--workers: must be 1..", kMaxWorkers, ", got ", options.workers));
