@@ -26,8 +26,11 @@ CREATE TABLE agents (
   updated_at INTEGER NOT NULL
 );
 
+-- seq is the creation order. The index by agent covers every column the decision path reads,
+-- in creation order, so PermissionsOf never visits the table itself.
 CREATE TABLE permissions (
-  id TEXT PRIMARY KEY NOT NULL,
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
   agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
   resource TEXT NOT NULL,
   actions TEXT NOT NULL,
@@ -35,7 +38,8 @@ CREATE TABLE permissions (
   constraints TEXT NOT NULL DEFAULT '{}',
   created_at INTEGER NOT NULL
 );
-CREATE INDEX permissions_by_agent ON permissions (agent_id);
+CREATE INDEX permissions_by_agent
+  ON permissions (agent_id, seq, id, resource, actions, effect, constraints, created_at);
 
 CREATE TABLE delegations (
   id TEXT PRIMARY KEY NOT NULL,

@@ -1,9 +1,12 @@
 #include "store/sqlite_connection.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <limits>
 #include <utility>
 
+#include "absl/base/call_once.h"
 #include "store/policy_encoding.h"
 #include "store/schema.h"
 
@@ -15,10 +18,19 @@ int BusyTimeoutMillis(absl::Duration busy_timeout) {
   return static_cast<int>(std::clamp<int64_t>(millis, 0, std::numeric_limits<int>::max()));
 }
 
+// SQLite's memory statistics take a process-wide mutex on every allocation, and verdict reads
+// none of them. The setting only takes before SQLite initialises, so it is made before the
+// first connection opens; if something else initialised SQLite first, it is left as it was.
+void TurnOffMemoryStatistics() {
+  static absl::once_flag once;
+  absl::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
     const std::string& path, const ConnectionOptions& options) {
+  TurnOffMemoryStatistics();
   std::unique_ptr<SqliteConnection> connection;
   try {
     // NOMUTEX: the pool gives a connection to one thread at a time. The busy timeout is set
@@ -84,6 +96,12 @@ void ScopedStatement::BindOptionalText(int index, const std::optional<std::strin
   } else {
     BindNull(index);
   }
+}
+
+absl::string_view ScopedStatement::TextView(int column) const {
+  SQLite::Column value = statement_.getColumn(column);
+  const char* text = value.getText();  // converts to text first, so the size is the text's
+  return absl::string_view(text, value.getBytes());
 }
 
 absl::Time ScopedStatement::Time(int column) const {

@@ -111,7 +111,9 @@ class ScopedStatement {
 
   bool IsNull(int column) const { return statement_.isColumnNull(column); }
   int64_t Int64(int column) const { return statement_.getColumn(column).getInt64(); }
-  std::string Text(int column) const { return statement_.getColumn(column).getString(); }
+  std::string Text(int column) const { return std::string(TextView(column)); }
+  // The column's text without a copy; valid until the next Step or the end of this use.
+  absl::string_view TextView(int column) const;
   // The column as unix microseconds; NULL reads as absl::InfiniteFuture().
   absl::Time Time(int column) const;
 

@@ -24,10 +24,10 @@ absl::StatusOr<Agent> ReadAgentRow(const ScopedStatement& row) {
   agent.id = row.Text(0);
   agent.owner = row.Text(1);
   agent.name = row.Text(2);
-  absl::StatusOr<AgentKind> kind = ParseAgentKind(row.Text(3));
+  absl::StatusOr<AgentKind> kind = ParseAgentKind(row.TextView(3));
   if (!kind.ok()) return CorruptRow("agents", agent.id, kind.status());
   agent.kind = *kind;
-  absl::StatusOr<AgentStatus> status = ParseAgentStatus(row.Text(4));
+  absl::StatusOr<AgentStatus> status = ParseAgentStatus(row.TextView(4));
   if (!status.ok()) return CorruptRow("agents", agent.id, status.status());
   agent.status = *status;
   agent.expires_at = row.Time(5);
@@ -42,8 +42,8 @@ absl::StatusOr<Permission> ReadPermissionRow(const ScopedStatement& row) {
   permission.id = row.Text(0);
   permission.agent_id = row.Text(1);
   permission.resource = row.Text(2);
-  permission.actions = SplitActions(row.Text(3));
-  absl::StatusOr<Effect> effect = ParseEffect(row.Text(4));
+  permission.actions = SplitActions(row.TextView(3));
+  absl::StatusOr<Effect> effect = ParseEffect(row.TextView(4));
   if (!effect.ok()) return CorruptRow("permissions", permission.id, effect.status());
   permission.effect = *effect;
   permission.constraints_json = row.Text(5);
@@ -56,11 +56,11 @@ absl::StatusOr<Delegation> ReadDelegationRow(const ScopedStatement& row) {
   delegation.id = row.Text(0);
   delegation.from_agent_id = row.Text(1);
   delegation.to_agent_id = row.Text(2);
-  absl::StatusOr<std::vector<LentPermission>> lent = DecodeLentPermissions(row.Text(3));
+  absl::StatusOr<std::vector<LentPermission>> lent = DecodeLentPermissions(row.TextView(3));
   if (!lent.ok()) return CorruptRow("delegations", delegation.id, lent.status());
   delegation.permissions = *std::move(lent);
   delegation.max_depth = static_cast<int>(row.Int64(4));
-  absl::StatusOr<DelegationStatus> status = ParseDelegationStatus(row.Text(5));
+  absl::StatusOr<DelegationStatus> status = ParseDelegationStatus(row.TextView(5));
   if (!status.ok()) return CorruptRow("delegations", delegation.id, status.status());
   delegation.status = *status;
   delegation.expires_at = row.Time(6);
@@ -77,7 +77,7 @@ absl::StatusOr<ApprovalRequest> ReadApprovalRow(const ScopedStatement& row) {
   approval.arguments_hash = row.Text(4);
   approval.quorum = static_cast<int>(row.Int64(5));
   approval.approvals = static_cast<int>(row.Int64(6));
-  absl::StatusOr<ApprovalStatus> status = ParseApprovalStatus(row.Text(7));
+  absl::StatusOr<ApprovalStatus> status = ParseApprovalStatus(row.TextView(7));
   if (!status.ok()) return CorruptRow("approval_requests", approval.id, status.status());
   approval.status = *status;
   approval.expires_at = row.Time(8);

@@ -36,9 +36,9 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kFindAgentByPreviousTokenHash, "FindAgentByPreviousTokenHash",
      "SELECT " VERDICT_AGENT_COLUMNS
      " FROM agents WHERE prev_token_hash = ?1 AND prev_token_expires_at > ?2"},
-    // rowid order is creation order.
+    // seq order is creation order.
     {StatementId::kPermissionsOf, "PermissionsOf",
-     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = ?1 ORDER BY rowid"},
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = ?1 ORDER BY seq"},
     {StatementId::kActiveDelegationsInto, "ActiveDelegationsInto",
      "SELECT " VERDICT_DELEGATION_COLUMNS
      " FROM delegations WHERE to_agent_id = ?1 AND status = 'active'"
@@ -112,7 +112,7 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kExportAgents, "ExportAgents",
      "SELECT " VERDICT_AGENT_COLUMNS ", token_hash FROM agents ORDER BY rowid"},
     {StatementId::kExportPermissions, "ExportPermissions",
-     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY rowid"},
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
     {StatementId::kExportDelegations, "ExportDelegations",
      "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations ORDER BY rowid"},
     {StatementId::kPolicyIsEmpty, "PolicyIsEmpty",
