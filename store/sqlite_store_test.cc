@@ -415,6 +415,30 @@ TEST_F(SqliteStoreTest, StoreRecoversOnceTheDirectoryAppears) {
   EXPECT_EQ(*(*snapshot)->FindAgent("agt_a"), std::nullopt);
 }
 
+TEST_F(SqliteStoreTest, PathThroughAFileIsUnavailableUntilItIsADirectory) {
+  // Stands for an unreadable directory too, which the root user of a test sandbox could read.
+  const std::string directory = absl::StrCat(std::getenv("TEST_TMPDIR"), "/not_a_directory");
+  std::ofstream(directory) << "a file where a directory should be";
+  SqliteOptions options;
+  options.defer_open_errors = true;
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store =
+      SqliteStore::Open(directory + "/verdict.db", options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->BeginRead().status().code(), absl::StatusCode::kUnavailable);
+
+  ASSERT_EQ(std::remove(directory.c_str()), 0);
+  ASSERT_EQ(mkdir(directory.c_str(), 0700), 0);
+  // The store may hold on to the fault it saw for a short while before it looks again.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  absl::Status available = (*store)->CheckAvailable();
+  while (!available.ok() && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+    available = (*store)->CheckAvailable();
+  }
+  EXPECT_TRUE(available.ok()) << available;
+  EXPECT_TRUE((*store)->BeginWrite().ok());
+}
+
 TEST_F(SqliteStoreTest, FileThatIsNotADatabaseIsUnavailable) {
   const std::string path = FreshDatabasePath("garbage");
   std::ofstream(path) << std::string(8192, 'x');
