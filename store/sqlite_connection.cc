@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/base/call_once.h"
@@ -87,14 +88,6 @@ void ScopedStatement::BindTime(int index, absl::Time time) {
     statement_.bind(index, *micros);
   } else {
     statement_.bind(index);
-  }
-}
-
-void ScopedStatement::BindOptionalText(int index, const std::optional<std::string>& text) {
-  if (text.has_value()) {
-    BindText(index, *text);
-  } else {
-    BindNull(index);
   }
 }
 

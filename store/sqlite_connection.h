@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,7 +101,6 @@ class ScopedStatement {
   void BindNull(int index);
   // NULL for absl::InfiniteFuture() ("never").
   void BindTime(int index, absl::Time time);
-  void BindOptionalText(int index, const std::optional<std::string>& text);
 
   // Advances to the next row; false when there is none.
   bool Step() { return statement_.executeStep(); }
