@@ -109,6 +109,18 @@ absl::Status CheckClaims(const AccessTokenClaims& claims, const JwtPolicy& polic
 
 absl::StatusOr<AccessTokenClaims> VerifyAccessToken(absl::string_view token, const KeySet& keys,
                                                     const JwtPolicy& policy, absl::Time now) {
+  return VerifyAccessToken(
+      token,
+      [&keys](absl::string_view kid) -> absl::StatusOr<std::optional<Jwk>> {
+        const Jwk* key = keys.Find(kid);
+        if (key == nullptr) return std::nullopt;
+        return *key;
+      },
+      policy, now);
+}
+
+absl::StatusOr<AccessTokenClaims> VerifyAccessToken(absl::string_view token, KeyLookup find_key,
+                                                    const JwtPolicy& policy, absl::Time now) {
   if (absl::Status valid_policy = CheckPolicy(policy); !valid_policy.ok()) return valid_policy;
   absl::StatusOr<DecodedJwt> jwt = DecodeJwt(token);
   if (!jwt.ok()) return jwt.status();
@@ -122,9 +134,10 @@ absl::StatusOr<AccessTokenClaims> VerifyAccessToken(absl::string_view token, con
   }
   const absl::string_view kid = HeaderKid(jwt->header);
   if (kid.empty()) return JwtRejection(JwtError::kUnknownKey, "no \"kid\" header");
-  const Jwk* key = keys.Find(kid);
-  if (key == nullptr) return JwtRejection(JwtError::kUnknownKey, absl::StrCat("no key ", kid));
-  absl::StatusOr<JsonValue> payload = VerifiedPayload(*jwt, *key);
+  absl::StatusOr<std::optional<Jwk>> key = find_key(kid);
+  if (!key.ok()) return key.status();
+  if (!key->has_value()) return JwtRejection(JwtError::kUnknownKey, absl::StrCat("no key ", kid));
+  absl::StatusOr<JsonValue> payload = VerifiedPayload(*jwt, **key);
   if (!payload.ok()) return payload.status();
   absl::StatusOr<AccessTokenClaims> claims = ReadClaims(*payload);
   if (!claims.ok()) return claims.status();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -57,6 +58,15 @@ struct AccessTokenClaims {
 // Every refusal is a status that JwtErrorOf reads (kInvalidPolicy when the policy has no issuer or
 // audience, or a negative leeway).
 absl::StatusOr<AccessTokenClaims> VerifyAccessToken(absl::string_view token, const KeySet& keys,
+                                                    const JwtPolicy& policy, absl::Time now);
+
+// Finds the key a token's "kid" names, wherever keys are kept: the key, nullopt when there is
+// none (the token is then refused with kUnknownKey), or any other status, which VerifyAccessToken
+// returns unchanged (say, a key store that cannot be read).
+using KeyLookup = absl::FunctionRef<absl::StatusOr<std::optional<Jwk>>(absl::string_view kid)>;
+
+// The same, with the key found by `find_key`, asked once per token after the header is decoded.
+absl::StatusOr<AccessTokenClaims> VerifyAccessToken(absl::string_view token, KeyLookup find_key,
                                                     const JwtPolicy& policy, absl::Time now);
 
 }  // namespace verdict

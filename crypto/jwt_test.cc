@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -400,6 +401,31 @@ TEST_F(VerifyAccessTokenTest, AKeyRotatedInPlaceTakesEffectAtOnce) {
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_THAT(JwtErrorOf(VerifyAccessToken(token, *after, policy_, kNow).status()),
               Optional(JwtError::kBadSignature));
+}
+
+TEST_F(VerifyAccessTokenTest, AKeyLookupIsAskedForTheHeadersKidAndItsFaultsPassThrough) {
+  std::vector<std::string> asked;
+  const auto lookup_in_keys = [&](absl::string_view kid) -> absl::StatusOr<std::optional<Jwk>> {
+    asked.emplace_back(kid);
+    const Jwk* key = keys_.Find(kid);
+    if (key == nullptr) return std::nullopt;
+    return *key;
+  };
+  EXPECT_TRUE(VerifyAccessToken(EdDsaToken(), lookup_in_keys, policy_, kNow).ok());
+  EXPECT_THAT(asked, ::testing::ElementsAre("ed-1"));
+
+  const auto no_key = [](absl::string_view) -> absl::StatusOr<std::optional<Jwk>> {
+    return std::nullopt;
+  };
+  EXPECT_THAT(JwtErrorOf(VerifyAccessToken(EdDsaToken(), no_key, policy_, kNow).status()),
+              Optional(JwtError::kUnknownKey));
+
+  const auto unreadable = [](absl::string_view) -> absl::StatusOr<std::optional<Jwk>> {
+    return absl::UnavailableError("key store is down");
+  };
+  const absl::Status fault = VerifyAccessToken(EdDsaToken(), unreadable, policy_, kNow).status();
+  EXPECT_EQ(fault.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(JwtErrorOf(fault), std::nullopt);
 }
 
 }  // namespace

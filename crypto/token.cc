@@ -1,6 +1,7 @@
 #include "crypto/token.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -12,14 +13,29 @@ namespace {
 constexpr char kBase64UrlAlphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-// The 6-bit value of a base64url character, or -1 for any other byte.
-int Base64UrlValue(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
+// Every byte that is not a base64url character maps to this; its top bit sets it apart from the
+// 6-bit values, so one test on a whole group of four finds any of them.
+constexpr uint8_t kNotBase64Url = 0xFF;
+
+constexpr std::array<uint8_t, 256> MakeBase64UrlValues() {
+  std::array<uint8_t, 256> values{};
+  for (uint8_t& value : values) value = kNotBase64Url;
+  for (uint8_t i = 0; i < 64; ++i) values[static_cast<uint8_t>(kBase64UrlAlphabet[i])] = i;
+  return values;
+}
+
+constexpr std::array<uint8_t, 256> kBase64UrlValues = MakeBase64UrlValues();
+
+// The 6-bit value of a base64url character, or kNotBase64Url for any other byte.
+uint8_t Base64UrlValue(char c) { return kBase64UrlValues[static_cast<uint8_t>(c)]; }
+
+absl::Status NotBase64UrlAt(absl::string_view text, size_t from) {
+  size_t offset = from;
+  while (Base64UrlValue(text[offset]) != kNotBase64Url) ++offset;
+  return absl::InvalidArgumentError(
+      absl::StrCat("character at offset ", offset,
+                   " is not in the base64url alphabet (no padding, no '+', '/' "
+                   "or white space)"));
 }
 
 constexpr size_t kAgentTokenRandomBytes = 32;
@@ -48,7 +64,7 @@ absl::Status CheckAgentTokenShape(absl::string_view token) {
                                                    " characters long, not ", token.size()));
   }
   for (size_t i = kAgentTokenPrefix.size(); i < token.size(); ++i) {
-    if (Base64UrlValue(token[i]) < 0) {
+    if (Base64UrlValue(token[i]) == kNotBase64Url) {
       return absl::InvalidArgumentError(absl::StrCat(
           "agent token has a character outside the base64url alphabet at position ", i));
     }
@@ -56,6 +72,39 @@ absl::Status CheckAgentTokenShape(absl::string_view token) {
   // 32 bytes take 43 characters; the last one carries 2 bits that must be zero.
   if (Base64UrlValue(token.back()) & 0x3) {
     return absl::InvalidArgumentError("agent token does not end in canonical base64url");
+  }
+  return absl::OkStatus();
+}
+
+bool LooksLikeCompactJws(absl::string_view token) {
+  return token.find('.') != absl::string_view::npos;
+}
+
+absl::Status CheckCompactJwsShape(absl::string_view token) {
+  if (token.size() > kMaxAccessTokenLength) {
+    return absl::InvalidArgumentError(absl::StrCat("access token has ", token.size(),
+                                                   " characters, over ", kMaxAccessTokenLength));
+  }
+  int dots = 0;
+  size_t segment_start = 0;
+  for (size_t i = 0; i <= token.size(); ++i) {
+    if (i == token.size() || token[i] == '.') {
+      if (i == segment_start) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("access token has an empty segment at position ", i));
+      }
+      segment_start = i + 1;
+      if (i < token.size()) ++dots;
+      continue;
+    }
+    if (Base64UrlValue(token[i]) == kNotBase64Url) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("access token has a character outside base64url and '.' at position ", i));
+    }
+  }
+  if (dots != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a JWT access token has 3 dot-separated segments, not ", dots + 1));
   }
   return absl::OkStatus();
 }
@@ -86,30 +135,41 @@ absl::StatusOr<std::string> Base64UrlDecode(absl::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("base64url text of ", text.size(), " characters cannot encode whole bytes"));
   }
-  std::string bytes;
-  bytes.reserve(text.size() * 3 / 4);
-  uint32_t bits = 0;
-  int bit_count = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const int value = Base64UrlValue(text[i]);
-    if (value < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("character at offset ", i,
-                       " is not in the base64url alphabet (no padding, no '+', '/' "
-                       "or white space)"));
+  std::string bytes(text.size() * 3 / 4, '\0');
+  char* out = bytes.data();
+  // Whole groups of four characters make three bytes each.
+  const size_t whole_groups_end = text.size() - text.size() % 4;
+  for (size_t i = 0; i < whole_groups_end; i += 4) {
+    const uint32_t a = Base64UrlValue(text[i]);
+    const uint32_t b = Base64UrlValue(text[i + 1]);
+    const uint32_t c = Base64UrlValue(text[i + 2]);
+    const uint32_t d = Base64UrlValue(text[i + 3]);
+    if (((a | b | c | d) & 0x80) != 0) {
+      return NotBase64UrlAt(text, i);
     }
-    bits = bits << 6 | static_cast<uint32_t>(value);
-    bit_count += 6;
-    if (bit_count >= 8) {
-      bit_count -= 8;
-      bytes.push_back(static_cast<char>((bits >> bit_count) & 0xFF));
-    }
+    const uint32_t group = a << 18 | b << 12 | c << 6 | d;
+    *out++ = static_cast<char>(group >> 16);
+    *out++ = static_cast<char>(group >> 8);
+    *out++ = static_cast<char>(group);
   }
-  // 2 or 4 bits are left over after a partial group; an encoder always writes them as zero, so
-  // anything else is a second spelling of the same bytes.
-  if ((bits & ((1u << bit_count) - 1)) != 0) {
+  // A last group of 2 or 3 characters makes 1 or 2 bytes and leaves 4 or 2 bits over.
+  const size_t rest = text.size() - whole_groups_end;
+  if (rest == 0) return bytes;
+  uint32_t group = 0;
+  for (size_t i = whole_groups_end; i < text.size(); ++i) {
+    const uint32_t value = Base64UrlValue(text[i]);
+    if (value == kNotBase64Url) return NotBase64UrlAt(text, i);
+    group = group << 6 | value;
+  }
+  const int leftover_bits = rest == 2 ? 4 : 2;
+  // An encoder always writes the leftover bits as zero, so anything else is a second spelling
+  // of the same bytes.
+  if ((group & ((1u << leftover_bits) - 1)) != 0) {
     return absl::InvalidArgumentError("base64url text has non-zero trailing bits");
   }
+  group >>= leftover_bits;
+  if (rest == 3) *out++ = static_cast<char>(group >> 8);
+  *out = static_cast<char>(group);
   return bytes;
 }
 

@@ -30,6 +30,18 @@ std::string NewAgentToken();
 // base64url alphabet). Says nothing about whether it is valid.
 absl::Status CheckAgentTokenShape(absl::string_view token);
 
+// JWT access tokens (crypto/jwt.h) travel as compact JWS: three base64url segments joined by
+// dots. Longer tokens are refused before any decoding.
+inline constexpr size_t kMaxAccessTokenLength = 8 * 1024;
+
+// True when `token` is meant as a compact JWS rather than an agent token, which never holds a
+// '.'. Says nothing about whether it is well-formed.
+bool LooksLikeCompactJws(absl::string_view token);
+
+// INVALID_ARGUMENT unless `token` has the shape of a compact JWS: at most kMaxAccessTokenLength
+// characters, three non-empty segments of the base64url alphabet. Never quotes the token.
+absl::Status CheckCompactJwsShape(absl::string_view token);
+
 // The first kTokenDisplayPrefixLength characters.
 std::string TokenDisplayPrefix(absl::string_view token);
 

@@ -141,5 +141,37 @@ TEST(AgentTokenTest, DisplayPrefixIsTheFirstTwelveCharacters) {
   EXPECT_EQ(TokenDisplayPrefix("vdt_abc"), "vdt_abc");
 }
 
+TEST(CompactJwsShapeTest, AnAgentTokenNeverLooksLikeAJws) {
+  EXPECT_FALSE(LooksLikeCompactJws(NewAgentToken()));
+  EXPECT_TRUE(LooksLikeCompactJws("a.b.c"));
+  EXPECT_TRUE(LooksLikeCompactJws("vdt_."));
+}
+
+TEST(CompactJwsShapeTest, ShapeCheckSaysWhatIsWrongWithoutQuotingTheToken) {
+  const std::string good = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfYSJ9.c2lnbmF0dXJl";
+  EXPECT_TRUE(CheckCompactJwsShape(good).ok());
+  EXPECT_TRUE(CheckCompactJwsShape(std::string(kMaxAccessTokenLength - 4, 'a') + ".b.c").ok());
+  const struct {
+    std::string token;
+    const char* message;
+  } kCases[] = {
+      {std::string(kMaxAccessTokenLength - 3, 'a') + ".b.c", "8193 characters, over 8192"},
+      {"eyJh.eyJz", "3 dot-separated segments, not 2"},
+      {good + ".more", "3 dot-separated segments, not 4"},
+      {".eyJz.c2ln", "empty segment at position 0"},
+      {"eyJh..c2ln", "empty segment at position 5"},
+      {"eyJh.eyJz.", "empty segment at position 10"},
+      {"eyJh.ey+z.c2ln", "outside base64url and '.' at position 7"},
+      {"eyJh.eyJz.c2ln=", "outside base64url and '.' at position 14"},
+      {"Bearer eyJh.eyJz.c2ln", "outside base64url and '.' at position 6"},
+  };
+  for (const auto& c : kCases) {
+    const absl::Status status = CheckCompactJwsShape(c.token);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.message));
+    EXPECT_THAT(std::string(status.message()), Not(HasSubstr(c.token)));
+  }
+}
+
 }  // namespace
 }  // namespace verdict

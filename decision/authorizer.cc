@@ -59,6 +59,34 @@ absl::Status ValidateWhatIf(const WhatIf& what_if) {
   return absl::OkStatus();
 }
 
+// Authenticates a call's access token once, however many times the call decides (each check of a
+// batch, a decision made again inside a write transaction, Simulate's subject lookup): the DPoP
+// proof is spent once and the whole call sees one answer. Store keys are read in the first
+// snapshot; the token id's revocation and the agent are read again in every snapshot.
+class OncePerCall final : public AccessTokenAuthenticator {
+ public:
+  explicit OncePerCall(AccessTokenAuthenticator* authenticator) : authenticator_(authenticator) {}
+
+  // Null when there is no authenticator, so that the engine refuses access tokens.
+  AccessTokenAuthenticator* get() { return authenticator_ == nullptr ? nullptr : this; }
+
+  absl::StatusOr<AccessTokenClaims> Authenticate(const Subject& subject, PolicyView& view,
+                                                 absl::Time now) override {
+    if (!answer_ || token_ != subject.token || proof_ != subject.dpop.proof) {
+      token_ = subject.token;
+      proof_ = subject.dpop.proof;
+      answer_ = authenticator_->Authenticate(subject, view, now);
+    }
+    return *answer_;
+  }
+
+ private:
+  AccessTokenAuthenticator* const authenticator_;
+  std::string token_;
+  std::string proof_;
+  std::optional<absl::StatusOr<AccessTokenClaims>> answer_;
+};
+
 // Makes the writes a decision needs inside `transaction`; an opened approval request's id goes
 // into the decision.
 absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision, absl::Time now) {
@@ -83,7 +111,9 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
 // decided again inside one write transaction, each after the writes of those before it, so two
 // calls racing for the last rate slot or the same approval can never both win.
 absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const Clock& clock,
+                                                     AccessTokenAuthenticator* access_tokens,
                                                      absl::Span<const Request> requests) {
+  OncePerCall authenticator(access_tokens);
   std::vector<Decision> decisions;
   bool needs_writes = false;
   {
@@ -91,7 +121,8 @@ absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const C
     if (!snapshot.ok()) return snapshot.status();
     const absl::Time now = clock();
     for (const Request& request : requests) {
-      absl::StatusOr<Decision> decision = Decide(request, **snapshot, now, nullptr);
+      absl::StatusOr<Decision> decision =
+          Decide(request, **snapshot, now, nullptr, authenticator.get());
       if (!decision.ok()) return decision.status();
       needs_writes = needs_writes || !decision->side_effects.empty();
       decisions.push_back(*std::move(decision));
@@ -104,7 +135,8 @@ absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const C
   if (!transaction.ok()) return transaction.status();
   const absl::Time now = clock();
   for (const Request& request : requests) {
-    absl::StatusOr<Decision> decision = Decide(request, **transaction, now, nullptr);
+    absl::StatusOr<Decision> decision =
+        Decide(request, **transaction, now, nullptr, authenticator.get());
     if (!decision.ok()) return decision.status();
     absl::Status applied = ApplySideEffects(**transaction, *decision, now);
     if (!applied.ok()) return applied;
@@ -117,15 +149,16 @@ absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const C
 
 }  // namespace
 
-Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer)
-    : store_(store), clock_(std::move(clock)), observer_(observer) {}
+Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer,
+                       AccessTokenAuthenticator* access_tokens)
+    : store_(store), clock_(std::move(clock)), observer_(observer), access_tokens_(access_tokens) {}
 
 absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
   const absl::Time start = clock_();
   absl::Status valid = ValidateRequest(request);
   if (!valid.ok()) return valid;
   absl::StatusOr<std::vector<Decision>> decisions =
-      DecideAndApply(store_, clock_, absl::MakeConstSpan(&request, 1));
+      DecideAndApply(store_, clock_, access_tokens_, absl::MakeConstSpan(&request, 1));
   if (!decisions.ok()) return decisions.status();
   if (observer_) observer_->OnDecision(request, decisions->front(), clock_() - start);
   return std::move(decisions->front());
@@ -143,13 +176,17 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
     absl::Status valid = InField(field, ValidateRequest(requests[i]));
     if (!valid.ok()) return valid;
     const Subject& subject = requests[i].subject;
-    if (subject.agent_id != requests[0].subject.agent_id ||
-        subject.token != requests[0].subject.token) {
+    const Subject& first = requests[0].subject;
+    if (subject.agent_id != first.agent_id || subject.token != first.token ||
+        subject.dpop.proof != first.dpop.proof ||
+        subject.dpop.http_method != first.dpop.http_method ||
+        subject.dpop.http_uri != first.dpop.http_uri) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".subject: differs from requests[0]'s; a batch has one subject"));
     }
   }
-  absl::StatusOr<std::vector<Decision>> decisions = DecideAndApply(store_, clock_, requests);
+  absl::StatusOr<std::vector<Decision>> decisions =
+      DecideAndApply(store_, clock_, access_tokens_, requests);
   if (!decisions.ok()) return decisions.status();
   if (observer_) {
     const absl::Duration latency = clock_() - start;
@@ -160,13 +197,16 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
   return decisions;
 }
 
-absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view token) {
+absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view token,
+                                                          const DpopEvidence& dpop) {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = clock_();
   Subject subject;
   subject.token = std::string(token);
-  absl::StatusOr<SubjectResolution> resolution = ResolveSubject(subject, **snapshot, now);
+  subject.dpop = dpop;
+  absl::StatusOr<SubjectResolution> resolution =
+      ResolveSubject(subject, **snapshot, now, access_tokens_);
   if (!resolution.ok()) return resolution.status();
 
   TokenValidation validation;
@@ -194,15 +234,18 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = what_if.at.value_or(clock_());
   // The what-if permissions belong to the subject, whom a token names only through the store.
+  OncePerCall authenticator(access_tokens_);
   std::string subject_id = request.subject.agent_id;
   if (subject_id.empty()) {
-    absl::StatusOr<SubjectResolution> resolution = ResolveSubject(request.subject, **snapshot, now);
+    absl::StatusOr<SubjectResolution> resolution =
+        ResolveSubject(request.subject, **snapshot, now, authenticator.get());
     if (!resolution.ok()) return resolution.status();
     subject_id = resolution->agent_id;
   }
   WhatIfView view(**snapshot, what_if, subject_id);
   Simulation simulation;
-  absl::StatusOr<Decision> decision = Decide(simulated, view, now, &simulation.trace);
+  absl::StatusOr<Decision> decision =
+      Decide(simulated, view, now, &simulation.trace, authenticator.get());
   if (!decision.ok()) return decision.status();
   simulation.decision = *std::move(decision);
   simulation.decision.side_effects = SideEffects();

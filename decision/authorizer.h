@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "decision/access_token_authenticator.h"
 #include "decision/engine.h"  // EffectivePermission
 #include "decision/policy_store.h"
 #include "decision/trace.h"
@@ -51,8 +52,12 @@ struct Simulation {
 
 class Authorizer {
  public:
-  // `store` and `observer` must outlive the Authorizer; observer may be null.
-  Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer = nullptr);
+  // `store`, `observer` and `access_tokens` must outlive the Authorizer. Without an observer no
+  // one is told of decisions; without `access_tokens` a subject that is a JWT access token is
+  // refused (TOKEN_INVALID). Each call authenticates its access token once, however many
+  // decisions it makes, so a DPoP proof is spent once per call.
+  Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer = nullptr,
+             AccessTokenAuthenticator* access_tokens = nullptr);
 
   // INVALID_ARGUMENT for a malformed request (decision/request_validation.h).
   absl::StatusOr<Decision> Authorize(const Request& request);
@@ -60,7 +65,9 @@ class Authorizer {
   // All requests share requests[0]'s subject; decided in one snapshot, results in order.
   absl::StatusOr<std::vector<Decision>> BatchAuthorize(const std::vector<Request>& requests);
 
-  absl::StatusOr<TokenValidation> ValidateToken(absl::string_view token);
+  // An opaque agent token or a JWT access token; `dpop` is the proof a token bound to a key needs.
+  absl::StatusOr<TokenValidation> ValidateToken(absl::string_view token,
+                                                const DpopEvidence& dpop = {});
 
   // No side effects. Without what-if inputs, the decision equals Authorize's on the same data.
   absl::StatusOr<Simulation> Simulate(const Request& request, const WhatIf& what_if);
@@ -69,6 +76,7 @@ class Authorizer {
   PolicyStore& store_;
   Clock clock_;
   DecisionObserver* observer_;
+  AccessTokenAuthenticator* access_tokens_;
 };
 
 }  // namespace verdict

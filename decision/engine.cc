@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
+#include "crypto/jwt_compact.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/constraints.h"
@@ -229,12 +230,19 @@ std::string TimeWindowText(const TimeWindow& window) {
 
 class Decider {
  public:
-  Decider(const Request& request, PolicyView& view, absl::Time now, Trace* trace)
-      : request_(request), view_(view), lookups_(view, now), now_(now), trace_(trace) {}
+  Decider(const Request& request, PolicyView& view, absl::Time now, Trace* trace,
+          AccessTokenAuthenticator* access_tokens)
+      : request_(request),
+        view_(view),
+        lookups_(view, now),
+        now_(now),
+        trace_(trace),
+        access_tokens_(access_tokens) {}
 
   absl::StatusOr<Decision> Run() {
     decision_.request_id = request_.request_id;
-    absl::StatusOr<SubjectResolution> subject = ResolveSubject(request_.subject, view_, now_);
+    absl::StatusOr<SubjectResolution> subject =
+        ResolveSubject(request_.subject, view_, now_, access_tokens_);
     if (!subject.ok()) return subject.status();
     decision_.agent_id = subject->agent_id;
     AddStage(
@@ -650,6 +658,7 @@ class Decider {
   Lookups lookups_;
   const absl::Time now_;
   Trace* const trace_;
+  AccessTokenAuthenticator* const access_tokens_;
 
   Decision decision_;
   std::string subject_id_;
@@ -690,44 +699,88 @@ absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
   return std::nullopt;
 }
 
-}  // namespace
-
-absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
-                                                 absl::Time now) {
+// The subject when `agent` is live at `now`; otherwise why it may not act.
+SubjectResolution LiveOrWhyNot(Agent agent, absl::Time now) {
+  if (std::optional<SubjectResolution> refusal = NotLive(agent, now)) return *refusal;
   SubjectResolution resolution;
-  absl::StatusOr<std::optional<Agent>> agent;
-  if (subject.agent_id.empty()) {
-    absl::Status shape = CheckAgentTokenShape(subject.token);
-    if (!shape.ok()) {
-      resolution.reason = ReasonCode::kTokenInvalid;
-      resolution.message = absl::StrCat("malformed token: ", shape.message());
-      return resolution;
-    }
-    agent = view.FindAgentByTokenHash(Sha256(subject.token), now);
-    if (!agent.ok()) return agent.status();
-    if (!*agent) {
-      resolution.reason = ReasonCode::kTokenInvalid;
-      resolution.message = "token is not recognised";
-      return resolution;
-    }
-  } else {
-    agent = view.FindAgent(subject.agent_id);
-    if (!agent.ok()) return agent.status();
-    if (!*agent) {
-      resolution.reason = ReasonCode::kAgentNotFound;
-      resolution.message = absl::StrCat("agent ", subject.agent_id, " not found");
-      return resolution;
-    }
-  }
-  if (std::optional<SubjectResolution> refusal = NotLive(**agent, now)) return *refusal;
-  resolution.agent_id = (*agent)->id;
-  resolution.agent = **std::move(agent);
+  resolution.agent_id = agent.id;
+  resolution.agent = std::move(agent);
   return resolution;
 }
 
+absl::StatusOr<SubjectResolution> ResolveAgent(absl::string_view agent_id, PolicyView& view,
+                                               absl::Time now) {
+  absl::StatusOr<std::optional<Agent>> agent = view.FindAgent(agent_id);
+  if (!agent.ok()) return agent.status();
+  if (!*agent) {
+    SubjectResolution resolution;
+    resolution.reason = ReasonCode::kAgentNotFound;
+    resolution.message = absl::StrCat("agent ", agent_id, " not found");
+    return resolution;
+  }
+  return LiveOrWhyNot(**std::move(agent), now);
+}
+
+// A JWT access token: authentic (signature, claims, DPoP), not revoked, naming a live agent in
+// "sub". Messages name the reason a token is refused, never the token.
+absl::StatusOr<SubjectResolution> ResolveAccessToken(const Subject& subject, PolicyView& view,
+                                                     absl::Time now,
+                                                     AccessTokenAuthenticator* access_tokens) {
+  SubjectResolution refused;
+  refused.reason = ReasonCode::kTokenInvalid;
+  if (absl::Status shape = CheckCompactJwsShape(subject.token); !shape.ok()) {
+    refused.message = absl::StrCat("malformed token: ", shape.message());
+    return refused;
+  }
+  if (access_tokens == nullptr) {
+    refused.message = "JWT access tokens are not accepted: no issuer is configured";
+    return refused;
+  }
+  absl::StatusOr<AccessTokenClaims> claims = access_tokens->Authenticate(subject, view, now);
+  if (!claims.ok()) {
+    if (!JwtErrorOf(claims.status()).has_value()) return claims.status();
+    refused.message = absl::StrCat("access token refused: ", claims.status().message());
+    return refused;
+  }
+  absl::StatusOr<bool> revoked = view.IsTokenIdRevoked(claims->jti);
+  if (!revoked.ok()) return revoked.status();
+  if (*revoked) {
+    refused.message = absl::StrCat("access token ", claims->jti, " is revoked");
+    return refused;
+  }
+  return ResolveAgent(claims->subject, view, now);
+}
+
+}  // namespace
+
+absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
+                                                 absl::Time now,
+                                                 AccessTokenAuthenticator* access_tokens) {
+  if (!subject.agent_id.empty()) return ResolveAgent(subject.agent_id, view, now);
+  if (LooksLikeCompactJws(subject.token)) {
+    return ResolveAccessToken(subject, view, now, access_tokens);
+  }
+  SubjectResolution resolution;
+  absl::Status shape = CheckAgentTokenShape(subject.token);
+  if (!shape.ok()) {
+    resolution.reason = ReasonCode::kTokenInvalid;
+    resolution.message = absl::StrCat("malformed token: ", shape.message());
+    return resolution;
+  }
+  absl::StatusOr<std::optional<Agent>> agent =
+      view.FindAgentByTokenHash(Sha256(subject.token), now);
+  if (!agent.ok()) return agent.status();
+  if (!*agent) {
+    resolution.reason = ReasonCode::kTokenInvalid;
+    resolution.message = "token is not recognised";
+    return resolution;
+  }
+  return LiveOrWhyNot(**std::move(agent), now);
+}
+
 absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
-                                Trace* trace) {
-  return Decider(request, view, now, trace).Run();
+                                Trace* trace, AccessTokenAuthenticator* access_tokens) {
+  return Decider(request, view, now, trace, access_tokens).Run();
 }
 
 absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "decision/access_token_authenticator.h"
 #include "decision/policy_view.h"
 #include "decision/trace.h"
 #include "decision/types.h"
@@ -27,17 +28,19 @@ inline constexpr int kMaxDelegationDepth = 8;
 
 // `request` must already have passed ValidateRequest (decision/request_validation.h).
 // A failed lookup is returned as its status; a decision is never made on partial data.
-// When `trace` is non-null, every stage and grant tried is appended to it.
+// When `trace` is non-null, every stage and grant tried is appended to it. `access_tokens`
+// authenticates a subject that is a JWT access token; without it such a subject is refused.
 //
 // A lent permission has no id of its own: in grants, traces and rate-limit slots it is named
 // "<delegation id>#<index in the delegation's permissions>".
 absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
-                                Trace* trace);
+                                Trace* trace, AccessTokenAuthenticator* access_tokens = nullptr);
 
 // Who a subject is (a token when agent_id is empty, checked for shape before any lookup): the
 // agent when it exists and is live (active, unexpired) at `now`; otherwise the reason
 // (TOKEN_INVALID, AGENT_NOT_FOUND, AGENT_SUSPENDED, AGENT_REVOKED, AGENT_EXPIRED) and a message.
-// Decide and ValidateToken both start here.
+// A JWT access token is authenticated by `access_tokens`, its "jti" must not be revoked (a fresh
+// read), and its "sub" names the agent. Decide and ValidateToken both start here.
 struct SubjectResolution {
   std::optional<Agent> agent;  // set only when live
   std::string agent_id;        // the agent the subject names, when it exists (live or not)
@@ -45,7 +48,8 @@ struct SubjectResolution {
   std::string message;
 };
 absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
-                                                 absl::Time now);
+                                                 absl::Time now,
+                                                 AccessTokenAuthenticator* access_tokens = nullptr);
 
 struct EffectivePermission {
   Grant grant;

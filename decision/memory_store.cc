@@ -51,6 +51,14 @@ std::optional<Agent> FindAgentByTokenHashIn(const Tables& tables, absl::string_v
   return std::nullopt;
 }
 
+std::optional<SigningKey> ActiveSigningKeyIn(const Tables& tables, absl::string_view kid) {
+  auto it = tables.signing_keys->find(kid);
+  if (it == tables.signing_keys->end() || it->second.status != SigningKeyStatus::kActive) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
 std::vector<Permission> PermissionsIn(const Tables& tables, absl::string_view agent_id) {
   auto it = tables.permissions->find(agent_id);
   if (it == tables.permissions->end()) return {};
@@ -133,6 +141,12 @@ class MemoryReadSnapshot : public ReadSnapshot {
                                     int64_t window_start_unix) override {
     return RateCountIn(*tables_.rates, RateKey(std::string(permission_id), window_start_unix));
   }
+  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
+    return ActiveSigningKeyIn(tables_, kid);
+  }
+  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
+    return tables_.revoked_token_ids->contains(jti);
+  }
 
  private:
   MemoryPolicyStore& store_;
@@ -179,6 +193,12 @@ class MemoryWriteTransaction : public WriteTransaction {
                                     int64_t window_start_unix) override {
     RateKey key(std::string(permission_id), window_start_unix);
     return RateCountIn(*tables_.rates, key) + RateCountIn(spent_, key);
+  }
+  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
+    return ActiveSigningKeyIn(tables_, kid);
+  }
+  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
+    return tables_.revoked_token_ids->contains(jti);
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
@@ -256,6 +276,8 @@ class MemoryWriteTransaction : public WriteTransaction {
 
 MemoryPolicyStore::MemoryPolicyStore() {
   current_.agents = std::make_shared<absl::flat_hash_map<std::string, AgentRecord>>();
+  current_.signing_keys = std::make_shared<absl::flat_hash_map<std::string, SigningKey>>();
+  current_.revoked_token_ids = std::make_shared<absl::flat_hash_set<std::string>>();
   current_.agent_by_token = std::make_shared<absl::flat_hash_map<std::string, std::string>>();
   current_.permissions =
       std::make_shared<absl::flat_hash_map<std::string, std::vector<Permission>>>();
@@ -415,6 +437,20 @@ absl::Status MemoryPolicyStore::DenyRequest(absl::string_view approval_id) {
         absl::StrCat("approval request ", approval_id, " is not pending"));
   }
   Writable(current_.approvals).by_id.at(approval_id).request.status = ApprovalStatus::kDenied;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::PutSigningKey(const SigningKey& key) {
+  if (key.kid.empty()) return absl::InvalidArgumentError("signing key kid: empty");
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  Writable(current_.signing_keys)[key.kid] = key;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryPolicyStore::RevokeTokenId(absl::string_view jti) {
+  if (jti.empty()) return absl::InvalidArgumentError("token id: empty");
+  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
+  Writable(current_.revoked_token_ids).insert(std::string(jti));
   return absl::OkStatus();
 }
 

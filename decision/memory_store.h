@@ -29,6 +29,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -72,6 +73,8 @@ using RateTable = absl::flat_hash_map<RateKey, int64_t>;
 // One version of the whole state. Copying it copies pointers only.
 struct Tables {
   std::shared_ptr<absl::flat_hash_map<std::string, AgentRecord>> agents;
+  std::shared_ptr<absl::flat_hash_map<std::string, SigningKey>> signing_keys;  // by kid
+  std::shared_ptr<absl::flat_hash_set<std::string>> revoked_token_ids;
   std::shared_ptr<absl::flat_hash_map<std::string, std::string>> agent_by_token;
   std::shared_ptr<absl::flat_hash_map<std::string, std::vector<Permission>>> permissions;
   std::shared_ptr<DelegationTable> delegations;
@@ -117,6 +120,11 @@ class MemoryPolicyStore : public PolicyStore {
   absl::Status DenyRequest(absl::string_view approval_id);
   // Every approval request, oldest first.
   std::vector<ApprovalRequest> ApprovalRequests();
+
+  // JWT access tokens: a signing key replaces any key with the same kid (a rotation in place,
+  // or a retirement when its status says so); a revoked token id stays revoked.
+  absl::Status PutSigningKey(const SigningKey& key);
+  absl::Status RevokeTokenId(absl::string_view jti);
 
  private:
   friend class MemoryReadSnapshot;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "decision/types.h"
@@ -28,16 +29,16 @@ class PolicyView {
 
   // The agent whose current token, or previous token still in its grace period at `now`, has
   // this SHA-256 (32 raw bytes); nullopt when none.
-  virtual absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(
-      absl::string_view token_sha256, absl::Time now) = 0;
+  virtual absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                                    absl::Time now) = 0;
 
   // The agent's own permissions (allow and deny), in creation order.
   virtual absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) = 0;
 
   // Delegations into the agent whose status is active and that are unexpired at `now`.
   // The engine checks the delegator's liveness and rights itself.
-  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
-      absl::string_view agent_id, absl::Time now) = 0;
+  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                        absl::Time now) = 0;
 
   // The newest approval request for exactly this call that is pending, approved or denied (and
   // not expired at `now`), or nullopt. A denied one blocks identical calls until it expires.
@@ -49,7 +50,26 @@ class PolicyView {
   // window_start_unix (seconds).
   virtual absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
                                             int64_t window_start_unix) = 0;
+
+  // JWT access tokens (design section 2). A view that keeps neither signing keys nor revoked
+  // token ids answers UNIMPLEMENTED, so a JWT subject is refused (fail closed) rather than let
+  // through unchecked.
+
+  // The active signing key with this kid, or nullopt (none, or retired).
+  virtual absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid);
+
+  // True when the access token with this "jti" has been revoked.
+  virtual absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti);
 };
+
+inline absl::StatusOr<std::optional<SigningKey>> PolicyView::FindActiveSigningKey(
+    absl::string_view) {
+  return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
+
+inline absl::StatusOr<bool> PolicyView::IsTokenIdRevoked(absl::string_view) {
+  return absl::UnimplementedError("this policy store keeps no revoked JWT ids");
+}
 
 }  // namespace verdict
 

@@ -31,7 +31,11 @@ absl::Status ValidateSubject(const Subject& subject) {
   if (!has_agent_id && !has_token) {
     return absl::InvalidArgumentError("subject: set one of agent_id and token");
   }
-  if (has_token) return InField("subject.token", CheckAgentTokenShape(subject.token));
+  if (has_token) {
+    return InField("subject.token", LooksLikeCompactJws(subject.token)
+                                        ? CheckCompactJwsShape(subject.token)
+                                        : CheckAgentTokenShape(subject.token));
+  }
   return CheckAsciiCharset("subject.agent_id", subject.agent_id, 1, kMaxIdLength,
                            IsAgentIdCharacter, "A-Z a-z 0-9 _ . : -");
 }

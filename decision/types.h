@@ -35,8 +35,8 @@ struct Agent {
 // parses only the constraints it needs (decision/constraints.h).
 struct Permission {
   std::string id;
-  std::string agent_id;  // the owner
-  std::string resource;  // a pattern (decision/resource_match.h)
+  std::string agent_id;              // the owner
+  std::string resource;              // a pattern (decision/resource_match.h)
   std::vector<std::string> actions;  // exact names, or "*"
   Effect effect = Effect::kAllow;
   std::string constraints_json;  // "" or "{}" for none
@@ -80,10 +80,20 @@ struct ApprovalRequest {
   absl::Time created_at = absl::UnixEpoch();
 };
 
-// Who asks. Exactly one of agent_id and token is set.
+// A DPoP proof of possession (RFC 9449) sent with a token, and the HTTP request it was made for.
+// A JWT access token bound to a key (its "cnf.jkt") is accepted only with a valid proof.
+struct DpopEvidence {
+  std::string proof;        // the DPoP header's value; "" when none was sent
+  std::string http_method;  // "GET", "POST"...
+  std::string http_uri;     // "https://api.example/v1/docs"
+};
+
+// Who asks. Exactly one of agent_id and token is set. A token is an opaque agent token or a JWT
+// access token (crypto/jwt.h), which names the agent in its "sub" claim.
 struct Subject {
   std::string agent_id;
   std::string token;
+  DpopEvidence dpop;
 };
 
 struct Request {
@@ -93,6 +103,21 @@ struct Request {
   std::string client_ip;       // "" when unknown: an IP allowlist then fails
   std::string arguments_json;  // "" means {}
   std::string request_id;
+};
+
+enum class SigningKeyStatus { kActive, kRetired };
+
+// A key that signs JWT access tokens, kept in the store (the JWKS file holds the others). Only
+// active keys verify tokens; a retired key is kept for the record.
+struct SigningKey {
+  std::string kid;
+  std::string jwk_json;  // one JWK: a public key, or an HS256 secret
+  // The JWS algorithms the key may verify ("EdDSA", "ES256", "HS256"): never empty.
+  std::vector<std::string> allowed_algorithms;
+  SigningKeyStatus status = SigningKeyStatus::kActive;
+  absl::Time created_at = absl::UnixEpoch();
+  absl::Time updated_at = absl::UnixEpoch();  // the last rotation in place
+  absl::Time retired_at = absl::InfiniteFuture();
 };
 
 enum class Verdict { kAllow, kDeny, kNeedsApproval };
@@ -159,9 +184,7 @@ struct SideEffects {
   std::optional<std::string> approval_to_use;  // an approved request's id
   std::optional<ApprovalToOpen> approval_to_open;
 
-  bool empty() const {
-    return rate_spends.empty() && !approval_to_use && !approval_to_open;
-  }
+  bool empty() const { return rate_spends.empty() && !approval_to_use && !approval_to_open; }
 };
 
 struct Decision {

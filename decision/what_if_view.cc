@@ -70,6 +70,14 @@ absl::StatusOr<int64_t> WhatIfView::RateCount(absl::string_view permission_id,
   return base_.RateCount(permission_id, window_start_unix);
 }
 
+absl::StatusOr<std::optional<SigningKey>> WhatIfView::FindActiveSigningKey(absl::string_view kid) {
+  return base_.FindActiveSigningKey(kid);
+}
+
+absl::StatusOr<bool> WhatIfView::IsTokenIdRevoked(absl::string_view jti) {
+  return base_.IsTokenIdRevoked(jti);
+}
+
 bool WhatIfView::Removed(absl::string_view delegation_id) const {
   return std::find(removed_delegation_ids_.begin(), removed_delegation_ids_.end(), delegation_id) !=
          removed_delegation_ids_.end();

@@ -39,6 +39,8 @@ class WhatIfView : public PolicyView {
                                                                   absl::Time now) override;
   absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
                                     int64_t window_start_unix) override;
+  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override;
+  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override;
 
  private:
   bool Removed(absl::string_view delegation_id) const;
