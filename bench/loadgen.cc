@@ -36,6 +36,9 @@ ABSL_FLAG(std::string, mix, "direct:50,delegated:25,denied:25",
 ABSL_FLAG(absl::Duration, deadline, absl::Seconds(5), "deadline of each call");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the call sequence");
 ABSL_FLAG(int, channels, 1, "gRPC channels (connections) the calls are spread over");
+ABSL_FLAG(bool, round_robin, false,
+          "spread the calls over every address of the target (unix:/a.sock,/b.sock), only to "
+          "servers whose grpc.health.v1 status is SERVING (a stopping verdictd drains)");
 
 namespace verdict::bench {
 namespace {
@@ -161,6 +164,10 @@ std::shared_ptr<grpc::Channel> OpenChannel(const std::string& target, int index)
   grpc::ChannelArguments arguments;
   // Distinct arguments keep gRPC from sharing one connection between the channels.
   arguments.SetInt("verdict.loadgen.channel", index);
+  if (absl::GetFlag(FLAGS_round_robin)) {
+    arguments.SetServiceConfigJSON(
+        R"({"loadBalancingConfig": [{"round_robin": {}}], "healthCheckConfig": {"serviceName": ""}})");
+  }
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments);
 }
 
