@@ -49,6 +49,8 @@ namespace {
 // connected clients to hang up after its GOAWAY, so an idle client (a proxy's pooled connection)
 // holds the stop for a few seconds; calls still running at the end are cancelled.
 constexpr absl::Duration kShutdownGrace = absl::Seconds(10);
+// How long a stopping verdictd keeps serving with health NOT_SERVING before it stops listening.
+constexpr absl::Duration kShutdownDrain = absl::Seconds(1);
 // How often health is brought in line with whether the store can be used.
 constexpr absl::Duration kAvailabilityInterval = absl::Seconds(1);
 
@@ -199,10 +201,15 @@ int Serve(const ServerOptions& options) {
   const int signal_number = AwaitTerminationSignal();
   std::cerr << "verdictd: " << SignalName(signal_number)
             << ": finishing the calls in flight and stopping\n";
+  // Drain first: health says NOT_SERVING while calls are still served, so clients that watch
+  // health (gRPC's client-side health checking, Envoy, Kubernetes) move their traffic away. A
+  // call that reaches the listener in the instant it closes would be cancelled, not retried.
+  monitor.reset();
+  (*server)->SetServing(false);
+  absl::SleepFor(kShutdownDrain);
   (*server)->Shutdown(kShutdownGrace);
   // After the decision listener, so the decision log receives every decision made.
   (*admin_plane)->Shutdown(kShutdownGrace);
-  monitor.reset();
   // The store, and with it the database, closes as `store` goes out of scope.
   return 0;
 }
