@@ -53,6 +53,12 @@ struct NewDelegation {
   std::string id;  // empty: the store picks one
 };
 
+// A JWT signing key to add, or new content for a key rotated in place: its kid is the JWK's.
+struct NewSigningKey {
+  std::string jwk_json;  // one JWK: a public Ed25519 or P-256 key, or an HS256 secret
+  std::vector<std::string> allowed_algorithms;  // "EdDSA", "ES256", "HS256"
+};
+
 // Keyset pagination: a page token is opaque and comes from the previous page.
 struct PageRequest {
   int page_size = 0;  // 0: kDefaultPageSize; at most kMaxPageSize

@@ -130,9 +130,25 @@ CREATE TABLE admin_credentials (
 );
 )sql";
 
+// Version 3: JWT signing keys kept in the store (the JWKS file holds the others). A decision
+// finds a key by its kid, the primary key; a kid is never reused, so a retired key stays for the
+// record. Revoked token ids have had their table since version 1.
+constexpr char kSigningKeys[] = R"sql(
+CREATE TABLE signing_keys (
+  kid TEXT PRIMARY KEY NOT NULL,
+  jwk_json TEXT NOT NULL,
+  allowed_algs TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'retired')),
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  retired_at INTEGER
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
     {2, kAdminPlane},
+    {3, kSigningKeys},
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #define VERDICT_STORE_POLICY_ADMIN_H_
 
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -69,7 +70,41 @@ class PolicyAdmin {
   virtual absl::Status ImportPolicy(const PolicyContents& policy) = 0;
   // True when the store holds no agent, permission or delegation.
   virtual absl::StatusOr<bool> IsEmpty() = 0;
+
+  // JWT access tokens (design section 2; store/signing_keys.h states what input is accepted).
+  // A store that keeps no signing keys answers UNIMPLEMENTED.
+
+  // Revokes the access token with this "jti" until `expires_at`, its "exp" (after which the token
+  // is refused anyway). Revoking it again keeps the later expiry.
+  virtual absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at);
+  // A new active signing key under its JWK's kid. ALREADY_EXISTS when the kid is taken, by a
+  // retired key too: a kid is never reused.
+  virtual absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key);
+  // New content and allowlist for the active key with the JWK's kid (a rotation in place: tokens
+  // the old content signed stop verifying at once). NOT_FOUND when no key has the kid;
+  // FAILED_PRECONDITION when it is retired.
+  virtual absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key);
+  // Tokens the key signed stop verifying. Retiring a retired key changes nothing.
+  virtual absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid);
+  // Every signing key, oldest first.
+  virtual absl::StatusOr<std::vector<SigningKey>> ListSigningKeys();
 };
+
+inline absl::Status PolicyAdmin::RevokeTokenId(absl::string_view, absl::Time) {
+  return absl::UnimplementedError("this policy store keeps no revoked JWT ids");
+}
+inline absl::StatusOr<SigningKey> PolicyAdmin::AddSigningKey(const NewSigningKey&) {
+  return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
+inline absl::StatusOr<SigningKey> PolicyAdmin::RotateSigningKey(const NewSigningKey&) {
+  return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
+inline absl::StatusOr<SigningKey> PolicyAdmin::RetireSigningKey(absl::string_view) {
+  return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
+inline absl::StatusOr<std::vector<SigningKey>> PolicyAdmin::ListSigningKeys() {
+  return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
 
 }  // namespace verdict
 

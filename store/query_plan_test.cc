@@ -63,7 +63,8 @@ TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
                   {StatementId::kFindAgent, StatementId::kFindAgentByTokenHash,
                    StatementId::kPermissionsOf, StatementId::kActiveDelegationsInto,
                    StatementId::kFindOpenApproval, StatementId::kRateCount, StatementId::kSpendRate,
-                   StatementId::kInsertApproval, StatementId::kUseApproval}));
+                   StatementId::kInsertApproval, StatementId::kUseApproval,
+                   StatementId::kFindActiveSigningKey, StatementId::kIsTokenIdRevoked}));
 }
 
 }  // namespace

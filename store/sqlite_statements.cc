@@ -11,6 +11,8 @@ namespace {
   "id, agent_id, resource, actions, effect, constraints, created_at"
 #define VERDICT_DELEGATION_COLUMNS \
   "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+#define VERDICT_SIGNING_KEY_COLUMNS \
+  "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
 // A pending or approved request past its expiry reads as expired, whether or not a vote has
 // marked it yet. ?9 is always the time `now` in the statements that use it.
 #define VERDICT_APPROVAL_COLUMNS                                                         \
@@ -118,11 +120,38 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kPolicyIsEmpty, "PolicyIsEmpty",
      "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
      " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+
+    {StatementId::kFindActiveSigningKey, "FindActiveSigningKey",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS
+     " FROM signing_keys WHERE kid = ?1 AND status = 'active'"},
+    {StatementId::kIsTokenIdRevoked, "IsTokenIdRevoked",
+     "SELECT 1 FROM revoked_token_ids WHERE jti = ?1"},
+    {StatementId::kFindSigningKey, "FindSigningKey",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS " FROM signing_keys WHERE kid = ?1"},
+    {StatementId::kInsertSigningKey, "InsertSigningKey",
+     "INSERT INTO signing_keys (" VERDICT_SIGNING_KEY_COLUMNS
+     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
+    {StatementId::kRotateSigningKey, "RotateSigningKey",
+     "UPDATE signing_keys SET jwk_json = ?2, allowed_algs = ?3, updated_at = ?4"
+     " WHERE kid = ?1 AND status = 'active'"},
+    {StatementId::kRetireSigningKey, "RetireSigningKey",
+     "UPDATE signing_keys SET status = 'retired', retired_at = ?2, updated_at = ?2"
+     " WHERE kid = ?1 AND status = 'active'"},
+    // rowid order is creation order.
+    {StatementId::kListSigningKeys, "ListSigningKeys",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS " FROM signing_keys ORDER BY rowid"},
+    {StatementId::kRevokeTokenId, "RevokeTokenId",
+     "INSERT INTO revoked_token_ids (jti, expires_at) VALUES (?1, ?2)"
+     " ON CONFLICT (jti) DO UPDATE SET expires_at = max(expires_at, excluded.expires_at)"},
+    // By the expiry index; ?1 is now less the retention (store/signing_keys.h).
+    {StatementId::kPruneRevokedTokenIds, "PruneRevokedTokenIds",
+     "DELETE FROM revoked_token_ids WHERE expires_at < ?1"},
 };
 
 #undef VERDICT_AGENT_COLUMNS
 #undef VERDICT_PERMISSION_COLUMNS
 #undef VERDICT_DELEGATION_COLUMNS
+#undef VERDICT_SIGNING_KEY_COLUMNS
 #undef VERDICT_APPROVAL_COLUMNS
 
 static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kStatementCount,
@@ -137,11 +166,18 @@ constexpr bool StatementsAreInIdOrder() {
 static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by StatementId");
 
 constexpr StatementId kDecisionPath[] = {
-    StatementId::kFindAgent,        StatementId::kFindAgentByTokenHash,
-    StatementId::kPermissionsOf,    StatementId::kActiveDelegationsInto,
-    StatementId::kFindOpenApproval, StatementId::kRateCount,
-    StatementId::kSpendRate,        StatementId::kInsertApproval,
-    StatementId::kUseApproval,      StatementId::kFindApproval,
+    StatementId::kFindAgent,
+    StatementId::kFindAgentByTokenHash,
+    StatementId::kPermissionsOf,
+    StatementId::kActiveDelegationsInto,
+    StatementId::kFindOpenApproval,
+    StatementId::kRateCount,
+    StatementId::kSpendRate,
+    StatementId::kInsertApproval,
+    StatementId::kUseApproval,
+    StatementId::kFindApproval,
+    StatementId::kFindActiveSigningKey,
+    StatementId::kIsTokenIdRevoked,
 };
 
 }  // namespace

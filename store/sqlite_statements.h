@@ -50,9 +50,20 @@ enum class StatementId {
   kExportPermissions,
   kExportDelegations,
   kPolicyIsEmpty,
+  // JWT access tokens: the decision path's two lookups, then the admin plane's.
+  kFindActiveSigningKey,
+  kIsTokenIdRevoked,
+  kFindSigningKey,
+  kInsertSigningKey,
+  kRotateSigningKey,
+  kRetireSigningKey,
+  kListSigningKeys,
+  kRevokeTokenId,
+  kPruneRevokedTokenIds,
 };
 
-inline constexpr size_t kStatementCount = static_cast<size_t>(StatementId::kPolicyIsEmpty) + 1;
+inline constexpr size_t kStatementCount =
+    static_cast<size_t>(StatementId::kPruneRevokedTokenIds) + 1;
 
 struct StatementSql {
   StatementId id;

@@ -10,6 +10,7 @@
 #include "store/policy_encoding.h"
 #include "store/schema.h"
 #include "store/sqlite_lookups.h"
+#include "store/sqlite_signing_keys.h"
 
 namespace verdict {
 namespace {
@@ -81,6 +82,14 @@ class SqlitePolicyView : public Base {
     return CatchSqlite(connection(), [&] {
       return LookupRateCount(connection(), permission_id, window_start_unix);
     });
+  }
+
+  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
+    return CatchSqlite(connection(), [&] { return LookupActiveSigningKey(connection(), kid); });
+  }
+
+  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
+    return CatchSqlite(connection(), [&] { return LookupTokenIdRevoked(connection(), jti); });
   }
 
  protected:

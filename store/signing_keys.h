@@ -1,0 +1,70 @@
+// JWT signing keys and revoked token ids as every store keeps them (store/policy_admin.h): the
+// checks a new key or a token id must pass, and their column encodings. Shared by the SQLite and
+// PostgreSQL stores so that a key one accepts the other accepts too.
+//
+//   absl::StatusOr<SigningKey> row = PrepareSigningKey({jwk_json, {"EdDSA"}}, StoredTime(now));
+//   if (!row.ok()) return row.status();  // INVALID_ARGUMENT naming what is wrong
+//   insert.BindText(3, JoinAlgorithms(row->allowed_algorithms));
+#ifndef VERDICT_STORE_SIGNING_KEYS_H_
+#define VERDICT_STORE_SIGNING_KEYS_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "decision/types.h"
+#include "store/admin_types.h"
+#include "store/row_readers.h"
+
+namespace verdict {
+
+// A token id ("jti") is 1 to 256 bytes of printable ASCII.
+inline constexpr size_t kMaxTokenIdLength = 256;
+// A revoked token id is kept this long past its token's expiry, beyond any clock leeway, and may
+// then be dropped: the token is refused as expired anyway.
+inline constexpr absl::Duration kRevokedTokenIdRetention = absl::Hours(24);
+
+// The active key a NewSigningKey describes, created or rotated at `now`: its kid is the JWK's
+// "kid" (1 to 128 bytes of [A-Za-z0-9_.:-]); its JWK, kept in canonical JSON, must be one verdict
+// can verify with every algorithm allowed (at least one of EdDSA, ES256, HS256, listed once each,
+// kept in that order); an Ed25519 or P-256 key must be public only, since a verifier never needs
+// the private part. INVALID_ARGUMENT otherwise.
+absl::StatusOr<SigningKey> PrepareSigningKey(const NewSigningKey& key, absl::Time now);
+
+absl::Status CheckTokenId(absl::string_view jti);
+
+// FAILED_PRECONDITION for a retired key: its kid is never used again.
+absl::Status CheckSigningKeyRotatable(const SigningKey& key);
+
+// "EdDSA,HS256" and back.
+std::string JoinAlgorithms(const std::vector<std::string>& algorithms);
+std::vector<std::string> SplitAlgorithms(absl::string_view joined);
+
+// "active", "retired".
+absl::string_view SigningKeyStatusName(SigningKeyStatus status);
+absl::StatusOr<SigningKeyStatus> ParseSigningKeyStatus(absl::string_view name);
+
+// A signing key from a row whose columns are, in order: kid, jwk_json, allowed_algs, status,
+// created_at, updated_at, retired_at (as for store/row_readers.h).
+template <typename Row>
+absl::StatusOr<SigningKey> ReadSigningKeyColumns(const Row& row) {
+  SigningKey key;
+  key.kid = row.Text(0);
+  key.jwk_json = row.Text(1);
+  key.allowed_algorithms = SplitAlgorithms(row.Text(2));
+  absl::StatusOr<SigningKeyStatus> status = ParseSigningKeyStatus(row.Text(3));
+  if (!status.ok()) return CorruptRow("signing_keys", key.kid, status.status());
+  key.status = *status;
+  key.created_at = row.Time(4);
+  key.updated_at = row.Time(5);
+  key.retired_at = row.Time(6);
+  return key;
+}
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_SIGNING_KEYS_H_
