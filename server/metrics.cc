@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -136,11 +137,11 @@ void Metrics::OnDecision(const Request& /*request*/, const Decision& decision,
 
 RpcSeries* Metrics::RpcSeriesFor(absl::string_view full_method) {
   {
-    absl::ReaderMutexLock lock(&mu_);
+    std::shared_lock<std::shared_mutex> lock(mu_);
     auto it = rpcs_.find(full_method);
     if (it != rpcs_.end()) return it->second.get();
   }
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::shared_mutex> lock(mu_);
   std::unique_ptr<RpcSeries>& series = rpcs_[std::string(full_method)];
   if (series == nullptr) series = std::make_unique<RpcSeries>();
   return series.get();
@@ -148,7 +149,7 @@ RpcSeries* Metrics::RpcSeriesFor(absl::string_view full_method) {
 
 void Metrics::AddExternalCounter(std::string name, std::string help,
                                  std::function<uint64_t()> read) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::shared_mutex> lock(mu_);
   external_counters_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
@@ -186,7 +187,7 @@ std::string Metrics::RenderPrometheusText() const {
   AppendSample("verdict_store_errors_total", "",
                absl::StrCat(store_errors_.load(std::memory_order_relaxed)), &out);
 
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock<std::shared_mutex> lock(mu_);
   std::vector<std::pair<absl::string_view, const RpcSeries*>> rpcs;
   for (const auto& [method, series] : rpcs_) rpcs.emplace_back(method, series.get());
   std::sort(rpcs.begin(), rpcs.end());

@@ -18,13 +18,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "decision/types.h"
@@ -101,9 +100,12 @@ class Metrics : public DecisionObserver {
   LatencyHistogram decision_latency_;
   std::atomic<uint64_t> store_errors_{0};
 
-  mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::unique_ptr<RpcSeries>> rpcs_ ABSL_GUARDED_BY(mu_);
-  std::vector<ExternalCounter> external_counters_ ABSL_GUARDED_BY(mu_);
+  // Guards the two members below. A std::shared_mutex rather than absl::Mutex: the system's
+  // absl is not built for ThreadSanitizer, which then cannot see that absl::Mutex orders the
+  // accesses.
+  mutable std::shared_mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<RpcSeries>> rpcs_;
+  std::vector<ExternalCounter> external_counters_;
 };
 
 // The version verdictd reports in verdict_build_info.
