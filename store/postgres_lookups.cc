@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "store/row_readers.h"
+#include "store/signing_keys.h"
 
 namespace verdict {
 namespace {
@@ -89,6 +90,26 @@ absl::StatusOr<std::optional<Delegation>> PgLookupDelegation(PostgresConnection&
   return First<Delegation>(
       connection.Execute(PgStatement::kFindDelegation, PgParams().Text(delegation_id)),
       ReadDelegationColumns<PgRow>);
+}
+
+absl::StatusOr<std::optional<SigningKey>> PgLookupActiveSigningKey(PostgresConnection& connection,
+                                                                   absl::string_view kid) {
+  return First<SigningKey>(
+      connection.Execute(PgStatement::kFindActiveSigningKey, PgParams().Text(kid)),
+      ReadSigningKeyColumns<PgRow>);
+}
+
+absl::StatusOr<std::optional<SigningKey>> PgLookupSigningKey(PostgresConnection& connection,
+                                                             absl::string_view kid) {
+  return First<SigningKey>(connection.Execute(PgStatement::kFindSigningKey, PgParams().Text(kid)),
+                           ReadSigningKeyColumns<PgRow>);
+}
+
+absl::StatusOr<bool> PgLookupTokenIdRevoked(PostgresConnection& connection, absl::string_view jti) {
+  absl::StatusOr<PgResult> rows =
+      connection.Execute(PgStatement::kIsTokenIdRevoked, PgParams().Text(jti));
+  if (!rows.ok()) return rows.status();
+  return rows->size() > 0;
 }
 
 absl::StatusOr<int64_t> PgLookupRateCount(PostgresConnection& connection,

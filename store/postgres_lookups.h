@@ -66,6 +66,13 @@ absl::StatusOr<std::optional<Permission>> PgLookupPermission(PostgresConnection&
                                                              absl::string_view permission_id);
 absl::StatusOr<std::optional<Delegation>> PgLookupDelegation(PostgresConnection& connection,
                                                              absl::string_view delegation_id);
+// The JWT lookups of PolicyView, and the key with this kid whether active or retired.
+absl::StatusOr<std::optional<SigningKey>> PgLookupActiveSigningKey(PostgresConnection& connection,
+                                                                   absl::string_view kid);
+absl::StatusOr<bool> PgLookupTokenIdRevoked(PostgresConnection& connection, absl::string_view jti);
+absl::StatusOr<std::optional<SigningKey>> PgLookupSigningKey(PostgresConnection& connection,
+                                                             absl::string_view kid);
+
 // Delegations out of the agent, active and unexpired at `now`, in creation order.
 absl::StatusOr<std::vector<Delegation>> PgLookupActiveDelegationsFrom(
     PostgresConnection& connection, absl::string_view agent_id, absl::Time now);

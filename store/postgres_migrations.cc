@@ -123,9 +123,24 @@ CREATE TABLE admin_credentials (
 );
 )sql";
 
+// Version 3: JWT signing keys kept in the store, found by kid (the primary key).
+constexpr char kSigningKeys[] = R"sql(
+CREATE TABLE signing_keys (
+  rowid BIGINT GENERATED ALWAYS AS IDENTITY,
+  kid TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+  jwk_json TEXT NOT NULL,
+  allowed_algs TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'retired')),
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  retired_at BIGINT
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
     {2, kAdminPlane},
+    {3, kSigningKeys},
 };
 
 }  // namespace

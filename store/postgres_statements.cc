@@ -11,6 +11,8 @@ namespace {
   "id, agent_id, resource, actions, effect, constraints, created_at"
 #define VERDICT_DELEGATION_COLUMNS \
   "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+#define VERDICT_SIGNING_KEY_COLUMNS \
+  "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
 // A pending or approved request past its expiry reads as expired, whether or not a vote has
 // marked it yet. `now` is the parameter that holds the time.
 #define VERDICT_APPROVAL_COLUMNS(now)                                      \
@@ -113,11 +115,37 @@ constexpr PgStatementSql kStatements[] = {
     {PgStatement::kPolicyIsEmpty, "PolicyIsEmpty",
      "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
      " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+
+    {PgStatement::kFindActiveSigningKey, "FindActiveSigningKey",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS
+     " FROM signing_keys WHERE kid = $1 AND status = 'active'"},
+    {PgStatement::kIsTokenIdRevoked, "IsTokenIdRevoked",
+     "SELECT 1 FROM revoked_token_ids WHERE jti = $1"},
+    {PgStatement::kFindSigningKey, "FindSigningKey",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS " FROM signing_keys WHERE kid = $1"},
+    {PgStatement::kInsertSigningKey, "InsertSigningKey",
+     "INSERT INTO signing_keys (" VERDICT_SIGNING_KEY_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    {PgStatement::kRotateSigningKey, "RotateSigningKey",
+     "UPDATE signing_keys SET jwk_json = $2, allowed_algs = $3, updated_at = $4"
+     " WHERE kid = $1 AND status = 'active'"},
+    {PgStatement::kRetireSigningKey, "RetireSigningKey",
+     "UPDATE signing_keys SET status = 'retired', retired_at = $2, updated_at = $2"
+     " WHERE kid = $1 AND status = 'active'"},
+    {PgStatement::kListSigningKeys, "ListSigningKeys",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS " FROM signing_keys ORDER BY rowid"},
+    {PgStatement::kRevokeTokenId, "RevokeTokenId",
+     "INSERT INTO revoked_token_ids AS r (jti, expires_at) VALUES ($1, $2)"
+     " ON CONFLICT (jti) DO UPDATE SET expires_at = greatest(r.expires_at, excluded.expires_at)"},
+    // By the expiry index; $1 is now less the retention (store/signing_keys.h).
+    {PgStatement::kPruneRevokedTokenIds, "PruneRevokedTokenIds",
+     "DELETE FROM revoked_token_ids WHERE expires_at < $1"},
 };
 
 #undef VERDICT_AGENT_COLUMNS
 #undef VERDICT_PERMISSION_COLUMNS
 #undef VERDICT_DELEGATION_COLUMNS
+#undef VERDICT_SIGNING_KEY_COLUMNS
 #undef VERDICT_APPROVAL_COLUMNS
 
 static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kPgStatementCount,
@@ -143,6 +171,8 @@ constexpr PgStatement kDecisionPath[] = {
     PgStatement::kInsertApproval,
     PgStatement::kUseApproval,
     PgStatement::kFindApproval,
+    PgStatement::kFindActiveSigningKey,
+    PgStatement::kIsTokenIdRevoked,
 };
 
 }  // namespace

@@ -45,9 +45,20 @@ enum class PgStatement {
   kExportPermissions,
   kExportDelegations,
   kPolicyIsEmpty,
+  // JWT signing keys and revoked token ids (the first two on the decision path).
+  kFindActiveSigningKey,
+  kIsTokenIdRevoked,
+  kFindSigningKey,
+  kInsertSigningKey,
+  kRotateSigningKey,
+  kRetireSigningKey,
+  kListSigningKeys,
+  kRevokeTokenId,
+  kPruneRevokedTokenIds,
 };
 
-inline constexpr size_t kPgStatementCount = static_cast<size_t>(PgStatement::kPolicyIsEmpty) + 1;
+inline constexpr size_t kPgStatementCount =
+    static_cast<size_t>(PgStatement::kPruneRevokedTokenIds) + 1;
 
 // Transaction-scoped advisory locks (pg_advisory_xact_lock(kPgLockSpace, key)), so verdict's
 // locks cannot collide with an application's that shares the database.

@@ -78,6 +78,14 @@ class PostgresPolicyView : public Base {
     return PgLookupRateCount(connection(), permission_id, window_start_unix);
   }
 
+  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
+    return PgLookupActiveSigningKey(connection(), kid);
+  }
+
+  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
+    return PgLookupTokenIdRevoked(connection(), jti);
+  }
+
  protected:
   PostgresConnection& connection() { return *lease_; }
 

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -82,6 +83,11 @@ class PostgresStore final : public Store {
   absl::StatusOr<PolicyContents> ExportPolicy() override;
   absl::Status ImportPolicy(const PolicyContents& policy) override;
   absl::StatusOr<bool> IsEmpty() override;
+  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override;
+  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override;
+  absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
+  absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
+  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
 
  private:
   enum class TransactionKind { kRead, kWrite };

@@ -17,8 +17,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/json.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/postgres_store.h"
@@ -1008,6 +1010,155 @@ TEST_P(StoreContractTest, ImportIsAllOrNothing) {
   EXPECT_EQ(imported.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(imported.message(), HasSubstr("permissions[1].agent_id"));
   EXPECT_TRUE(*store_->IsEmpty());
+}
+
+// --- JWT signing keys and revoked token ids ---
+
+class StoreSigningKeysTest : public StoreContractTest {
+ protected:
+  std::optional<SigningKey> ActiveKeyInSnapshot(absl::string_view kid) {
+    absl::StatusOr<std::optional<SigningKey>> key = Read()->FindActiveSigningKey(kid);
+    EXPECT_TRUE(key.ok()) << key.status();
+    return key.ok() ? *key : std::nullopt;
+  }
+
+  bool RevokedInSnapshot(absl::string_view jti) {
+    absl::StatusOr<bool> revoked = Read()->IsTokenIdRevoked(jti);
+    EXPECT_TRUE(revoked.ok()) << revoked.status();
+    return revoked.ok() && *revoked;
+  }
+
+  const TestSigningKey key_ = TestSigningKey::NewEd25519("k1");
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreSigningKeysTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+TEST_P(StoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
+  absl::StatusOr<SigningKey> added = store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(added->kid, "k1");
+  EXPECT_EQ(added->created_at, clock_.Now());
+
+  std::optional<SigningKey> found = ActiveKeyInSnapshot("k1");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jwk_json, added->jwk_json);
+  EXPECT_THAT(found->allowed_algorithms, ElementsAre("EdDSA"));
+  EXPECT_EQ(found->status, SigningKeyStatus::kActive);
+  EXPECT_EQ(found->created_at, added->created_at);
+  EXPECT_EQ(found->retired_at, absl::InfiniteFuture());
+  EXPECT_FALSE(ActiveKeyInSnapshot("k2").has_value());
+}
+
+TEST_P(StoreSigningKeysTest, AKidIsNeverTakenTwiceNotEvenAfterRetirement) {
+  ASSERT_TRUE(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
+  EXPECT_EQ(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_TRUE(store_->RetireSigningKey("k1").ok());
+  const TestSigningKey again = TestSigningKey::NewEd25519("k1");
+  EXPECT_EQ(store_->AddSigningKey({again.public_jwk_json, {"EdDSA"}}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
+TEST_P(StoreSigningKeysTest, InvalidKeysAreRefusedBeforeAnythingIsWritten) {
+  EXPECT_EQ(store_->AddSigningKey({key_.private_jwk_json, {"EdDSA"}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->AddSigningKey({key_.public_jwk_json, {"HS256"}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<std::vector<SigningKey>> keys = store_->ListSigningKeys();
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  EXPECT_TRUE(keys->empty());
+}
+
+TEST_P(StoreSigningKeysTest, ARotationInPlaceReplacesTheContentUnderTheSameKid) {
+  ASSERT_TRUE(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
+  const absl::Time added_at = clock_.Now();
+  clock_.Advance(absl::Minutes(1));
+  const TestSigningKey replacement = TestSigningKey::NewEd25519("k1");
+  absl::StatusOr<SigningKey> rotated =
+      store_->RotateSigningKey({replacement.public_jwk_json, {"EdDSA"}});
+  ASSERT_TRUE(rotated.ok()) << rotated.status();
+  EXPECT_EQ(rotated->created_at, added_at);
+  EXPECT_EQ(rotated->updated_at, clock_.Now());
+
+  std::optional<SigningKey> found = ActiveKeyInSnapshot("k1");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jwk_json, rotated->jwk_json);
+  EXPECT_EQ(found->updated_at, clock_.Now());
+  EXPECT_THAT(found->jwk_json,
+              HasSubstr(ParseJson(replacement.public_jwk_json)->Find("x")->as_string()));
+}
+
+TEST_P(StoreSigningKeysTest, OnlyAnActiveKeyCanBeRotated) {
+  EXPECT_EQ(store_->RotateSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_TRUE(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
+  ASSERT_TRUE(store_->RetireSigningKey("k1").ok());
+  const absl::Status status = store_->RotateSigningKey({key_.public_jwk_json, {"EdDSA"}}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("retired"));
+}
+
+TEST_P(StoreSigningKeysTest, ARetiredKeyIsNoLongerFoundForDecisionsButStaysListed) {
+  // Kids chosen against their creation order: the list's order must not come from the kids.
+  const TestSigningKey first = TestSigningKey::NewEd25519("k9");
+  ASSERT_TRUE(store_->AddSigningKey({first.public_jwk_json, {"EdDSA"}}).ok());
+  const TestSigningKey other = TestSigningKey::NewHs256("k2");
+  ASSERT_TRUE(store_->AddSigningKey({other.public_jwk_json, {"HS256"}}).ok());
+  clock_.Advance(absl::Minutes(1));
+  absl::StatusOr<SigningKey> retired = store_->RetireSigningKey("k9");
+  ASSERT_TRUE(retired.ok()) << retired.status();
+  EXPECT_EQ(retired->status, SigningKeyStatus::kRetired);
+  EXPECT_EQ(retired->retired_at, clock_.Now());
+  EXPECT_FALSE(ActiveKeyInSnapshot("k9").has_value());
+  EXPECT_TRUE(ActiveKeyInSnapshot("k2").has_value());
+
+  // Retiring again changes nothing.
+  clock_.Advance(absl::Minutes(1));
+  absl::StatusOr<SigningKey> again = store_->RetireSigningKey("k9");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->retired_at, retired->retired_at);
+  EXPECT_EQ(store_->RetireSigningKey("k3").status().code(), absl::StatusCode::kNotFound);
+
+  absl::StatusOr<std::vector<SigningKey>> keys = store_->ListSigningKeys();
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  ASSERT_EQ(keys->size(), 2u);
+  EXPECT_EQ((*keys)[0].kid, "k9");
+  EXPECT_EQ((*keys)[0].status, SigningKeyStatus::kRetired);
+  EXPECT_EQ((*keys)[1].kid, "k2");
+  EXPECT_EQ((*keys)[1].status, SigningKeyStatus::kActive);
+}
+
+TEST_P(StoreSigningKeysTest, ARevokedTokenIdIsSeenByTheNextSnapshot) {
+  EXPECT_FALSE(RevokedInSnapshot("jti-1"));
+  ASSERT_TRUE(store_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
+  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
+  EXPECT_FALSE(RevokedInSnapshot("jti-2"));
+  // Revoking again is harmless.
+  EXPECT_TRUE(store_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
+  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
+}
+
+TEST_P(StoreSigningKeysTest, RevokedTokenIdsAreDroppedOnlyLongAfterTheirTokensExpire) {
+  ASSERT_TRUE(store_->RevokeTokenId("old", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->RevokeTokenId("extended", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->RevokeTokenId("extended", clock_.Now() + absl::Hours(48)).ok());
+  // An hour past its expiry the entry still protects against a skewed clock.
+  clock_.Advance(absl::Hours(1));
+  ASSERT_TRUE(store_->RevokeTokenId("new", clock_.Now() + absl::Minutes(5)).ok());
+  EXPECT_TRUE(RevokedInSnapshot("old"));
+  // A day later, the next revocation drops it; the later expiry kept "extended".
+  clock_.Advance(absl::Hours(24));
+  ASSERT_TRUE(store_->RevokeTokenId("newer", clock_.Now() + absl::Minutes(5)).ok());
+  EXPECT_FALSE(RevokedInSnapshot("old"));
+  EXPECT_TRUE(RevokedInSnapshot("extended"));
+  EXPECT_TRUE(RevokedInSnapshot("new"));
+}
+
+TEST_P(StoreSigningKeysTest, ATokenIdMustBeWellFormedAndCarryItsExpiry) {
+  EXPECT_EQ(store_->RevokeTokenId("", clock_.Now()).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->RevokeTokenId("jti", absl::InfiniteFuture()).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
