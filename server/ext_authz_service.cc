@@ -53,6 +53,8 @@ HttpRequestAttributes AttributesFromCheckRequest(const CheckRequest& request) {
   HttpRequestAttributes attributes;
   attributes.method = http.method();
   attributes.path = http.path();
+  attributes.scheme = http.scheme();
+  attributes.host = http.host();
   attributes.request_id = http.id();
   attributes.source_ip = context.source().address().socket_address().address();
   attributes.header = [&http](absl::string_view name) { return FindHeader(http, name); };

@@ -169,6 +169,8 @@ TEST_F(ExtAuthzServiceTest, MissingAndUnknownTokensAreUnauthorized) {
       {"", "TOKEN_MISSING"},
       {"Basic cmVhZGVyOnNlY3JldA==", "TOKEN_INVALID"},
       {"Bearer " + kUnknownToken, "TOKEN_INVALID"},
+      // A JWT access token, and this Authorizer has no key to verify one with.
+      {"Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhZ3RfcmVhZGVyIn0.c2lnbmF0dXJl", "TOKEN_INVALID"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.authorization);

@@ -180,14 +180,17 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
   if (!credential.has_value()) return Unauthenticated(kTokenMissing, /*token_given=*/false);
   absl::string_view token = absl::StripAsciiWhitespace(*credential);
   // RFC 7235: the scheme is case-insensitive; one or more spaces separate it from the token.
-  if (token.size() < 7 || !absl::EqualsIgnoreCase(token.substr(0, 6), "bearer") ||
-      token[6] != ' ') {
+  // "DPoP" (RFC 9449) names a token bound to a key; the engine checks the binding either way.
+  const size_t scheme_length = token.find(' ');
+  if (scheme_length == absl::string_view::npos ||
+      (!absl::EqualsIgnoreCase(token.substr(0, scheme_length), "bearer") &&
+       !absl::EqualsIgnoreCase(token.substr(0, scheme_length), "dpop"))) {
     return Unauthenticated(kTokenInvalid, /*token_given=*/true);
   }
-  token = absl::StripLeadingAsciiWhitespace(token.substr(7));
-  if (!CheckAgentTokenShape(token).ok()) {
-    return Unauthenticated(kTokenInvalid, /*token_given=*/true);
-  }
+  token = absl::StripLeadingAsciiWhitespace(token.substr(scheme_length + 1));
+  const bool token_shaped = LooksLikeCompactJws(token) ? CheckCompactJwsShape(token).ok()
+                                                       : CheckAgentTokenShape(token).ok();
+  if (!token_shaped) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
 
   if (attributes.method.empty() || !IsNormalisedPath(PathWithoutQuery(attributes.path))) {
     return BadRequest();
@@ -195,6 +198,13 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
 
   Request request;
   request.subject.token = std::string(token);
+  if (std::optional<absl::string_view> proof = Lookup(attributes.header, kDpopHeader)) {
+    request.subject.dpop.proof = std::string(*proof);
+    request.subject.dpop.http_method = std::string(attributes.method);
+    // RFC 9449 section 4.2: the URI without its query and fragment.
+    request.subject.dpop.http_uri =
+        absl::StrCat(attributes.scheme, "://", attributes.host, PathWithoutQuery(attributes.path));
+  }
   if (std::optional<absl::string_view> action =
           Lookup(attributes.context_extension, kActionExtension)) {
     request.action = std::string(*action);

@@ -2,8 +2,9 @@
 // and how the decision becomes the HTTP answer the proxy gives. Pure: no protobuf, no I/O.
 //
 //   By default: method "GET" -> action "get"; path "/docs/7?x=1" -> resource "/docs/7";
-//   header "authorization: Bearer vdt_..." -> the subject's agent token; the source address
-//   Envoy reports -> the client IP. An ALLOW lets the request through with the header
+//   header "authorization: Bearer vdt_..." -> the subject's token (an agent token, or a JWT
+//   access token, also as "DPoP <jwt>" with its "dpop" proof header); the source address Envoy
+//   reports -> the client IP. An ALLOW lets the request through with the header
 //   x-verdict-agent-id; a DENY answers 403, a missing or invalid credential 401, a store that
 //   cannot be read 503, always with the header x-verdict-reason.
 //
@@ -32,6 +33,8 @@ namespace verdict {
 inline constexpr absl::string_view kAgentIdHeader = "x-verdict-agent-id";
 inline constexpr absl::string_view kReasonHeader = "x-verdict-reason";
 inline constexpr absl::string_view kApprovalRequestIdHeader = "x-verdict-approval-request-id";
+// RFC 9449: the proof of possession that goes with a DPoP-bound access token.
+inline constexpr absl::string_view kDpopHeader = "dpop";
 
 // Keys of Envoy's per-route context_extensions that name the action or the resource instead of
 // the method and the path (set in the proxy's configuration, never by the client).
@@ -41,7 +44,7 @@ inline constexpr absl::string_view kResourceExtension = "verdict_resource";
 struct HttpMappingConfig {
   // Upper-case method -> action. A method not listed becomes its lower-cased name.
   absl::flat_hash_map<std::string, std::string> method_actions;
-  // The lower-case header that carries "Bearer <agent token>".
+  // The lower-case header that carries "Bearer <token>" (or "DPoP <token>").
   std::string token_header = "authorization";
   // When set (for example "x-forwarded-for"), the client IP is the first address listed in this
   // lower-case header. Only safe when the proxy in front rewrites the header; by default the
@@ -64,7 +67,9 @@ using HeaderLookup = std::function<std::optional<absl::string_view>(absl::string
 // What the proxy tells about the request. The views must outlive the mapping.
 struct HttpRequestAttributes {
   absl::string_view method;
-  absl::string_view path;  // as sent: path and query string, not decoded
+  absl::string_view path;    // as sent: path and query string, not decoded
+  absl::string_view scheme;  // "http", "https"
+  absl::string_view host;    // the :authority
   absl::string_view request_id;
   absl::string_view source_ip;  // "" when the peer has no IP address (a Unix socket)
   HeaderLookup header;

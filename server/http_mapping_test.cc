@@ -14,11 +14,15 @@ using ::testing::Contains;
 using ::testing::Pair;
 
 const std::string kToken = "vdt_" + std::string(43, 'A');
+// A compact JWS (header.payload.signature): the shape of a JWT access token.
+const std::string kJwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhZ3RfcmVhZGVyIn0.c2lnbmF0dXJl";
 
 // An Envoy-shaped request: lower-case header names, the path with its query string.
 struct FakeHttpRequest {
   std::string method = "GET";
   std::string path = "/docs/7?page=2";
+  std::string scheme = "https";
+  std::string host = "docs.example";
   std::string request_id = "3f2a9c1e-8d7b-4e6f-9a0b-1c2d3e4f5a6b";
   std::string source_ip = "10.1.2.3";
   std::map<std::string, std::string> headers = {{"authorization", "Bearer " + kToken},
@@ -29,6 +33,8 @@ struct FakeHttpRequest {
     HttpRequestAttributes attributes;
     attributes.method = method;
     attributes.path = path;
+    attributes.scheme = scheme;
+    attributes.host = host;
     attributes.request_id = request_id;
     attributes.source_ip = source_ip;
     attributes.header = [this](absl::string_view name) { return Find(headers, name); };
@@ -111,6 +117,27 @@ TEST(MapHttpRequestTest, BearerSchemeIsCaseInsensitiveAndSpacesAreTolerated) {
   EXPECT_EQ(MapOrFail(HttpMappingConfig(), http).subject.token, kToken);
 }
 
+TEST(MapHttpRequestTest, JwtAccessTokenIsTheSubjectWithoutProofWhenNoneIsSent) {
+  FakeHttpRequest http;
+  http.headers["authorization"] = "Bearer " + kJwt;
+  Request request = MapOrFail(HttpMappingConfig(), http);
+  EXPECT_EQ(request.subject.token, kJwt);
+  EXPECT_EQ(request.subject.dpop.proof, "");
+}
+
+TEST(MapHttpRequestTest, DpopSchemeCarriesTheProofAndTheRequestItWasMadeFor) {
+  FakeHttpRequest http;
+  http.method = "POST";
+  http.path = "/docs/7/comments?draft=1#top";
+  http.headers["authorization"] = "DPoP " + kJwt;
+  http.headers["dpop"] = "eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.cHJvb2Y";
+  Request request = MapOrFail(HttpMappingConfig(), http);
+  EXPECT_EQ(request.subject.token, kJwt);
+  EXPECT_EQ(request.subject.dpop.proof, "eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.cHJvb2Y");
+  EXPECT_EQ(request.subject.dpop.http_method, "POST");
+  EXPECT_EQ(request.subject.dpop.http_uri, "https://docs.example/docs/7/comments");
+}
+
 TEST(MapHttpRequestTest, TokenHeaderIsConfigurable) {
   HttpMappingConfig config;
   config.token_header = "x-agent-authorization";
@@ -147,8 +174,12 @@ TEST(MapHttpRequestTest, MalformedCredentialIsUnauthorizedTokenInvalid) {
       "Bearer vdt_short",
       "Bearer " + kToken + "A",
       "Bearer " + kToken.substr(0, kToken.size() - 1) + "!",
-      "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln",
       "Token " + kToken,
+      "Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0",
+      "Bearer eyJhbGciOiJFUzI1NiJ9..c2ln",
+      "Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln!",
+      "Bearer " + kJwt + "." + kJwt,
+      "Bearer " + std::string(9000, 'a') + "." + "b.c",
   };
   for (const std::string& credential : cases) {
     SCOPED_TRACE(credential);
