@@ -499,6 +499,70 @@ int ImportPolicy(Session& session) {
   return code;
 }
 
+int RevokeTokenId(Session& session) {
+  const ParsedOptions& o = session.options();
+  v1::RevokeTokenIdRequest request;
+  request.set_jti(o.Get("jti"));
+  if (!ParseTimestamp(o.Get("expires_at"), request.mutable_expires_at())) {
+    return session.UsageError(
+        "--expires_at: the token's exp as an RFC 3339 time such as 2030-01-01T00:00:00Z");
+  }
+  v1::RevokeTokenIdResponse response;
+  int code = session.CallAdmin(&AdminStub::RevokeTokenId, request, &response);
+  if (code == kExitOk) session.PrintDone(response, "revoked token id", request.jti());
+  return code;
+}
+
+// Add and rotate send the same two things: the JWK (from --jwk, a file or - for standard
+// input) and its algorithms (--alg).
+template <typename Request>
+int SigningKeyFromOptions(Session& session, Request* request) {
+  const std::string& path = session.options().Get("jwk");
+  std::ostringstream contents;
+  if (path == "-") {
+    contents << session.in().rdbuf();
+  } else {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) return session.UsageError(absl::StrCat("--jwk: cannot read ", path));
+    contents << file.rdbuf();
+  }
+  request->set_jwk_json(contents.str());
+  for (const std::string& algorithm : SplitList(session.options().Get("alg"))) {
+    request->add_allowed_algorithms(algorithm);
+  }
+  return kExitOk;
+}
+
+// Sends the key of --jwk and --alg with `method` (add or rotate); prints the key as it now is.
+template <typename Request>
+int SendSigningKey(Session& session,
+                   grpc::Status (AdminStub::*method)(grpc::ClientContext*, const Request&,
+                                                     v1::SigningKey*)) {
+  Request request;
+  if (int code = SigningKeyFromOptions(session, &request); code != kExitOk) return code;
+  v1::SigningKey response;
+  int code = session.CallAdmin(method, request, &response);
+  if (code == kExitOk) session.Print(response);
+  return code;
+}
+
+int RetireSigningKey(Session& session) {
+  v1::RetireSigningKeyRequest request;
+  request.set_kid(session.options().Get("kid"));
+  v1::SigningKey response;
+  int code = session.CallAdmin(&AdminStub::RetireSigningKey, request, &response);
+  if (code == kExitOk) session.Print(response);
+  return code;
+}
+
+int ListSigningKeys(Session& session) {
+  v1::ListSigningKeysResponse response;
+  int code =
+      session.CallAdmin(&AdminStub::ListSigningKeys, v1::ListSigningKeysRequest(), &response);
+  if (code == kExitOk) session.PrintList(response, response.keys(), "");
+  return code;
+}
+
 int Check(Session& session) {
   const ParsedOptions& o = session.options();
   if (o.Has("agent") == o.Has("token")) {
@@ -515,6 +579,9 @@ int Check(Session& session) {
   request.mutable_context()->set_arguments_json(o.Get("args"));
   request.mutable_context()->set_client_ip(o.Get("ip"));
   request.mutable_context()->set_request_id(o.Get("request_id"));
+  request.mutable_context()->set_dpop_proof(o.Get("dpop"));
+  request.mutable_context()->set_http_method(o.Get("http_method"));
+  request.mutable_context()->set_http_uri(o.Get("http_uri"));
   v1::AuthorizeResponse response;
   int code = session.Authorize(request, &response);
   if (code != kExitOk) return code;
@@ -664,6 +731,41 @@ const std::vector<Command>& Commands() {
        {{"file", "PATH", "the policy JSON; - for standard input", Need::kRequired}},
        false,
        ImportPolicy},
+      {"tokens",
+       "revoke-jti",
+       "Revoke a JWT access token by its jti: it is refused from the next decision on.",
+       {{"jti", "ID", "the token's jti", Need::kRequired},
+        {"expires_at", "TIME", "the token's exp, RFC 3339 (the revocation outlives it)",
+         Need::kRequired}},
+       false,
+       RevokeTokenId},
+      {"keys",
+       "add",
+       "Add a key that signs JWT access tokens, under its JWK's kid.",
+       {{"jwk", "PATH", "the JWK (public, or an HS256 secret); - for standard input",
+         Need::kRequired},
+        {"alg", "LIST", "the algorithms it verifies: EdDSA, ES256 or HS256", Need::kRequired}},
+       false,
+       [](Session& session) { return SendSigningKey(session, &AdminStub::AddSigningKey); }},
+      {"keys",
+       "rotate",
+       "Replace the content of the active key with the JWK's kid; counts at once.",
+       {{"jwk", "PATH", "the new JWK under the same kid; - for standard input", Need::kRequired},
+        {"alg", "LIST", "the algorithms it verifies: EdDSA, ES256 or HS256", Need::kRequired}},
+       false,
+       [](Session& session) { return SendSigningKey(session, &AdminStub::RotateSigningKey); }},
+      {"keys",
+       "retire",
+       "Retire a signing key: the tokens it signed are refused from the next decision on.",
+       {{"kid", "KID", "the key's kid", Need::kRequired}},
+       false,
+       RetireSigningKey},
+      {"keys",
+       "list",
+       "List the signing keys kept in the store, oldest first.",
+       {},
+       false,
+       ListSigningKeys},
       {"",
        "check",
        "Ask the decision port whether a call is allowed; exit 0 for ALLOW, 2 otherwise.",
@@ -673,7 +775,10 @@ const std::vector<Command>& Commands() {
         {"resource", "RESOURCE", "the resource", Need::kRequired},
         {"args", "JSON", "the call's arguments, a JSON object"},
         {"ip", "IP", "the caller's IP address"},
-        {"request_id", "ID", "echoed back and logged"}},
+        {"request_id", "ID", "echoed back and logged"},
+        {"dpop", "PROOF", "the DPoP proof for a JWT access token bound to a key"},
+        {"http_method", "METHOD", "the HTTP method the DPoP proof is for (POST)"},
+        {"http_uri", "URI", "the HTTP URI the DPoP proof is for"}},
        true,
        Check},
   };

@@ -328,4 +328,29 @@ google::protobuf::Duration DurationToProto(absl::Duration duration) {
   return proto;
 }
 
+absl::StatusOr<absl::Time> RevokedTokenExpiryFromProto(const v1::RevokeTokenIdRequest& proto) {
+  if (!proto.has_expires_at()) return InvalidField("expires_at", "required (the token's exp)");
+  return ExpiryFromProto("expires_at", true, proto.expires_at());
+}
+
+NewSigningKey NewSigningKeyFromProto(const std::string& jwk_json,
+                                     const google::protobuf::RepeatedPtrField<std::string>& algs) {
+  return NewSigningKey{jwk_json, std::vector<std::string>(algs.begin(), algs.end())};
+}
+
+void SigningKeyToProto(const SigningKey& key, v1::SigningKey* proto) {
+  proto->set_kid(key.kid);
+  const bool secret = std::find(key.allowed_algorithms.begin(), key.allowed_algorithms.end(),
+                                "HS256") != key.allowed_algorithms.end();
+  if (!secret) proto->set_public_jwk_json(key.jwk_json);
+  for (const std::string& algorithm : key.allowed_algorithms) {
+    proto->add_allowed_algorithms(algorithm);
+  }
+  proto->set_status(key.status == SigningKeyStatus::kActive ? v1::SIGNING_KEY_ACTIVE
+                                                            : v1::SIGNING_KEY_RETIRED);
+  SetTime(key.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTime(key.updated_at, [proto] { return proto->mutable_updated_at(); });
+  SetTime(key.retired_at, [proto] { return proto->mutable_retired_at(); });
+}
+
 }  // namespace verdict

@@ -30,6 +30,10 @@ absl::StatusOr<ApprovalStatus> ApprovalStatusFromProto(v1::ApprovalStatus proto)
 absl::StatusOr<DecisionLogFilter> DecisionLogFilterFromProto(
     const v1::QueryDecisionLogRequest& proto);
 PageRequest PageFromProto(uint32_t page_size, const std::string& page_token);
+// The token's expiry is required.
+absl::StatusOr<absl::Time> RevokedTokenExpiryFromProto(const v1::RevokeTokenIdRequest& proto);
+NewSigningKey NewSigningKeyFromProto(const std::string& jwk_json,
+                                     const google::protobuf::RepeatedPtrField<std::string>& algs);
 
 // Store to wire.
 void AgentToProto(const Agent& agent, v1::Agent* proto);
@@ -41,6 +45,8 @@ absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEnt
 void ChainVerificationToProto(const ChainVerification& verification,
                               v1::VerifyDecisionLogResponse* proto);
 google::protobuf::Duration DurationToProto(absl::Duration duration);
+// An HS256 key's secret is never written: only public JWKs go back on the wire.
+void SigningKeyToProto(const SigningKey& key, v1::SigningKey* proto);
 
 }  // namespace verdict
 

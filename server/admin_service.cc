@@ -254,4 +254,67 @@ grpc::Status GrpcAdminService::ImportPolicy(grpc::ServerContext* context,
   });
 }
 
+grpc::Status GrpcAdminService::RevokeTokenId(grpc::ServerContext* context,
+                                             const v1::RevokeTokenIdRequest* request,
+                                             v1::RevokeTokenIdResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<absl::Time> expires_at = RevokedTokenExpiryFromProto(*request);
+    if (!expires_at.ok()) return expires_at.status();
+    return admin_.RevokeTokenId(request->jti(), *expires_at);
+  });
+}
+
+template <typename Change>
+grpc::Status GrpcAdminService::ChangeSigningKey(grpc::ServerContext* context, Change change,
+                                                v1::SigningKey* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<SigningKey> key = change();
+    if (!key.ok()) return key.status();
+    SigningKeyToProto(*key, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcAdminService::AddSigningKey(grpc::ServerContext* context,
+                                             const v1::AddSigningKeyRequest* request,
+                                             v1::SigningKey* response) {
+  return ChangeSigningKey(
+      context,
+      [&] {
+        return admin_.AddSigningKey(
+            NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
+      },
+      response);
+}
+
+grpc::Status GrpcAdminService::RotateSigningKey(grpc::ServerContext* context,
+                                                const v1::RotateSigningKeyRequest* request,
+                                                v1::SigningKey* response) {
+  return ChangeSigningKey(
+      context,
+      [&] {
+        return admin_.RotateSigningKey(
+            NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
+      },
+      response);
+}
+
+grpc::Status GrpcAdminService::RetireSigningKey(grpc::ServerContext* context,
+                                                const v1::RetireSigningKeyRequest* request,
+                                                v1::SigningKey* response) {
+  return ChangeSigningKey(
+      context, [&] { return admin_.RetireSigningKey(request->kid()); }, response);
+}
+
+grpc::Status GrpcAdminService::ListSigningKeys(grpc::ServerContext* context,
+                                               const v1::ListSigningKeysRequest* request,
+                                               v1::ListSigningKeysResponse* response) {
+  return Serve(context, [&]() -> absl::Status {
+    absl::StatusOr<std::vector<SigningKey>> keys = admin_.ListSigningKeys();
+    if (!keys.ok()) return keys.status();
+    for (const SigningKey& key : *keys) SigningKeyToProto(key, response->add_keys());
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace verdict

@@ -74,6 +74,19 @@ class GrpcAdminService final : public v1::AdminService::Service {
                             v1::ExportPolicyResponse* response) override;
   grpc::Status ImportPolicy(grpc::ServerContext* context, const v1::ImportPolicyRequest* request,
                             v1::ImportPolicyResponse* response) override;
+  grpc::Status RevokeTokenId(grpc::ServerContext* context, const v1::RevokeTokenIdRequest* request,
+                             v1::RevokeTokenIdResponse* response) override;
+  grpc::Status AddSigningKey(grpc::ServerContext* context, const v1::AddSigningKeyRequest* request,
+                             v1::SigningKey* response) override;
+  grpc::Status RotateSigningKey(grpc::ServerContext* context,
+                                const v1::RotateSigningKeyRequest* request,
+                                v1::SigningKey* response) override;
+  grpc::Status RetireSigningKey(grpc::ServerContext* context,
+                                const v1::RetireSigningKeyRequest* request,
+                                v1::SigningKey* response) override;
+  grpc::Status ListSigningKeys(grpc::ServerContext* context,
+                               const v1::ListSigningKeysRequest* request,
+                               v1::ListSigningKeysResponse* response) override;
 
  private:
   // Checks the caller's credential, then runs `body`; the gRPC status of the first failure.
@@ -84,6 +97,10 @@ class GrpcAdminService final : public v1::AdminService::Service {
                          AgentStatus status, v1::Agent* response);
   grpc::Status Vote(grpc::ServerContext* context, const v1::VoteRequest& request, bool approve,
                     v1::ApprovalRequest* response);
+  // Runs `change` (an add, rotation or retirement) and answers the key as it now is.
+  template <typename Change>
+  grpc::Status ChangeSigningKey(grpc::ServerContext* context, Change change,
+                                v1::SigningKey* response);
 
   PolicyAdmin& admin_;
   DecisionLog& decision_log_;

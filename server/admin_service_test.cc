@@ -13,8 +13,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/json.h"
 #include "crypto/secret_hash.h"
 #include "crypto/sha256.h"
+#include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/grpc_server.h"
@@ -28,6 +30,7 @@ namespace verdict {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kSecret[] = "an admin secret for tests only";
@@ -689,6 +692,91 @@ TEST_F(AdminServiceTest, ImportRefusesAMalformedDocumentAndWritesNothing) {
   v1::ListAgentsResponse agents;
   ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
   EXPECT_EQ(agents.agents_size(), 0);
+}
+
+TEST_F(AdminServiceTest, SigningKeysAreAddedRotatedRetiredAndListedWithoutTheirSecrets) {
+  const TestSigningKey ed = TestSigningKey::NewEd25519("ed-1");
+  const TestSigningKey hs = TestSigningKey::NewHs256("hs-1");
+  v1::AddSigningKeyRequest add;
+  add.set_jwk_json(ed.public_jwk_json);
+  add.add_allowed_algorithms("EdDSA");
+  v1::SigningKey added;
+  grpc::Status status = stub_->AddSigningKey(Context().get(), add, &added);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(added.kid(), "ed-1");
+  EXPECT_EQ(added.status(), v1::SIGNING_KEY_ACTIVE);
+  EXPECT_THAT(added.public_jwk_json(), HasSubstr("\"kid\":\"ed-1\""));
+  EXPECT_TRUE(added.has_created_at());
+  EXPECT_FALSE(added.has_retired_at());
+
+  add.set_jwk_json(hs.public_jwk_json);
+  add.set_allowed_algorithms(0, "HS256");
+  v1::SigningKey secret;
+  status = stub_->AddSigningKey(Context().get(), add, &secret);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(secret.public_jwk_json(), "");  // an HMAC secret is never sent back
+
+  v1::RotateSigningKeyRequest rotate;
+  rotate.set_jwk_json(TestSigningKey::NewEd25519("ed-1").public_jwk_json);
+  rotate.add_allowed_algorithms("EdDSA");
+  v1::SigningKey rotated;
+  status = stub_->RotateSigningKey(Context().get(), rotate, &rotated);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_NE(rotated.public_jwk_json(), added.public_jwk_json());
+
+  v1::RetireSigningKeyRequest retire;
+  retire.set_kid("ed-1");
+  v1::SigningKey retired;
+  status = stub_->RetireSigningKey(Context().get(), retire, &retired);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(retired.status(), v1::SIGNING_KEY_RETIRED);
+  EXPECT_TRUE(retired.has_retired_at());
+
+  v1::ListSigningKeysResponse listed;
+  status = stub_->ListSigningKeys(Context().get(), v1::ListSigningKeysRequest(), &listed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(listed.keys_size(), 2);
+  EXPECT_EQ(listed.keys(0).kid(), "ed-1");
+  EXPECT_EQ(listed.keys(0).status(), v1::SIGNING_KEY_RETIRED);
+  EXPECT_EQ(listed.keys(1).kid(), "hs-1");
+  EXPECT_EQ(listed.keys(1).public_jwk_json(), "");
+  for (const v1::SigningKey& key : listed.keys()) {
+    EXPECT_THAT(key.DebugString(),
+                Not(HasSubstr(ParseJson(hs.public_jwk_json)->Find("k")->as_string())));
+  }
+}
+
+TEST_F(AdminServiceTest, SigningKeyAndTokenIdRefusalsSayWhy) {
+  const TestSigningKey ed = TestSigningKey::NewEd25519("ed-1");
+  v1::AddSigningKeyRequest private_key;
+  private_key.set_jwk_json(ed.private_jwk_json);
+  private_key.add_allowed_algorithms("EdDSA");
+  v1::SigningKey key;
+  grpc::Status status = stub_->AddSigningKey(Context().get(), private_key, &key);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("public key only"));
+
+  v1::RetireSigningKeyRequest unknown;
+  unknown.set_kid("nobody");
+  EXPECT_EQ(stub_->RetireSigningKey(Context().get(), unknown, &key).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+
+  v1::RevokeTokenIdRequest no_expiry;
+  no_expiry.set_jti("jti-1");
+  v1::RevokeTokenIdResponse revoked;
+  status = stub_->RevokeTokenId(Context().get(), no_expiry, &revoked);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("expires_at"));
+
+  v1::RevokeTokenIdRequest revoke = no_expiry;
+  revoke.mutable_expires_at()->set_seconds(absl::ToUnixSeconds(clock_.Now() + absl::Hours(1)));
+  EXPECT_EQ(stub_->RevokeTokenId(Context("wrong secret").get(), revoke, &revoked).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  status = stub_->RevokeTokenId(Context().get(), revoke, &revoked);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_TRUE(*(*snapshot)->IsTokenIdRevoked("jti-1"));
 }
 
 }  // namespace

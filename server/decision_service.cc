@@ -95,7 +95,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::ValidateToken(grpc::CallbackServe
       [this](const v1::ValidateTokenRequest& wire_request,
              v1::ValidateTokenResponse* wire_response) -> absl::Status {
         absl::StatusOr<TokenValidation> validation =
-            authorizer_.ValidateToken(wire_request.token());
+            authorizer_.ValidateToken(wire_request.token(), DpopEvidenceFromProto(wire_request));
         if (!validation.ok()) return validation.status();
         TokenValidationToProto(*validation, wire_response);
         return absl::OkStatus();

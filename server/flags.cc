@@ -3,10 +3,13 @@
 #include <cstdint>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "crypto/jwk.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "Where to serve gRPC: host:port (port 0 picks a free port) or unix:PATH.");
@@ -28,8 +31,60 @@ ABSL_FLAG(std::string, decision_json_log, "",
           "Write one JSON line per decision (secrets redacted) to this file, or - for standard "
           "output; empty for none.");
 
+ABSL_FLAG(std::string, jwks_file, "",
+          "A JWK Set file of keys that sign JWT access tokens (each key with its \"kid\" and "
+          "\"alg\"), read at start; keys added through the admin plane join them. Needs "
+          "--jwt_issuer and --jwt_audience.");
+ABSL_FLAG(std::string, jwt_issuer, "",
+          "The \"iss\" every JWT access token must carry; empty: JWT access tokens are refused.");
+ABSL_FLAG(std::string, jwt_audience, "",
+          "The audience (\"aud\") every JWT access token must name.");
+ABSL_FLAG(absl::Duration, jwt_leeway, absl::Seconds(30),
+          "Clock skew forgiven on a JWT's exp, nbf and iat (at most 1h).");
+ABSL_FLAG(std::string, jwt_algorithms, "EdDSA,ES256,HS256",
+          "The JWS algorithms accepted at all, comma-separated; each key narrows them further.");
+ABSL_FLAG(absl::Duration, dpop_iat_window, absl::Seconds(60),
+          "How far a DPoP proof's iat may lie from now, either way (more than 0, at most 1h). "
+          "Proofs are remembered for replay protection in this process only.");
+
 namespace verdict {
 namespace {
+
+// The longest clock skew or proof age accepted: a revoked token id is kept a day past its
+// token's expiry (store/signing_keys.h), far beyond it.
+constexpr absl::Duration kMaxJwtClockWindow = absl::Hours(1);
+
+absl::Status ValidateJwtOptions(const ServerOptions& options) {
+  const bool has_issuer = !options.jwt_issuer.empty();
+  const bool has_audience = !options.jwt_audience.empty();
+  if (has_issuer != has_audience) {
+    return absl::InvalidArgumentError(
+        "--jwt_issuer and --jwt_audience: set both to accept JWT access tokens, or neither");
+  }
+  if (!options.jwks_file.empty() && !has_issuer) {
+    return absl::InvalidArgumentError("--jwks_file: needs --jwt_issuer and --jwt_audience");
+  }
+  if (options.jwt_leeway < absl::ZeroDuration() || options.jwt_leeway > kMaxJwtClockWindow) {
+    return absl::InvalidArgumentError(absl::StrCat("--jwt_leeway: must be 0 to 1h, got ",
+                                                   absl::FormatDuration(options.jwt_leeway)));
+  }
+  if (options.dpop_iat_window <= absl::ZeroDuration() ||
+      options.dpop_iat_window > kMaxJwtClockWindow) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--dpop_iat_window: must be more than 0 and at most 1h, got ",
+                     absl::FormatDuration(options.dpop_iat_window)));
+  }
+  if (options.jwt_algorithms.empty()) {
+    return absl::InvalidArgumentError("--jwt_algorithms: name at least one of EdDSA, ES256, HS256");
+  }
+  for (const std::string& name : options.jwt_algorithms) {
+    if (!JwsAlgorithmFromName(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--jwt_algorithms: \"", name, "\" is not one of EdDSA, ES256, HS256"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ValidateListenAddress(absl::string_view listen) {
   if (absl::StartsWith(listen, "unix:")) {
@@ -60,6 +115,16 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.ext_authz_config_path = absl::GetFlag(FLAGS_ext_authz_config);
   options.decision_json_log_path = absl::GetFlag(FLAGS_decision_json_log);
+  options.jwks_file = absl::GetFlag(FLAGS_jwks_file);
+  options.jwt_issuer = absl::GetFlag(FLAGS_jwt_issuer);
+  options.jwt_audience = absl::GetFlag(FLAGS_jwt_audience);
+  options.jwt_leeway = absl::GetFlag(FLAGS_jwt_leeway);
+  options.jwt_algorithms.clear();
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_jwt_algorithms), ',', absl::SkipWhitespace())) {
+    options.jwt_algorithms.emplace_back(absl::StripAsciiWhitespace(name));
+  }
+  options.dpop_iat_window = absl::GetFlag(FLAGS_dpop_iat_window);
   if (absl::Status status = ValidateServerOptions(options); !status.ok()) return status;
   return options;
 }
@@ -73,6 +138,7 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("--workers: must be 1..", kMaxWorkers, ", got ", options.workers));
   }
+  if (absl::Status status = ValidateJwtOptions(options); !status.ok()) return status;
   return absl::OkStatus();
 }
 

@@ -7,10 +7,12 @@
 #define VERDICT_SERVER_FLAGS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, db);
@@ -19,6 +21,12 @@ ABSL_DECLARE_FLAG(int, workers);
 ABSL_DECLARE_FLAG(std::string, metrics_listen);
 ABSL_DECLARE_FLAG(std::string, ext_authz_config);
 ABSL_DECLARE_FLAG(std::string, decision_json_log);
+ABSL_DECLARE_FLAG(std::string, jwks_file);
+ABSL_DECLARE_FLAG(std::string, jwt_issuer);
+ABSL_DECLARE_FLAG(std::string, jwt_audience);
+ABSL_DECLARE_FLAG(absl::Duration, jwt_leeway);
+ABSL_DECLARE_FLAG(std::string, jwt_algorithms);
+ABSL_DECLARE_FLAG(absl::Duration, dpop_iat_window);
 
 namespace verdict {
 
@@ -41,6 +49,15 @@ struct ServerOptions {
   // Where one JSON line per decision goes (server/decision_json_log.h): a file, "-" for standard
   // output, "" for none.
   std::string decision_json_log_path;
+
+  // JWT access tokens (server/access_tokens.h): accepted when jwt_issuer is set, signed by a key
+  // of the JWK Set file (read at start) or an active key in the store.
+  std::string jwks_file;  // "" for store keys only
+  std::string jwt_issuer;
+  std::string jwt_audience;
+  absl::Duration jwt_leeway = absl::Seconds(30);
+  std::vector<std::string> jwt_algorithms = {"EdDSA", "ES256", "HS256"};
+  absl::Duration dpop_iat_window = absl::Seconds(60);
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();

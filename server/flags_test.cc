@@ -11,6 +11,7 @@
 namespace verdict {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 ServerOptions ValidOptions() {
@@ -72,6 +73,73 @@ TEST(ServerOptionsTest, BadOptionsNameTheFlag) {
   };
   for (const Case& c : cases) {
     ServerOptions options = ValidOptions();
+    c.spoil(options);
+    const absl::Status status = ValidateServerOptions(options);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.flag)) << c.name;
+  }
+}
+
+TEST(ServerOptionsTest, JwtFlagsReachTheOptions) {
+  absl::FlagSaver restore_flags;
+  absl::StatusOr<ServerOptions> defaults = ServerOptionsFromFlags();
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->jwt_issuer, "");  // JWT access tokens are off
+  EXPECT_EQ(defaults->jwt_leeway, absl::Seconds(30));
+  EXPECT_EQ(defaults->dpop_iat_window, absl::Seconds(60));
+  EXPECT_THAT(defaults->jwt_algorithms, ElementsAre("EdDSA", "ES256", "HS256"));
+
+  absl::SetFlag(&FLAGS_jwks_file, "/etc/verdict/jwks.json");
+  absl::SetFlag(&FLAGS_jwt_issuer, "https://issuer.example");
+  absl::SetFlag(&FLAGS_jwt_audience, "verdict");
+  absl::SetFlag(&FLAGS_jwt_leeway, absl::Seconds(5));
+  absl::SetFlag(&FLAGS_jwt_algorithms, "EdDSA, ES256");
+  absl::SetFlag(&FLAGS_dpop_iat_window, absl::Seconds(20));
+  absl::StatusOr<ServerOptions> options = ServerOptionsFromFlags();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->jwks_file, "/etc/verdict/jwks.json");
+  EXPECT_EQ(options->jwt_issuer, "https://issuer.example");
+  EXPECT_EQ(options->jwt_audience, "verdict");
+  EXPECT_EQ(options->jwt_leeway, absl::Seconds(5));
+  EXPECT_THAT(options->jwt_algorithms, ElementsAre("EdDSA", "ES256"));
+  EXPECT_EQ(options->dpop_iat_window, absl::Seconds(20));
+}
+
+TEST(ServerOptionsTest, BadJwtOptionsNameTheFlag) {
+  const struct {
+    const char* name;
+    void (*spoil)(ServerOptions&);
+    const char* flag;
+  } kCases[] = {
+      {"issuer without audience", [](ServerOptions& o) { o.jwt_audience.clear(); },
+       "--jwt_audience"},
+      {"audience without issuer", [](ServerOptions& o) { o.jwt_issuer.clear(); }, "--jwt_issuer"},
+      {"keys without issuer",
+       [](ServerOptions& o) {
+         o.jwt_issuer.clear();
+         o.jwt_audience.clear();
+       },
+       "--jwks_file"},
+      {"negative leeway", [](ServerOptions& o) { o.jwt_leeway = -absl::Seconds(1); },
+       "--jwt_leeway"},
+      {"leeway over an hour", [](ServerOptions& o) { o.jwt_leeway = absl::Minutes(61); },
+       "--jwt_leeway"},
+      {"no DPoP window", [](ServerOptions& o) { o.dpop_iat_window = absl::ZeroDuration(); },
+       "--dpop_iat_window"},
+      {"no algorithm", [](ServerOptions& o) { o.jwt_algorithms.clear(); }, "--jwt_algorithms"},
+      {"alg none", [](ServerOptions& o) { o.jwt_algorithms = {"none"}; }, "--jwt_algorithms"},
+      {"RS256",
+       [](ServerOptions& o) {
+         o.jwt_algorithms = {"EdDSA", "RS256"};
+       },
+       "--jwt_algorithms"},
+  };
+  for (const auto& c : kCases) {
+    ServerOptions options = ValidOptions();
+    options.jwks_file = "jwks.json";
+    options.jwt_issuer = "https://issuer.example";
+    options.jwt_audience = "verdict";
+    ASSERT_TRUE(ValidateServerOptions(options).ok());
     c.spoil(options);
     const absl::Status status = ValidateServerOptions(options);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.name;

@@ -59,6 +59,8 @@ void ContextInto(const v1::RequestContext& context, Request* request) {
   request->client_ip = context.client_ip();
   request->arguments_json = context.arguments_json();
   request->request_id = context.request_id();
+  request->subject.dpop =
+      DpopEvidence{context.dpop_proof(), context.http_method(), context.http_uri()};
 }
 
 absl::StatusOr<Effect> EffectFromProto(int proto_effect) {
@@ -317,6 +319,10 @@ absl::StatusOr<Request> RequestFromProto(const v1::AuthorizeRequest& proto) {
   request.resource = proto.resource();
   ContextInto(proto.context(), &request);
   return request;
+}
+
+DpopEvidence DpopEvidenceFromProto(const v1::ValidateTokenRequest& proto) {
+  return DpopEvidence{proto.dpop_proof(), proto.http_method(), proto.http_uri()};
 }
 
 absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(

@@ -33,6 +33,8 @@ absl::StatusOr<Request> RequestFromProto(const v1::AuthorizeRequest& proto);
 // One Request per check, each with the batch's subject and context; a check's non-empty
 // arguments_json replaces the context's.
 absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(const v1::BatchAuthorizeRequest& proto);
+// The DPoP proof and HTTP request a ValidateToken call carries (empty when none).
+DpopEvidence DpopEvidenceFromProto(const v1::ValidateTokenRequest& proto);
 // Extra permissions and lent permissions must be storable (resource pattern, action names,
 // constraints); a what-if delegation lends allow permissions only.
 absl::StatusOr<WhatIf> WhatIfFromProto(const v1::WhatIf& proto);

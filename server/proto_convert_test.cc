@@ -50,6 +50,29 @@ TEST(RequestFromProtoTest, TokenSubjectFillsOnlyTheToken) {
   EXPECT_EQ(request->subject.agent_id, "");
 }
 
+TEST(RequestFromProtoTest, TheDpopProofAndItsHttpRequestGoWithTheSubject) {
+  v1::AuthorizeRequest wire = WireRequestForAgent("ignored");
+  wire.mutable_subject()->set_token("eyJh.eyJz.c2ln");
+  wire.mutable_context()->set_dpop_proof("eyJ0.eyJq.c2ln");
+  wire.mutable_context()->set_http_method("POST");
+  wire.mutable_context()->set_http_uri("https://api.example/v1/docs");
+  absl::StatusOr<Request> request = RequestFromProto(wire);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ(request->subject.dpop.proof, "eyJ0.eyJq.c2ln");
+  EXPECT_EQ(request->subject.dpop.http_method, "POST");
+  EXPECT_EQ(request->subject.dpop.http_uri, "https://api.example/v1/docs");
+
+  v1::ValidateTokenRequest validate;
+  validate.set_token("eyJh.eyJz.c2ln");
+  validate.set_dpop_proof("eyJ0.eyJq.c2ln");
+  validate.set_http_method("GET");
+  validate.set_http_uri("https://api.example/v1/me");
+  const DpopEvidence evidence = DpopEvidenceFromProto(validate);
+  EXPECT_EQ(evidence.proof, "eyJ0.eyJq.c2ln");
+  EXPECT_EQ(evidence.http_method, "GET");
+  EXPECT_EQ(evidence.http_uri, "https://api.example/v1/me");
+}
+
 TEST(RequestFromProtoTest, MissingSubjectIsInvalidArgument) {
   v1::AuthorizeRequest no_subject = WireRequestForAgent("agt_reader");
   no_subject.clear_subject();

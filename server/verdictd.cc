@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
+#include "server/access_tokens.h"
 #include "server/admin_plane.h"
 #include "server/availability_monitor.h"
 #include "server/decision_json_log.h"
@@ -81,6 +82,12 @@ int Serve(const ServerOptions& options) {
       LoadHttpMappingConfig(options.ext_authz_config_path);
   if (!ext_authz_config.ok()) {
     std::cerr << "verdictd: --ext_authz_config: " << ext_authz_config.status().message() << "\n";
+    return kExitConfiguration;
+  }
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> access_tokens =
+      AccessTokenVerifierFromOptions(options);
+  if (!access_tokens.ok()) {
+    std::cerr << "verdictd: " << access_tokens.status().message() << "\n";
     return kExitConfiguration;
   }
   std::unique_ptr<DecisionJsonLog> json_log;
@@ -149,7 +156,8 @@ int Serve(const ServerOptions& options) {
   }
   if ((*admin_plane)->decision_log() != nullptr) observers.Add((*admin_plane)->decision_log());
   Authorizer authorizer(
-      **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers);
+      **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
+      access_tokens->get());
   // Declared before the server, so it stops after the server has finished every call.
   WorkerPool workers(options.workers);
   GrpcDecisionService decision_service(authorizer, workers);

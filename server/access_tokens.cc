@@ -1,0 +1,49 @@
+#include "server/access_tokens.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "crypto/jwk.h"
+
+namespace verdict {
+
+absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> AccessTokenVerifierFromOptions(
+    const ServerOptions& options) {
+  if (options.jwt_issuer.empty()) return nullptr;
+  AccessTokenOptions access_tokens;
+  access_tokens.policy.issuer = options.jwt_issuer;
+  access_tokens.policy.audience = options.jwt_audience;
+  access_tokens.policy.leeway = options.jwt_leeway;
+  access_tokens.policy.allowed_algorithms.clear();
+  for (const std::string& name : options.jwt_algorithms) {
+    std::optional<JwsAlgorithm> algorithm = JwsAlgorithmFromName(name);
+    if (!algorithm) {
+      return absl::InvalidArgumentError(absl::StrCat("--jwt_algorithms: unknown ", name));
+    }
+    access_tokens.policy.allowed_algorithms.push_back(*algorithm);
+  }
+  access_tokens.dpop_iat_window = options.dpop_iat_window;
+
+  if (!options.jwks_file.empty()) {
+    std::ifstream file(options.jwks_file, std::ios::binary);
+    if (!file)
+      return absl::NotFoundError(absl::StrCat("--jwks_file: cannot read ", options.jwks_file));
+    std::ostringstream text;
+    text << file.rdbuf();
+    // No allowlist here: each key must say which algorithm it is for ("alg"), so none is
+    // inferred from a key's type.
+    absl::StatusOr<KeySet> keys = KeySet::FromJwks(text.str());
+    if (!keys.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--jwks_file=", options.jwks_file, ": ", keys.status().message()));
+    }
+    access_tokens.keys = *std::move(keys);
+  }
+  return AccessTokenVerifier::Create(std::move(access_tokens));
+}
+
+}  // namespace verdict

@@ -1,0 +1,98 @@
+#include "server/access_tokens.h"
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "decision/access_token_test_support.h"
+#include "decision/memory_store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string WriteFile(const std::string& name, const std::string& contents) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
+  std::ofstream(path) << contents;
+  return path;
+}
+
+ServerOptions JwtOptions(std::string jwks_file) {
+  ServerOptions options;
+  options.jwks_file = std::move(jwks_file);
+  options.jwt_issuer = kTestIssuer;
+  options.jwt_audience = kTestAudience;
+  return options;
+}
+
+TEST(AccessTokenVerifierFromOptionsTest, NoIssuerMeansNoVerifier) {
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
+      AccessTokenVerifierFromOptions(ServerOptions());
+  ASSERT_TRUE(verifier.ok()) << verifier.status();
+  EXPECT_EQ(*verifier, nullptr);
+}
+
+TEST(AccessTokenVerifierFromOptionsTest, VerifiesTokensSignedByTheJwksFilesKeys) {
+  const TestSigningKey key = TestSigningKey::NewEd25519("file-1");
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
+      AccessTokenVerifierFromOptions(JwtOptions(WriteFile("jwks.json", JwksOf({key}))));
+  ASSERT_TRUE(verifier.ok()) << verifier.status();
+  ASSERT_NE(*verifier, nullptr);
+
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  MemoryPolicyStore store;
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  Subject subject;
+  subject.token = SignAccessToken(key, DefaultAccessTokenSpec("agt_a", now));
+  absl::StatusOr<AccessTokenClaims> claims = (*verifier)->Authenticate(subject, **snapshot, now);
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_EQ(claims->subject, "agt_a");
+}
+
+TEST(AccessTokenVerifierFromOptionsTest, WithoutAFileOnlyStoreKeysVerify) {
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
+      AccessTokenVerifierFromOptions(JwtOptions(""));
+  ASSERT_TRUE(verifier.ok()) << verifier.status();
+  EXPECT_NE(*verifier, nullptr);
+}
+
+TEST(AccessTokenVerifierFromOptionsTest, AnUnusableJwksFileNamesTheFlag) {
+  const TestSigningKey key = TestSigningKey::NewEd25519("file-1");
+  const struct {
+    const char* name;
+    std::string contents;
+    const char* message;
+  } kCases[] = {
+      {"not JSON", "{keys", "invalid JSON"},
+      {"not a key set", R"({"kid":"k"})", "\"keys\" array"},
+      {"a key without alg",
+       R"({"keys":[{"kid":"k","kty":"OKP","crv":"Ed25519",)"
+       R"("x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]})",
+       "no \"alg\""},
+      {"a key without kid",
+       R"({"keys":[{"alg":"EdDSA","kty":"OKP","crv":"Ed25519",)"
+       R"("x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]})",
+       "needs a \"kid\""},
+      {"a kid twice", JwksOf({key, key}), "appears twice"},
+  };
+  for (const auto& c : kCases) {
+    const std::string path = WriteFile("bad-jwks.json", c.contents);
+    absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
+        AccessTokenVerifierFromOptions(JwtOptions(path));
+    EXPECT_EQ(verifier.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_THAT(std::string(verifier.status().message()), HasSubstr("--jwks_file=")) << c.name;
+    EXPECT_THAT(std::string(verifier.status().message()), HasSubstr(c.message)) << c.name;
+  }
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> missing =
+      AccessTokenVerifierFromOptions(JwtOptions("/nonexistent/jwks.json"));
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("--jwks_file"));
+}
+
+}  // namespace
+}  // namespace verdict
