@@ -1,103 +1,21 @@
 // SqliteStore's PolicyAdmin half: the admin plane's writes and reads (store/policy_admin.h).
-#include <cstdint>
-#include <limits>
+// The checks and rows are store/admin_input.h's, shared with the PostgreSQL store; what is here
+// is the SQL around them.
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "store/admin_input.h"
 #include "store/delegation_rules.h"
-#include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/policy_validation.h"
+#include "store/row_readers.h"
 #include "store/sqlite_lookups.h"
 #include "store/sqlite_store.h"
 
 namespace verdict {
 namespace {
-
-constexpr size_t kTokenHashBytes = 32;
-
-// Times as the store keeps them (whole microseconds), so what a write returns equals what a
-// later read returns.
-absl::Time Stored(absl::Time time) { return TimeFromMicros(TimeToMicros(time)); }
-
-absl::StatusOr<int> PageSize(const PageRequest& page) {
-  if (page.page_size == 0) return kDefaultPageSize;
-  if (page.page_size < 0 || page.page_size > kMaxPageSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("page_size: must be 0 (the default) to ", kMaxPageSize));
-  }
-  return page.page_size;
-}
-
-absl::Status BadPageToken() {
-  return absl::InvalidArgumentError("page_token: not a token from a previous page");
-}
-
-absl::Status CheckFuture(absl::string_view field, absl::Time time, absl::Time now) {
-  if (time <= now) return absl::InvalidArgumentError(absl::StrCat(field, ": is in the past"));
-  return absl::OkStatus();
-}
-
-// Refuses an enum value outside its declared range (a cast from a wire integer).
-template <typename Enum>
-absl::Status CheckEnum(Enum value, absl::string_view (*name)(Enum),
-                       absl::StatusOr<Enum> (*parse)(absl::string_view)) {
-  return parse(name(value)).status();
-}
-
-absl::Status CheckAgentFields(const Agent& agent) {
-  if (absl::Status s = CheckId("id", agent.id, kAgentIdPrefix); !s.ok()) return s;
-  if (absl::Status s = CheckDisplayText("owner", agent.owner); !s.ok()) return s;
-  if (absl::Status s = CheckDisplayText("name", agent.name); !s.ok()) return s;
-  if (absl::Status s = CheckEnum(agent.kind, AgentKindName, ParseAgentKind); !s.ok()) return s;
-  return CheckEnum(agent.status, AgentStatusName, ParseAgentStatus);
-}
-
-absl::Status CheckPermissionFields(const Permission& permission) {
-  if (absl::Status s = CheckId("id", permission.id, kPermissionIdPrefix); !s.ok()) return s;
-  if (absl::Status s = CheckEnum(permission.effect, EffectName, ParseEffect); !s.ok()) return s;
-  return CheckPermissionSpec("", permission.resource, permission.actions,
-                             permission.constraints_json);
-}
-
-absl::Status CheckDelegationFields(const Delegation& delegation) {
-  if (absl::Status s = CheckId("id", delegation.id, kDelegationIdPrefix); !s.ok()) return s;
-  if (delegation.from_agent_id == delegation.to_agent_id) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("an agent cannot delegate to itself (", delegation.from_agent_id, ")"));
-  }
-  if (absl::Status s = CheckLentPermissions(delegation.permissions); !s.ok()) return s;
-  if (absl::Status s = CheckMaxDepth(delegation.max_depth); !s.ok()) return s;
-  return CheckEnum(delegation.status, DelegationStatusName, ParseDelegationStatus);
-}
-
-template <typename Row>
-absl::StatusOr<Row> Existing(absl::StatusOr<std::optional<Row>> found, absl::string_view what,
-                             absl::string_view id) {
-  if (!found.ok()) return found.status();
-  if (!found->has_value()) {
-    return absl::NotFoundError(absl::StrCat(what, " ", id, " does not exist"));
-  }
-  return **std::move(found);
-}
-
-absl::Status CheckUnused(absl::StatusOr<bool> in_use, absl::string_view what,
-                         absl::string_view id) {
-  if (!in_use.ok()) return in_use.status();
-  if (*in_use) return absl::AlreadyExistsError(absl::StrCat(what, " ", id, " already exists"));
-  return absl::OkStatus();
-}
-
-template <typename Row>
-absl::StatusOr<bool> Found(absl::StatusOr<std::optional<Row>> found) {
-  if (!found.ok()) return found.status();
-  return found->has_value();
-}
 
 // The delegation rules' view of the store, inside the caller's write transaction.
 class ConnectionGraph final : public DelegationGraph {
@@ -163,60 +81,41 @@ void InsertDelegation(SqliteConnection& connection, const Delegation& delegation
   insert.Execute();
 }
 
-// Constraints in their stored (canonical) form, so equal constraints read back equal.
-absl::Status CanonicalizeLent(std::vector<LentPermission>& lent) {
-  for (LentPermission& permission : lent) {
-    absl::StatusOr<std::string> canonical = CanonicalConstraintsJson(permission.constraints_json);
-    if (!canonical.ok()) return canonical.status();
-    permission.constraints_json = *std::move(canonical);
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<bool> PolicyIsEmpty(SqliteConnection& connection) {
   ScopedStatement empty = connection.Use(StatementId::kPolicyIsEmpty);
   empty.Step();
   return empty.Int64(0) != 0;
 }
 
-std::string ApprovalPageToken(const ApprovalRequest& last) {
-  return absl::StrCat(absl::ToUnixMicros(last.created_at), "/", last.id);
+void SetApprovalStatus(SqliteConnection& connection, ApprovalRequest& approval,
+                       ApprovalStatus status, absl::Time now) {
+  ScopedStatement update = connection.Use(StatementId::kSetApprovalStatus);
+  update.BindText(1, approval.id);
+  update.BindText(2, ApprovalStatusName(status));
+  update.BindTime(3, now);
+  update.Execute();
+  approval.status = status;
 }
 
 }  // namespace
 
 absl::StatusOr<CreatedAgent> SqliteStore::CreateAgent(const NewAgent& agent) {
-  const absl::Time now = Stored(options_.clock());
-  CreatedAgent created;
-  created.token = NewAgentToken();
-  Agent& row = created.agent;
-  row.id = agent.id.empty() ? NewId(kAgentIdPrefix) : agent.id;
-  row.owner = agent.owner;
-  row.name = agent.name;
-  row.kind = agent.kind;
-  row.status = AgentStatus::kActive;
-  row.expires_at = Stored(agent.expires_at);
-  row.token_prefix = TokenDisplayPrefix(created.token);
-  row.created_at = now;
-  row.updated_at = now;
-  if (absl::Status s = CheckAgentFields(row); !s.ok()) return s;
-  if (absl::Status s = CheckFuture("expires_at", row.expires_at, now); !s.ok()) return s;
-  const std::string token_sha256 = Sha256(created.token);
+  absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(options_.clock()));
+  if (!row.ok()) return row.status();
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
-    if (absl::Status s = CheckUnused(Found(LookupAgent(c, row.id)), "agent", row.id); !s.ok()) {
-      return s;
-    }
-    InsertAgent(c, row, token_sha256);
+    const std::string& id = row->agent.id;
+    if (absl::Status s = CheckUnused(Found(LookupAgent(c, id)), "agent", id); !s.ok()) return s;
+    InsertAgent(c, row->agent, row->token_sha256);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return created;
+  return CreatedAgent{std::move(row->agent), std::move(row->token)};
 }
 
 absl::StatusOr<Agent> SqliteStore::GetAgent(absl::string_view agent_id) {
   Agent agent;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
-    absl::StatusOr<Agent> found = Existing(LookupAgent(c, agent_id), "agent", agent_id);
+    absl::StatusOr<Agent> found = ExistingRow(LookupAgent(c, agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     agent = *std::move(found);
     return absl::OkStatus();
@@ -226,15 +125,17 @@ absl::StatusOr<Agent> SqliteStore::GetAgent(absl::string_view agent_id) {
 }
 
 absl::StatusOr<AgentPage> SqliteStore::ListAgents(const PageRequest& page) {
-  absl::StatusOr<int> page_size = PageSize(page);
+  absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
   AgentPage result;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
     ScopedStatement list = c.Use(StatementId::kListAgents);
-    // Ids sort after "" and the token is the last id of the previous page.
+    // Ids sort after "" and the token is the last id of the previous page; one row more than
+    // the page tells whether another page follows.
     list.BindText(1, page.page_token);
-    list.BindInt64(2, *page_size + 1);  // one more tells whether another page follows
-    absl::StatusOr<std::vector<Agent>> agents = ReadAllRows<Agent>(list, ReadAgentRow);
+    list.BindInt64(2, *page_size + 1);
+    absl::StatusOr<std::vector<Agent>> agents =
+        ReadAllRows<Agent>(list, ReadAgentColumns<ScopedStatement>);
     if (!agents.ok()) return agents.status();
     result.agents = *std::move(agents);
     return absl::OkStatus();
@@ -248,19 +149,15 @@ absl::StatusOr<AgentPage> SqliteStore::ListAgents(const PageRequest& page) {
 }
 
 absl::StatusOr<Agent> SqliteStore::SetAgentStatus(absl::string_view agent_id, AgentStatus status) {
-  if (absl::Status s = CheckEnum(status, AgentStatusName, ParseAgentStatus); !s.ok()) return s;
-  const absl::Time now = Stored(options_.clock());
+  if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
+  const absl::Time now = StoredTime(options_.clock());
   Agent agent;
   absl::Status result = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
-    absl::StatusOr<Agent> found = Existing(LookupAgent(c, agent_id), "agent", agent_id);
+    absl::StatusOr<Agent> found = ExistingRow(LookupAgent(c, agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     agent = *std::move(found);
-    if (agent.status == status) return absl::OkStatus();
-    if (agent.status == AgentStatus::kRevoked) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "agent ", agent_id, " is revoked, and revocation is final: it cannot become ",
-          AgentStatusName(status)));
-    }
+    absl::StatusOr<bool> change = StatusChangeNeeded(agent, status);
+    if (!change.ok() || !*change) return change.status();
     ScopedStatement update = c.Use(StatementId::kSetAgentStatus);
     update.BindText(1, agent_id);
     update.BindText(2, AgentStatusName(status));
@@ -279,19 +176,16 @@ absl::StatusOr<RotatedToken> SqliteStore::RotateToken(absl::string_view agent_id
   if (grace < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("grace: must not be negative");
   }
-  const absl::Time now = Stored(options_.clock());
+  const absl::Time now = StoredTime(options_.clock());
   RotatedToken rotated;
   rotated.token = NewAgentToken();
-  rotated.previous_token_expires_at = Stored(now + grace);
+  rotated.previous_token_expires_at = StoredTime(now + grace);
   const std::string token_sha256 = Sha256(rotated.token);
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
-    absl::StatusOr<Agent> found = Existing(LookupAgent(c, agent_id), "agent", agent_id);
+    absl::StatusOr<Agent> found = ExistingRow(LookupAgent(c, agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     rotated.agent = *std::move(found);
-    if (rotated.agent.status == AgentStatus::kRevoked) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("agent ", agent_id, " is revoked: its token cannot be rotated"));
-    }
+    if (absl::Status s = CheckTokenRotatable(rotated.agent); !s.ok()) return s;
     rotated.agent.token_prefix = TokenDisplayPrefix(rotated.token);
     rotated.agent.updated_at = now;
     ScopedStatement update = c.Use(StatementId::kRotateToken);
@@ -312,31 +206,18 @@ absl::StatusOr<RotatedToken> SqliteStore::RotateToken(absl::string_view agent_id
 }
 
 absl::StatusOr<Permission> SqliteStore::GrantPermission(const NewPermission& permission) {
-  const absl::Time now = Stored(options_.clock());
-  Permission row;
-  row.id = permission.id.empty() ? NewId(kPermissionIdPrefix) : permission.id;
-  row.agent_id = permission.agent_id;
-  row.resource = permission.resource;
-  row.actions = permission.actions;
-  row.effect = permission.effect;
-  row.constraints_json = permission.constraints_json;
-  row.created_at = now;
-  if (absl::Status s = CheckPermissionFields(row); !s.ok()) return s;
-  absl::StatusOr<std::string> constraints = CanonicalConstraintsJson(row.constraints_json);
-  if (!constraints.ok()) return constraints.status();
-  row.constraints_json = *std::move(constraints);
+  absl::StatusOr<Permission> row = PrepareNewPermission(permission, StoredTime(options_.clock()));
+  if (!row.ok()) return row.status();
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
-    absl::StatusOr<Agent> agent = Existing(LookupAgent(c, row.agent_id), "agent", row.agent_id);
+    absl::StatusOr<Agent> agent =
+        ExistingRow(LookupAgent(c, row->agent_id), "agent", row->agent_id);
     if (!agent.ok()) return agent.status();
-    if (agent->status == AgentStatus::kRevoked) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("agent ", row.agent_id, " is revoked: it cannot be granted anything"));
-    }
-    if (absl::Status s = CheckUnused(Found(LookupPermission(c, row.id)), "permission", row.id);
+    if (absl::Status s = CheckGrantable(*agent); !s.ok()) return s;
+    if (absl::Status s = CheckUnused(Found(LookupPermission(c, row->id)), "permission", row->id);
         !s.ok()) {
       return s;
     }
-    InsertPermission(c, row);
+    InsertPermission(c, *row);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -355,56 +236,36 @@ absl::Status SqliteStore::RevokePermission(absl::string_view permission_id) {
 }
 
 absl::StatusOr<Delegation> SqliteStore::CreateDelegation(const NewDelegation& delegation) {
-  const absl::Time now = Stored(options_.clock());
-  Delegation row;
-  row.id = delegation.id.empty() ? NewId(kDelegationIdPrefix) : delegation.id;
-  row.from_agent_id = delegation.from_agent_id;
-  row.to_agent_id = delegation.to_agent_id;
-  row.permissions = delegation.permissions;
-  row.max_depth = delegation.max_depth;
-  row.status = DelegationStatus::kActive;
-  row.expires_at = Stored(delegation.expires_at);
-  row.created_at = now;
-  if (absl::Status s = CheckDelegationFields(row); !s.ok()) return s;
-  if (absl::Status s = CheckFuture("expires_at", row.expires_at, now); !s.ok()) return s;
-  if (absl::Status s = CanonicalizeLent(row.permissions); !s.ok()) return s;
-  absl::StatusOr<std::string> lent_json = EncodeLentPermissions(row.permissions);
-  if (!lent_json.ok()) return lent_json.status();
-  NewDelegation checked = delegation;
-  checked.permissions = row.permissions;
+  const absl::Time now = StoredTime(options_.clock());
+  absl::StatusOr<DelegationToCreate> row = PrepareNewDelegation(delegation, now);
+  if (!row.ok()) return row.status();
+  const Delegation& created = row->delegation;
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     absl::StatusOr<Agent> from =
-        Existing(LookupAgent(c, row.from_agent_id), "agent", row.from_agent_id);
+        ExistingRow(LookupAgent(c, created.from_agent_id), "agent", created.from_agent_id);
     if (!from.ok()) return from.status();
-    absl::StatusOr<Agent> to = Existing(LookupAgent(c, row.to_agent_id), "agent", row.to_agent_id);
+    absl::StatusOr<Agent> to =
+        ExistingRow(LookupAgent(c, created.to_agent_id), "agent", created.to_agent_id);
     if (!to.ok()) return to.status();
-    if (from->status != AgentStatus::kActive || from->expires_at <= now) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "delegator ", from->id, " is ",
-          from->status != AgentStatus::kActive ? AgentStatusName(from->status) : "expired",
-          ": it cannot lend anything"));
-    }
-    if (to->status == AgentStatus::kRevoked) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("delegate ", to->id, " is revoked: it cannot be lent anything"));
-    }
-    if (absl::Status s = CheckUnused(Found(LookupDelegation(c, row.id)), "delegation", row.id);
+    if (absl::Status s = CheckDelegationParties(*from, *to, now); !s.ok()) return s;
+    if (absl::Status s =
+            CheckUnused(Found(LookupDelegation(c, created.id)), "delegation", created.id);
         !s.ok()) {
       return s;
     }
     ConnectionGraph graph(c, now);
-    if (absl::Status s = CheckNewDelegation(checked, graph); !s.ok()) return s;
-    InsertDelegation(c, row, *lent_json);
+    if (absl::Status s = CheckNewDelegation(row->checked, graph); !s.ok()) return s;
+    InsertDelegation(c, created, row->lent_json);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return row;
+  return std::move(row->delegation);
 }
 
 absl::Status SqliteStore::RevokeDelegation(absl::string_view delegation_id) {
   return InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     absl::StatusOr<Delegation> found =
-        Existing(LookupDelegation(c, delegation_id), "delegation", delegation_id);
+        ExistingRow(LookupDelegation(c, delegation_id), "delegation", delegation_id);
     if (!found.ok()) return found.status();
     if (found->status == DelegationStatus::kRevoked) return absl::OkStatus();
     ScopedStatement revoke = c.Use(StatementId::kRevokeDelegation);
@@ -416,37 +277,28 @@ absl::Status SqliteStore::RevokeDelegation(absl::string_view delegation_id) {
 
 absl::StatusOr<ApprovalPage> SqliteStore::ListApprovals(std::optional<ApprovalStatus> status,
                                                         const PageRequest& page) {
-  absl::StatusOr<int> page_size = PageSize(page);
+  absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
   if (status.has_value()) {
-    if (absl::Status s = CheckEnum(*status, ApprovalStatusName, ParseApprovalStatus); !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = CheckApprovalStatus(*status); !s.ok()) return s;
   }
-  int64_t after_created = std::numeric_limits<int64_t>::min();
-  std::string after_id;
-  if (!page.page_token.empty()) {
-    std::pair<std::string, std::string> parts = absl::StrSplit(page.page_token, '/');
-    if (!absl::SimpleAtoi(parts.first, &after_created) || parts.second.empty()) {
-      return BadPageToken();
-    }
-    after_id = parts.second;
-  }
+  absl::StatusOr<ApprovalPageStart> start = ParseApprovalPageToken(page.page_token);
+  if (!start.ok()) return start.status();
   const absl::Time now = options_.clock();
   ApprovalPage result;
   absl::Status outcome = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
     ScopedStatement list = c.Use(StatementId::kListApprovals);
-    list.BindInt64(1, after_created);
+    list.BindInt64(1, start->after_created_micros);
     if (status.has_value()) {
       list.BindText(2, ApprovalStatusName(*status));
     } else {
       list.BindNull(2);
     }
     list.BindInt64(3, *page_size + 1);  // one more tells whether another page follows
-    list.BindText(4, after_id);
+    list.BindText(4, start->after_id);
     list.BindTime(9, now);
     absl::StatusOr<std::vector<ApprovalRequest>> approvals =
-        ReadAllRows<ApprovalRequest>(list, ReadApprovalRow);
+        ReadAllRows<ApprovalRequest>(list, ReadApprovalColumns<ScopedStatement>);
     if (!approvals.ok()) return approvals.status();
     result.approvals = *std::move(approvals);
     return absl::OkStatus();
@@ -464,7 +316,7 @@ absl::StatusOr<ApprovalRequest> SqliteStore::GetApproval(absl::string_view appro
   ApprovalRequest approval;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
     absl::StatusOr<ApprovalRequest> found =
-        Existing(LookupApproval(c, approval_id, now), "approval", approval_id);
+        ExistingRow(LookupApproval(c, approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();
     approval = *std::move(found);
     return absl::OkStatus();
@@ -477,33 +329,21 @@ absl::StatusOr<ApprovalRequest> SqliteStore::VoteOnApproval(absl::string_view ap
                                                             absl::string_view approver,
                                                             bool approve, absl::Time now) {
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
-  now = Stored(now);
+  now = StoredTime(now);
   ApprovalRequest approval;
   bool expired = false;
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     absl::StatusOr<ApprovalRequest> found =
-        Existing(LookupApproval(c, approval_id, now), "approval", approval_id);
+        ExistingRow(LookupApproval(c, approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();
     approval = *std::move(found);
-    auto set_status = [&](ApprovalStatus new_status) {
-      ScopedStatement update = c.Use(StatementId::kSetApprovalStatus);
-      update.BindText(1, approval_id);
-      update.BindText(2, ApprovalStatusName(new_status));
-      update.BindTime(3, now);
-      update.Execute();
-      approval.status = new_status;
-    };
     if (approval.status == ApprovalStatus::kExpired) {
       // Committed although the vote is refused: the request is expired for everyone.
-      set_status(ApprovalStatus::kExpired);
+      SetApprovalStatus(c, approval, ApprovalStatus::kExpired, now);
       expired = true;
       return absl::OkStatus();
     }
-    if (approval.status != ApprovalStatus::kPending) {
-      return absl::FailedPreconditionError(absl::StrCat("approval ", approval_id, " is ",
-                                                        ApprovalStatusName(approval.status),
-                                                        ": voting is closed"));
-    }
+    if (approval.status != ApprovalStatus::kPending) return VotingClosed(approval);
     ScopedStatement find_vote = c.Use(StatementId::kFindVote);
     find_vote.BindText(1, approval_id);
     find_vote.BindText(2, approver);
@@ -518,19 +358,14 @@ absl::StatusOr<ApprovalRequest> SqliteStore::VoteOnApproval(absl::string_view ap
     insert.BindTime(4, now);
     insert.Execute();
     if (!approve) {
-      set_status(ApprovalStatus::kDenied);
+      SetApprovalStatus(c, approval, ApprovalStatus::kDenied, now);
     } else if (++approval.approvals >= approval.quorum) {
-      set_status(ApprovalStatus::kApproved);
+      SetApprovalStatus(c, approval, ApprovalStatus::kApproved, now);
     }
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  if (expired) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("approval ", approval_id, " expired at ",
-                     absl::FormatTime(absl::RFC3339_full, approval.expires_at, absl::UTCTimeZone()),
-                     ": voting is closed"));
-  }
+  if (expired) return ExpiredApproval(approval);
   return approval;
 }
 
@@ -540,19 +375,19 @@ absl::StatusOr<PolicyContents> SqliteStore::ExportPolicy() {
     {
       ScopedStatement agents = c.Use(StatementId::kExportAgents);
       while (agents.Step()) {
-        absl::StatusOr<Agent> agent = ReadAgentRow(agents);
+        absl::StatusOr<Agent> agent = ReadAgentColumns(agents);
         if (!agent.ok()) return agent.status();
         policy.agents.push_back(StoredAgent{*std::move(agent), agents.Text(9)});
       }
     }
     ScopedStatement permissions = c.Use(StatementId::kExportPermissions);
     absl::StatusOr<std::vector<Permission>> permission_rows =
-        ReadAllRows<Permission>(permissions, ReadPermissionRow);
+        ReadAllRows<Permission>(permissions, ReadPermissionColumns<ScopedStatement>);
     if (!permission_rows.ok()) return permission_rows.status();
     policy.permissions = *std::move(permission_rows);
     ScopedStatement delegations = c.Use(StatementId::kExportDelegations);
     absl::StatusOr<std::vector<Delegation>> delegation_rows =
-        ReadAllRows<Delegation>(delegations, ReadDelegationRow);
+        ReadAllRows<Delegation>(delegations, ReadDelegationColumns<ScopedStatement>);
     if (!delegation_rows.ok()) return delegation_rows.status();
     policy.delegations = *std::move(delegation_rows);
     return absl::OkStatus();
@@ -562,98 +397,20 @@ absl::StatusOr<PolicyContents> SqliteStore::ExportPolicy() {
 }
 
 absl::Status SqliteStore::ImportPolicy(const PolicyContents& policy) {
-  const absl::Time now = Stored(options_.clock());
-  // Validate everything before touching the file: an import is all or nothing.
-  absl::flat_hash_set<std::string> agent_ids;
-  absl::flat_hash_set<std::string> token_hashes;
-  std::vector<std::string> token_hash_of(policy.agents.size());
-  for (size_t i = 0; i < policy.agents.size(); ++i) {
-    const StoredAgent& stored = policy.agents[i];
-    const std::string where = absl::StrCat("agents[", i, "]");
-    if (absl::Status s = CheckAgentFields(stored.agent); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ".", s.message()));
-    }
-    if (!agent_ids.insert(stored.agent.id).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ".id: ", stored.agent.id, " appears twice"));
-    }
-    if (stored.token_sha256.empty()) {
-      token_hash_of[i] = RandomBytes(kTokenHashBytes);  // no token yet: nothing can match it
-    } else if (stored.token_sha256.size() != kTokenHashBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ".token_sha256: must be ", kTokenHashBytes, " bytes"));
-    } else {
-      token_hash_of[i] = stored.token_sha256;
-    }
-    if (!token_hashes.insert(token_hash_of[i]).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": has the same token as an earlier agent"));
-    }
-  }
-  absl::flat_hash_set<std::string> permission_ids;
-  std::vector<Permission> permissions = policy.permissions;
-  for (size_t i = 0; i < permissions.size(); ++i) {
-    Permission& permission = permissions[i];
-    const std::string where = absl::StrCat("permissions[", i, "]");
-    if (absl::Status s = CheckPermissionFields(permission); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ".", s.message()));
-    }
-    if (!permission_ids.insert(permission.id).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ".id: ", permission.id, " appears twice"));
-    }
-    if (!agent_ids.contains(permission.agent_id)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ".agent_id: no agent ", permission.agent_id, " in the policy"));
-    }
-    absl::StatusOr<std::string> constraints = CanonicalConstraintsJson(permission.constraints_json);
-    if (!constraints.ok()) return constraints.status();
-    permission.constraints_json = *std::move(constraints);
-    permission.created_at = now;
-  }
-  absl::flat_hash_set<std::string> delegation_ids;
-  std::vector<Delegation> delegations = policy.delegations;
-  std::vector<std::string> lent_json_of(delegations.size());
-  for (size_t i = 0; i < delegations.size(); ++i) {
-    Delegation& delegation = delegations[i];
-    const std::string where = absl::StrCat("delegations[", i, "]");
-    if (absl::Status s = CheckDelegationFields(delegation); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ".", s.message()));
-    }
-    if (!delegation_ids.insert(delegation.id).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ".id: ", delegation.id, " appears twice"));
-    }
-    for (const std::string* agent_id : {&delegation.from_agent_id, &delegation.to_agent_id}) {
-      if (!agent_ids.contains(*agent_id)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": no agent ", *agent_id, " in the policy"));
-      }
-    }
-    if (absl::Status s = CanonicalizeLent(delegation.permissions); !s.ok()) return s;
-    absl::StatusOr<std::string> lent_json = EncodeLentPermissions(delegation.permissions);
-    if (!lent_json.ok()) return lent_json.status();
-    lent_json_of[i] = *std::move(lent_json);
-    delegation.created_at = now;
-  }
-
+  // Validated before the file is touched: an import is all or nothing.
+  absl::StatusOr<PolicyToImport> prepared =
+      PreparePolicyImport(policy, StoredTime(options_.clock()));
+  if (!prepared.ok()) return prepared.status();
   return InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     absl::StatusOr<bool> empty = PolicyIsEmpty(c);
     if (!empty.ok()) return empty.status();
-    if (!*empty) {
-      return absl::FailedPreconditionError(
-          "the store already holds a policy: import only into an empty store");
+    if (!*empty) return ImportNeedsEmptyStore();
+    for (const StoredAgent& stored : prepared->agents) {
+      InsertAgent(c, stored.agent, stored.token_sha256);
     }
-    for (size_t i = 0; i < policy.agents.size(); ++i) {
-      Agent agent = policy.agents[i].agent;
-      agent.expires_at = Stored(agent.expires_at);
-      agent.created_at = now;
-      agent.updated_at = now;
-      InsertAgent(c, agent, token_hash_of[i]);
-    }
-    for (const Permission& permission : permissions) InsertPermission(c, permission);
-    for (size_t i = 0; i < delegations.size(); ++i) {
-      InsertDelegation(c, delegations[i], lent_json_of[i]);
+    for (const Permission& permission : prepared->permissions) InsertPermission(c, permission);
+    for (size_t i = 0; i < prepared->delegations.size(); ++i) {
+      InsertDelegation(c, prepared->delegations[i], prepared->lent_json[i]);
     }
     return absl::OkStatus();
   });

@@ -5,7 +5,7 @@
 //
 //   ScopedStatement find = connection.Use(StatementId::kFindAgent);
 //   find.BindText(1, agent_id);
-//   if (find.Step()) agent = ReadAgentRow(find);
+//   if (find.Step()) agent = ReadAgentColumns(find);
 //   // `find` is reset when it leaves scope; its bindings are rebound by the next use.
 //
 // Everything here throws SQLite::Exception like SQLiteCpp does; CatchSqlite turns a throw into

@@ -1,7 +1,7 @@
 // The store's reads over one SQLite connection, inside a transaction the caller holds: the
 // PolicyView lookups (shared by read snapshots and write transactions) and the few reads the
-// admin plane adds. They may throw SQLite::Exception (wrap calls in CatchSqlite); a stored row
-// that cannot be decoded is INTERNAL, never skipped.
+// admin plane adds, with rows read by store/row_readers.h. They may throw SQLite::Exception
+// (wrap calls in CatchSqlite); a stored row that cannot be decoded is INTERNAL, never skipped.
 //
 //   absl::StatusOr<std::optional<Agent>> agent = CatchSqlite(connection, [&] {
 //     return LookupAgent(connection, "agt_1");
@@ -20,12 +20,6 @@
 #include "store/sqlite_connection.h"
 
 namespace verdict {
-
-// Row readers, for the column lists of store/sqlite_statements.cc.
-absl::StatusOr<Agent> ReadAgentRow(const ScopedStatement& row);
-absl::StatusOr<Permission> ReadPermissionRow(const ScopedStatement& row);
-absl::StatusOr<Delegation> ReadDelegationRow(const ScopedStatement& row);
-absl::StatusOr<ApprovalRequest> ReadApprovalRow(const ScopedStatement& row);
 
 // Binds nothing more, steps `statement` to the end and reads every row with `read`.
 template <typename Row, typename Read>
