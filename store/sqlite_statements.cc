@@ -168,6 +168,7 @@ static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by Statemen
 constexpr StatementId kDecisionPath[] = {
     StatementId::kFindAgent,
     StatementId::kFindAgentByTokenHash,
+    StatementId::kFindAgentByPreviousTokenHash,
     StatementId::kPermissionsOf,
     StatementId::kActiveDelegationsInto,
     StatementId::kFindOpenApproval,
