@@ -178,6 +178,14 @@ absl::Status Generate(const DatasetDbOptions& options, const std::string& path) 
   return absl::OkStatus();
 }
 
+// The migrations' text, hashed: a file made under an edited migration is not reused, even when
+// the schema version did not change (as happens while a migration is still being written).
+std::string SchemaFingerprint() {
+  std::string all_sql;
+  for (const Migration& migration : Migrations()) absl::StrAppend(&all_sql, migration.sql, ";");
+  return HexEncode(Sha256(all_sql)).substr(0, 12);
+}
+
 void RemoveDatabaseFiles(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
 }
@@ -192,9 +200,10 @@ std::string DefaultDatasetDir() {
 absl::StatusOr<std::string> EnsureDatasetDb(const DatasetDbOptions& options) {
   if (options.agents < 1) return absl::InvalidArgumentError("agents must be positive");
   const std::string directory = options.directory.empty() ? DefaultDatasetDir() : options.directory;
-  const std::string path = absl::StrCat(
-      directory, "/dataset-v", kDatasetVersion, "-schema", LatestSchemaVersion(), "-agents",
-      options.agents, options.drop_index.empty() ? "" : "-without-", options.drop_index, ".db");
+  const std::string path =
+      absl::StrCat(directory, "/dataset-v", kDatasetVersion, "-schema", LatestSchemaVersion(), "-",
+                   SchemaFingerprint(), "-agents", options.agents,
+                   options.drop_index.empty() ? "" : "-without-", options.drop_index, ".db");
   if (FileExists(path)) return path;
   if (absl::Status made = MakeDirectories(directory); !made.ok()) return made;
   // Written under a private name and renamed when complete: a reader never sees half a file.

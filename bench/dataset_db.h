@@ -30,9 +30,9 @@ struct DatasetDbOptions {
 std::string DefaultDatasetDir();
 
 // The path of the file that holds the dataset, generating it first unless the directory
-// already has it (files are named by the dataset's version, the schema version, the agent
-// count and the variant). Safe against concurrent generators: a file appears complete or not
-// at all.
+// already has it (files are named by the dataset's version, the schema version and a hash of
+// the migrations' text, the agent count and the variant). Safe against concurrent generators:
+// a file appears complete or not at all.
 absl::StatusOr<std::string> EnsureDatasetDb(const DatasetDbOptions& options);
 
 }  // namespace verdict::bench
