@@ -1,0 +1,195 @@
+// ThreadSanitizer cannot see synchronization done inside Debian's abseil: libabsl_synchronization
+// is not instrumented, so every field an absl::Mutex guards reads as a data race (and the
+// conditions a Mutex evaluates for a waiter, on the unlocking thread, as another). Instead of
+// suppressing reports on our own code, --config=tsan links every binary with these wrappers
+// (-Wl,--wrap for each symbol, .bazelrc) that tell TSan what each call does: a lock acquires,
+// an unlock releases, Await releases and reacquires, a Notification, Barrier or BlockingCounter
+// releases on one side and acquires on the other. The real abseil function does the work;
+// TSan ignores the memory it touches (its own bookkeeping, and the waiters' conditions it runs
+// under the lock).
+//
+// Only compiled under TSan; the symbols are abseil 20220623's as Debian builds it
+// (inline namespace absl::debian3).
+#include <sanitizer/tsan_interface.h>
+
+#include <atomic>
+
+#include "absl/synchronization/barrier.h"
+#include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+
+namespace {
+
+using absl::BlockingCounter;
+using absl::Condition;
+using absl::CondVar;
+using absl::Duration;
+using absl::Mutex;
+using absl::Notification;
+using absl::Time;
+
+// Notification::HasBeenNotified (inline) passes the address of its flag, which follows the
+// Mutex; the wrappers key a Notification by that address on every path.
+const void* NotificationKey(const Notification* notification) {
+  return reinterpret_cast<const char*>(notification) + sizeof(Mutex);
+}
+static_assert(sizeof(Notification) >= sizeof(Mutex) + sizeof(std::atomic<bool>));
+
+void* Key(const void* address) { return const_cast<void*>(address); }
+
+// Around a call that releases `mu` and holds it again when it returns.
+template <typename Call>
+auto ReleasingAndReacquiring(Mutex* mu, unsigned read_flag, Call call) {
+  __tsan_mutex_pre_unlock(mu, read_flag);
+  __tsan_mutex_post_unlock(mu, read_flag);
+  __tsan_mutex_pre_lock(mu, read_flag);
+  auto result = call();
+  __tsan_mutex_post_lock(mu, read_flag, 0);
+  return result;
+}
+
+}  // namespace
+
+#define REAL(symbol) __real_##symbol
+#define WRAP(symbol) __wrap_##symbol
+
+extern "C" {
+
+// absl::Mutex::Lock / Unlock / TryLock / ReaderLock / ReaderUnlock
+void REAL(_ZN4absl7debian35Mutex4LockEv)(Mutex*);
+void WRAP(_ZN4absl7debian35Mutex4LockEv)(Mutex* mu) {
+  __tsan_mutex_pre_lock(mu, 0);
+  REAL(_ZN4absl7debian35Mutex4LockEv)(mu);
+  __tsan_mutex_post_lock(mu, 0, 0);
+}
+void REAL(_ZN4absl7debian35Mutex6UnlockEv)(Mutex*);
+void WRAP(_ZN4absl7debian35Mutex6UnlockEv)(Mutex* mu) {
+  __tsan_mutex_pre_unlock(mu, 0);
+  REAL(_ZN4absl7debian35Mutex6UnlockEv)(mu);
+  __tsan_mutex_post_unlock(mu, 0);
+}
+bool REAL(_ZN4absl7debian35Mutex7TryLockEv)(Mutex*);
+bool WRAP(_ZN4absl7debian35Mutex7TryLockEv)(Mutex* mu) {
+  __tsan_mutex_pre_lock(mu, __tsan_mutex_try_lock);
+  const bool locked = REAL(_ZN4absl7debian35Mutex7TryLockEv)(mu);
+  __tsan_mutex_post_lock(mu, locked ? __tsan_mutex_try_lock : __tsan_mutex_try_lock_failed, 0);
+  return locked;
+}
+void REAL(_ZN4absl7debian35Mutex10ReaderLockEv)(Mutex*);
+void WRAP(_ZN4absl7debian35Mutex10ReaderLockEv)(Mutex* mu) {
+  __tsan_mutex_pre_lock(mu, __tsan_mutex_read_lock);
+  REAL(_ZN4absl7debian35Mutex10ReaderLockEv)(mu);
+  __tsan_mutex_post_lock(mu, __tsan_mutex_read_lock, 0);
+}
+void REAL(_ZN4absl7debian35Mutex12ReaderUnlockEv)(Mutex*);
+void WRAP(_ZN4absl7debian35Mutex12ReaderUnlockEv)(Mutex* mu) {
+  __tsan_mutex_pre_unlock(mu, __tsan_mutex_read_lock);
+  REAL(_ZN4absl7debian35Mutex12ReaderUnlockEv)(mu);
+  __tsan_mutex_post_unlock(mu, __tsan_mutex_read_lock);
+}
+
+// absl::Mutex::Await / AwaitWithTimeout (held on entry and on return) and LockWhen.
+void REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex*, const Condition&);
+void WRAP(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex* mu, const Condition& cond) {
+  ReleasingAndReacquiring(mu, 0, [&] {
+    REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(mu, cond);
+    return 0;
+  });
+}
+bool REAL(_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(
+    Mutex*, const Condition&, Duration);
+bool WRAP(_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(
+    Mutex* mu, const Condition& cond, Duration timeout) {
+  return ReleasingAndReacquiring(mu, 0, [&] {
+    return REAL(_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(mu, cond,
+                                                                                          timeout);
+  });
+}
+void REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(Mutex*, const Condition&);
+void WRAP(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(Mutex* mu, const Condition& cond) {
+  __tsan_mutex_pre_lock(mu, 0);
+  REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(mu, cond);
+  __tsan_mutex_post_lock(mu, 0, 0);
+}
+
+// absl::CondVar::Wait / WaitWithTimeout release and reacquire the Mutex they are given.
+void REAL(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar*, Mutex*);
+void WRAP(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar* cv, Mutex* mu) {
+  ReleasingAndReacquiring(mu, 0, [&] {
+    REAL(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(cv, mu);
+    return 0;
+  });
+}
+bool REAL(_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE)(CondVar*, Mutex*,
+                                                                                Duration);
+bool WRAP(_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE)(CondVar* cv,
+                                                                                Mutex* mu,
+                                                                                Duration timeout) {
+  return ReleasingAndReacquiring(mu, 0, [&] {
+    return REAL(_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE)(cv, mu,
+                                                                                      timeout);
+  });
+}
+
+// absl::Notification: Notify releases, every way of seeing it notified acquires.
+void REAL(_ZN4absl7debian312Notification6NotifyEv)(Notification*);
+void WRAP(_ZN4absl7debian312Notification6NotifyEv)(Notification* n) {
+  __tsan_release(Key(NotificationKey(n)));
+  REAL(_ZN4absl7debian312Notification6NotifyEv)(n);
+}
+bool REAL(_ZN4absl7debian312Notification23HasBeenNotifiedInternalEPKSt6atomicIbE)(
+    const std::atomic<bool>*);
+bool WRAP(_ZN4absl7debian312Notification23HasBeenNotifiedInternalEPKSt6atomicIbE)(
+    const std::atomic<bool>* flag) {
+  const bool notified =
+      REAL(_ZN4absl7debian312Notification23HasBeenNotifiedInternalEPKSt6atomicIbE)(flag);
+  if (notified) __tsan_acquire(Key(flag));
+  return notified;
+}
+void REAL(_ZNK4absl7debian312Notification19WaitForNotificationEv)(const Notification*);
+void WRAP(_ZNK4absl7debian312Notification19WaitForNotificationEv)(const Notification* n) {
+  REAL(_ZNK4absl7debian312Notification19WaitForNotificationEv)(n);
+  __tsan_acquire(Key(NotificationKey(n)));
+}
+bool REAL(_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE)(
+    const Notification*, Duration);
+bool WRAP(_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE)(
+    const Notification* n, Duration timeout) {
+  const bool notified = REAL(
+      _ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE)(n, timeout);
+  if (notified) __tsan_acquire(Key(NotificationKey(n)));
+  return notified;
+}
+bool REAL(_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE)(
+    const Notification*, Time);
+bool WRAP(_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE)(
+    const Notification* n, Time deadline) {
+  const bool notified = REAL(
+      _ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE)(n, deadline);
+  if (notified) __tsan_acquire(Key(NotificationKey(n)));
+  return notified;
+}
+
+// absl::Barrier: everything before Block in any thread happens before Block returns in all.
+bool REAL(_ZN4absl7debian37Barrier5BlockEv)(absl::Barrier*);
+bool WRAP(_ZN4absl7debian37Barrier5BlockEv)(absl::Barrier* barrier) {
+  __tsan_release(barrier);
+  const bool last = REAL(_ZN4absl7debian37Barrier5BlockEv)(barrier);
+  __tsan_acquire(barrier);
+  return last;
+}
+
+// absl::BlockingCounter: each DecrementCount happens before Wait returns.
+bool REAL(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(BlockingCounter*);
+bool WRAP(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(BlockingCounter* counter) {
+  __tsan_release(counter);
+  return REAL(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(counter);
+}
+void REAL(_ZN4absl7debian315BlockingCounter4WaitEv)(BlockingCounter*);
+void WRAP(_ZN4absl7debian315BlockingCounter4WaitEv)(BlockingCounter* counter) {
+  REAL(_ZN4absl7debian315BlockingCounter4WaitEv)(counter);
+  __tsan_acquire(counter);
+}
+
+}  // extern "C"
