@@ -1,6 +1,7 @@
 #include "store/postgres_connection.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/base/internal/endian.h"
@@ -173,27 +174,69 @@ absl::Status PostgresConnection::Failure(const PGresult* result, absl::string_vi
       absl::StrCat("policy store error: ", what, ": ", message, " (SQLSTATE ", sqlstate, ")"));
 }
 
-absl::Status PostgresConnection::Prepare(PgStatement statement, const PgParams& params) {
-  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const PgStatementSql& sql = GetPgStatementSql(statement);
-  if (cached.prepared) {
-    if (cached.types == params.types_) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
-                                            " bound with other parameter types than prepared"));
+absl::Status PostgresConnection::AwaitCommit() {
+  if (!commit_in_flight_) return absl::OkStatus();
+  commit_in_flight_ = false;
+  while (PGresult* raw = pq_.getResult(connection_)) {
+    PgResult result(pq_, raw);
+    // A read-only transaction loses nothing when its commit fails: only the connection counts.
+    if (result.status() != PGRES_COMMAND_OK) Failure(result.raw(), "COMMIT").IgnoreError();
   }
-  PgResult prepared(
-      pq_, pq_.prepare(connection_, sql.name, sql.sql, params.size(), params.types_.data()));
-  if (prepared.status() != PGRES_COMMAND_OK) {
-    return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
+  if (pq_.status(connection_) != CONNECTION_OK) broken_ = true;
+  if (!broken_ && InTransaction()) {
+    PgResult rolled_back(pq_, pq_.exec(connection_, "ROLLBACK"));
+    if (rolled_back.status() != PGRES_COMMAND_OK) broken_ = true;
   }
-  cached.prepared = true;
-  cached.types = params.types_;
+  if (broken_) {
+    return absl::UnavailableError(
+        absl::StrCat("policy store unavailable: ", Trimmed(pq_.errorMessage(connection_))));
+  }
   return absl::OkStatus();
+}
+
+absl::Status PostgresConnection::Settle() {
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
+  if (deferred_begin_ == nullptr) return absl::OkStatus();
+  const char* begin = std::exchange(deferred_begin_, nullptr);
+  PgResult result(pq_, pq_.exec(connection_, begin));
+  if (result.status() != PGRES_COMMAND_OK) return Failure(result.raw(), begin);
+  return absl::OkStatus();
+}
+
+absl::Status PostgresConnection::CommitWithoutWaiting() {
+  if (deferred_begin_ != nullptr) {
+    deferred_begin_ = nullptr;  // never begun: nothing to end
+    return absl::OkStatus();
+  }
+  if (absl::Status settled = AwaitCommit(); !settled.ok()) return settled;
+  if (!InTransaction()) return absl::OkStatus();
+  if (pq_.transactionStatus(connection_) == PQTRANS_INERROR) {
+    Rollback();
+    return absl::OkStatus();
+  }
+  if (pq_.sendQuery(connection_, "COMMIT") != 1) return Failure(nullptr, "COMMIT");
+  commit_in_flight_ = true;
+  return absl::OkStatus();
+}
+
+void PostgresConnection::Rollback() {
+  if (deferred_begin_ != nullptr) {
+    deferred_begin_ = nullptr;
+    return;
+  }
+  if (!AwaitCommit().ok() || !InTransaction()) return;
+  if (!ExecuteScript("ROLLBACK").ok() && InTransaction()) broken_ = true;
 }
 
 absl::StatusOr<PgResult> PostgresConnection::Execute(PgStatement statement,
                                                      const PgParams& params) {
-  if (absl::Status prepared = Prepare(statement, params); !prepared.ok()) return prepared;
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
+  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
+  const PgStatementSql& sql = GetPgStatementSql(statement);
+  if (cached.prepared && cached.types != params.types_) {
+    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
+                                            " bound with other parameter types than prepared"));
+  }
   const int count = params.size();
   // Pointers into `params`, which outlives the call; every value is in binary form.
   std::vector<const char*> values(count);
@@ -203,7 +246,18 @@ absl::StatusOr<PgResult> PostgresConnection::Execute(PgStatement statement,
     values[i] = params.nulls_[i] ? nullptr : params.values_[i].data();
     lengths[i] = static_cast<int>(params.values_[i].size());
   }
-  const PgStatementSql& sql = GetPgStatementSql(statement);
+  if (deferred_begin_ != nullptr) {
+    return ExecuteAfterBegin(statement, params, values.data(), lengths.data(), formats.data());
+  }
+  if (!cached.prepared) {
+    PgResult prepared(pq_,
+                      pq_.prepare(connection_, sql.name, sql.sql, count, params.types_.data()));
+    if (prepared.status() != PGRES_COMMAND_OK) {
+      return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
+    }
+    cached.prepared = true;
+    cached.types = params.types_;
+  }
   PgResult result(pq_, pq_.execPrepared(connection_, sql.name, count, values.data(), lengths.data(),
                                         formats.data(), kBinaryFormat));
   const ExecStatusType status = result.status();
@@ -213,7 +267,64 @@ absl::StatusOr<PgResult> PostgresConnection::Execute(PgStatement statement,
   return result;
 }
 
+absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(PgStatement statement,
+                                                               const PgParams& params,
+                                                               const char* const* values,
+                                                               const int* lengths,
+                                                               const int* formats) {
+  const char* begin = std::exchange(deferred_begin_, nullptr);
+  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
+  const PgStatementSql& sql = GetPgStatementSql(statement);
+  const bool prepare = !cached.prepared;
+  const int count = params.size();
+  const bool sent = pq_.enterPipelineMode(connection_) == 1 &&
+                    pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
+                                        kBinaryFormat) == 1 &&
+                    (!prepare || pq_.sendPrepare(connection_, sql.name, sql.sql, count,
+                                                 params.types_.data()) == 1) &&
+                    pq_.sendQueryPrepared(connection_, sql.name, count, values, lengths, formats,
+                                          kBinaryFormat) == 1 &&
+                    pq_.pipelineSync(connection_) == 1;
+  if (!sent) {
+    broken_ = true;  // a pipeline half sent leaves the connection in no known state
+    return Failure(nullptr, sql.name);
+  }
+  // Each command's result is followed by a null one; the sync's result comes last. After a
+  // failure the later commands come back PGRES_PIPELINE_ABORTED.
+  absl::Status failure;
+  std::optional<PgResult> rows;
+  const int commands = prepare ? 3 : 2;
+  for (int command = 0; command < commands; ++command) {
+    PGresult* raw = pq_.getResult(connection_);
+    if (raw == nullptr) {
+      broken_ = true;
+      return Failure(nullptr, sql.name);
+    }
+    PgResult result(pq_, raw);
+    while (PGresult* end = pq_.getResult(connection_)) pq_.clear(end);
+    const ExecStatusType status = result.status();
+    if (status == PGRES_PIPELINE_ABORTED) continue;
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      if (failure.ok()) failure = Failure(result.raw(), command == 0 ? begin : sql.name);
+      continue;
+    }
+    if (command == commands - 1) rows = std::move(result);
+  }
+  PgResult sync(pq_, pq_.getResult(connection_));
+  if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
+    broken_ = true;
+    if (failure.ok()) failure = Failure(nullptr, sql.name);
+  }
+  if (!failure.ok()) return failure;
+  if (prepare) {
+    cached.prepared = true;
+    cached.types = params.types_;
+  }
+  return *std::move(rows);
+}
+
 absl::Status PostgresConnection::ExecuteScript(const char* sql) {
+  if (absl::Status settled = Settle(); !settled.ok()) return settled;
   PgResult result(pq_, pq_.exec(connection_, sql));
   const ExecStatusType status = result.status();
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
@@ -223,6 +334,7 @@ absl::Status PostgresConnection::ExecuteScript(const char* sql) {
 }
 
 absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
+  if (absl::Status settled = Settle(); !settled.ok()) return settled;
   PgResult result(
       pq_, pq_.execParams(connection_, sql, 0, nullptr, nullptr, nullptr, nullptr, kBinaryFormat));
   if (result.status() != PGRES_TUPLES_OK) {
@@ -232,6 +344,7 @@ absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
 }
 
 absl::Status PostgresConnection::Commit() {
+  if (absl::Status settled = Settle(); !settled.ok()) return settled;
   if (pq_.transactionStatus(connection_) == PQTRANS_INERROR) {
     return absl::InternalError(
         "policy store error: a statement of the transaction failed, so it was not committed");
@@ -240,7 +353,7 @@ absl::Status PostgresConnection::Commit() {
 }
 
 bool PostgresConnection::InTransaction() const {
-  return pq_.transactionStatus(connection_) != PQTRANS_IDLE;
+  return !commit_in_flight_ && pq_.transactionStatus(connection_) != PQTRANS_IDLE;
 }
 
 }  // namespace verdict

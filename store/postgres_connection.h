@@ -132,7 +132,19 @@ class PostgresConnection {
   // statement failed by rolling it back quietly; that is an error here.
   absl::Status Commit();
 
-  // True while a transaction is open on the connection (or failed and not yet rolled back).
+  // Round trips are most of a call's cost, so a read transaction spends none of its own:
+  // DeferBegin keeps `begin_sql` (a constant) to send in one pipeline with the next Execute, and
+  // CommitWithoutWaiting sends COMMIT and reads its answer before the connection's next command.
+  // Only for read-only transactions, whose commit has nothing to lose.
+  void DeferBegin(const char* begin_sql) { deferred_begin_ = begin_sql; }
+  absl::Status CommitWithoutWaiting();
+
+  // Rolls the open transaction back (a deferred BEGIN is simply dropped); a connection that
+  // cannot leave its transaction is marked broken.
+  void Rollback();
+
+  // True while a transaction is open on the connection (or failed and not yet rolled back); a
+  // COMMIT on its way does not count.
   bool InTransaction() const;
 
   // Closes the connection when it returns to the pool.
@@ -149,11 +161,21 @@ class PostgresConnection {
 
   // The status of a failed command; marks the connection broken when its server is gone.
   absl::Status Failure(const PGresult* result, absl::string_view what);
-  absl::Status Prepare(PgStatement statement, const PgParams& params);
+  // Reads the answer to a COMMIT sent without waiting, then sends a deferred BEGIN on its own:
+  // before any command but a pipelined Execute.
+  absl::Status Settle();
+  absl::Status AwaitCommit();
+  // The deferred BEGIN, the statement's preparation when it is new, and the statement, in one
+  // round trip.
+  absl::StatusOr<PgResult> ExecuteAfterBegin(PgStatement statement, const PgParams& params,
+                                             const char* const* values, const int* lengths,
+                                             const int* formats);
 
   const LibPq& pq_;
   PGconn* connection_;
   std::array<PreparedStatement, kPgStatementCount> statements_;
+  const char* deferred_begin_ = nullptr;
+  bool commit_in_flight_ = false;
   bool broken_ = false;
 };
 

@@ -49,6 +49,14 @@ absl::StatusOr<LibPq> Load() {
   Resolve(library, "PQgetisnull", pq.getisnull, error);
   Resolve(library, "PQcmdTuples", pq.cmdTuples, error);
   Resolve(library, "PQsetNoticeProcessor", pq.setNoticeProcessor, error);
+  Resolve(library, "PQsendQuery", pq.sendQuery, error);
+  Resolve(library, "PQsendQueryParams", pq.sendQueryParams, error);
+  Resolve(library, "PQsendPrepare", pq.sendPrepare, error);
+  Resolve(library, "PQsendQueryPrepared", pq.sendQueryPrepared, error);
+  Resolve(library, "PQgetResult", pq.getResult, error);
+  Resolve(library, "PQenterPipelineMode", pq.enterPipelineMode, error);
+  Resolve(library, "PQexitPipelineMode", pq.exitPipelineMode, error);
+  Resolve(library, "PQpipelineSync", pq.pipelineSync, error);
   if (!error.empty()) return absl::UnavailableError(error);
   return pq;
 }

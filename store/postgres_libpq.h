@@ -42,6 +42,15 @@ struct LibPq {
   decltype(&::PQgetisnull) getisnull;
   decltype(&::PQcmdTuples) cmdTuples;
   decltype(&::PQsetNoticeProcessor) setNoticeProcessor;
+  // Sending without waiting, and pipelines (several commands in one round trip).
+  decltype(&::PQsendQuery) sendQuery;
+  decltype(&::PQsendQueryParams) sendQueryParams;
+  decltype(&::PQsendPrepare) sendPrepare;
+  decltype(&::PQsendQueryPrepared) sendQueryPrepared;
+  decltype(&::PQgetResult) getResult;
+  decltype(&::PQenterPipelineMode) enterPipelineMode;
+  decltype(&::PQexitPipelineMode) exitPipelineMode;
+  decltype(&::PQpipelineSync) pipelineSync;
 };
 
 // The process's libpq, loaded on the first call and kept until exit; thread-safe. UNAVAILABLE

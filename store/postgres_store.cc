@@ -26,19 +26,19 @@ const std::string& BeginWriteSql() {
 }
 
 absl::Status BeginTransaction(PostgresConnection& connection, bool write) {
-  absl::Status begun = connection.ExecuteScript(write ? BeginWriteSql().c_str() : kBeginRead);
-  if (!begun.ok() && connection.InTransaction() && !connection.ExecuteScript("ROLLBACK").ok()) {
-    connection.MarkBroken();
+  if (!write) {
+    connection.DeferBegin(kBeginRead);  // sent with the first lookup, in one round trip
+    return absl::OkStatus();
   }
+  absl::Status begun = connection.ExecuteScript(BeginWriteSql().c_str());
+  if (!begun.ok()) connection.Rollback();
   return begun;
 }
 
-// Ends the connection's transaction without failing. A connection that cannot leave its
-// transaction is closed by the pool instead of being reused.
-void EndTransaction(PostgresConnection& connection, const char* end) {
-  if (!connection.ExecuteScript(end).ok() && connection.InTransaction()) {
-    connection.ExecuteScript("ROLLBACK").IgnoreError();
-  }
+// Ends a read transaction without waiting for the server's answer, which the connection reads
+// before its next command.
+void EndRead(PostgresConnection& connection) {
+  if (!connection.CommitWithoutWaiting().ok()) connection.MarkBroken();
 }
 
 // The PolicyView lookups over the leased connection, for both kinds of transaction.
@@ -97,14 +97,14 @@ class PostgresReadSnapshot final : public PostgresPolicyView<ReadSnapshot> {
  public:
   using PostgresPolicyView::PostgresPolicyView;
   // A read-only transaction has nothing to keep: COMMIT just releases its snapshot.
-  ~PostgresReadSnapshot() override { EndTransaction(connection(), "COMMIT"); }
+  ~PostgresReadSnapshot() override { EndRead(connection()); }
 };
 
 class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransaction> {
  public:
   using PostgresPolicyView::PostgresPolicyView;
   ~PostgresWriteTransaction() override {
-    if (!committed_) EndTransaction(connection(), "ROLLBACK");
+    if (!committed_) connection().Rollback();
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
@@ -219,11 +219,15 @@ absl::Status PostgresStore::InTransaction(
   absl::Status status = BeginTransaction(connection, kind == TransactionKind::kWrite);
   if (!status.ok()) return status;
   status = body(connection);
+  if (status.ok() && kind == TransactionKind::kRead) {
+    EndRead(connection);
+    return status;
+  }
   if (status.ok()) {
     status = connection.Commit();
     if (status.ok()) return status;
   }
-  EndTransaction(connection, "ROLLBACK");
+  connection.Rollback();
   return status;
 }
 
