@@ -336,8 +336,9 @@ TEST_F(EndToEndTest, SigtermLetsCallsInFlightFinishAndExitsZero) {
   EXPECT_EQ(in_flight.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout);
 
   server_->Signal(SIGTERM);
-  absl::SleepFor(absl::Milliseconds(300));
-  // Stopping: no new calls are taken (a fresh connection finds nobody listening, or is refused).
+  // verdictd drains for 1 s first (health NOT_SERVING, calls still served), then stops: no new
+  // calls are taken (a fresh connection finds nobody listening, or is refused).
+  absl::SleepFor(absl::Milliseconds(1500));
   auto late_channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
   v1::AuthorizeResponse late_response;
   grpc::ClientContext late_context;
