@@ -24,6 +24,10 @@ namespace verdict {
 // Limits a client cannot talk the server out of.
 inline constexpr int kMaxReceiveMessageBytes = 4 << 20;
 inline constexpr int kMaxConcurrentStreams = 1000;
+// Request metadata (headers) per call; and how long a new connection may take to finish its
+// HTTP/2 handshake before it is closed, so a slow or silent opener holds nothing for long.
+inline constexpr int kMaxMetadataBytes = 16 << 10;
+inline constexpr int kHandshakeTimeoutMs = 10 * 1000;
 
 struct NamedService {
   std::string full_name;  // "verdict.v1.DecisionService": its name for health checks
