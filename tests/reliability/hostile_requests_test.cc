@@ -484,6 +484,19 @@ INSTANTIATE_TEST_SUITE_P(Table, HostileRequestTest, ::testing::ValuesIn(HostileC
                            return info.param.name;
                          });
 
+// Request headers beyond the server's 16 KiB metadata limit: refused by gRPC, never decided.
+TEST_F(HostileRequestTest, MetadataBeyondTheLimitIsRefused) {
+  ASSERT_NE(server_, nullptr);
+  auto stub = v1::DecisionService::NewStub(*channel_);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  context.AddMetadata("x-padding", std::string(32 << 10, 'p'));
+  v1::AuthorizeResponse decision;
+  const grpc::Status status = stub->Authorize(&context, AllowedCall(), &decision);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(decision.verdict(), v1::ALLOW);
+}
+
 TEST(HostileRequestTableTest, HasAtLeastFiftyCases) { EXPECT_GE(HostileCases().size(), 50u); }
 
 }  // namespace
