@@ -14,7 +14,7 @@ bench/curated.txt says what gates (its header documents the rules). Two kinds of
   cannot fail the gate and a real regression cannot hide behind one fast one.
   The baseline is either the committed bench/baseline/baseline.json (times normalised by the
   BM_Calibration benchmark of the same run, so a faster or slower machine cancels out), or, with
-  --baseline=git:REV, the benchmarks of revision REV built in a git worktree and run in the
+  --baseline=git:REV, the benchmarks of revision REV built from `git archive` and run in the
   same session, interleaved with the current ones (the most trustworthy on a noisy machine).
 * `ratio` rules are machine-independent: the median of one benchmark over the median of another
   from the same run (cost at 1,000,000 agents over cost at 1,000) must stay under a limit. A rule
@@ -330,30 +330,39 @@ def git(*args, cwd):
 
 
 def build_revision(revision, scratch):
-    """Builds the benchmark binaries of a git revision in a worktree; returns their paths."""
+    """Builds the benchmark binaries of a git revision; returns the commit and their paths.
+
+    The revision's files are exported with `git archive` into a scratch directory (the
+    repository itself, its index and its working tree are left alone) and built there with
+    their own Bazel output base; the shared disk cache makes unchanged actions free.
+    """
     source = workspace_dir()
     if revision == "merge-base":
         revision = git("merge-base", "HEAD", os.environ.get("VERDICT_GATE_BASE_BRANCH", "main"),
                        cwd=source)
     commit = git("rev-parse", "--verify", revision + "^{commit}", cwd=source)
     tree = os.path.join(scratch, "tree")
-    git("worktree", "add", "--detach", tree, commit, cwd=source)
-    try:
-        output_base = os.environ.get(
-            "VERDICT_GATE_OUTPUT_BASE", os.path.expanduser("~/.cache/bazel-ob/verdict-gate-baseline"))
-        targets = [f"//bench:{b}" for b in BINARIES]
-        print(f"building the baseline {commit[:12]} in {tree}", flush=True)
-        subprocess.run(["bazel", f"--output_base={output_base}", "build", "-c", "opt", *targets],
-                       cwd=tree, check=True)
-        binaries = {}
-        for binary in BINARIES:
-            built = os.path.join(tree, "bazel-bin", "bench", binary)
-            copy = os.path.join(scratch, binary + ".baseline")
-            shutil.copy2(built, copy)
-            binaries[binary] = copy
-        return commit, binaries
-    finally:
-        git("worktree", "remove", "--force", tree, cwd=source)
+    os.makedirs(tree)
+    archive = subprocess.Popen(["git", "archive", "--format=tar", commit], cwd=source,
+                               stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", tree], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise GateError(f"git archive {commit} failed")
+    output_base = os.environ.get("VERDICT_GATE_OUTPUT_BASE",
+                                 os.path.expanduser("~/.cache/bazel-ob/verdict-gate-baseline"))
+    targets = [f"//bench:{b}" for b in BINARIES]
+    print(f"building the baseline {commit[:12]} in {tree}", flush=True)
+    subprocess.run(["bazel", f"--output_base={output_base}", "build", "-c", "opt", *targets],
+                   cwd=tree, check=True)
+    bin_dir = subprocess.run(["bazel", f"--output_base={output_base}", "info", "-c", "opt",
+                              "bazel-bin"], cwd=tree, check=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    binaries = {}
+    for binary in BINARIES:
+        copy = os.path.join(scratch, binary + ".baseline")
+        shutil.copy2(os.path.join(bin_dir, "bench", binary), copy)
+        binaries[binary] = copy
+    return commit, binaries
 
 
 def load_committed_baseline(path):
