@@ -2,6 +2,9 @@
 # A throwaway PostgreSQL cluster on loopback for verdict's tests and benchmarks: initialised in a
 # fresh directory, listening on 127.0.0.1 and a Unix socket in that directory, trusted without a
 # password (only this machine can reach it), with durability turned off (the data is disposable).
+# It also serves TLS (a self-signed certificate) and has one role, verdict_scram, that must log in
+# over TLS with a SCRAM password: store/postgres_store_test.cc checks that libpq's OpenSSL works
+# beside verdict's BoringSSL (store/postgres_test_support.h names the role and its password).
 #
 #   url=$(scripts/pg-test-cluster.sh start /tmp/verdict-pg 55432)   # prints the database URL
 #   scripts/pg-test-cluster.sh stop /tmp/verdict-pg                 # stops it, removes the dir
@@ -51,11 +54,20 @@ case "$command" in
       >"$dir.initdb.log" 2>&1 || { cat "$dir.initdb.log" >&2; exit 1; }
     rm -f "$dir.initdb.log"
     echo "$port" | as_owner tee "$dir/port" >/dev/null
+    as_owner openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj /CN=127.0.0.1 \
+      -keyout "$dir/server.key" -out "$dir/server.crt" >/dev/null 2>&1
+    chmod 600 "$dir/server.key"
+    # Checked before initdb's "trust" lines: the first line that matches decides.
+    { echo "hostssl all verdict_scram 127.0.0.1/32 scram-sha-256"
+      echo "host all verdict_scram 127.0.0.1/32 reject"
+      cat "$dir/pg_hba.conf"; } | as_owner tee "$dir/pg_hba.conf.new" >/dev/null
+    as_owner mv "$dir/pg_hba.conf.new" "$dir/pg_hba.conf"
     as_owner "$pg_bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start \
-      -o "-k $dir -c listen_addresses=127.0.0.1 -p $port -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+      -o "-k $dir -c listen_addresses=127.0.0.1 -p $port -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" \
       >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     as_owner "$pg_bin/psql" -q -h "$dir" -p "$port" -U postgres -d postgres \
-      -c "CREATE DATABASE verdict" >/dev/null
+      -c "CREATE DATABASE verdict" \
+      -c "CREATE ROLE verdict_scram LOGIN PASSWORD 'verdict-scram-test'" >/dev/null
     url_of "$dir"
     ;;
   stop)

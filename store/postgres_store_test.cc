@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "crypto/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/migrations.h"
@@ -203,6 +205,28 @@ TEST_F(PostgresStoreTest, ReadSnapshotRefusesWrites) {
   absl::Status write = connection->ExecuteScript("DELETE FROM agents");
   EXPECT_EQ(write.code(), absl::StatusCode::kUnavailable) << write;  // 25006: read-only
   EXPECT_THAT(write.message(), HasSubstr("read-only"));
+}
+
+// libpq runs OpenSSL 3 for TLS and SCRAM inside a process linked with BoringSSL, which exports
+// the same symbol names: loaded as store/postgres_libpq.h does, each keeps its own.
+TEST_F(PostgresStoreTest, TlsAndScramWorkBesideBoringSsl) {
+  absl::StatusOr<const LibPq*> pq = LoadLibPq();
+  ASSERT_TRUE(pq.ok()) << pq.status();
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> connection =
+        PostgresConnection::Open(**pq, TestPostgresTlsScramUrl(), {});
+    ASSERT_TRUE(connection.ok()) << connection.status();
+    absl::StatusOr<PgResult> tls =
+        (*connection)
+            ->Query(
+                "SELECT ssl::text || ' ' || current_user::text FROM pg_stat_ssl"
+                " WHERE pid = pg_backend_pid()");
+    ASSERT_TRUE(tls.ok()) << tls.status();
+    EXPECT_EQ(tls->row(0).Text(0), absl::StrCat("true ", kTlsScramUser));
+  }
+  // verdict's own hashing is still BoringSSL's, and right (FIPS 180-2 "abc").
+  EXPECT_EQ(absl::BytesToHexString(Sha256("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST_F(PostgresStoreTest, BadOptionsAreRefused) {

@@ -44,6 +44,15 @@ std::string TestPostgresUrl() {
   return url == nullptr ? "" : url;
 }
 
+std::string TestPostgresTlsScramUrl() {
+  const std::string url = TestPostgresUrl();
+  const size_t authority = url.find("://") + 3;
+  const size_t host = url.find('@', authority);
+  return absl::StrCat(url.substr(0, authority), kTlsScramUser, ":", kTlsScramPassword, "@",
+                      url.substr(host == std::string::npos ? authority : host + 1),
+                      absl::StrContains(url, "?") ? "&" : "?", "sslmode=require");
+}
+
 std::string WithSearchPath(absl::string_view conninfo, absl::string_view schema) {
   if (absl::StrContains(conninfo, "://")) {
     return absl::StrCat(conninfo, absl::StrContains(conninfo, "?") ? "&" : "?",

@@ -26,6 +26,12 @@ inline constexpr char kNoPostgresMessage[] =
 // The server's URL, or "" when the tests run without one.
 std::string TestPostgresUrl();
 
+// The same server for the role scripts/pg-test-cluster.sh creates to log in only over TLS with
+// a SCRAM password: the URL's user and password replaced, sslmode=require added.
+inline constexpr char kTlsScramUser[] = "verdict_scram";
+inline constexpr char kTlsScramPassword[] = "verdict-scram-test";
+std::string TestPostgresTlsScramUrl();
+
 // `conninfo` (a URL or key=value pairs) with `search_path` set to `schema` on every connection,
 // and `schema` as the connections' application_name, so a test can find its own connections.
 std::string WithSearchPath(absl::string_view conninfo, absl::string_view schema);
