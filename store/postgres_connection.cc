@@ -4,7 +4,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/base/internal/endian.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -34,6 +33,13 @@ std::string Milliseconds(absl::Duration duration) {
   return absl::StrCat(absl::ToInt64Milliseconds(duration), "ms");
 }
 
+// PostgreSQL's binary integers are big-endian, `bytes` long.
+uint64_t LoadBigEndian(const char* data, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<unsigned char>(data[i]);
+  return value;
+}
+
 // libpq's messages end with a newline.
 std::string Trimmed(const char* message) {
   return std::string(absl::StripTrailingAsciiWhitespace(message == nullptr ? "" : message));
@@ -54,7 +60,9 @@ PgParams& PgParams::Bytes(absl::string_view bytes) { return Add(kByteaOid, bytes
 
 PgParams& PgParams::Int64(int64_t value) {
   char big_endian[sizeof(uint64_t)];
-  absl::big_endian::Store64(big_endian, static_cast<uint64_t>(value));
+  for (size_t i = 0; i < sizeof(big_endian); ++i) {
+    big_endian[i] = static_cast<char>(static_cast<uint64_t>(value) >> (8 * (7 - i)));
+  }
   return Add(kInt8Oid, absl::string_view(big_endian, sizeof(big_endian)), false);
 }
 
@@ -77,11 +85,11 @@ int64_t PgRow::Int64(int column) const {
   const char* value = pq_.getvalue(result_, row_, column);
   switch (pq_.getlength(result_, row_, column)) {
     case 2:
-      return static_cast<int16_t>(absl::big_endian::Load16(value));
+      return static_cast<int16_t>(LoadBigEndian(value, 2));
     case 4:
-      return static_cast<int32_t>(absl::big_endian::Load32(value));
+      return static_cast<int32_t>(LoadBigEndian(value, 4));
     case 8:
-      return static_cast<int64_t>(absl::big_endian::Load64(value));
+      return static_cast<int64_t>(LoadBigEndian(value, 8));
     default:
       return 0;  // NULL: the schema's integer columns that may be NULL are read with Time
   }
