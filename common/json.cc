@@ -1,6 +1,7 @@
 #include "common/json.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -66,9 +67,20 @@ void AppendUtf8(uint32_t code_point, std::string* out) {
 bool IsJsonWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-class Parser {
+// The bytes a string can hold as they are: anything but the quote, the backslash, control
+// characters and the start of a multi-byte UTF-8 sequence (checked on its own).
+constexpr std::array<bool, 256> MakePlainStringBytes() {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}
+constexpr std::array<bool, 256> kPlainStringBytes = MakePlainStringBytes();
+
+}  // namespace
+
+class JsonParser {
  public:
-  Parser(absl::string_view text, const JsonLimits& limits) : text_(text), limits_(limits) {}
+  JsonParser(absl::string_view text, const JsonLimits& limits) : text_(text), limits_(limits) {}
 
   absl::StatusOr<JsonValue> ParseDocument() {
     if (text_.size() > limits_.max_bytes) {
@@ -76,8 +88,8 @@ class Parser {
           "JSON input is ", text_.size(), " bytes, above the limit of ", limits_.max_bytes));
     }
     SkipWhitespace();
-    absl::StatusOr<JsonValue> value = ParseValue(/*depth=*/0);
-    if (!value.ok()) return value;
+    JsonValue value;
+    if (absl::Status status = ParseValue(/*depth=*/0, &value); !status.ok()) return status;
     SkipWhitespace();
     if (pos_ != text_.size()) return Error("unexpected content after the JSON value");
     return value;
@@ -96,37 +108,36 @@ class Parser {
     while (!AtEnd() && IsJsonWhitespace(Peek())) ++pos_;
   }
 
-  absl::StatusOr<JsonValue> ParseValue(int depth) {
+  // Values are parsed into their final place (an array slot, an object member), never moved
+  // through return values: a decision parses JSON on its hot path.
+  absl::Status ParseValue(int depth, JsonValue* out) {
     if (AtEnd()) return Error("unexpected end of input, expected a value");
     switch (Peek()) {
       case '{':
-        return ParseObject(depth + 1);
+        return ParseObject(depth + 1, out);
       case '[':
-        return ParseArray(depth + 1);
-      case '"': {
-        std::string s;
-        absl::Status status = ParseString(&s);
-        if (!status.ok()) return status;
-        return JsonValue::String(std::move(s));
-      }
+        return ParseArray(depth + 1, out);
+      case '"':
+        return ParseString(&out->value_.emplace<std::string>());
       case 't':
-        return ParseLiteral("true", JsonValue::Bool(true));
+        return ParseLiteral("true", JsonValue::Bool(true), out);
       case 'f':
-        return ParseLiteral("false", JsonValue::Bool(false));
+        return ParseLiteral("false", JsonValue::Bool(false), out);
       case 'n':
-        return ParseLiteral("null", JsonValue());
+        return ParseLiteral("null", JsonValue(), out);
       default:
-        if (Peek() == '-' || IsDigit(Peek())) return ParseNumber();
+        if (Peek() == '-' || IsDigit(Peek())) return ParseNumber(out);
         return Error("unexpected character, expected a value");
     }
   }
 
-  absl::StatusOr<JsonValue> ParseLiteral(absl::string_view literal, JsonValue value) {
+  absl::Status ParseLiteral(absl::string_view literal, JsonValue value, JsonValue* out) {
     if (text_.substr(pos_, literal.size()) != literal) {
       return Error(absl::StrCat("invalid literal, expected '", literal, "'"));
     }
     pos_ += literal.size();
-    return value;
+    *out = std::move(value);
+    return absl::OkStatus();
   }
 
   absl::Status CheckDepth(int depth) const {
@@ -136,62 +147,63 @@ class Parser {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<JsonValue> ParseArray(int depth) {
+  absl::Status ParseArray(int depth, JsonValue* out) {
     if (absl::Status status = CheckDepth(depth); !status.ok()) return status;
     ++pos_;  // '['
-    JsonValue::Array items;
+    JsonValue::Array& items = out->value_.emplace<JsonValue::Array>();
     SkipWhitespace();
     if (!AtEnd() && Peek() == ']') {
       ++pos_;
-      return JsonValue::MakeArray(std::move(items));
+      return absl::OkStatus();
     }
     while (true) {
       SkipWhitespace();
-      absl::StatusOr<JsonValue> item = ParseValue(depth);
-      if (!item.ok()) return item.status();
-      items.push_back(*std::move(item));
+      if (absl::Status status = ParseValue(depth, &items.emplace_back()); !status.ok()) {
+        return status;
+      }
       SkipWhitespace();
       if (AtEnd()) return Error("unexpected end of input in an array");
       if (Peek() == ']') {
         ++pos_;
-        return JsonValue::MakeArray(std::move(items));
+        return absl::OkStatus();
       }
       if (Peek() != ',') return Error("expected ',' or ']' in an array");
       ++pos_;
     }
   }
 
-  absl::StatusOr<JsonValue> ParseObject(int depth) {
+  absl::Status ParseObject(int depth, JsonValue* out) {
     if (absl::Status status = CheckDepth(depth); !status.ok()) return status;
     ++pos_;  // '{'
-    JsonValue::Object members;
+    JsonValue::Object& members = out->value_.emplace<JsonValue::Object>();
     SkipWhitespace();
     if (!AtEnd() && Peek() == '}') {
       ++pos_;
-      return JsonValue::MakeObject(std::move(members));
+      return absl::OkStatus();
     }
+    std::string key;
     while (true) {
       SkipWhitespace();
       if (AtEnd() || Peek() != '"') return Error("expected a string as object key");
       const size_t key_offset = pos_;
-      std::string key;
+      key.clear();
       if (absl::Status status = ParseString(&key); !status.ok()) return status;
       // Compared after unescaping: "a" and "\u0061" are the same key.
-      if (members.count(key) != 0) {
+      const auto next = members.lower_bound(key);
+      if (next != members.end() && next->first == key) {
         return ErrorAt(key_offset, absl::StrCat("duplicate object key ", JsonQuote(key)));
       }
       SkipWhitespace();
       if (AtEnd() || Peek() != ':') return Error("expected ':' after an object key");
       ++pos_;
       SkipWhitespace();
-      absl::StatusOr<JsonValue> value = ParseValue(depth);
-      if (!value.ok()) return value.status();
-      members.emplace(std::move(key), *std::move(value));
+      JsonValue& value = members.emplace_hint(next, std::move(key), JsonValue())->second;
+      if (absl::Status status = ParseValue(depth, &value); !status.ok()) return status;
       SkipWhitespace();
       if (AtEnd()) return Error("unexpected end of input in an object");
       if (Peek() == '}') {
         ++pos_;
-        return JsonValue::MakeObject(std::move(members));
+        return absl::OkStatus();
       }
       if (Peek() != ',') return Error("expected ',' or '}' in an object");
       ++pos_;
@@ -251,11 +263,7 @@ class Parser {
     while (true) {
       // Copy the run of characters that need no decoding in one go.
       const size_t run_start = pos_;
-      while (!AtEnd()) {
-        const unsigned char c = static_cast<unsigned char>(Peek());
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-        ++pos_;
-      }
+      while (!AtEnd() && kPlainStringBytes[static_cast<unsigned char>(Peek())]) ++pos_;
       out->append(text_.data() + run_start, pos_ - run_start);
       if (AtEnd()) return Error("unterminated string");
       const unsigned char c = static_cast<unsigned char>(Peek());
@@ -306,7 +314,7 @@ class Parser {
   }
 
   // RFC 8259 grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-  absl::StatusOr<JsonValue> ParseNumber() {
+  absl::Status ParseNumber(JsonValue* out) {
     const size_t start = pos_;
     const auto skip_digits = [&] {
       const size_t first = pos_;
@@ -338,13 +346,16 @@ class Parser {
     if (result.ec != std::errc() || result.ptr != last) {
       return ErrorAt(start, "number out of the range of a double");
     }
-    return JsonValue::Number(value);
+    *out = JsonValue::Number(value);
+    return absl::OkStatus();
   }
 
   absl::string_view text_;
   const JsonLimits& limits_;
   size_t pos_ = 0;
 };
+
+namespace {
 
 // RFC 8785 orders keys by their UTF-16 code units. That equals UTF-8 byte order except that
 // U+E000..U+FFFF (lead bytes EE, EF) sort after the supplementary planes (lead bytes F0..F4),
@@ -482,101 +493,83 @@ void AppendCanonical(const JsonValue& value, std::string* out) {
 
 JsonValue JsonValue::Bool(bool b) {
   JsonValue v;
-  v.type_ = Type::kBool;
-  v.bool_ = b;
+  v.value_ = b;
   return v;
 }
 
 JsonValue JsonValue::Number(double d) {
   JsonValue v;
-  v.type_ = Type::kNumber;
-  v.number_ = d;
+  v.value_ = d;
   return v;
 }
 
 JsonValue JsonValue::String(std::string s) {
   JsonValue v;
-  v.type_ = Type::kString;
-  v.string_ = std::move(s);
+  v.value_ = std::move(s);
   return v;
 }
 
 JsonValue JsonValue::MakeArray(Array items) {
   JsonValue v;
-  v.type_ = Type::kArray;
-  v.array_ = std::move(items);
+  v.value_ = std::move(items);
   return v;
 }
 
 JsonValue JsonValue::MakeObject(Object members) {
   JsonValue v;
-  v.type_ = Type::kObject;
-  v.object_ = std::move(members);
+  v.value_ = std::move(members);
   return v;
 }
 
-bool JsonValue::as_bool() const {
-  assert(is_bool());
-  return bool_;
+namespace {
+
+// The alternative `T` of `value`. Asking for another type is a programming error: checked in
+// debug builds; release builds answer an empty value (const) or turn `value` into one (mutable)
+// rather than read memory that is not there.
+template <typename T, typename Variant>
+const T& Get(const Variant& value) {
+  const T* held = std::get_if<T>(&value);
+  assert(held != nullptr);
+  if (held != nullptr) return *held;
+  static const T* const kEmpty = new T();
+  return *kEmpty;
 }
 
-double JsonValue::as_number() const {
-  assert(is_number());
-  return number_;
+template <typename T, typename Variant>
+T& GetMutable(Variant& value) {
+  T* held = std::get_if<T>(&value);
+  assert(held != nullptr);
+  if (held != nullptr) return *held;
+  return value.template emplace<T>();
 }
 
-const std::string& JsonValue::as_string() const {
-  assert(is_string());
-  return string_;
-}
+}  // namespace
 
-const JsonValue::Array& JsonValue::as_array() const {
-  assert(is_array());
-  return array_;
-}
+bool JsonValue::as_bool() const { return Get<bool>(value_); }
 
-JsonValue::Array& JsonValue::as_array() {
-  assert(is_array());
-  return array_;
-}
+double JsonValue::as_number() const { return Get<double>(value_); }
 
-const JsonValue::Object& JsonValue::as_object() const {
-  assert(is_object());
-  return object_;
-}
+const std::string& JsonValue::as_string() const { return Get<std::string>(value_); }
 
-JsonValue::Object& JsonValue::as_object() {
-  assert(is_object());
-  return object_;
-}
+const JsonValue::Array& JsonValue::as_array() const { return Get<Array>(value_); }
+
+JsonValue::Array& JsonValue::as_array() { return GetMutable<Array>(value_); }
+
+const JsonValue::Object& JsonValue::as_object() const { return Get<Object>(value_); }
+
+JsonValue::Object& JsonValue::as_object() { return GetMutable<Object>(value_); }
 
 const JsonValue* JsonValue::Find(absl::string_view key) const {
-  if (!is_object()) return nullptr;
-  const auto it = object_.find(key);
-  return it == object_.end() ? nullptr : &it->second;
+  const Object* object = std::get_if<Object>(&value_);
+  if (object == nullptr) return nullptr;
+  const auto it = object->find(key);
+  return it == object->end() ? nullptr : &it->second;
 }
 
-bool JsonValue::operator==(const JsonValue& other) const {
-  if (type_ != other.type_) return false;
-  switch (type_) {
-    case Type::kNull:
-      return true;
-    case Type::kBool:
-      return bool_ == other.bool_;
-    case Type::kNumber:
-      return number_ == other.number_;
-    case Type::kString:
-      return string_ == other.string_;
-    case Type::kArray:
-      return array_ == other.array_;
-    case Type::kObject:
-      return object_ == other.object_;
-  }
-  return false;
-}
+bool JsonValue::operator==(const JsonValue& other) const { return value_ == other.value_; }
 
 absl::StatusOr<JsonValue> ParseJson(absl::string_view text, const JsonLimits& limits) {
-  return Parser(text, limits).ParseDocument();
+  return JsonParser(text, limits).ParseDocument();
 }
 
 std::string CanonicalJson(const JsonValue& value) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -21,12 +22,27 @@
 
 namespace verdict {
 
+// Orders object keys by their bytes, as std::less<> does, but compares inline: an object's keys
+// are short, and a library call per comparison was most of a member lookup's cost.
+struct JsonKeyLess {
+  using is_transparent = void;
+  bool operator()(absl::string_view a, absl::string_view b) const {
+    const size_t common = a.size() < b.size() ? a.size() : b.size();
+    for (size_t i = 0; i < common; ++i) {
+      if (a[i] != b[i]) {
+        return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+      }
+    }
+    return a.size() < b.size();
+  }
+};
+
 class JsonValue {
  public:
   enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
   using Array = std::vector<JsonValue>;
   // Sorted by key (byte order of the UTF-8, which equals code point order).
-  using Object = std::map<std::string, JsonValue, std::less<>>;
+  using Object = std::map<std::string, JsonValue, JsonKeyLess>;
 
   JsonValue() = default;  // null
   static JsonValue Bool(bool b);
@@ -35,13 +51,13 @@ class JsonValue {
   static JsonValue MakeArray(Array items = {});
   static JsonValue MakeObject(Object members = {});
 
-  Type type() const { return type_; }
-  bool is_null() const { return type_ == Type::kNull; }
-  bool is_bool() const { return type_ == Type::kBool; }
-  bool is_number() const { return type_ == Type::kNumber; }
-  bool is_string() const { return type_ == Type::kString; }
-  bool is_array() const { return type_ == Type::kArray; }
-  bool is_object() const { return type_ == Type::kObject; }
+  Type type() const { return static_cast<Type>(value_.index()); }
+  bool is_null() const { return type() == Type::kNull; }
+  bool is_bool() const { return type() == Type::kBool; }
+  bool is_number() const { return type() == Type::kNumber; }
+  bool is_string() const { return type() == Type::kString; }
+  bool is_array() const { return type() == Type::kArray; }
+  bool is_object() const { return type() == Type::kObject; }
 
   // Accessors; calling one for another type is a programming error (checked in debug).
   bool as_bool() const;
@@ -59,12 +75,11 @@ class JsonValue {
   bool operator!=(const JsonValue& other) const { return !(*this == other); }
 
  private:
-  Type type_ = Type::kNull;
-  bool bool_ = false;
-  double number_ = 0;
-  std::string string_;
-  Array array_;
-  Object object_;
+  // The parser builds values in place rather than through the factories above.
+  friend class JsonParser;
+
+  // One alternative per Type, in the enum's order, so that the index is the type.
+  std::variant<std::monostate, bool, double, std::string, Array, Object> value_;
 };
 
 struct JsonLimits {

@@ -2,14 +2,13 @@
 
 #include <openssl/bn.h>
 #include <openssl/curve25519.h>
-#include <openssl/digest.h>
 #include <openssl/ec.h>
 #include <openssl/ec_key.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
-#include <openssl/hmac.h>
 #include <openssl/mem.h>
 #include <openssl/nid.h>
+#include <openssl/sha.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -30,7 +29,11 @@ struct KeyMaterial {
   KeyMaterial() = default;
   KeyMaterial(const KeyMaterial&) = delete;
   KeyMaterial& operator=(const KeyMaterial&) = delete;
-  ~KeyMaterial() { OPENSSL_cleanse(secret.data(), secret.size()); }
+  ~KeyMaterial() {
+    OPENSSL_cleanse(secret.data(), secret.size());
+    OPENSSL_cleanse(&hmac_inner, sizeof(hmac_inner));
+    OPENSSL_cleanse(&hmac_outer, sizeof(hmac_outer));
+  }
 
   JwkType type = JwkType::kOct;
   JwsAlgorithm algorithm = JwsAlgorithm::kHS256;
@@ -46,6 +49,10 @@ struct KeyMaterial {
   std::string secret;
   // P-256: the public point, and the private scalar when the JWK had "d".
   bssl::UniquePtr<EC_KEY> ec_key;
+  // oct: SHA-256 after absorbing the padded key XOR ipad, and XOR opad (RFC 2104). Each MAC
+  // starts from copies of these, so the key's two blocks are hashed once per key, not per MAC.
+  SHA256_CTX hmac_inner = {};
+  SHA256_CTX hmac_outer = {};
 };
 
 }  // namespace jwk_internal
@@ -240,6 +247,26 @@ absl::Status ParseP256(const JsonValue& jwk, KeyMaterial& key) {
   return absl::OkStatus();
 }
 
+// RFC 2104: the key, hashed first when longer than a block, zero-padded to one block and XORed
+// with ipad and opad, starts the inner and the outer hash.
+void PrepareHmacStates(KeyMaterial& key) {
+  uint8_t block[SHA256_CBLOCK] = {};
+  if (key.secret.size() > SHA256_CBLOCK) {
+    SHA256(reinterpret_cast<const uint8_t*>(key.secret.data()), key.secret.size(), block);
+  } else {
+    std::copy(key.secret.begin(), key.secret.end(), block);
+  }
+  uint8_t padded[SHA256_CBLOCK];
+  for (const auto& [state, pad] :
+       {std::pair<SHA256_CTX*, uint8_t>{&key.hmac_inner, 0x36}, {&key.hmac_outer, 0x5c}}) {
+    for (size_t i = 0; i < SHA256_CBLOCK; ++i) padded[i] = block[i] ^ pad;
+    SHA256_Init(state);
+    SHA256_Update(state, padded, sizeof(padded));
+  }
+  OPENSSL_cleanse(block, sizeof(block));
+  OPENSSL_cleanse(padded, sizeof(padded));
+}
+
 absl::Status ParseOct(const JsonValue& jwk, KeyMaterial& key) {
   absl::StatusOr<std::string> secret = BytesMember(jwk, "k", 0);
   if (!secret.ok()) return secret.status();
@@ -248,6 +275,7 @@ absl::Status ParseOct(const JsonValue& jwk, KeyMaterial& key) {
     return absl::InvalidArgumentError(absl::StrCat(
         "\"k\" has ", key.secret.size(), " bytes; HS256 needs at least ", kMinHmacKeyBytes));
   }
+  PrepareHmacStates(key);
   return absl::OkStatus();
 }
 
@@ -276,11 +304,15 @@ bool VerifyEs256(const KeyMaterial& key, absl::string_view signing_input,
 }
 
 std::string Hs256(const KeyMaterial& key, absl::string_view signing_input) {
+  SHA256_CTX hash = key.hmac_inner;
+  SHA256_Update(&hash, signing_input.data(), signing_input.size());
+  uint8_t inner[SHA256_DIGEST_LENGTH];
+  SHA256_Final(inner, &hash);
+  hash = key.hmac_outer;
+  SHA256_Update(&hash, inner, sizeof(inner));
   std::string mac(kHs256Bytes, '\0');
-  unsigned int mac_size = 0;
-  HMAC(EVP_sha256(), key.secret.data(), key.secret.size(),
-       reinterpret_cast<const uint8_t*>(signing_input.data()), signing_input.size(),
-       reinterpret_cast<uint8_t*>(mac.data()), &mac_size);
+  SHA256_Final(reinterpret_cast<uint8_t*>(mac.data()), &hash);
+  OPENSSL_cleanse(&hash, sizeof(hash));
   return mac;
 }
 

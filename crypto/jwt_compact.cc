@@ -1,5 +1,6 @@
 #include "crypto/jwt_compact.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -7,7 +8,6 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/types/optional.h"
 #include "crypto/token.h"
 
@@ -106,11 +106,19 @@ absl::StatusOr<DecodedJwt> DecodeJwt(absl::string_view token) {
     return JwtRejection(JwtError::kMalformed,
                         absl::StrCat("token has ", token.size(), " bytes, over ", kMaxJwtBytes));
   }
-  const std::vector<absl::string_view> segments = absl::StrSplit(token, '.');
-  if (segments.size() != 3) {
+  // Three segments: two dots, found without building a list of the pieces.
+  const size_t first_dot = token.find('.');
+  const size_t second_dot =
+      first_dot == absl::string_view::npos ? first_dot : token.find('.', first_dot + 1);
+  if (second_dot == absl::string_view::npos ||
+      token.find('.', second_dot + 1) != absl::string_view::npos) {
+    const size_t segment_count = 1 + std::count(token.begin(), token.end(), '.');
     return JwtRejection(JwtError::kMalformed,
-                        absl::StrCat("a compact JWS has 3 segments, not ", segments.size()));
+                        absl::StrCat("a compact JWS has 3 segments, not ", segment_count));
   }
+  const absl::string_view segments[] = {token.substr(0, first_dot),
+                                        token.substr(first_dot + 1, second_dot - first_dot - 1),
+                                        token.substr(second_dot + 1)};
   DecodedJwt jwt;
   absl::StatusOr<JsonValue> header = DecodeJsonObjectSegment(segments[0], "header");
   if (!header.ok()) return header.status();

@@ -136,21 +136,21 @@ absl::StatusOr<std::string> Base64UrlDecode(absl::string_view text) {
         absl::StrCat("base64url text of ", text.size(), " characters cannot encode whole bytes"));
   }
   std::string bytes(text.size() * 3 / 4, '\0');
-  char* out = bytes.data();
+  const unsigned char* in = reinterpret_cast<const unsigned char*>(text.data());
+  unsigned char* out = reinterpret_cast<unsigned char*>(bytes.data());
   // Whole groups of four characters make three bytes each.
   const size_t whole_groups_end = text.size() - text.size() % 4;
   for (size_t i = 0; i < whole_groups_end; i += 4) {
-    const uint32_t a = Base64UrlValue(text[i]);
-    const uint32_t b = Base64UrlValue(text[i + 1]);
-    const uint32_t c = Base64UrlValue(text[i + 2]);
-    const uint32_t d = Base64UrlValue(text[i + 3]);
-    if (((a | b | c | d) & 0x80) != 0) {
-      return NotBase64UrlAt(text, i);
-    }
+    const uint32_t a = kBase64UrlValues[in[i]];
+    const uint32_t b = kBase64UrlValues[in[i + 1]];
+    const uint32_t c = kBase64UrlValues[in[i + 2]];
+    const uint32_t d = kBase64UrlValues[in[i + 3]];
+    if (((a | b | c | d) & 0x80) != 0) return NotBase64UrlAt(text, i);
     const uint32_t group = a << 18 | b << 12 | c << 6 | d;
-    *out++ = static_cast<char>(group >> 16);
-    *out++ = static_cast<char>(group >> 8);
-    *out++ = static_cast<char>(group);
+    out[0] = static_cast<unsigned char>(group >> 16);
+    out[1] = static_cast<unsigned char>(group >> 8);
+    out[2] = static_cast<unsigned char>(group);
+    out += 3;
   }
   // A last group of 2 or 3 characters makes 1 or 2 bytes and leaves 4 or 2 bits over.
   const size_t rest = text.size() - whole_groups_end;
@@ -168,8 +168,8 @@ absl::StatusOr<std::string> Base64UrlDecode(absl::string_view text) {
     return absl::InvalidArgumentError("base64url text has non-zero trailing bits");
   }
   group >>= leftover_bits;
-  if (rest == 3) *out++ = static_cast<char>(group >> 8);
-  *out = static_cast<char>(group);
+  if (rest == 3) *out++ = static_cast<unsigned char>(group >> 8);
+  *out = static_cast<unsigned char>(group);
   return bytes;
 }
 
