@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/json.h"
+#include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/verdictd_process.h"
@@ -135,10 +136,12 @@ VerdictdProcess* VerdictCliTest::server_ = nullptr;
 
 TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
   for (const char* command :
-       {"agents create", "agents get", "agents list", "agents suspend", "agents reactivate",
-        "agents revoke", "agents rotate", "permissions grant", "permissions revoke",
-        "delegations create", "delegations revoke", "approvals list", "approvals approve",
-        "approvals deny", "log query", "log verify", "policy export", "policy import", "check"}) {
+       {"agents create",      "agents get",         "agents list",        "agents suspend",
+        "agents reactivate",  "agents revoke",      "agents rotate",      "permissions grant",
+        "permissions revoke", "delegations create", "delegations revoke", "approvals list",
+        "approvals approve",  "approvals deny",     "log query",          "log verify",
+        "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
+        "keys rotate",        "keys retire",        "keys list",          "check"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");
     Outcome help = Verdict(args);
@@ -356,6 +359,37 @@ TEST_F(VerdictCliTest, PolicyExportsAndRefusesImportIntoAFullStore) {
   Outcome into_full = Admin({"policy", "import", "--file=policy.json"});
   EXPECT_EQ(into_full.exit_code, 3);
   EXPECT_EQ(Admin({"policy", "import", "--file=missing.json"}).exit_code, 1);
+}
+
+TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {
+  const TestSigningKey key = TestSigningKey::NewEd25519("cli-ed");
+  std::ofstream("cli-ed.json") << key.public_jwk_json;
+  Outcome added = Admin({"keys", "add", "--jwk=cli-ed.json", "--alg=EdDSA", "--json"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_EQ(Member(ParseOutput(added), "kid"), "cli-ed");
+  EXPECT_EQ(Member(ParseOutput(added), "status"), "SIGNING_KEY_ACTIVE");
+
+  // A kid is taken once; a private key is refused.
+  EXPECT_EQ(Admin({"keys", "add", "--jwk=cli-ed.json", "--alg=EdDSA"}).exit_code, 3);
+  std::ofstream("cli-private.json") << TestSigningKey::NewEd25519("cli-private").private_jwk_json;
+  Outcome refused = Admin({"keys", "add", "--jwk=cli-private.json", "--alg=EdDSA"});
+  EXPECT_EQ(refused.exit_code, 3);
+  EXPECT_THAT(refused.err, HasSubstr("public key only"));
+  EXPECT_EQ(Admin({"keys", "add", "--jwk=missing.json", "--alg=EdDSA"}).exit_code, 1);
+
+  std::ofstream("cli-ed-2.json") << TestSigningKey::NewEd25519("cli-ed").public_jwk_json;
+  EXPECT_EQ(Admin({"keys", "rotate", "--jwk=cli-ed-2.json", "--alg=EdDSA"}).exit_code, 0);
+  EXPECT_EQ(Admin({"keys", "retire", "--kid=cli-ed"}).exit_code, 0);
+  Outcome listed = Admin({"keys", "list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("kid: \"cli-ed\""));
+  EXPECT_THAT(listed.out, HasSubstr("SIGNING_KEY_RETIRED"));
+
+  Outcome revoked =
+      Admin({"tokens", "revoke-jti", "--jti=jti-cli", "--expires_at=2030-01-01T00:00:00Z"});
+  EXPECT_EQ(revoked.exit_code, 0) << revoked.err;
+  EXPECT_THAT(revoked.out, HasSubstr("revoked token id jti-cli"));
+  EXPECT_EQ(Admin({"tokens", "revoke-jti", "--jti=jti-cli", "--expires_at=tomorrow"}).exit_code, 1);
 }
 
 }  // namespace
