@@ -293,6 +293,38 @@ TEST_F(AccessTokenDecisionTest, SimulateDecidesAsAuthorizeOnABoundToken) {
   EXPECT_EQ(simulation->decision.verdict, Verdict::kAllow) << simulation->decision.message;
 }
 
+TEST_F(AccessTokenDecisionTest, SimulateAuthenticatesAtTheRealTimeWhateverTheWhatIfTime) {
+  // A token valid for days, and a proof spent now.
+  AccessTokenSpec spec = DefaultAccessTokenSpec(kAgent, now_);
+  spec.expires_at = now_ + absl::Hours(48);
+  spec.cnf_jkt = proof_key_.Thumbprint();
+  const std::string token = SignAccessToken(file_key_, spec);
+  const std::string spent = SignDpopProof(proof_key_, ProofSpec(token, "spent"));
+  ASSERT_EQ(Authorize(token, Evidence(spent)).verdict, Verdict::kAllow);
+
+  // A Simulate a minute ahead, with a proof made for that time, is refused as a proof from the
+  // future: had it been checked at the what-if time, it would have made the replay cache forget
+  // the proof spent above, whose window has not closed.
+  DpopProofSpec ahead = ProofSpec(token, "ahead");
+  ahead.issued_at = now_ + absl::Seconds(61);
+  WhatIf later;
+  later.at = now_ + absl::Seconds(61);
+  absl::StatusOr<Simulation> simulation =
+      authorizer_->Simulate(ReadRequest(token, Evidence(SignDpopProof(proof_key_, ahead))), later);
+  ASSERT_TRUE(simulation.ok()) << simulation.status();
+  ExpectTokenRefused(simulation->decision, "not_yet_valid", token);
+  ExpectTokenRefused(Authorize(token, Evidence(spent)), "replayed", token);
+
+  // The token itself is judged now too: a what-if time past its expiry does not expire it.
+  WhatIf days_later;
+  days_later.at = now_ + absl::Hours(72);
+  simulation = authorizer_->Simulate(
+      ReadRequest(token, Evidence(SignDpopProof(proof_key_, ProofSpec(token, "later")))),
+      days_later);
+  ASSERT_TRUE(simulation.ok()) << simulation.status();
+  EXPECT_EQ(simulation->decision.verdict, Verdict::kAllow) << simulation->decision.message;
+}
+
 TEST_F(AccessTokenDecisionTest, ValidateTokenAnswersForAccessTokens) {
   absl::StatusOr<TokenValidation> valid = authorizer_->ValidateToken(Token(store_key_));
   ASSERT_TRUE(valid.ok()) << valid.status();

@@ -63,25 +63,31 @@ absl::Status ValidateWhatIf(const WhatIf& what_if) {
 // batch, a decision made again inside a write transaction, Simulate's subject lookup): the DPoP
 // proof is spent once and the whole call sees one answer. Store keys are read in the first
 // snapshot; the token id's revocation and the agent are read again in every snapshot.
+//
+// The token is authenticated at the real time, even when Simulate decides at a what-if time: a
+// credential is presented now, and a what-if time must never move the DPoP replay cache, which
+// would forget proofs that can still be replayed.
 class OncePerCall final : public AccessTokenAuthenticator {
  public:
-  explicit OncePerCall(AccessTokenAuthenticator* authenticator) : authenticator_(authenticator) {}
+  OncePerCall(AccessTokenAuthenticator* authenticator, const Clock& clock)
+      : authenticator_(authenticator), clock_(clock) {}
 
   // Null when there is no authenticator, so that the engine refuses access tokens.
   AccessTokenAuthenticator* get() { return authenticator_ == nullptr ? nullptr : this; }
 
   absl::StatusOr<AccessTokenClaims> Authenticate(const Subject& subject, PolicyView& view,
-                                                 absl::Time now) override {
+                                                 absl::Time /*decision_time*/) override {
     if (!answer_ || token_ != subject.token || proof_ != subject.dpop.proof) {
       token_ = subject.token;
       proof_ = subject.dpop.proof;
-      answer_ = authenticator_->Authenticate(subject, view, now);
+      answer_ = authenticator_->Authenticate(subject, view, clock_());
     }
     return *answer_;
   }
 
  private:
   AccessTokenAuthenticator* const authenticator_;
+  const Clock& clock_;
   std::string token_;
   std::string proof_;
   std::optional<absl::StatusOr<AccessTokenClaims>> answer_;
@@ -113,7 +119,7 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
 absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const Clock& clock,
                                                      AccessTokenAuthenticator* access_tokens,
                                                      absl::Span<const Request> requests) {
-  OncePerCall authenticator(access_tokens);
+  OncePerCall authenticator(access_tokens, clock);
   std::vector<Decision> decisions;
   bool needs_writes = false;
   {
@@ -234,7 +240,7 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = what_if.at.value_or(clock_());
   // The what-if permissions belong to the subject, whom a token names only through the store.
-  OncePerCall authenticator(access_tokens_);
+  OncePerCall authenticator(access_tokens_, clock_);
   std::string subject_id = request.subject.agent_id;
   if (subject_id.empty()) {
     absl::StatusOr<SubjectResolution> resolution =
