@@ -33,7 +33,7 @@ std::string PeerHost(absl::string_view peer) {
   return std::string(peer);
 }
 
-AdminAuthenticator::AdminAuthenticator(AdminCredentials& credentials, Clock clock,
+AdminAuthenticator::AdminAuthenticator(AdminCredentialStore& credentials, Clock clock,
                                        AdminAuthOptions options)
     : credentials_(credentials), clock_(std::move(clock)), options_(options) {}
 

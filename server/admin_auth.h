@@ -1,8 +1,8 @@
 // The admin credential check every AdminService call passes first.
 //
 // A call presents "authorization: Bearer <secret>"; the secret is checked against the stored
-// Argon2id hash (store/admin_credentials.h), read fresh on every call. The check takes the same
-// time whether or not a credential is stored (BurnVerificationTime), and answers the same
+// Argon2id hash (store/admin_credential_store.h), read fresh on every call. The check takes the
+// same time whether or not a credential is stored (BurnVerificationTime), and answers the same
 // words. A peer that keeps failing is refused without a check for a back-off period that doubles
 // with each further failure; a success forgets its failures. Argon2id at production parameters
 // holds 64 MiB per check, so only a few checks run at once.
@@ -24,7 +24,7 @@
 #include "absl/time/time.h"
 #include "crypto/secret_hash.h"
 #include "decision/authorizer.h"
-#include "store/admin_credentials.h"
+#include "store/admin_credential_store.h"
 
 namespace verdict {
 
@@ -47,7 +47,7 @@ struct AdminAuthOptions {
 class AdminAuthenticator {
  public:
   // `credentials` must outlive the authenticator.
-  AdminAuthenticator(AdminCredentials& credentials, Clock clock, AdminAuthOptions options = {});
+  AdminAuthenticator(AdminCredentialStore& credentials, Clock clock, AdminAuthOptions options = {});
 
   // OK when `authorization` is "Bearer " and the admin secret. `peer` is gRPC's peer string
   // ("ipv4:10.0.0.1:5555", "unix:"); the port is ignored, so one host is one peer.
@@ -64,7 +64,7 @@ class AdminAuthenticator {
   void RecordFailure(const std::string& peer_host, absl::Time now);
   void ForgetIdlePeers(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  AdminCredentials& credentials_;
+  AdminCredentialStore& credentials_;
   const Clock clock_;
   const AdminAuthOptions options_;
 

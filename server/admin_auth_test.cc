@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/admin_credentials.h"
 #include "store/test_support.h"
 
 namespace verdict {

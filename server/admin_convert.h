@@ -1,5 +1,5 @@
 // Translation between the verdict.v1 admin messages (proto/verdict/v1/admin.proto) and the
-// store's admin types (store/admin_types.h, store/decision_log.h). Only the wire's own limits
+// store's admin types (store/admin_types.h, store/decision_log_store.h). Only the wire's own limits
 // are checked here (enum values, timestamp and duration ranges); the store validates the rest.
 //
 //   absl::StatusOr<NewAgent> agent = NewAgentFromProto(request);
@@ -14,7 +14,7 @@
 #include "decision/types.h"
 #include "google/protobuf/duration.pb.h"
 #include "store/admin_types.h"
-#include "store/decision_log.h"
+#include "store/decision_log_store.h"
 #include "verdict/v1/admin.pb.h"
 
 namespace verdict {

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "server/admin_secret.h"
+#include "store/open_store.h"
 
 ABSL_FLAG(std::string, admin_listen, "",
           "Where AdminService listens: unix:PATH or host:port, never the --listen address. "
@@ -27,7 +28,7 @@ namespace {
 constexpr SecretHashParams kWeakTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 
 // Stores the hash of the secret in `secret_file` unless a credential exists already.
-absl::Status BootstrapCredential(AdminCredentials& credentials, const std::string& secret_file,
+absl::Status BootstrapCredential(AdminCredentialStore& credentials, const std::string& secret_file,
                                  const SecretHashParams& params, absl::Time now) {
   absl::StatusOr<std::string> secret = ReadAdminSecretFile(secret_file);
   if (!secret.ok()) return secret.status();
@@ -52,7 +53,9 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
                                                              const std::string& decision_listen) {
   AdminPlaneOptions options;
   const std::string listen = absl::GetFlag(FLAGS_admin_listen);
-  if (listen == "off") {
+  absl::StatusOr<StoreLocation> location = ParseStoreLocation(db_path);
+  const bool on_postgres = location.ok() && location->kind == StoreKind::kPostgres;
+  if (listen == "off" || (listen.empty() && on_postgres)) {
     options.listen = "";
   } else if (listen.empty()) {
     options.listen = absl::StrCat("unix:", db_path, ".admin.sock");
@@ -71,24 +74,32 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
   return options;
 }
 
-AdminPlane::AdminPlane(const std::string& db_path, PolicyAdmin& admin, Clock clock,
-                       const AdminPlaneOptions& options)
-    : credentials_(db_path),
-      auth_(credentials_, clock, {.hash_params = options.hash_params}),
-      decision_log_(db_path),
-      service_(admin, decision_log_, auth_, clock) {
-  if (options.decision_log) {
-    writer_ = std::make_unique<DecisionLogWriter>(std::make_unique<DecisionLog>(db_path), clock);
-  }
-}
+AdminPlane::AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
+                       std::unique_ptr<DecisionLogStore> decision_log, PolicyAdmin& admin,
+                       Clock clock, const AdminPlaneOptions& options)
+    : credentials_(std::move(credentials)),
+      auth_(*credentials_, clock, {.hash_params = options.hash_params}),
+      decision_log_(std::move(decision_log)),
+      service_(admin, *decision_log_, auth_, clock) {}
 
 absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOptions& options,
                                                               const std::string& db_path,
                                                               PolicyAdmin& admin, Clock clock) {
-  std::unique_ptr<AdminPlane> plane(new AdminPlane(db_path, admin, clock, options));
+  absl::StatusOr<std::unique_ptr<AdminCredentialStore>> credentials =
+      OpenAdminCredentialStore(db_path);
+  if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<std::unique_ptr<DecisionLogStore>> decision_log = OpenDecisionLogStore(db_path);
+  if (!decision_log.ok()) return decision_log.status();
+  std::unique_ptr<AdminPlane> plane(
+      new AdminPlane(*std::move(credentials), *std::move(decision_log), admin, clock, options));
+  if (options.decision_log) {
+    absl::StatusOr<std::unique_ptr<DecisionLogStore>> written_log = OpenDecisionLogStore(db_path);
+    if (!written_log.ok()) return written_log.status();
+    plane->writer_ = std::make_unique<DecisionLogWriter>(*std::move(written_log), clock);
+  }
   if (!options.secret_file.empty()) {
-    absl::Status bootstrapped =
-        BootstrapCredential(plane->credentials_, options.secret_file, options.hash_params, clock());
+    absl::Status bootstrapped = BootstrapCredential(*plane->credentials_, options.secret_file,
+                                                    options.hash_params, clock());
     if (absl::IsInvalidArgument(bootstrapped) || absl::IsNotFound(bootstrapped)) {
       return bootstrapped;  // the operator's file is wrong: say so before serving anything
     }

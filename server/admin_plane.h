@@ -1,5 +1,6 @@
 // verdictd's admin plane (design section 5): AdminService on a listener of its own, the admin
-// credential set from --admin_secret_file, and the hash-chained decision log (--decision_log).
+// credential set from --admin_secret_file, and the hash-chained decision log (--decision_log),
+// in the database --db names (SQLite or PostgreSQL; store/open_store.h).
 //
 //   absl::StatusOr<AdminPlaneOptions> admin_options = AdminPlaneOptionsFromFlags(db_path, listen);
 //   absl::StatusOr<std::unique_ptr<AdminPlane>> admin =
@@ -21,8 +22,8 @@
 #include "server/admin_auth.h"
 #include "server/admin_service.h"
 #include "server/grpc_server.h"
-#include "store/admin_credentials.h"
-#include "store/decision_log.h"
+#include "store/admin_credential_store.h"
+#include "store/decision_log_store.h"
 #include "store/decision_log_writer.h"
 #include "store/policy_admin.h"
 
@@ -34,7 +35,9 @@ ABSL_DECLARE_FLAG(bool, test_only_weak_admin_hash);
 namespace verdict {
 
 struct AdminPlaneOptions {
-  // Where AdminService listens ("unix:PATH" or "host:port"); "" for no admin listener.
+  // Where AdminService listens ("unix:PATH" or "host:port"); "" for no admin listener. The
+  // default is a socket next to a SQLite database; a PostgreSQL database has no such place, so
+  // there the admin listener is only where --admin_listen says.
   std::string listen;
   // True when the operator chose the address: failing to listen there stops verdictd. The
   // default address (next to the database) is best effort: verdictd serves decisions without it.
@@ -52,8 +55,9 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
 class AdminPlane {
  public:
   // Sets the admin credential when there is none, starts the decision log writer and the
-  // admin listener. Errors: the secret file cannot be read (INVALID_ARGUMENT, NOT_FOUND), a
-  // required listener cannot be bound (UNAVAILABLE).
+  // admin listener, all on the database `db_path` names. Errors: `db_path` names no store or
+  // libpq is missing for a PostgreSQL one, the secret file cannot be read (INVALID_ARGUMENT,
+  // NOT_FOUND), a required listener cannot be bound (UNAVAILABLE).
   static absl::StatusOr<std::unique_ptr<AdminPlane>> Start(const AdminPlaneOptions& options,
                                                            const std::string& db_path,
                                                            PolicyAdmin& admin, Clock clock);
@@ -69,12 +73,14 @@ class AdminPlane {
   void Shutdown(absl::Duration grace);
 
  private:
-  AdminPlane(const std::string& db_path, PolicyAdmin& admin, Clock clock,
+  AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
+             std::unique_ptr<DecisionLogStore> decision_log, PolicyAdmin& admin, Clock clock,
              const AdminPlaneOptions& options);
 
-  AdminCredentials credentials_;
+  const std::unique_ptr<AdminCredentialStore> credentials_;
   AdminAuthenticator auth_;
-  DecisionLog decision_log_;
+  // Queried by AdminService; the writer appends through a log (and a connection) of its own.
+  const std::unique_ptr<DecisionLogStore> decision_log_;
   GrpcAdminService service_;
   std::unique_ptr<DecisionLogWriter> writer_;
   std::unique_ptr<GrpcServer> server_;

@@ -28,7 +28,7 @@ grpc::Status AdminGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLog& decision_log,
+GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log,
                                    AdminAuthenticator& auth, Clock clock)
     : admin_(admin), decision_log_(decision_log), auth_(auth), clock_(std::move(clock)) {}
 

@@ -1,6 +1,6 @@
 // verdict.v1.AdminService (proto/verdict/v1/admin.proto): checks the admin credential, then
 // translates each call to the store's admin plane (store/policy_admin.h) or decision log
-// (store/decision_log.h) and back. No policy logic lives here.
+// (store/decision_log_store.h) and back. No policy logic lives here.
 //
 // It runs on gRPC's synchronous API, on a listener of its own: a credential check holds a
 // thread for an Argon2id verification, which must not stall the decision path's threads.
@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
-#include "store/decision_log.h"
+#include "store/decision_log_store.h"
 #include "store/policy_admin.h"
 #include "verdict/v1/admin.grpc.pb.h"
 
@@ -29,7 +29,7 @@ grpc::Status AdminGrpcStatus(const absl::Status& status);
 class GrpcAdminService final : public v1::AdminService::Service {
  public:
   // Everything must outlive the service; it is called on several threads at once.
-  GrpcAdminService(PolicyAdmin& admin, DecisionLog& decision_log, AdminAuthenticator& auth,
+  GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log, AdminAuthenticator& auth,
                    Clock clock);
 
   grpc::Status CreateAgent(grpc::ServerContext* context, const v1::CreateAgentRequest* request,
@@ -103,7 +103,7 @@ class GrpcAdminService final : public v1::AdminService::Service {
                                 v1::SigningKey* response);
 
   PolicyAdmin& admin_;
-  DecisionLog& decision_log_;
+  DecisionLogStore& decision_log_;
   AdminAuthenticator& auth_;
   const Clock clock_;
 };

@@ -1,6 +1,4 @@
-// The admin credential: the Argon2id hash (crypto/secret_hash.h) of the bearer secret that
-// every AdminService call must present. There is at most one; it is set once, when verdictd
-// first starts with an admin secret, and read fresh on every check.
+// The admin credential on SQLite (store/admin_credential_store.h says what it is).
 //
 //   AdminCredentials credentials(db_path);
 //   absl::StatusOr<bool> stored = credentials.SetIfAbsent(*HashSecret(secret), absl::Now());
@@ -14,21 +12,18 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "store/admin_credential_store.h"
 #include "store/connection_pool.h"
 
 namespace verdict {
 
-class AdminCredentials {
+class AdminCredentials final : public AdminCredentialStore {
  public:
   // Connects on first use, creating and migrating the database when needed.
   explicit AdminCredentials(std::string path, ConnectionOptions options = {});
 
-  // The stored hash (PHC encoded), or nullopt when no credential has been set.
-  absl::StatusOr<std::optional<std::string>> SecretHash();
-
-  // Stores `secret_hash` when no credential exists. True when it was stored; false when one
-  // existed already, which is then left as it is.
-  absl::StatusOr<bool> SetIfAbsent(absl::string_view secret_hash, absl::Time now);
+  absl::StatusOr<std::optional<std::string>> SecretHash() override;
+  absl::StatusOr<bool> SetIfAbsent(absl::string_view secret_hash, absl::Time now) override;
 
  private:
   ConnectionPool pool_;

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace verdict {
@@ -85,23 +84,6 @@ int64_t HighWaterSeq(SQLite::Database& db) {
   return statement.executeStep() ? statement.getColumn(0).getInt64() : 0;
 }
 
-// The first problem with `row`, which follows a row with `previous_seq` and `previous_hash`;
-// "" when it is sound.
-std::string RowProblem(const DecisionLogRow& row, int64_t previous_seq,
-                       const std::string& previous_hash) {
-  if (row.seq != previous_seq + 1) {
-    return absl::StrCat("row ", previous_seq + 1, " is missing: row ", row.seq, " follows row ",
-                        previous_seq);
-  }
-  if (row.prev_hash != previous_hash) {
-    return absl::StrCat("row ", row.seq, " does not link to the hash of row ", previous_seq);
-  }
-  if (row.hash != ChainHash(row)) {
-    return absl::StrCat("row ", row.seq, " does not match its hash: it was edited");
-  }
-  return "";
-}
-
 }  // namespace
 
 DecisionLog::DecisionLog(std::string path, ConnectionOptions options)
@@ -126,13 +108,9 @@ absl::Status DecisionLog::Append(std::vector<DecisionLogRow>& rows) {
       last_seq = last.getColumn(0).getInt64();
       previous_hash = last.getColumn(1).getString();
     }
-    int64_t next_seq = std::max(last_seq, HighWaterSeq(db)) + 1;
+    ChainRows(std::max(last_seq, HighWaterSeq(db)) + 1, previous_hash, rows);
     SQLite::Statement insert(db, kInsert);
-    for (DecisionLogRow& row : rows) {
-      row.seq = next_seq++;
-      row.prev_hash = previous_hash;
-      row.hash = ChainHash(row);
-      previous_hash = row.hash;
+    for (const DecisionLogRow& row : rows) {
       BindRow(insert, row);
       insert.exec();
       insert.reset();
@@ -144,13 +122,8 @@ absl::Status DecisionLog::Append(std::vector<DecisionLogRow>& rows) {
 
 absl::StatusOr<DecisionLogPage> DecisionLog::Query(const DecisionLogFilter& filter, int page_size,
                                                    absl::string_view page_token) {
-  int64_t after_seq = 0;
-  if (!page_token.empty() && (!absl::SimpleAtoi(page_token, &after_seq) || after_seq < 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("page_token: \"", page_token, "\" is not a token this query returned"));
-  }
-  if (page_size <= 0) page_size = kDefaultDecisionLogPageSize;
-  page_size = std::min(page_size, kMaxDecisionLogPageSize);
+  absl::StatusOr<DecisionLogCursor> cursor = ParseDecisionLogCursor(page_size, page_token);
+  if (!cursor.ok()) return cursor.status();
 
   std::string sql = absl::StrCat("SELECT ", kColumns, " FROM decision_log WHERE seq > ?");
   if (!filter.agent_id.empty()) absl::StrAppend(&sql, " AND agent_id = ?");
@@ -163,19 +136,15 @@ absl::StatusOr<DecisionLogPage> DecisionLog::Query(const DecisionLogFilter& filt
   return WithConnection([&](SQLite::Database& db) -> absl::StatusOr<DecisionLogPage> {
     SQLite::Statement statement(db, sql);
     int index = 1;
-    statement.bind(index++, after_seq);
+    statement.bind(index++, cursor->after_seq);
     if (!filter.agent_id.empty()) statement.bind(index++, filter.agent_id);
     if (filter.since) statement.bind(index++, absl::ToUnixMicros(*filter.since));
     if (filter.until) statement.bind(index++, absl::ToUnixMicros(*filter.until));
     if (!filter.verdict.empty()) statement.bind(index++, filter.verdict);
-    statement.bind(index++, page_size + 1);
-    DecisionLogPage page;
-    while (statement.executeStep()) page.rows.push_back(ReadRow(statement));
-    if (page.rows.size() > static_cast<size_t>(page_size)) {
-      page.rows.pop_back();
-      page.next_page_token = absl::StrCat(page.rows.back().seq);
-    }
-    return page;
+    statement.bind(index++, cursor->page_size + 1);
+    std::vector<DecisionLogRow> rows;
+    while (statement.executeStep()) rows.push_back(ReadRow(statement));
+    return MakeDecisionLogPage(*cursor, std::move(rows));
   });
 }
 
@@ -185,30 +154,11 @@ absl::StatusOr<ChainVerification> DecisionLog::VerifyChain() {
     SQLite::Transaction snapshot(db);
     SQLite::Statement rows(db,
                            absl::StrCat("SELECT ", kColumns, " FROM decision_log ORDER BY seq"));
-    ChainVerification verification;
-    int64_t previous_seq = 0;
-    std::string previous_hash = kGenesisHash;
+    ChainChecker checker;
     while (rows.executeStep()) {
-      DecisionLogRow row = ReadRow(rows);
-      std::string problem = RowProblem(row, previous_seq, previous_hash);
-      if (!problem.empty()) {
-        verification.intact = false;
-        verification.first_bad_seq = previous_seq + 1;
-        verification.problem = std::move(problem);
-        return verification;
-      }
-      ++verification.rows_checked;
-      previous_seq = row.seq;
-      previous_hash = std::move(row.hash);
+      if (!checker.Add(ReadRow(rows))) break;
     }
-    const int64_t high_water = HighWaterSeq(db);
-    if (high_water > previous_seq) {
-      verification.intact = false;
-      verification.first_bad_seq = previous_seq + 1;
-      verification.problem = absl::StrCat("rows ", previous_seq + 1, " to ", high_water,
-                                          " are missing from the end of the log");
-    }
-    return verification;
+    return checker.Finish(HighWaterSeq(db));
   });
 }
 

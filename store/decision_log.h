@@ -1,5 +1,5 @@
-// The decision log table: appends that continue the hash chain, filtered queries, and a check
-// of the whole chain (design section 1: "rows hash-chained so tampering is detectable").
+// The decision log on SQLite (store/decision_log_store.h): appends that continue the hash chain,
+// filtered queries, and a check of the whole chain.
 //
 // Appends run in one BEGIN IMMEDIATE transaction per batch and continue the chain from the last
 // row in the table, read inside that transaction: several processes sharing one database file
@@ -25,51 +25,20 @@
 #include "absl/time/time.h"
 #include "store/connection_pool.h"
 #include "store/decision_log_row.h"
+#include "store/decision_log_store.h"
 
 namespace verdict {
 
-// Every set member must match; unset members match everything.
-struct DecisionLogFilter {
-  std::string agent_id;
-  std::optional<absl::Time> since;  // decided at or after
-  std::optional<absl::Time> until;  // decided before
-  std::string verdict;              // VerdictName, "" for any
-};
-
-struct DecisionLogPage {
-  std::vector<DecisionLogRow> rows;  // ascending by seq
-  std::string next_page_token;       // "" on the last page
-};
-
-struct ChainVerification {
-  bool intact = true;
-  int64_t rows_checked = 0;
-  // When not intact: the first seq at which the stored rows differ from what was written (an
-  // edited row, or the first of the missing ones), and what is wrong there.
-  int64_t first_bad_seq = 0;
-  std::string problem;
-};
-
-inline constexpr int kDefaultDecisionLogPageSize = 50;
-inline constexpr int kMaxDecisionLogPageSize = 1000;
-
-class DecisionLog {
+class DecisionLog final : public DecisionLogStore {
  public:
   // Connects on first use (creating and migrating the database when needed) and again after a
   // connection fault, so a fixed fault heals.
   explicit DecisionLog(std::string path, ConnectionOptions options = {});
 
-  // Writes all rows or none, in order, and fills each one's seq, prev_hash and hash.
-  absl::Status Append(std::vector<DecisionLogRow>& rows);
-
-  // page_size 0 means the default; larger than the maximum means the maximum. A page token
-  // comes from a previous page of the same query; anything else is INVALID_ARGUMENT.
+  absl::Status Append(std::vector<DecisionLogRow>& rows) override;
   absl::StatusOr<DecisionLogPage> Query(const DecisionLogFilter& filter, int page_size,
-                                        absl::string_view page_token);
-
-  // Recomputes every row's hash in one read snapshot. A broken chain is an answer
-  // (intact=false), not an error; errors are the store's.
-  absl::StatusOr<ChainVerification> VerifyChain();
+                                        absl::string_view page_token) override;
+  absl::StatusOr<ChainVerification> VerifyChain() override;
 
  private:
   // Runs `body` (returning a status) on the log's connection, inside CatchSqlite.

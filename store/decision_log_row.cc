@@ -64,6 +64,18 @@ std::string ChainHash(const DecisionLogRow& row) {
   return HexEncode(Sha256(CanonicalJson(JsonValue::MakeObject(std::move(fields)))));
 }
 
+void ChainRows(int64_t first_seq, absl::string_view previous_hash,
+               std::vector<DecisionLogRow>& rows) {
+  std::string previous(previous_hash);
+  int64_t seq = first_seq;
+  for (DecisionLogRow& row : rows) {
+    row.seq = seq++;
+    row.prev_hash = std::move(previous);
+    row.hash = ChainHash(row);
+    previous = row.hash;
+  }
+}
+
 std::string DelegationPathToJson(const std::vector<DelegationHop>& path) {
   JsonValue::Array hops;
   hops.reserve(path.size());

@@ -53,6 +53,11 @@ DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decisi
 // Lower-case hex SHA-256 of the canonical JSON of every field but `hash`.
 std::string ChainHash(const DecisionLogRow& row);
 
+// Numbers `rows` from `first_seq` and chains them after `previous_hash` (the last stored row's,
+// or kGenesisHash): fills each row's seq, prev_hash and hash. Every store appends through it.
+void ChainRows(int64_t first_seq, absl::string_view previous_hash,
+               std::vector<DecisionLogRow>& rows);
+
 std::string DelegationPathToJson(const std::vector<DelegationHop>& path);
 // INVALID_ARGUMENT unless `json` is an array of hops as DelegationPathToJson writes them.
 absl::StatusOr<std::vector<DelegationHop>> DelegationPathFromJson(absl::string_view json);

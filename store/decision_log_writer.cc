@@ -21,7 +21,7 @@ size_t ApproximateBytes(const Request& request, const Decision& decision) {
 
 }  // namespace
 
-DecisionLogWriter::DecisionLogWriter(std::unique_ptr<DecisionLog> log, Clock clock,
+DecisionLogWriter::DecisionLogWriter(std::unique_ptr<DecisionLogStore> log, Clock clock,
                                      DecisionLogWriterOptions options)
     : log_(std::move(log)), clock_(std::move(clock)), options_(options) {
   writer_ = std::thread([this] { WriteUntilShutdown(); });

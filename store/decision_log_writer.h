@@ -25,7 +25,7 @@
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "decision/types.h"
-#include "store/decision_log.h"
+#include "store/decision_log_store.h"
 
 namespace verdict {
 
@@ -49,7 +49,7 @@ struct DecisionLogCounters {
 class DecisionLogWriter : public DecisionObserver {
  public:
   // Starts the writer thread.
-  DecisionLogWriter(std::unique_ptr<DecisionLog> log, Clock clock,
+  DecisionLogWriter(std::unique_ptr<DecisionLogStore> log, Clock clock,
                     DecisionLogWriterOptions options = {});
   // Shuts down (see Shutdown).
   ~DecisionLogWriter() override;
@@ -81,7 +81,7 @@ class DecisionLogWriter : public DecisionObserver {
   void WriteUntilShutdown();
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const std::unique_ptr<DecisionLog> log_;
+  const std::unique_ptr<DecisionLogStore> log_;
   const Clock clock_;
   const DecisionLogWriterOptions options_;
 

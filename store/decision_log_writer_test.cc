@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/decision_log.h"
 #include "store/test_support.h"
 
 namespace verdict {

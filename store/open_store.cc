@@ -3,8 +3,12 @@
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "store/admin_credentials.h"
+#include "store/decision_log.h"
+#include "store/postgres_admin_credentials.h"
+#include "store/postgres_decision_log.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 
@@ -72,6 +76,31 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOpti
       SqliteStore::Open(std::move(location->location), std::move(sqlite));
   if (!store.ok()) return store.status();
   return std::unique_ptr<Store>(*std::move(store));
+}
+
+absl::StatusOr<std::unique_ptr<AdminCredentialStore>> OpenAdminCredentialStore(
+    absl::string_view db) {
+  absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
+  if (!location.ok()) return location.status();
+  if (location->kind == StoreKind::kPostgres) {
+    absl::StatusOr<std::unique_ptr<PostgresAdminCredentials>> credentials =
+        PostgresAdminCredentials::Open(std::move(location->location));
+    if (!credentials.ok()) return credentials.status();
+    return std::unique_ptr<AdminCredentialStore>(*std::move(credentials));
+  }
+  return std::make_unique<AdminCredentials>(std::move(location->location));
+}
+
+absl::StatusOr<std::unique_ptr<DecisionLogStore>> OpenDecisionLogStore(absl::string_view db) {
+  absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
+  if (!location.ok()) return location.status();
+  if (location->kind == StoreKind::kPostgres) {
+    absl::StatusOr<std::unique_ptr<PostgresDecisionLog>> log =
+        PostgresDecisionLog::Open(std::move(location->location));
+    if (!log.ok()) return log.status();
+    return std::unique_ptr<DecisionLogStore>(*std::move(log));
+  }
+  return std::make_unique<DecisionLog>(std::move(location->location));
 }
 
 }  // namespace verdict

@@ -3,6 +3,7 @@
 //
 //   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore("postgresql://db.internal/verdict");
 //   std::cerr << "db " << DescribeStoreLocation(db);  // never prints a password
+//   absl::StatusOr<std::unique_ptr<DecisionLogStore>> log = OpenDecisionLogStore(db);
 #ifndef VERDICT_STORE_OPEN_STORE_H_
 #define VERDICT_STORE_OPEN_STORE_H_
 
@@ -14,6 +15,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "store/admin_credential_store.h"
+#include "store/decision_log_store.h"
 #include "store/store.h"
 
 namespace verdict {
@@ -46,6 +49,13 @@ struct StoreOptions {
 
 // Opens (creating or migrating as needed) the store `db` names.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOptions options = {});
+
+// The admin plane's tables in the database `db` names, on either backend, each with a connection
+// of its own. They connect (creating or migrating as needed) on first use, so only a bad `db` or
+// a missing libpq fails here; a database that cannot be used answers UNAVAILABLE per call.
+absl::StatusOr<std::unique_ptr<AdminCredentialStore>> OpenAdminCredentialStore(
+    absl::string_view db);
+absl::StatusOr<std::unique_ptr<DecisionLogStore>> OpenDecisionLogStore(absl::string_view db);
 
 }  // namespace verdict
 

@@ -11,6 +11,10 @@ namespace {
   "id, agent_id, resource, actions, effect, constraints, created_at"
 #define VERDICT_DELEGATION_COLUMNS \
   "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+#define VERDICT_DECISION_LOG_COLUMNS                                                        \
+  "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "    \
+  "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, " \
+  "latency_us, prev_hash, hash"
 #define VERDICT_SIGNING_KEY_COLUMNS \
   "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
 // A pending or approved request past its expiry reads as expired, whether or not a vote has
@@ -140,6 +144,29 @@ constexpr PgStatementSql kStatements[] = {
     // By the expiry index; $1 is now less the retention (store/signing_keys.h).
     {PgStatement::kPruneRevokedTokenIds, "PruneRevokedTokenIds",
      "DELETE FROM revoked_token_ids WHERE expires_at < $1"},
+    {PgStatement::kDecisionLogLastRow, "DecisionLogLastRow",
+     "SELECT seq, hash FROM decision_log ORDER BY seq DESC LIMIT 1"},
+    // The identity sequence keeps the highest seq ever written (appends set it), as SQLite's
+    // AUTOINCREMENT does, so rows deleted from the end of the log leave a trace.
+    {PgStatement::kDecisionLogHighWaterSeq, "DecisionLogHighWaterSeq",
+     "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM decision_log_seq_seq"},
+    {PgStatement::kDecisionLogSetHighWaterSeq, "DecisionLogSetHighWaterSeq",
+     "SELECT setval(pg_get_serial_sequence('decision_log', 'seq'), $1)"},
+    {PgStatement::kDecisionLogInsert, "DecisionLogInsert",
+     "INSERT INTO decision_log (" VERDICT_DECISION_LOG_COLUMNS
+     ") OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+     " $14, $15, $16, $17)"},
+    // A filter left out is '' or NULL; one row more than the page is asked for.
+    {PgStatement::kDecisionLogQuery, "DecisionLogQuery",
+     "SELECT " VERDICT_DECISION_LOG_COLUMNS " FROM decision_log WHERE seq > $1"
+     " AND ($2 = '' OR agent_id = $2) AND ($3::bigint IS NULL OR decided_at >= $3)"
+     " AND ($4::bigint IS NULL OR decided_at < $4) AND ($5 = '' OR verdict = $5)"
+     " ORDER BY seq LIMIT $6"},
+    {PgStatement::kAdminSecretHash, "AdminSecretHash",
+     "SELECT secret_hash FROM admin_credentials WHERE id = 1"},
+    {PgStatement::kSetAdminSecretHashIfAbsent, "SetAdminSecretHashIfAbsent",
+     "INSERT INTO admin_credentials (id, secret_hash, created_at) VALUES (1, $1, $2)"
+     " ON CONFLICT (id) DO NOTHING"},
 };
 
 #undef VERDICT_AGENT_COLUMNS

@@ -55,10 +55,18 @@ enum class PgStatement {
   kListSigningKeys,
   kRevokeTokenId,
   kPruneRevokedTokenIds,
+  // The decision log (store/postgres_decision_log.h) and the admin credential.
+  kDecisionLogLastRow,
+  kDecisionLogHighWaterSeq,
+  kDecisionLogSetHighWaterSeq,
+  kDecisionLogInsert,
+  kDecisionLogQuery,
+  kAdminSecretHash,
+  kSetAdminSecretHashIfAbsent,
 };
 
 inline constexpr size_t kPgStatementCount =
-    static_cast<size_t>(PgStatement::kPruneRevokedTokenIds) + 1;
+    static_cast<size_t>(PgStatement::kSetAdminSecretHashIfAbsent) + 1;
 
 // Transaction-scoped advisory locks (pg_advisory_xact_lock(kPgLockSpace, key)), so verdict's
 // locks cannot collide with an application's that shares the database.
@@ -69,6 +77,9 @@ inline constexpr int kPgMigrationLock = 1;
 // writes that read before they write (rate limits, delegation cycles, votes) stay exact across
 // every sidecar on the database.
 inline constexpr int kPgWriterLock = 2;
+// Held by every decision log append, so the appends of every sidecar form one chain; apart from
+// the writers' lock, so logging never waits for a policy write or delays one.
+inline constexpr int kPgDecisionLogLock = 3;
 
 struct PgStatementSql {
   PgStatement id;
