@@ -1,0 +1,303 @@
+// The admin plane's tables -- the hash-chained decision log and the admin credential -- behave
+// the same on SQLite and PostgreSQL, opened as verdictd opens them (store/open_store.h). The
+// PostgreSQL cases skip without VERDICT_TEST_POSTGRES_URL (scripts/test.d/postgres.sh sets it).
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/admin_credential_store.h"
+#include "store/decision_log_store.h"
+#include "store/open_store.h"
+#include "store/postgres_test_support.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// One empty database for one test, on one backend.
+class TestDatabase {
+ public:
+  virtual ~TestDatabase() = default;
+  // The --db value that names the database.
+  virtual std::string db() const = 0;
+  // Runs `sql` behind the stores' back, as someone with write access to the database would.
+  virtual void Tamper(const std::string& sql) = 0;
+};
+
+class SqliteDatabase final : public TestDatabase {
+ public:
+  std::string db() const override { return path_; }
+  void Tamper(const std::string& sql) override {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec(sql);
+  }
+
+ private:
+  const std::string path_ = FreshDatabasePath();
+};
+
+class PostgresDatabase final : public TestDatabase {
+ public:
+  explicit PostgresDatabase(PostgresTestSchema schema) : schema_(std::move(schema)) {}
+  std::string db() const override { return schema_.conninfo(); }
+  void Tamper(const std::string& sql) override {
+    // The test schema's Query wants rows back.
+    absl::StatusOr<std::vector<std::vector<std::string>>> done =
+        schema_.Query(absl::StrCat(sql, " RETURNING seq"));
+    ASSERT_TRUE(done.ok()) << done.status();
+  }
+
+ private:
+  PostgresTestSchema schema_;
+};
+
+enum class Backend { kSqlite, kPostgres };
+
+std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+}
+
+DecisionLogRow Row(absl::string_view agent_id, absl::string_view verdict, int64_t decided_at_us) {
+  DecisionLogRow row;
+  row.decided_at_us = decided_at_us;
+  row.agent_id = std::string(agent_id);
+  row.action = "read";
+  row.resource = "docs:1";
+  row.arguments_json = "{}";
+  row.verdict = std::string(verdict);
+  row.reason = verdict == "ALLOW" ? "ALLOWED" : "NO_MATCHING_PERMISSION";
+  row.delegation_path_json = "[]";
+  return row;
+}
+
+std::vector<int64_t> Seqs(const DecisionLogPage& page) {
+  std::vector<int64_t> seqs;
+  for (const DecisionLogRow& row : page.rows) seqs.push_back(row.seq);
+  return seqs;
+}
+
+class AdminTablesContractTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::kSqlite) {
+      database_ = std::make_unique<SqliteDatabase>();
+    } else {
+      if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
+      absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+      ASSERT_TRUE(schema.ok()) << schema.status();
+      database_ = std::make_unique<PostgresDatabase>(*std::move(schema));
+    }
+    log_ = OpenLog();
+    ASSERT_NE(log_, nullptr);
+  }
+
+  // Another log on the same database, with a connection of its own, as another sidecar's.
+  std::unique_ptr<DecisionLogStore> OpenLog() {
+    absl::StatusOr<std::unique_ptr<DecisionLogStore>> log = OpenDecisionLogStore(database_->db());
+    EXPECT_TRUE(log.ok()) << log.status();
+    return log.ok() ? *std::move(log) : nullptr;
+  }
+
+  std::unique_ptr<AdminCredentialStore> OpenCredentials() {
+    absl::StatusOr<std::unique_ptr<AdminCredentialStore>> credentials =
+        OpenAdminCredentialStore(database_->db());
+    EXPECT_TRUE(credentials.ok()) << credentials.status();
+    return credentials.ok() ? *std::move(credentials) : nullptr;
+  }
+
+  // Appends `count` rows, one batch each, alternating agents a/b and verdicts ALLOW/DENY, at
+  // decided_at 1000, 2000, ...
+  void AppendRows(int count) {
+    for (int i = 0; i < count; ++i) {
+      std::vector<DecisionLogRow> rows = {
+          Row(i % 2 == 0 ? "agt_a" : "agt_b", i % 2 == 0 ? "ALLOW" : "DENY", (i + 1) * 1000)};
+      absl::Status appended = log_->Append(rows);
+      ASSERT_TRUE(appended.ok()) << appended;
+    }
+  }
+
+  ChainVerification Verify() {
+    absl::StatusOr<ChainVerification> verification = log_->VerifyChain();
+    EXPECT_TRUE(verification.ok()) << verification.status();
+    return verification.ok() ? *verification : ChainVerification{.intact = false};
+  }
+
+  std::unique_ptr<TestDatabase> database_;
+  std::unique_ptr<DecisionLogStore> log_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, AdminTablesContractTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+// --- The decision log ---
+
+TEST_P(AdminTablesContractTest, AppendChainsRowsFromTheGenesisHash) {
+  std::vector<DecisionLogRow> rows = {Row("agt_a", "ALLOW", 1), Row("agt_a", "DENY", 2)};
+  ASSERT_TRUE(log_->Append(rows).ok());
+  EXPECT_EQ(rows[0].seq, 1);
+  EXPECT_EQ(rows[0].prev_hash, kGenesisHash);
+  EXPECT_EQ(rows[0].hash, ChainHash(rows[0]));
+  EXPECT_EQ(rows[1].seq, 2);
+  EXPECT_EQ(rows[1].prev_hash, rows[0].hash);
+
+  absl::StatusOr<DecisionLogPage> page = log_->Query({}, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->rows.size(), 2u);
+  EXPECT_EQ(page->rows[1].hash, rows[1].hash);
+  EXPECT_EQ(page->rows[1].verdict, "DENY");
+  EXPECT_EQ(page->rows[1].decided_at_us, 2);
+}
+
+TEST_P(AdminTablesContractTest, LogsOfSeveralSidecarsAppendOneChain) {
+  constexpr int kSidecars = 3;
+  constexpr int kBatches = 10;
+  std::vector<std::thread> sidecars;
+  for (int s = 0; s < kSidecars; ++s) {
+    sidecars.emplace_back([this, s] {
+      std::unique_ptr<DecisionLogStore> log = OpenLog();
+      for (int b = 0; b < kBatches; ++b) {
+        std::vector<DecisionLogRow> rows = {Row(absl::StrCat("agt_", s), "ALLOW", b),
+                                            Row(absl::StrCat("agt_", s), "DENY", b)};
+        absl::Status appended = log->Append(rows);
+        EXPECT_TRUE(appended.ok()) << appended;
+      }
+    });
+  }
+  for (std::thread& sidecar : sidecars) sidecar.join();
+
+  ChainVerification verification = Verify();
+  EXPECT_TRUE(verification.intact) << verification.problem;
+  EXPECT_EQ(verification.rows_checked, kSidecars * kBatches * 2);
+}
+
+TEST_P(AdminTablesContractTest, QueryFiltersByAgentTimeAndVerdict) {
+  AppendRows(6);  // seq 1..6; agt_a/ALLOW on odd seqs; decided_at seq*1000
+  const struct {
+    const char* name;
+    DecisionLogFilter filter;
+    std::vector<int64_t> seqs;
+  } cases[] = {
+      {"everything", {}, {1, 2, 3, 4, 5, 6}},
+      {"agent", {.agent_id = "agt_b"}, {2, 4, 6}},
+      {"verdict", {.verdict = "ALLOW"}, {1, 3, 5}},
+      {"since (inclusive)", {.since = absl::FromUnixMicros(4000)}, {4, 5, 6}},
+      {"until (exclusive)", {.until = absl::FromUnixMicros(3000)}, {1, 2}},
+      {"all at once",
+       {.agent_id = "agt_a",
+        .since = absl::FromUnixMicros(2000),
+        .until = absl::FromUnixMicros(6000),
+        .verdict = "ALLOW"},
+       {3, 5}},
+      {"no match", {.agent_id = "agt_c"}, {}},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<DecisionLogPage> page = log_->Query(c.filter, 0, "");
+    ASSERT_TRUE(page.ok()) << c.name << ": " << page.status();
+    EXPECT_EQ(Seqs(*page), c.seqs) << c.name;
+    EXPECT_EQ(page->next_page_token, "") << c.name;
+  }
+}
+
+TEST_P(AdminTablesContractTest, QueryPagesThroughEveryMatchingRowOnce) {
+  AppendRows(7);
+  std::vector<int64_t> seen;
+  std::string token;
+  int pages = 0;
+  do {
+    absl::StatusOr<DecisionLogPage> page = log_->Query({.agent_id = "agt_a"}, 2, token);
+    ASSERT_TRUE(page.ok()) << page.status();
+    for (int64_t seq : Seqs(*page)) seen.push_back(seq);
+    token = page->next_page_token;
+    ++pages;
+  } while (!token.empty() && pages < 10);
+  EXPECT_THAT(seen, ElementsAre(1, 3, 5, 7));
+  EXPECT_EQ(pages, 2);
+}
+
+TEST_P(AdminTablesContractTest, AnUnknownPageTokenIsInvalidArgument) {
+  EXPECT_EQ(log_->Query({}, 10, "not-a-token").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(AdminTablesContractTest, VerifyFindsAnEditedRow) {
+  AppendRows(4);
+  EXPECT_TRUE(Verify().intact);
+  database_->Tamper("UPDATE decision_log SET verdict = 'ALLOW' WHERE seq = 2");
+  ChainVerification verification = Verify();
+  EXPECT_FALSE(verification.intact);
+  EXPECT_EQ(verification.first_bad_seq, 2);
+  EXPECT_THAT(verification.problem, HasSubstr("edited"));
+}
+
+TEST_P(AdminTablesContractTest, VerifyFindsARowDeletedFromTheMiddle) {
+  AppendRows(4);
+  database_->Tamper("DELETE FROM decision_log WHERE seq = 3");
+  ChainVerification verification = Verify();
+  EXPECT_FALSE(verification.intact);
+  EXPECT_EQ(verification.first_bad_seq, 3);
+  EXPECT_THAT(verification.problem, HasSubstr("missing"));
+}
+
+TEST_P(AdminTablesContractTest, RowsDeletedFromTheEndStayMissingAfterLaterAppends) {
+  AppendRows(4);
+  database_->Tamper("DELETE FROM decision_log WHERE seq >= 3");
+  ChainVerification truncated = Verify();
+  EXPECT_FALSE(truncated.intact);
+  EXPECT_EQ(truncated.first_bad_seq, 3);
+
+  // The next append does not reuse the deleted numbers, so it cannot paper over the gap.
+  std::vector<DecisionLogRow> rows = {Row("agt_a", "ALLOW", 9000)};
+  ASSERT_TRUE(log_->Append(rows).ok());
+  EXPECT_EQ(rows[0].seq, 5);
+  ChainVerification after = Verify();
+  EXPECT_FALSE(after.intact);
+  EXPECT_EQ(after.first_bad_seq, 3);
+}
+
+TEST_P(AdminTablesContractTest, AnEmptyLogIsIntact) {
+  ChainVerification verification = Verify();
+  EXPECT_TRUE(verification.intact);
+  EXPECT_EQ(verification.rows_checked, 0);
+}
+
+// --- The admin credential ---
+
+TEST_P(AdminTablesContractTest, ANewDatabaseHasNoCredential) {
+  std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
+  ASSERT_NE(credentials, nullptr);
+  absl::StatusOr<std::optional<std::string>> hash = credentials->SecretHash();
+  ASSERT_TRUE(hash.ok()) << hash.status();
+  EXPECT_FALSE(hash->has_value());
+}
+
+TEST_P(AdminTablesContractTest, TheFirstCredentialHoldsForEverySidecar) {
+  std::unique_ptr<AdminCredentialStore> first_sidecar = OpenCredentials();
+  std::unique_ptr<AdminCredentialStore> second_sidecar = OpenCredentials();
+  ASSERT_NE(first_sidecar, nullptr);
+  ASSERT_NE(second_sidecar, nullptr);
+  absl::StatusOr<bool> first = first_sidecar->SetIfAbsent("$argon2id$first", absl::Now());
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(*first);
+  absl::StatusOr<bool> second = second_sidecar->SetIfAbsent("$argon2id$second", absl::Now());
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_FALSE(*second);
+
+  for (AdminCredentialStore* sidecar : {first_sidecar.get(), second_sidecar.get()}) {
+    absl::StatusOr<std::optional<std::string>> hash = sidecar->SecretHash();
+    ASSERT_TRUE(hash.ok()) << hash.status();
+    EXPECT_EQ(hash->value_or(""), "$argon2id$first");
+  }
+}
+
+}  // namespace
+}  // namespace verdict
