@@ -1,11 +1,16 @@
 // The freshness contract across nodes (issue 8, design section 3): two verdictd processes, as
-// two sidecars on two nodes, share one PostgreSQL database. An operator's tool commits a
-// revocation through the store API while both keep answering; the next call through either
-// sidecar is denied, with the right reason, and no call after the first denial is allowed.
+// two sidecars on two nodes, share one PostgreSQL database. The operator revokes through one
+// sidecar's AdminService while both keep answering; the next call through either sidecar is
+// denied, with the right reason, and no call after the first denial is allowed. Both write the
+// decision log, which stays one intact chain.
 // Skipped without VERDICT_TEST_POSTGRES_URL (scripts/test.d/postgres.sh sets it).
 #include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -17,13 +22,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "store/postgres_store.h"
 #include "store/postgres_test_support.h"
 #include "tests/verdictd_process.h"
+#include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
 namespace {
+
+constexpr char kAdminSecret[] = "across-nodes-admin-secret-0123";
 
 // Every right here is taken away by one round of the test.
 constexpr char kPolicy[] = R"json({
@@ -110,22 +117,52 @@ class Traffic {
 struct Revocation {
   const char* what;
   std::string subject;  // who loses the right
-  std::function<absl::Status(PolicyAdmin&)> revoke;
+  std::function<grpc::Status(v1::AdminService::Stub&, grpc::ClientContext*)> revoke;
   v1::ReasonCode reason;
 };
 
-TEST(PostgresAcrossNodesTest, RevocationThroughTheStoreDeniesTheNextCallOnEverySidecar) {
+std::unique_ptr<grpc::ClientContext> AdminContext() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->AddMetadata("authorization", absl::StrCat("Bearer ", kAdminSecret));
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  return context;
+}
+
+// A directory for the admin socket: TEST_TMPDIR can be too long for a unix socket's path.
+std::string ShortSocketDirectory() {
+  char pattern[] = "/tmp/verdict-nodes.XXXXXX";
+  const char* directory = mkdtemp(pattern);
+  EXPECT_NE(directory, nullptr);
+  return directory == nullptr ? "" : directory;
+}
+
+TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEverySidecar) {
   if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
   absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
   ASSERT_TRUE(schema.ok()) << schema.status();
-  const std::string seed = TestDirectory("across_nodes") + "/policy.json";
+  const std::string directory = TestDirectory("across_nodes");
+  const std::string seed = directory + "/policy.json";
   std::ofstream(seed) << kPolicy;
+  const std::string secret_file = directory + "/admin-secret";
+  std::ofstream(secret_file) << kAdminSecret << "\n";
+  const std::string socket_directory = ShortSocketDirectory();
+  ASSERT_FALSE(socket_directory.empty());
+  const std::string admin_address = "unix:" + socket_directory + "/admin.sock";
 
-  // Two sidecars on one database: each its own process, pool and prepared statements.
+  // Two sidecars on one database: each its own process, pool and prepared statements. The
+  // first serves AdminService and sets the admin credential in the database; both log.
   std::vector<std::unique_ptr<VerdictdProcess>> sidecars;
   for (int node = 0; node < 2; ++node) {
-    absl::StatusOr<std::unique_ptr<VerdictdProcess>> sidecar = VerdictdProcess::Start(
-        {"--db=" + schema->conninfo(), "--seed=" + seed, "--admin_listen=off"});
+    std::vector<std::string> flags = {"--db=" + schema->conninfo(), "--seed=" + seed,
+                                      "--decision_log"};
+    if (node == 0) {
+      flags.insert(flags.end(),
+                   {"--admin_listen=" + admin_address, "--admin_secret_file=" + secret_file,
+                    "--test_only_weak_admin_hash"});
+    } else {
+      flags.push_back("--admin_listen=off");
+    }
+    absl::StatusOr<std::unique_ptr<VerdictdProcess>> sidecar = VerdictdProcess::Start(flags);
     ASSERT_TRUE(sidecar.ok()) << sidecar.status();
     sidecars.push_back(*std::move(sidecar));
   }
@@ -135,27 +172,42 @@ TEST(PostgresAcrossNodesTest, RevocationThroughTheStoreDeniesTheNextCallOnEveryS
         grpc::CreateChannel(sidecar->address(), grpc::InsecureChannelCredentials())));
   }
 
-  // The operator's tool: a third process's view of the same database.
-  absl::StatusOr<std::unique_ptr<PostgresStore>> tool =
-      PostgresStore::Open(schema->conninfo(), {.connections = 1});
-  ASSERT_TRUE(tool.ok()) << tool.status();
+  // The operator revokes through the first sidecar's AdminService.
+  std::unique_ptr<v1::AdminService::Stub> admin = v1::AdminService::NewStub(
+      grpc::CreateChannel(admin_address, grpc::InsecureChannelCredentials()));
 
   const Revocation revocations[] = {
       {"agent revoked", "agt_nodes_revoked",
-       [](PolicyAdmin& admin) {
-         return admin.SetAgentStatus("agt_nodes_revoked", AgentStatus::kRevoked).status();
+       [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
+         v1::AgentStatusRequest request;
+         request.set_agent_id("agt_nodes_revoked");
+         v1::Agent agent;
+         return stub.RevokeAgent(context, request, &agent);
        },
        v1::AGENT_REVOKED},
       {"agent suspended", "agt_nodes_suspended",
-       [](PolicyAdmin& admin) {
-         return admin.SetAgentStatus("agt_nodes_suspended", AgentStatus::kSuspended).status();
+       [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
+         v1::AgentStatusRequest request;
+         request.set_agent_id("agt_nodes_suspended");
+         v1::Agent agent;
+         return stub.SuspendAgent(context, request, &agent);
        },
        v1::AGENT_SUSPENDED},
       {"permission revoked", "agt_nodes_grantee",
-       [](PolicyAdmin& admin) { return admin.RevokePermission("perm_nodes_grantee"); },
+       [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
+         v1::RevokePermissionRequest request;
+         request.set_permission_id("perm_nodes_grantee");
+         v1::RevokePermissionResponse response;
+         return stub.RevokePermission(context, request, &response);
+       },
        v1::NO_MATCHING_PERMISSION},
       {"delegation revoked", "agt_nodes_borrower",
-       [](PolicyAdmin& admin) { return admin.RevokeDelegation("dlg_nodes_lend"); },
+       [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
+         v1::RevokeDelegationRequest request;
+         request.set_delegation_id("dlg_nodes_lend");
+         v1::RevokeDelegationResponse response;
+         return stub.RevokeDelegation(context, request, &response);
+       },
        v1::NO_MATCHING_PERMISSION},
   };
   for (const Revocation& revocation : revocations) {
@@ -167,7 +219,8 @@ TEST(PostgresAcrossNodesTest, RevocationThroughTheStoreDeniesTheNextCallOnEveryS
     for (auto& stub : stubs)
       traffic.push_back(std::make_unique<Traffic>(*stub, revocation.subject));
     for (auto& flow : traffic) flow->AwaitCalls(3);
-    ASSERT_TRUE(revocation.revoke(**tool).ok());
+    const grpc::Status revoked = revocation.revoke(*admin, AdminContext().get());
+    ASSERT_TRUE(revoked.ok()) << revoked.error_message();
 
     for (auto& stub : stubs) {
       const v1::AuthorizeResponse next = Decide(*stub, revocation.subject);
@@ -180,6 +233,27 @@ TEST(PostgresAcrossNodesTest, RevocationThroughTheStoreDeniesTheNextCallOnEveryS
       EXPECT_EQ(flow->allows_after_deny(), 0);
     }
   }
+
+  // Both sidecars wrote their decisions into one chain: stopping each flushes its log.
+  for (auto& sidecar : sidecars) {
+    sidecar->Signal(SIGTERM);
+    ASSERT_TRUE(sidecar->AwaitExit(absl::Seconds(30)).ok());
+  }
+  const std::string tool_socket = "unix:" + socket_directory + "/tool.sock";
+  absl::StatusOr<std::unique_ptr<VerdictdProcess>> auditor =
+      VerdictdProcess::Start({"--db=" + schema->conninfo(), "--admin_listen=" + tool_socket});
+  ASSERT_TRUE(auditor.ok()) << auditor.status();
+  std::unique_ptr<v1::AdminService::Stub> audit = v1::AdminService::NewStub(
+      grpc::CreateChannel(tool_socket, grpc::InsecureChannelCredentials()));
+  v1::VerifyDecisionLogResponse verified;
+  const grpc::Status verify =
+      audit->VerifyDecisionLog(AdminContext().get(), v1::VerifyDecisionLogRequest(), &verified);
+  ASSERT_TRUE(verify.ok()) << verify.error_message();
+  EXPECT_TRUE(verified.intact()) << verified.problem();
+  EXPECT_GE(verified.rows_checked(), 4u * (2 + 2 * 3 + 2));
+  std::remove((socket_directory + "/admin.sock").c_str());
+  std::remove((socket_directory + "/tool.sock").c_str());
+  rmdir(socket_directory.c_str());
 }
 
 }  // namespace
