@@ -31,55 +31,6 @@ absl::StatusOr<absl::Time> ExpiryFromProto(absl::string_view field, bool has_val
   return *time;
 }
 
-// The wire has no infinity: "never" leaves the field unset.
-template <typename MutableField>
-void SetTime(absl::Time time, MutableField mutable_field) {
-  if (time != absl::InfiniteFuture() && time != absl::InfinitePast()) {
-    *mutable_field() = TimeToProto(time);
-  }
-}
-
-absl::StatusOr<Effect> EffectFromProto(absl::string_view field, v1::Effect effect) {
-  switch (effect) {
-    case v1::EFFECT_ALLOW:
-      return Effect::kAllow;
-    case v1::EFFECT_DENY:
-      return Effect::kDeny;
-    case v1::EFFECT_UNSPECIFIED:
-      return InvalidField(field, "required (EFFECT_ALLOW or EFFECT_DENY)");
-    default:
-      return InvalidField(field, absl::StrCat("unknown effect ", effect));
-  }
-}
-
-v1::Effect EffectToProto(Effect effect) {
-  return effect == Effect::kAllow ? v1::EFFECT_ALLOW : v1::EFFECT_DENY;
-}
-
-v1::AgentKind KindToProto(AgentKind kind) {
-  switch (kind) {
-    case AgentKind::kAutonomous:
-      return v1::AUTONOMOUS;
-    case AgentKind::kDelegated:
-      return v1::DELEGATED;
-    case AgentKind::kService:
-      return v1::SERVICE;
-  }
-  return v1::AGENT_KIND_UNSPECIFIED;
-}
-
-v1::AgentStatus AgentStatusToProto(AgentStatus status) {
-  switch (status) {
-    case AgentStatus::kActive:
-      return v1::ACTIVE;
-    case AgentStatus::kSuspended:
-      return v1::SUSPENDED;
-    case AgentStatus::kRevoked:
-      return v1::REVOKED;
-  }
-  return v1::AGENT_STATUS_UNSPECIFIED;
-}
-
 v1::ApprovalStatus ApprovalStatusToProto(ApprovalStatus status) {
   switch (status) {
     case ApprovalStatus::kPending:
@@ -126,8 +77,8 @@ absl::StatusOr<NewAgent> NewAgentFromProto(const v1::CreateAgentRequest& proto) 
 
 absl::StatusOr<NewPermission> NewPermissionFromProto(const v1::GrantPermissionRequest& proto) {
   const v1::PermissionSpec& spec = proto.permission();
-  absl::StatusOr<Effect> effect = EffectFromProto("permission.effect", spec.effect());
-  if (!effect.ok()) return effect.status();
+  absl::StatusOr<Effect> effect = EffectFromProto(spec.effect());
+  if (!effect.ok()) return InvalidField("permission.effect", effect.status().message());
   NewPermission permission;
   permission.agent_id = proto.agent_id();
   permission.resource = spec.resource();
@@ -220,18 +171,6 @@ PageRequest PageFromProto(uint32_t page_size, const std::string& page_token) {
   return page;
 }
 
-void AgentToProto(const Agent& agent, v1::Agent* proto) {
-  proto->set_id(agent.id);
-  proto->set_owner(agent.owner);
-  proto->set_name(agent.name);
-  proto->set_kind(KindToProto(agent.kind));
-  proto->set_status(AgentStatusToProto(agent.status));
-  proto->set_token_prefix(agent.token_prefix);
-  SetTime(agent.expires_at, [proto] { return proto->mutable_expires_at(); });
-  SetTime(agent.created_at, [proto] { return proto->mutable_created_at(); });
-  SetTime(agent.updated_at, [proto] { return proto->mutable_updated_at(); });
-}
-
 void PermissionToProto(const Permission& permission, v1::Permission* proto) {
   proto->set_id(permission.id);
   proto->set_agent_id(permission.agent_id);
@@ -239,7 +178,7 @@ void PermissionToProto(const Permission& permission, v1::Permission* proto) {
   proto->mutable_actions()->Assign(permission.actions.begin(), permission.actions.end());
   proto->set_effect(EffectToProto(permission.effect));
   proto->set_constraints_json(permission.constraints_json);
-  SetTime(permission.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTimeIfRepresentable(permission.created_at, [proto] { return proto->mutable_created_at(); });
 }
 
 void DelegationToProto(const Delegation& delegation, v1::Delegation* proto) {
@@ -256,8 +195,8 @@ void DelegationToProto(const Delegation& delegation, v1::Delegation* proto) {
   proto->set_max_depth(static_cast<uint32_t>(delegation.max_depth));
   proto->set_status(delegation.status == DelegationStatus::kActive ? v1::DELEGATION_STATUS_ACTIVE
                                                                    : v1::DELEGATION_STATUS_REVOKED);
-  SetTime(delegation.expires_at, [proto] { return proto->mutable_expires_at(); });
-  SetTime(delegation.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTimeIfRepresentable(delegation.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTimeIfRepresentable(delegation.created_at, [proto] { return proto->mutable_created_at(); });
 }
 
 void ApprovalToProto(const ApprovalRequest& approval, v1::ApprovalRequest* proto) {
@@ -269,8 +208,8 @@ void ApprovalToProto(const ApprovalRequest& approval, v1::ApprovalRequest* proto
   proto->set_quorum(static_cast<uint32_t>(approval.quorum));
   proto->set_approvals(static_cast<uint32_t>(approval.approvals));
   proto->set_status(ApprovalStatusToProto(approval.status));
-  SetTime(approval.expires_at, [proto] { return proto->mutable_expires_at(); });
-  SetTime(approval.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTimeIfRepresentable(approval.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTimeIfRepresentable(approval.created_at, [proto] { return proto->mutable_created_at(); });
 }
 
 absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEntry* proto) {
@@ -288,7 +227,8 @@ absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEnt
         absl::StrCat("decision log row ", row.seq, ": ", path.status().message()));
   }
   proto->set_seq(static_cast<uint64_t>(row.seq));
-  SetTime(absl::FromUnixMicros(row.decided_at_us), [proto] { return proto->mutable_decided_at(); });
+  SetTimeIfRepresentable(absl::FromUnixMicros(row.decided_at_us),
+                         [proto] { return proto->mutable_decided_at(); });
   proto->set_request_id(row.request_id);
   proto->set_agent_id(row.agent_id);
   proto->set_action(row.action);
@@ -299,12 +239,7 @@ absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEnt
   proto->set_reason(reason);
   proto->set_message(row.message);
   proto->set_matched_permission_id(row.matched_permission_id);
-  for (const DelegationHop& hop : *path) {
-    v1::DelegationHop* wire_hop = proto->add_delegation_path();
-    wire_hop->set_delegation_id(hop.delegation_id);
-    wire_hop->set_from_agent_id(hop.from_agent_id);
-    wire_hop->set_to_agent_id(hop.to_agent_id);
-  }
+  HopsToProto(*path, proto->mutable_delegation_path());
   proto->set_approval_request_id(row.approval_request_id);
   *proto->mutable_latency() = DurationToProto(absl::Microseconds(row.latency_us));
   proto->set_prev_hash(row.prev_hash);
@@ -348,9 +283,9 @@ void SigningKeyToProto(const SigningKey& key, v1::SigningKey* proto) {
   }
   proto->set_status(key.status == SigningKeyStatus::kActive ? v1::SIGNING_KEY_ACTIVE
                                                             : v1::SIGNING_KEY_RETIRED);
-  SetTime(key.created_at, [proto] { return proto->mutable_created_at(); });
-  SetTime(key.updated_at, [proto] { return proto->mutable_updated_at(); });
-  SetTime(key.retired_at, [proto] { return proto->mutable_retired_at(); });
+  SetTimeIfRepresentable(key.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTimeIfRepresentable(key.updated_at, [proto] { return proto->mutable_updated_at(); });
+  SetTimeIfRepresentable(key.retired_at, [proto] { return proto->mutable_retired_at(); });
 }
 
 }  // namespace verdict

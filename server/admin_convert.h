@@ -1,9 +1,11 @@
 // Translation between the verdict.v1 admin messages (proto/verdict/v1/admin.proto) and the
 // store's admin types (store/admin_types.h, store/decision_log_store.h). Only the wire's own limits
 // are checked here (enum values, timestamp and duration ranges); the store validates the rest.
+// What the admin messages share with the decision API (agents, effects, delegation paths,
+// timestamps) is converted by server/proto_convert.h.
 //
 //   absl::StatusOr<NewAgent> agent = NewAgentFromProto(request);
-//   AgentToProto(created->agent, response.mutable_agent());
+//   AgentToProto(created->agent, response.mutable_agent());  // server/proto_convert.h
 #ifndef VERDICT_SERVER_ADMIN_CONVERT_H_
 #define VERDICT_SERVER_ADMIN_CONVERT_H_
 
@@ -36,7 +38,6 @@ NewSigningKey NewSigningKeyFromProto(const std::string& jwk_json,
                                      const google::protobuf::RepeatedPtrField<std::string>& algs);
 
 // Store to wire.
-void AgentToProto(const Agent& agent, v1::Agent* proto);
 void PermissionToProto(const Permission& permission, v1::Permission* proto);
 void DelegationToProto(const Delegation& delegation, v1::Delegation* proto);
 void ApprovalToProto(const ApprovalRequest& approval, v1::ApprovalRequest* proto);

@@ -32,11 +32,6 @@ absl::Status CheckListSize(absl::string_view field, int size) {
   return absl::OkStatus();
 }
 
-bool IsRepresentable(absl::Time time) {
-  return time >= absl::FromUnixSeconds(kMinTimestampSeconds) &&
-         time < absl::FromUnixSeconds(kMaxTimestampSeconds + 1);
-}
-
 // --- Wire to engine --------------------------------------------------------------------------
 
 // An unset subject message reads as one with neither kind set.
@@ -61,19 +56,6 @@ void ContextInto(const v1::RequestContext& context, Request* request) {
   request->request_id = context.request_id();
   request->subject.dpop =
       DpopEvidence{context.dpop_proof(), context.http_method(), context.http_uri()};
-}
-
-absl::StatusOr<Effect> EffectFromProto(int proto_effect) {
-  switch (proto_effect) {
-    case v1::EFFECT_ALLOW:
-      return Effect::kAllow;
-    case v1::EFFECT_DENY:
-      return Effect::kDeny;
-    case v1::EFFECT_UNSPECIFIED:
-      return absl::InvalidArgumentError("required (EFFECT_ALLOW or EFFECT_DENY)");
-    default:
-      return absl::InvalidArgumentError(absl::StrCat("unknown effect ", proto_effect));
-  }
 }
 
 // The parts of a PermissionSpec that a permission and a lent permission share.
@@ -218,16 +200,6 @@ v1::ReasonCode ReasonToProto(ReasonCode reason) {
   return v1::REASON_UNSPECIFIED;
 }
 
-v1::Effect EffectToProto(Effect effect) {
-  switch (effect) {
-    case Effect::kAllow:
-      return v1::EFFECT_ALLOW;
-    case Effect::kDeny:
-      return v1::EFFECT_DENY;
-  }
-  return v1::EFFECT_UNSPECIFIED;
-}
-
 v1::AgentKind KindToProto(AgentKind kind) {
   switch (kind) {
     case AgentKind::kAutonomous:
@@ -252,12 +224,6 @@ v1::AgentStatus StatusToProto(AgentStatus status) {
   return v1::AGENT_STATUS_UNSPECIFIED;
 }
 
-// The wire has no infinity: a time it cannot carry (never expires) leaves the field unset.
-template <typename MutableField>
-void SetTimeIfRepresentable(absl::Time time, MutableField mutable_field) {
-  if (IsRepresentable(time)) *mutable_field() = TimeToProto(time);
-}
-
 void GrantToProto(const Grant& grant, v1::Grant* proto) {
   proto->set_permission_id(grant.permission_id);
   proto->set_owner_agent_id(grant.owner_agent_id);
@@ -265,29 +231,6 @@ void GrantToProto(const Grant& grant, v1::Grant* proto) {
   proto->mutable_actions()->Assign(grant.actions.begin(), grant.actions.end());
   proto->set_effect(EffectToProto(grant.effect));
   proto->set_constraints_json(grant.constraints_json);
-}
-
-void HopsToProto(const std::vector<DelegationHop>& hops,
-                 google::protobuf::RepeatedPtrField<v1::DelegationHop>* proto) {
-  proto->Reserve(static_cast<int>(hops.size()));
-  for (const DelegationHop& hop : hops) {
-    v1::DelegationHop* wire_hop = proto->Add();
-    wire_hop->set_delegation_id(hop.delegation_id);
-    wire_hop->set_from_agent_id(hop.from_agent_id);
-    wire_hop->set_to_agent_id(hop.to_agent_id);
-  }
-}
-
-void AgentToProto(const Agent& agent, v1::Agent* proto) {
-  proto->set_id(agent.id);
-  proto->set_owner(agent.owner);
-  proto->set_name(agent.name);
-  proto->set_kind(KindToProto(agent.kind));
-  proto->set_status(StatusToProto(agent.status));
-  proto->set_token_prefix(agent.token_prefix);
-  SetTimeIfRepresentable(agent.expires_at, [proto] { return proto->mutable_expires_at(); });
-  SetTimeIfRepresentable(agent.created_at, [proto] { return proto->mutable_created_at(); });
-  SetTimeIfRepresentable(agent.updated_at, [proto] { return proto->mutable_updated_at(); });
 }
 
 void TraceToProto(const Trace& trace, v1::Trace* proto) {
@@ -409,6 +352,52 @@ void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto
   TraceToProto(simulation.trace, proto->mutable_trace());
 }
 
+absl::StatusOr<Effect> EffectFromProto(v1::Effect proto) {
+  switch (proto) {
+    case v1::EFFECT_ALLOW:
+      return Effect::kAllow;
+    case v1::EFFECT_DENY:
+      return Effect::kDeny;
+    case v1::EFFECT_UNSPECIFIED:
+      return absl::InvalidArgumentError("required (EFFECT_ALLOW or EFFECT_DENY)");
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown effect ", proto));
+  }
+}
+
+v1::Effect EffectToProto(Effect effect) {
+  switch (effect) {
+    case Effect::kAllow:
+      return v1::EFFECT_ALLOW;
+    case Effect::kDeny:
+      return v1::EFFECT_DENY;
+  }
+  return v1::EFFECT_UNSPECIFIED;
+}
+
+void HopsToProto(const std::vector<DelegationHop>& hops,
+                 google::protobuf::RepeatedPtrField<v1::DelegationHop>* proto) {
+  proto->Reserve(static_cast<int>(hops.size()));
+  for (const DelegationHop& hop : hops) {
+    v1::DelegationHop* wire_hop = proto->Add();
+    wire_hop->set_delegation_id(hop.delegation_id);
+    wire_hop->set_from_agent_id(hop.from_agent_id);
+    wire_hop->set_to_agent_id(hop.to_agent_id);
+  }
+}
+
+void AgentToProto(const Agent& agent, v1::Agent* proto) {
+  proto->set_id(agent.id);
+  proto->set_owner(agent.owner);
+  proto->set_name(agent.name);
+  proto->set_kind(KindToProto(agent.kind));
+  proto->set_status(StatusToProto(agent.status));
+  proto->set_token_prefix(agent.token_prefix);
+  SetTimeIfRepresentable(agent.expires_at, [proto] { return proto->mutable_expires_at(); });
+  SetTimeIfRepresentable(agent.created_at, [proto] { return proto->mutable_created_at(); });
+  SetTimeIfRepresentable(agent.updated_at, [proto] { return proto->mutable_updated_at(); });
+}
+
 absl::StatusOr<absl::Time> TimeFromProto(const google::protobuf::Timestamp& proto) {
   if (proto.seconds() < kMinTimestampSeconds || proto.seconds() > kMaxTimestampSeconds) {
     return absl::InvalidArgumentError(
@@ -429,6 +418,11 @@ google::protobuf::Timestamp TimeToProto(absl::Time time) {
   proto.set_nanos(
       static_cast<int32_t>(absl::ToInt64Nanoseconds(time - absl::FromUnixSeconds(seconds))));
   return proto;
+}
+
+bool IsRepresentable(absl::Time time) {
+  return time >= absl::FromUnixSeconds(kMinTimestampSeconds) &&
+         time < absl::FromUnixSeconds(kMaxTimestampSeconds + 1);
 }
 
 }  // namespace verdict

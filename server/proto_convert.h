@@ -44,10 +44,27 @@ void DecisionToProto(const Decision& decision, v1::AuthorizeResponse* proto);
 void TokenValidationToProto(const TokenValidation& validation, v1::ValidateTokenResponse* proto);
 void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto);
 
+// Shared with the admin API (server/admin_convert.h), whose messages carry the same types.
+// An unset or unknown effect is INVALID_ARGUMENT without a field name: the caller prefixes it.
+absl::StatusOr<Effect> EffectFromProto(v1::Effect proto);
+v1::Effect EffectToProto(Effect effect);
+void AgentToProto(const Agent& agent, v1::Agent* proto);
+void HopsToProto(const std::vector<DelegationHop>& hops,
+                 google::protobuf::RepeatedPtrField<v1::DelegationHop>* proto);
+
 // Timestamps: seconds in [0001-01-01, 9999-12-31] UTC, nanos in [0, 1e9).
 absl::StatusOr<absl::Time> TimeFromProto(const google::protobuf::Timestamp& proto);
 // `time` must lie in that range (the wire has no infinity: leave the field unset instead).
 google::protobuf::Timestamp TimeToProto(absl::Time time);
+bool IsRepresentable(absl::Time time);
+
+// Writes `time` into the Timestamp `mutable_field()` returns, or leaves the field unset when the
+// wire cannot carry the time (never expires):
+//   SetTimeIfRepresentable(agent.expires_at, [proto] { return proto->mutable_expires_at(); });
+template <typename MutableField>
+void SetTimeIfRepresentable(absl::Time time, MutableField mutable_field) {
+  if (IsRepresentable(time)) *mutable_field() = TimeToProto(time);
+}
 
 }  // namespace verdict
 
