@@ -221,10 +221,13 @@ TEST_P(StoreContractTest, FindAgentReturnsTheStoredAgent) {
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->has_value());
   EXPECT_THAT(**found, EqualsAgent(created->agent));
+  EXPECT_EQ((*found)->owner, "alice");
+  EXPECT_EQ((*found)->name, "reader");
   EXPECT_EQ((*found)->kind, AgentKind::kService);
   EXPECT_EQ((*found)->status, AgentStatus::kActive);
   EXPECT_EQ((*found)->expires_at, clock_.Now() + absl::Hours(24));
   EXPECT_EQ((*found)->created_at, clock_.Now());
+  EXPECT_EQ((*found)->token_prefix, created->token.substr(0, 12));
 }
 
 TEST_P(StoreContractTest, UnknownAgentIsNotAnError) {
