@@ -1,6 +1,7 @@
 #include "decision/engine.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -673,16 +674,15 @@ class Decider {
   bool delegations_consulted_ = false;
 };
 
-// The hops from an agent that holds an allow permission of its own down to the subject, over
-// live links, depth-first from the walk's top; nullopt when no such path exists.
 absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
-    const std::string& holder, DelegationWalk& walk, Lookups& lookups) {
-  absl::StatusOr<const std::vector<Permission>*> permissions = lookups.PermissionsOf(holder);
-  if (!permissions.ok()) return permissions.status();
-  if (std::any_of((*permissions)->begin(), (*permissions)->end(),
-                  [](const Permission& p) { return p.effect == Effect::kAllow; })) {
-    return walk.HopsFromTop();
-  }
+    const std::string& holder, DelegationWalk& walk, Lookups& lookups);
+
+// Calls on_path(link, hops) for each link into `holder` that the walk may take, whose delegator
+// is live and has a live path from an origin (hops run from that origin through `link`), until
+// on_path returns true.
+absl::Status ForEachLinkWithLivePath(
+    const std::string& holder, DelegationWalk& walk, Lookups& lookups,
+    const std::function<bool(const Delegation&, std::vector<DelegationHop>)>& on_path) {
   absl::StatusOr<const std::vector<Delegation>*> links = lookups.DelegationsInto(holder);
   if (!links.ok()) return links.status();
   for (const Delegation& link : **links) {
@@ -694,9 +694,30 @@ absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
     absl::StatusOr<std::optional<std::vector<DelegationHop>>> path =
         LivePathFromOrigin(link.from_agent_id, walk, lookups);
     walk.Pop();
-    if (!path.ok() || path->has_value()) return path;
+    if (!path.ok()) return path.status();
+    if (*path && on_path(link, **std::move(path))) return absl::OkStatus();
   }
-  return std::nullopt;
+  return absl::OkStatus();
+}
+
+// The hops from an agent that holds an allow permission of its own down to the subject, over
+// live links, depth-first from the walk's top; nullopt when no such path exists.
+absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
+    const std::string& holder, DelegationWalk& walk, Lookups& lookups) {
+  absl::StatusOr<const std::vector<Permission>*> permissions = lookups.PermissionsOf(holder);
+  if (!permissions.ok()) return permissions.status();
+  if (std::any_of((*permissions)->begin(), (*permissions)->end(),
+                  [](const Permission& p) { return p.effect == Effect::kAllow; })) {
+    return walk.HopsFromTop();
+  }
+  std::optional<std::vector<DelegationHop>> first;
+  absl::Status status = ForEachLinkWithLivePath(
+      holder, walk, lookups, [&](const Delegation&, std::vector<DelegationHop> hops) {
+        first = std::move(hops);
+        return true;
+      });
+  if (!status.ok()) return status;
+  return first;
 }
 
 // The subject when `agent` is live at `now`; otherwise why it may not act.
@@ -792,24 +813,15 @@ absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agen
   if (!own.ok()) return own.status();
   for (const Permission& permission : **own) effective.push_back({GrantOf(permission), {}});
 
-  absl::StatusOr<const std::vector<Delegation>*> links = lookups.DelegationsInto(agent.id);
-  if (!links.ok()) return links.status();
   DelegationWalk walk(agent.id);
-  for (const Delegation& link : **links) {
-    if (!walk.WhyNotTake(link).empty()) continue;
-    absl::StatusOr<bool> live = lookups.IsLive(link.from_agent_id);
-    if (!live.ok()) return live.status();
-    if (!*live) continue;
-    walk.Push(link, 0);
-    absl::StatusOr<std::optional<std::vector<DelegationHop>>> path =
-        LivePathFromOrigin(link.from_agent_id, walk, lookups);
-    walk.Pop();
-    if (!path.ok()) return path.status();
-    if (!*path) continue;
-    for (size_t i = 0; i < link.permissions.size(); ++i) {
-      effective.push_back({GrantOf(link, i), **path});
-    }
-  }
+  absl::Status status = ForEachLinkWithLivePath(
+      agent.id, walk, lookups, [&](const Delegation& link, std::vector<DelegationHop> hops) {
+        for (size_t i = 0; i < link.permissions.size(); ++i) {
+          effective.push_back({GrantOf(link, i), hops});
+        }
+        return false;
+      });
+  if (!status.ok()) return status;
   return effective;
 }
 
