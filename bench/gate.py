@@ -287,6 +287,9 @@ def check_bench(rule, current, baseline, alpha):
     if name not in baseline:
         return True, f"bench  {name}: no baseline sample, skipped (refresh the baseline)"
     now, base = current[name], baseline[name]
+    if math.comb(len(now) + len(base), len(now)) * alpha <= 1:
+        raise GateError(f"{name}: {len(now)} and {len(base)} samples can never show a "
+                        f"significant slowdown at alpha={alpha}; use more repetitions")
     slowdown = median(now) / median(base)
     p_value = mann_whitney_greater(now, base)
     failed = slowdown > rule.max_slowdown and p_value < alpha
@@ -431,7 +434,8 @@ def run_gate(rules, args):
         for binary, patterns in patterns_by_binary(bench_rules + ratio_rules).items():
             current[binary] = {}
             baseline[binary] = {}
-            per_round = max(1, args.repetitions // rounds)
+            # At least two per round: three samples a side can never reach p < 0.05.
+            per_round = max(2, math.ceil(args.repetitions / rounds))
             for _ in range(rounds):
                 compared = [r.pattern for r in bench_rules if r.binary == binary]
                 if binary in baseline_binaries and compared:

@@ -103,6 +103,12 @@ class Checks(unittest.TestCase):
                 ok, message = gate.check_bench(self.RULE, {"BM_X": now}, base, alpha=0.05)
                 self.assertEqual(ok, passes, message)
 
+    def test_too_few_samples_to_ever_be_significant_is_an_error(self):
+        # 3 against 3: the smallest possible p is 1/20, never below 0.05.
+        with self.assertRaises(gate.GateError):
+            gate.check_bench(self.RULE, {"BM_X": [300, 301, 302]}, {"BM_X": [100, 101, 102]},
+                             alpha=0.05)
+
     def test_bench_pattern_must_name_exactly_one_benchmark(self):
         with self.assertRaises(gate.GateError):
             gate.check_bench(self.RULE, {"BM_Y": [1]}, {"BM_Y": [1]}, alpha=0.05)
