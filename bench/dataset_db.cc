@@ -52,13 +52,12 @@ void BindTime(SQLite::Statement& insert, int index, absl::Time time) {
 // Drops the index before any row goes in, so the rows are the same as in the healthy file.
 void DropIndex(SQLite::Database& db, const std::string& index) {
   if (index != "token_hash") {
-    if (!db.execAndGet(absl::StrCat("SELECT count(*) FROM sqlite_master WHERE type = 'index' "
-                                    "AND name = '",
-                                    index, "'"))
-             .getInt()) {
+    SQLite::Statement exists(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?");
+    exists.bind(1, index);
+    if (!exists.executeStep()) {
       throw std::runtime_error(absl::StrCat("no index named ", index, " in the schema"));
     }
-    db.exec(absl::StrCat("DROP INDEX ", index));
+    db.exec(absl::StrCat("DROP INDEX \"", index, "\""));  // a name the schema itself holds
     return;
   }
   // The token hash's uniqueness is a column constraint, whose automatic index cannot be
