@@ -57,6 +57,7 @@ void DropIndex(SQLite::Database& db, const std::string& index) {
     if (!exists.executeStep()) {
       throw std::runtime_error(absl::StrCat("no index named ", index, " in the schema"));
     }
+    exists.reset();  // a statement still stepping would lock the schema against the drop
     db.exec(absl::StrCat("DROP INDEX \"", index, "\""));  // a name the schema itself holds
     return;
   }
