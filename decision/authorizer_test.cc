@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
@@ -80,10 +81,13 @@ class FailingPermissionsStore : public PolicyStore {
   PolicyStore& base_;
 };
 
+// The Authorizer is called from several threads at once, and so is its observer. Tests read the
+// record once the calls are done.
 class RecordingObserver : public DecisionObserver {
  public:
   void OnDecision(const Request& request, const Decision& decision,
                   absl::Duration latency) override {
+    absl::MutexLock lock(&mutex_);
     request_ids.push_back(request.request_id);
     reasons.push_back(decision.reason);
     latencies.push_back(latency);
@@ -91,6 +95,9 @@ class RecordingObserver : public DecisionObserver {
   std::vector<std::string> request_ids;
   std::vector<ReasonCode> reasons;
   std::vector<absl::Duration> latencies;
+
+ private:
+  absl::Mutex mutex_;
 };
 
 class AuthorizerTest : public ::testing::Test {
