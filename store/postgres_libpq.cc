@@ -21,6 +21,13 @@ bool Resolve(void* library, const char* name, Function& function, std::string& e
 }
 
 absl::StatusOr<LibPq> Load() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizer runtimes abort a process that asks for RTLD_DEEPBIND, and without it libpq's
+  // OpenSSL would bind to BoringSSL: sanitizer builds (--config=asan, --config=tsan) have no
+  // PostgreSQL store, as if libpq5 were not installed.
+  return absl::UnavailableError(absl::StrCat("PostgreSQL client library unavailable: ",
+                                             kLibPqSoname, " is not loaded in sanitizer builds"));
+#endif
   // Never closed: connections may outlive any one store, and unloading OpenSSL is not safe.
   void* library = dlopen(kLibPqSoname, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (library == nullptr) {
