@@ -145,10 +145,123 @@ CREATE TABLE signing_keys (
 );
 )sql";
 
+// Version 4: one row per agent holding everything a decision reads about that agent, so a
+// decision finds an agent, its own permissions and the active delegations into it with one
+// primary-key search instead of three index searches and their table visits (about a third of
+// the cost of a direct decision; bench/PERFORMANCE.md). The row is derived, never written by
+// verdict's code: triggers rewrite it inside the transaction of every write to agents,
+// permissions or delegations, whoever makes the write, so it is exactly as fresh as the tables
+// it is derived from (design section 3). store/decision_record.h decodes it.
+//
+// Each column is a list of records; a record is a fixed number of fields; a field is its length
+// in bytes, a colon and its bytes ("6:active"), or "-" for NULL. Permissions carry their seq and
+// delegations their rowid first, so the decoder can restore creation order.
+// clang-format off
+#define VERDICT_FIELD(x) "ifnull(length(CAST(" x " AS BLOB)) || ':' || " x ", '-')"
+#define VERDICT_AGENT_RECORD(row)           \
+  VERDICT_FIELD(row ".id") " || "           \
+  VERDICT_FIELD(row ".owner") " || "        \
+  VERDICT_FIELD(row ".name") " || "         \
+  VERDICT_FIELD(row ".kind") " || "         \
+  VERDICT_FIELD(row ".status") " || "       \
+  VERDICT_FIELD(row ".expires_at") " || "   \
+  VERDICT_FIELD(row ".token_prefix") " || " \
+  VERDICT_FIELD(row ".created_at") " || "   \
+  VERDICT_FIELD(row ".updated_at")
+#define VERDICT_PERMISSION_RECORDS(agent_id)                                         \
+  "(SELECT ifnull(group_concat("                                                     \
+  VERDICT_FIELD("p.seq") " || "                                                      \
+  VERDICT_FIELD("p.id") " || "                                                       \
+  VERDICT_FIELD("p.agent_id") " || "                                                 \
+  VERDICT_FIELD("p.resource") " || "                                                 \
+  VERDICT_FIELD("p.actions") " || "                                                  \
+  VERDICT_FIELD("p.effect") " || "                                                   \
+  VERDICT_FIELD("p.constraints") " || "                                              \
+  VERDICT_FIELD("p.created_at") ", ''), '')"                                         \
+  " FROM (SELECT * FROM permissions WHERE permissions.agent_id = " agent_id          \
+  " ORDER BY seq) p)"
+#define VERDICT_DELEGATION_RECORDS(agent_id)                                         \
+  "(SELECT ifnull(group_concat("                                                     \
+  VERDICT_FIELD("d.link_rowid") " || "                                               \
+  VERDICT_FIELD("d.id") " || "                                                       \
+  VERDICT_FIELD("d.from_agent_id") " || "                                            \
+  VERDICT_FIELD("d.to_agent_id") " || "                                              \
+  VERDICT_FIELD("d.permissions") " || "                                              \
+  VERDICT_FIELD("d.max_depth") " || "                                                \
+  VERDICT_FIELD("d.status") " || "                                                   \
+  VERDICT_FIELD("d.expires_at") " || "                                               \
+  VERDICT_FIELD("d.created_at") ", ''), '')"                                         \
+  " FROM (SELECT rowid AS link_rowid, * FROM delegations"                            \
+  " WHERE delegations.to_agent_id = " agent_id " AND delegations.status = 'active'"  \
+  " ORDER BY rowid) d)"
+// clang-format on
+
+constexpr char kDecisionRecords[] =
+    "CREATE TABLE decision_records ("
+    " agent_id TEXT PRIMARY KEY NOT NULL,"
+    " agent TEXT NOT NULL,"
+    " permissions TEXT NOT NULL,"
+    " delegations_into TEXT NOT NULL"
+    ") WITHOUT ROWID;"
+
+    "INSERT INTO decision_records (agent_id, agent, permissions, delegations_into)"
+    " SELECT a.id, " VERDICT_AGENT_RECORD("a") ", " VERDICT_PERMISSION_RECORDS(
+        "a.id") ", " VERDICT_DELEGATION_RECORDS("a.id") " FROM agents a;"
+
+    // OR REPLACE: an INSERT OR REPLACE into agents replaces a row without firing the delete
+    // trigger.
+    "CREATE TRIGGER decision_records_agent_inserted AFTER INSERT ON agents BEGIN"
+    " INSERT OR REPLACE INTO decision_records (agent_id, agent, permissions, delegations_into)"
+    " VALUES (NEW.id, " VERDICT_AGENT_RECORD("NEW") ", " VERDICT_PERMISSION_RECORDS(
+        "NEW.id") ", " VERDICT_DELEGATION_RECORDS("NEW.id") ");"
+    " END;"
+    // An agent's id never changes in verdict; should anything change one, its record moves.
+    "CREATE TRIGGER decision_records_agent_updated AFTER UPDATE ON agents BEGIN"
+    " DELETE FROM decision_records WHERE agent_id = OLD.id;"
+    " INSERT OR REPLACE INTO decision_records (agent_id, agent, permissions, delegations_into)"
+    " VALUES (NEW.id, " VERDICT_AGENT_RECORD("NEW") ", " VERDICT_PERMISSION_RECORDS(
+        "NEW.id") ", " VERDICT_DELEGATION_RECORDS("NEW.id") ");"
+    " END;"
+    "CREATE TRIGGER decision_records_agent_deleted AFTER DELETE ON agents BEGIN"
+    " DELETE FROM decision_records WHERE agent_id = OLD.id;"
+    " END;"
+
+    "CREATE TRIGGER decision_records_permission_inserted AFTER INSERT ON permissions BEGIN"
+    " UPDATE decision_records SET permissions = " VERDICT_PERMISSION_RECORDS(
+        "decision_records.agent_id") " WHERE agent_id = NEW.agent_id;"
+    " END;"
+    "CREATE TRIGGER decision_records_permission_updated AFTER UPDATE ON permissions BEGIN"
+    " UPDATE decision_records SET permissions = " VERDICT_PERMISSION_RECORDS(
+        "decision_records.agent_id") " WHERE agent_id IN (OLD.agent_id, NEW.agent_id);"
+    " END;"
+    "CREATE TRIGGER decision_records_permission_deleted AFTER DELETE ON permissions BEGIN"
+    " UPDATE decision_records SET permissions = " VERDICT_PERMISSION_RECORDS(
+        "decision_records.agent_id") " WHERE agent_id = OLD.agent_id;"
+    " END;"
+
+    "CREATE TRIGGER decision_records_delegation_inserted AFTER INSERT ON delegations BEGIN"
+    " UPDATE decision_records SET delegations_into = " VERDICT_DELEGATION_RECORDS(
+        "decision_records.agent_id") " WHERE agent_id = NEW.to_agent_id;"
+    " END;"
+    "CREATE TRIGGER decision_records_delegation_updated AFTER UPDATE ON delegations BEGIN"
+    " UPDATE decision_records SET delegations_into = " VERDICT_DELEGATION_RECORDS(
+        "decision_records.agent_id") " WHERE agent_id IN (OLD.to_agent_id, NEW.to_agent_id);"
+    " END;"
+    "CREATE TRIGGER decision_records_delegation_deleted AFTER DELETE ON delegations BEGIN"
+    " UPDATE decision_records SET delegations_into = " VERDICT_DELEGATION_RECORDS(
+        "decision_records.agent_id") " WHERE agent_id = OLD.to_agent_id;"
+    " END;";
+
+#undef VERDICT_FIELD
+#undef VERDICT_AGENT_RECORD
+#undef VERDICT_PERMISSION_RECORDS
+#undef VERDICT_DELEGATION_RECORDS
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
     {2, kAdminPlane},
     {3, kSigningKeys},
+    {4, kDecisionRecords},
 };
 
 }  // namespace

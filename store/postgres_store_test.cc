@@ -73,7 +73,13 @@ class PostgresStoreTest : public ::testing::Test {
   std::unique_ptr<PostgresTestSchema> schema_;
 };
 
-// SQLite's tables, columns and named indexes, from its own migrations.
+// SQLite's decision_records (migration 4, store/decision_record.h) are derived rows that save
+// SQLite two index searches per agent a decision reads; PostgreSQL's cost per lookup is the round
+// trip, so its lookups stay on the tables and it has no such migration.
+constexpr int kSqliteOnlyVersion = 4;
+constexpr char kSqliteOnlyTable[] = "decision_records";
+
+// SQLite's tables, columns and named indexes, from its own migrations, less its own table.
 void ReadSqliteSchema(Columns& columns, std::set<std::string>& indexes) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   ASSERT_TRUE(MigrateSchema(db, absl::Seconds(1)).ok());
@@ -82,6 +88,7 @@ void ReadSqliteSchema(Columns& columns, std::set<std::string>& indexes) {
                            " AND name NOT LIKE 'sqlite_%'");
   while (tables.executeStep()) {
     const std::string table = tables.getColumn(0).getString();
+    if (table == kSqliteOnlyTable) continue;
     SQLite::Statement info(db, absl::StrCat("PRAGMA table_info(", table, ")"));
     while (info.executeStep()) columns[table].insert(info.getColumn(1).getString());
   }
@@ -116,10 +123,15 @@ TEST_F(PostgresStoreTest, SchemaHasSqlitesTablesColumnsAndIndexes) {
 }
 
 TEST_F(PostgresStoreTest, MigrationsAreNumberedAsSqlites) {
-  ASSERT_EQ(PostgresMigrations().size(), Migrations().size());
-  for (size_t i = 0; i < Migrations().size(); ++i) {
-    EXPECT_EQ(PostgresMigrations()[i].version, Migrations()[i].version);
+  std::vector<int> sqlite_versions;
+  for (const Migration& migration : Migrations()) {
+    if (migration.version != kSqliteOnlyVersion) sqlite_versions.push_back(migration.version);
   }
+  std::vector<int> postgres_versions;
+  for (const Migration& migration : PostgresMigrations()) {
+    postgres_versions.push_back(migration.version);
+  }
+  EXPECT_EQ(postgres_versions, sqlite_versions);
 }
 
 TEST_F(PostgresStoreTest, ProcessesOpeningANewDatabaseAtOnceMigrateItOnce) {

@@ -58,13 +58,16 @@ TEST(QueryPlanTest, DecisionPathStatementsSearchIndexesAndNeverScanATable) {
 TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
   const std::vector<StatementId> path(DecisionPathStatements().begin(),
                                       DecisionPathStatements().end());
-  EXPECT_THAT(path, ::testing::IsSupersetOf(
-                        {StatementId::kFindAgent, StatementId::kFindAgentByTokenHash,
-                         StatementId::kFindAgentByPreviousTokenHash, StatementId::kPermissionsOf,
-                         StatementId::kActiveDelegationsInto, StatementId::kFindOpenApproval,
-                         StatementId::kRateCount, StatementId::kSpendRate,
-                         StatementId::kInsertApproval, StatementId::kUseApproval,
-                         StatementId::kFindActiveSigningKey, StatementId::kIsTokenIdRevoked}));
+  EXPECT_THAT(path,
+              ::testing::IsSupersetOf(
+                  {StatementId::kFindAgent, StatementId::kFindAgentByTokenHash,
+                   StatementId::kFindAgentByPreviousTokenHash, StatementId::kPermissionsOf,
+                   StatementId::kActiveDelegationsInto, StatementId::kFindOpenApproval,
+                   StatementId::kRateCount, StatementId::kSpendRate, StatementId::kInsertApproval,
+                   StatementId::kUseApproval, StatementId::kFindActiveSigningKey,
+                   StatementId::kIsTokenIdRevoked, StatementId::kFindDecisionRecord,
+                   StatementId::kFindDecisionRecordByTokenHash,
+                   StatementId::kFindDecisionRecordByPreviousTokenHash}));
 }
 
 }  // namespace

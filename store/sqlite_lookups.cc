@@ -5,6 +5,41 @@
 #include "store/row_readers.h"
 
 namespace verdict {
+namespace {
+
+DecisionRecord ReadDecisionRecordColumns(const ScopedStatement& row) {
+  return {row.Text(0), row.Text(1), row.Text(2)};
+}
+
+absl::StatusOr<std::optional<DecisionRecord>> FirstDecisionRecord(ScopedStatement& statement) {
+  if (!statement.Step()) return std::nullopt;
+  return ReadDecisionRecordColumns(statement);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecord(SqliteConnection& connection,
+                                                                   absl::string_view agent_id) {
+  ScopedStatement find = connection.Use(StatementId::kFindDecisionRecord);
+  find.BindText(1, agent_id);
+  return FirstDecisionRecord(find);
+}
+
+// Asked for the previous token only when no current token matches: one unique-index search
+// each, cheaper than one statement with OR.
+absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecordByTokenHash(
+    SqliteConnection& connection, absl::string_view token_sha256, absl::Time now) {
+  {
+    ScopedStatement current = connection.Use(StatementId::kFindDecisionRecordByTokenHash);
+    current.BindBlob(1, token_sha256);
+    absl::StatusOr<std::optional<DecisionRecord>> record = FirstDecisionRecord(current);
+    if (!record.ok() || record->has_value()) return record;
+  }
+  ScopedStatement previous = connection.Use(StatementId::kFindDecisionRecordByPreviousTokenHash);
+  previous.BindBlob(1, token_sha256);
+  previous.BindTime(2, now);
+  return FirstDecisionRecord(previous);
+}
 
 absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,
                                                  absl::string_view agent_id) {

@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "decision/types.h"
+#include "store/decision_record.h"
 #include "store/sqlite_connection.h"
 
 namespace verdict {
@@ -43,6 +44,13 @@ absl::StatusOr<std::optional<Row>> ReadFirstRow(ScopedStatement& statement, Read
 }
 
 // PolicyView's lookups (decision/policy_view.h states their contracts).
+// The agent's row of decision_records (store/decision_record.h), or nullopt when there is no
+// such agent; by token: its current token, or the previous one still in its grace at `now`.
+absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecord(SqliteConnection& connection,
+                                                                   absl::string_view agent_id);
+absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecordByTokenHash(
+    SqliteConnection& connection, absl::string_view token_sha256, absl::Time now);
+
 absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,
                                                  absl::string_view agent_id);
 absl::StatusOr<std::optional<Agent>> LookupAgentByTokenHash(SqliteConnection& connection,

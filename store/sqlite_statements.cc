@@ -11,6 +11,7 @@ namespace {
   "id, agent_id, resource, actions, effect, constraints, created_at"
 #define VERDICT_DELEGATION_COLUMNS \
   "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+#define VERDICT_DECISION_RECORD_COLUMNS "r.agent, r.permissions, r.delegations_into"
 #define VERDICT_SIGNING_KEY_COLUMNS \
   "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
 // A pending or approved request past its expiry reads as expired, whether or not a vote has
@@ -66,6 +67,17 @@ constexpr StatementSql kStatements[] = {
      " WHERE id = ?1 AND status = 'approved' AND (expires_at IS NULL OR expires_at > ?2)"},
     {StatementId::kFindApproval, "FindApproval",
      "SELECT " VERDICT_APPROVAL_COLUMNS " FROM approval_requests a WHERE a.id = ?1"},
+    // An agent with its permissions and the delegations into it (store/decision_record.h):
+    // one primary-key search, or a token's unique-index search and then that one.
+    {StatementId::kFindDecisionRecord, "FindDecisionRecord",
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS " FROM decision_records r WHERE r.agent_id = ?1"},
+    {StatementId::kFindDecisionRecordByTokenHash, "FindDecisionRecordByTokenHash",
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS
+     " FROM agents a JOIN decision_records r ON r.agent_id = a.id WHERE a.token_hash = ?1"},
+    {StatementId::kFindDecisionRecordByPreviousTokenHash, "FindDecisionRecordByPreviousTokenHash",
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS
+     " FROM agents a JOIN decision_records r ON r.agent_id = a.id"
+     " WHERE a.prev_token_hash = ?1 AND a.prev_token_expires_at > ?2"},
 
     {StatementId::kInsertAgent, "InsertAgent",
      "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
@@ -152,6 +164,7 @@ constexpr StatementSql kStatements[] = {
 #undef VERDICT_PERMISSION_COLUMNS
 #undef VERDICT_DELEGATION_COLUMNS
 #undef VERDICT_SIGNING_KEY_COLUMNS
+#undef VERDICT_DECISION_RECORD_COLUMNS
 #undef VERDICT_APPROVAL_COLUMNS
 
 static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kStatementCount,
@@ -177,6 +190,9 @@ constexpr StatementId kDecisionPath[] = {
     StatementId::kInsertApproval,
     StatementId::kUseApproval,
     StatementId::kFindApproval,
+    StatementId::kFindDecisionRecord,
+    StatementId::kFindDecisionRecordByTokenHash,
+    StatementId::kFindDecisionRecordByPreviousTokenHash,
     StatementId::kFindActiveSigningKey,
     StatementId::kIsTokenIdRevoked,
 };

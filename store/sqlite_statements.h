@@ -29,6 +29,9 @@ enum class StatementId {
   kInsertApproval,
   kUseApproval,
   kFindApproval,
+  kFindDecisionRecord,
+  kFindDecisionRecordByTokenHash,
+  kFindDecisionRecordByPreviousTokenHash,
   // The admin plane.
   kInsertAgent,
   kListAgents,

@@ -2,10 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <deque>
+#include <string>
 #include <utility>
 
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
+#include "store/decision_record.h"
 #include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/schema.h"
@@ -42,29 +45,50 @@ void EndTransaction(SqliteConnection& connection, StatementId end) {
 }
 
 // The PolicyView lookups over the leased connection, for both kinds of transaction.
+//
+// An agent, its permissions and the delegations into it come from its one decision_records
+// row (store/decision_record.h), read at most once per transaction: a decision asks for the
+// agent first and for the rest of its row moments later. The rows kept die with the
+// transaction, so nothing outlives the snapshot they were read in (design section 3); the
+// writes a WriteTransaction makes (rate counters, approvals) never touch them.
 template <typename Base>
 class SqlitePolicyView : public Base {
  public:
   explicit SqlitePolicyView(ConnectionPool::Lease lease) : lease_(std::move(lease)) {}
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    return CatchSqlite(connection(), [&] { return LookupAgent(connection(), agent_id); });
+    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
+    if (!record.ok()) return record.status();
+    return (*record)->agent;
   }
 
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    return CatchSqlite(connection(),
-                       [&] { return LookupAgentByTokenHash(connection(), token_sha256, now); });
+    absl::StatusOr<std::optional<DecisionRecord>> found = CatchSqlite(connection(), [&] {
+      return LookupDecisionRecordByTokenHash(connection(), token_sha256, now);
+    });
+    if (!found.ok()) return found.status();
+    if (!found->has_value()) return std::nullopt;
+    absl::StatusOr<Agent> agent = DecodeAgentRecord((*found)->agent);
+    if (!agent.ok()) return agent.status();
+    if (FindKept(agent->id) == nullptr) {
+      kept_.push_back({agent->id, *agent, std::move((*found)->permissions),
+                       std::move((*found)->delegations_into)});
+    }
+    return *std::move(agent);
   }
 
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    return CatchSqlite(connection(), [&] { return LookupPermissionsOf(connection(), agent_id); });
+    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
+    if (!record.ok()) return record.status();
+    return DecodePermissionRecords((*record)->permissions);
   }
 
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
-    return CatchSqlite(connection(),
-                       [&] { return LookupActiveDelegationsInto(connection(), agent_id, now); });
+    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
+    if (!record.ok()) return record.status();
+    return DecodeDelegationRecords((*record)->delegations_into, now);
   }
 
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
@@ -96,7 +120,43 @@ class SqlitePolicyView : public Base {
   SqliteConnection& connection() { return *lease_; }
 
  private:
+  // One agent's decision_records row as read in this transaction; an agent that does not exist
+  // is kept too (no agent, nothing held).
+  struct AgentRecord {
+    std::string agent_id;
+    std::optional<Agent> agent;
+    std::string permissions;       // encoded
+    std::string delegations_into;  // encoded
+  };
+
+  const AgentRecord* FindKept(absl::string_view agent_id) const {
+    for (const AgentRecord& record : kept_) {
+      if (record.agent_id == agent_id) return &record;
+    }
+    return nullptr;
+  }
+
+  absl::StatusOr<const AgentRecord*> Record(absl::string_view agent_id) {
+    if (const AgentRecord* kept = FindKept(agent_id)) return kept;
+    absl::StatusOr<std::optional<DecisionRecord>> found =
+        CatchSqlite(connection(), [&] { return LookupDecisionRecord(connection(), agent_id); });
+    if (!found.ok()) return found.status();
+    AgentRecord record;
+    record.agent_id = std::string(agent_id);
+    if (found->has_value()) {
+      absl::StatusOr<Agent> agent = DecodeAgentRecord((*found)->agent);
+      if (!agent.ok()) return agent.status();
+      record.agent = *std::move(agent);
+      record.permissions = std::move((*found)->permissions);
+      record.delegations_into = std::move((*found)->delegations_into);
+    }
+    kept_.push_back(std::move(record));
+    return &kept_.back();
+  }
+
   ConnectionPool::Lease lease_;
+  // A deque keeps the records' addresses stable as more are read.
+  std::deque<AgentRecord> kept_;
 };
 
 class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {

@@ -1,0 +1,164 @@
+#include "store/decision_record.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "store/row_readers.h"
+
+namespace verdict {
+namespace {
+
+// Fields per record: the agent's nine columns; a permission's seq and its seven columns; a
+// delegation's rowid and its eight columns.
+constexpr size_t kAgentFields = 9;
+constexpr size_t kPermissionFields = 8;
+constexpr size_t kDelegationFields = 9;
+constexpr size_t kMaxFields = 9;
+
+using Field = std::optional<absl::string_view>;  // nullopt: NULL
+
+absl::Status Malformed(absl::string_view what, size_t offset) {
+  return absl::InternalError(
+      absl::StrCat("policy store: decision record of ", what, " is malformed at byte ", offset));
+}
+
+// Reads the fields of one column's text in order.
+class FieldReader {
+ public:
+  explicit FieldReader(absl::string_view text) : text_(text) {}
+
+  bool done() const { return position_ == text_.size(); }
+  size_t position() const { return position_; }
+
+  // The next field; false when the text does not hold one.
+  bool Next(Field& field) {
+    if (position_ < text_.size() && text_[position_] == '-') {
+      ++position_;
+      field = std::nullopt;
+      return true;
+    }
+    const size_t colon = text_.find(':', position_);
+    if (colon == absl::string_view::npos || colon == position_) return false;
+    uint64_t length = 0;
+    if (!absl::SimpleAtoi(text_.substr(position_, colon - position_), &length)) return false;
+    if (length > text_.size() - colon - 1) return false;
+    field = text_.substr(colon + 1, length);
+    position_ = colon + 1 + length;
+    return true;
+  }
+
+ private:
+  absl::string_view text_;
+  size_t position_ = 0;
+};
+
+// One record as a row for store/row_readers.h: column 0 is the first field after `skip`
+// (a permission's seq, a delegation's rowid). A number that does not parse marks the row
+// malformed, since the readers cannot return an error from Int64.
+class RecordRow {
+ public:
+  RecordRow(const std::array<Field, kMaxFields>& fields, size_t skip)
+      : fields_(fields), skip_(skip) {}
+
+  std::string Text(int column) const {
+    const Field& field = fields_[skip_ + column];
+    return field ? std::string(*field) : std::string();
+  }
+
+  int64_t Int64(int column) const {
+    const Field& field = fields_[skip_ + column];
+    int64_t value = 0;
+    if (!field || !absl::SimpleAtoi(*field, &value)) malformed_ = true;
+    return value;
+  }
+
+  // NULL reads as absl::InfiniteFuture(), as in the SQL rows.
+  absl::Time Time(int column) const {
+    if (!fields_[skip_ + column]) return absl::InfiniteFuture();
+    return absl::FromUnixMicros(Int64(column));
+  }
+
+  bool malformed() const { return malformed_; }
+
+ private:
+  const std::array<Field, kMaxFields>& fields_;
+  const size_t skip_;
+  mutable bool malformed_ = false;
+};
+
+// Decodes every record of `text` with `read`; the first field of each is its creation order.
+template <typename T, typename Read>
+absl::StatusOr<std::vector<T>> DecodeOrderedRecords(absl::string_view what, absl::string_view text,
+                                                    size_t field_count, Read read) {
+  std::vector<std::pair<int64_t, T>> ordered;
+  FieldReader reader(text);
+  std::array<Field, kMaxFields> fields;
+  bool in_order = true;
+  while (!reader.done()) {
+    const size_t start = reader.position();
+    for (size_t i = 0; i < field_count; ++i) {
+      if (!reader.Next(fields[i])) return Malformed(what, reader.position());
+    }
+    RecordRow row(fields, /*skip=*/1);
+    int64_t order = 0;
+    if (!fields[0] || !absl::SimpleAtoi(*fields[0], &order)) return Malformed(what, start);
+    absl::StatusOr<T> value = read(row);
+    if (!value.ok()) return value.status();
+    if (row.malformed()) return Malformed(what, start);
+    in_order = in_order && (ordered.empty() || ordered.back().first < order);
+    ordered.emplace_back(order, *std::move(value));
+  }
+  // group_concat keeps the order of the ordered subquery it reads in practice, but SQLite does
+  // not promise it: restore creation order when it was not kept.
+  if (!in_order) {
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  std::vector<T> values;
+  values.reserve(ordered.size());
+  for (auto& [order, value] : ordered) values.push_back(std::move(value));
+  return values;
+}
+
+}  // namespace
+
+absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text) {
+  FieldReader reader(text);
+  std::array<Field, kMaxFields> fields;
+  for (size_t i = 0; i < kAgentFields; ++i) {
+    if (!reader.Next(fields[i])) return Malformed("an agent", reader.position());
+  }
+  if (!reader.done()) return Malformed("an agent", reader.position());
+  RecordRow row(fields, /*skip=*/0);
+  absl::StatusOr<Agent> agent = ReadAgentColumns(row);
+  if (agent.ok() && row.malformed()) return Malformed("an agent", 0);
+  return agent;
+}
+
+absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_view text) {
+  return DecodeOrderedRecords<Permission>("permissions", text, kPermissionFields,
+                                          ReadPermissionColumns<RecordRow>);
+}
+
+absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,
+                                                                absl::Time now) {
+  absl::StatusOr<std::vector<Delegation>> delegations = DecodeOrderedRecords<Delegation>(
+      "delegations", text, kDelegationFields, ReadDelegationColumns<RecordRow>);
+  if (!delegations.ok()) return delegations;
+  delegations->erase(std::remove_if(delegations->begin(), delegations->end(),
+                                    [&](const Delegation& delegation) {
+                                      return delegation.status != DelegationStatus::kActive ||
+                                             delegation.expires_at <= now;
+                                    }),
+                     delegations->end());
+  return delegations;
+}
+
+}  // namespace verdict

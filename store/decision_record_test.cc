@@ -1,0 +1,259 @@
+// decision_records: one row per agent that a decision reads instead of three tables. Triggers
+// keep it equal to the tables it is derived from after any write, by verdict or by anything
+// else that writes SQL; what cannot be decoded is INTERNAL (the decision fails closed).
+#include "store/decision_record.h"
+
+#include <SQLiteCpp/Database.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/migrations.h"
+#include "store/schema.h"
+#include "store/sqlite_connection.h"
+#include "store/sqlite_lookups.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+// Every field, so that two rows compare equal exactly when they hold the same values.
+std::string Describe(const Agent& a) {
+  return absl::StrCat(a.id, "|", a.owner, "|", a.name, "|", static_cast<int>(a.kind), "|",
+                      static_cast<int>(a.status), "|", absl::FormatTime(a.expires_at), "|",
+                      a.token_prefix, "|", absl::FormatTime(a.created_at), "|",
+                      absl::FormatTime(a.updated_at));
+}
+std::string Describe(const Permission& p) {
+  return absl::StrCat(p.id, "|", p.agent_id, "|", p.resource, "|", absl::StrJoin(p.actions, ","),
+                      "|", static_cast<int>(p.effect), "|", p.constraints_json, "|",
+                      absl::FormatTime(p.created_at));
+}
+std::string Describe(const Delegation& d) {
+  std::string lent;
+  for (const LentPermission& l : d.permissions) {
+    absl::StrAppend(&lent, l.resource, "/", absl::StrJoin(l.actions, ","), "/", l.constraints_json,
+                    ";");
+  }
+  return absl::StrCat(d.id, "|", d.from_agent_id, "|", d.to_agent_id, "|", lent, "|", d.max_depth,
+                      "|", static_cast<int>(d.status), "|", absl::FormatTime(d.expires_at), "|",
+                      absl::FormatTime(d.created_at));
+}
+template <typename T>
+std::vector<std::string> DescribeAll(const std::vector<T>& rows) {
+  std::vector<std::string> described;
+  for (const T& row : rows) described.push_back(Describe(row));
+  return described;
+}
+
+class DecisionRecordTablesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<SqliteConnection>> opened =
+        SqliteConnection::Open(FreshDatabasePath(), ConnectionOptions{});
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    connection_ = *std::move(opened);
+  }
+
+  void Sql(const std::string& sql) { connection_->database().exec(sql); }
+
+  // The record decoded, checked against the tables it is derived from.
+  void ExpectRecordMatchesTables(const std::string& agent_id) {
+    SCOPED_TRACE(agent_id);
+    absl::StatusOr<std::optional<DecisionRecord>> record =
+        LookupDecisionRecord(*connection_, agent_id);
+    ASSERT_TRUE(record.ok()) << record.status();
+    absl::StatusOr<std::optional<Agent>> agent = LookupAgent(*connection_, agent_id);
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    ASSERT_EQ(record->has_value(), agent->has_value());
+    if (!agent->has_value()) return;
+
+    absl::StatusOr<Agent> decoded_agent = DecodeAgentRecord((*record)->agent);
+    ASSERT_TRUE(decoded_agent.ok()) << decoded_agent.status();
+    EXPECT_EQ(Describe(*decoded_agent), Describe(**agent));
+
+    absl::StatusOr<std::vector<Permission>> permissions =
+        LookupPermissionsOf(*connection_, agent_id);
+    absl::StatusOr<std::vector<Permission>> decoded_permissions =
+        DecodePermissionRecords((*record)->permissions);
+    ASSERT_TRUE(permissions.ok() && decoded_permissions.ok()) << decoded_permissions.status();
+    EXPECT_EQ(DescribeAll(*decoded_permissions), DescribeAll(*permissions));
+
+    absl::StatusOr<std::vector<Delegation>> delegations =
+        LookupActiveDelegationsInto(*connection_, agent_id, kNow);
+    absl::StatusOr<std::vector<Delegation>> decoded_delegations =
+        DecodeDelegationRecords((*record)->delegations_into, kNow);
+    ASSERT_TRUE(delegations.ok() && decoded_delegations.ok()) << decoded_delegations.status();
+    EXPECT_EQ(DescribeAll(*decoded_delegations), DescribeAll(*delegations));
+  }
+
+  std::unique_ptr<SqliteConnection> connection_;
+};
+
+constexpr char kTwoAgents[] =
+    "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
+    " created_at, updated_at) VALUES"
+    " ('agt_a', 'alice', 'A: with a colon - and a dash', 'autonomous', 'active', NULL, x'01',"
+    "  'vdt_a', 1, 2),"
+    " ('agt_b', 'bob', 'B \xc3\xa9t\xc3\xa9', 'delegated', 'active', 1900000000000000, x'02',"
+    "  'vdt_b', 3, 4);";
+
+TEST_F(DecisionRecordTablesTest, AnAgentsRecordAppearsWithTheAgent) {
+  Sql(kTwoAgents);
+  ExpectRecordMatchesTables("agt_a");
+  ExpectRecordMatchesTables("agt_b");
+  ExpectRecordMatchesTables("agt_nobody");
+}
+
+TEST_F(DecisionRecordTablesTest, PermissionsFollowInsertsUpdatesAndDeletesInCreationOrder) {
+  Sql(kTwoAgents);
+  Sql("INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints, created_at)"
+      " VALUES ('p1', 'agt_a', 'docs:*', 'read,write', 'allow', '{}', 5),"
+      " ('p2', 'agt_a', '/api/**', '*', 'deny', '{\"ip_allowlist\":[\"10.0.0.0/8\"]}', 6),"
+      " ('p3', 'agt_b', 'x:y', 'go', 'allow', '{\"note\":\"1:2-3\"}', 7)");
+  ExpectRecordMatchesTables("agt_a");
+  ExpectRecordMatchesTables("agt_b");
+
+  Sql("UPDATE permissions SET resource = 'docs:1:*' WHERE id = 'p1'");
+  ExpectRecordMatchesTables("agt_a");
+  Sql("UPDATE permissions SET agent_id = 'agt_b' WHERE id = 'p2'");  // moves between agents
+  ExpectRecordMatchesTables("agt_a");
+  ExpectRecordMatchesTables("agt_b");
+  Sql("DELETE FROM permissions WHERE id = 'p1'");
+  ExpectRecordMatchesTables("agt_a");
+  absl::StatusOr<std::optional<DecisionRecord>> record =
+      LookupDecisionRecord(*connection_, "agt_a");
+  ASSERT_TRUE(record.ok() && record->has_value());
+  EXPECT_EQ((*record)->permissions, "");
+}
+
+TEST_F(DecisionRecordTablesTest, DelegationsIntoAnAgentFollowRevocationAndExpiry) {
+  Sql(kTwoAgents);
+  Sql("INSERT INTO delegations (id, from_agent_id, to_agent_id, permissions, max_depth, status,"
+      " expires_at, created_at) VALUES"
+      " ('d1', 'agt_a', 'agt_b', '[{\"actions\":[\"read\"],\"constraints\":{},"
+      "\"resource\":\"docs:*\"}]', 3, 'active', NULL, 8),"
+      " ('d2', 'agt_a', 'agt_b', '[{\"actions\":[\"write\"],\"constraints\":{},"
+      "\"resource\":\"docs:*\"}]', 1, 'active', 1800000000000000, 9)");  // expires at kNow
+  ExpectRecordMatchesTables("agt_b");
+  Sql("UPDATE delegations SET expires_at = NULL WHERE id = 'd2'");
+  ExpectRecordMatchesTables("agt_b");
+  Sql("UPDATE delegations SET status = 'revoked' WHERE id = 'd1'");
+  ExpectRecordMatchesTables("agt_b");
+  Sql("DELETE FROM delegations WHERE id = 'd2'");
+  ExpectRecordMatchesTables("agt_b");
+  ExpectRecordMatchesTables("agt_a");  // a delegation from an agent is not in its record
+}
+
+TEST_F(DecisionRecordTablesTest, AgentChangesAndDeletionFollow) {
+  Sql(kTwoAgents);
+  Sql("INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints, created_at)"
+      " VALUES ('p1', 'agt_a', 'docs:*', 'read', 'allow', '{}', 5)");
+  Sql("UPDATE agents SET status = 'suspended', updated_at = 10 WHERE id = 'agt_a'");
+  ExpectRecordMatchesTables("agt_a");
+  Sql("INSERT OR REPLACE INTO agents (id, owner, name, kind, status, expires_at, token_hash,"
+      " token_prefix, created_at, updated_at) VALUES ('agt_a', 'carol', 'A2', 'service',"
+      " 'revoked', 7, x'03', 'vdt_c', 1, 11)");
+  ExpectRecordMatchesTables("agt_a");
+  Sql("DELETE FROM agents WHERE id = 'agt_a'");
+  ExpectRecordMatchesTables("agt_a");
+  absl::StatusOr<std::optional<DecisionRecord>> record =
+      LookupDecisionRecord(*connection_, "agt_a");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(*record, std::nullopt);
+}
+
+TEST_F(DecisionRecordTablesTest, ATokenFindsItsAgentsRecordDuringItsGraceOnly) {
+  Sql(kTwoAgents);
+  Sql("UPDATE agents SET prev_token_hash = x'01', prev_token_expires_at = 1800000000000001,"
+      " token_hash = x'09' WHERE id = 'agt_a'");
+  auto agent_of = [&](const std::string& hash, absl::Time now) -> std::string {
+    absl::StatusOr<std::optional<DecisionRecord>> record =
+        LookupDecisionRecordByTokenHash(*connection_, hash, now);
+    EXPECT_TRUE(record.ok()) << record.status();
+    if (!record.ok() || !record->has_value()) return "none";
+    absl::StatusOr<Agent> agent = DecodeAgentRecord((*record)->agent);
+    return agent.ok() ? agent->id : "undecodable";
+  };
+  EXPECT_EQ(agent_of("\x09", kNow), "agt_a");
+  EXPECT_EQ(agent_of("\x01", kNow), "agt_a");
+  EXPECT_EQ(agent_of("\x01", kNow + absl::Seconds(1)), "none");
+  EXPECT_EQ(agent_of("\x02", kNow), "agt_b");
+  EXPECT_EQ(agent_of("\x07", kNow), "none");
+}
+
+TEST(DecisionRecordMigrationTest, ADatabaseFromBeforeTheRecordsGetsThemForEveryAgent) {
+  const std::string path = FreshDatabasePath();
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    ASSERT_TRUE(ConfigureConnection(db, absl::Seconds(5)).ok());
+    ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, 3)).ok());
+    db.exec(kTwoAgents);
+    db.exec(
+        "INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints,"
+        " created_at) VALUES ('p1', 'agt_a', 'docs:*', 'read', 'allow', '{}', 5)");
+  }
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> connection =
+      SqliteConnection::Open(path, ConnectionOptions{});
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  absl::StatusOr<std::optional<DecisionRecord>> record =
+      LookupDecisionRecord(**connection, "agt_a");
+  ASSERT_TRUE(record.ok() && record->has_value());
+  absl::StatusOr<std::vector<Permission>> permissions =
+      DecodePermissionRecords((*record)->permissions);
+  ASSERT_TRUE(permissions.ok()) << permissions.status();
+  ASSERT_EQ(permissions->size(), 1u);
+  EXPECT_EQ((*permissions)[0].id, "p1");
+  EXPECT_TRUE(LookupDecisionRecord(**connection, "agt_b")->has_value());
+}
+
+TEST(DecisionRecordDecodingTest, PermissionsComeBackInCreationOrderWhateverOrderTheyWereListed) {
+  const std::string second = "1:72:p21:a1:x1:r5:allow2:{}1:0";
+  const std::string first = "1:32:p11:a1:x1:r4:deny2:{}1:0";
+  absl::StatusOr<std::vector<Permission>> permissions = DecodePermissionRecords(second + first);
+  ASSERT_TRUE(permissions.ok()) << permissions.status();
+  ASSERT_EQ(permissions->size(), 2u);
+  EXPECT_EQ((*permissions)[0].id, "p1");
+  EXPECT_EQ((*permissions)[1].id, "p2");
+}
+
+TEST(DecisionRecordDecodingTest, NoRecordsAreNoRows) {
+  EXPECT_THAT(*DecodePermissionRecords(""), IsEmpty());
+  EXPECT_THAT(*DecodeDelegationRecords("", kNow), IsEmpty());
+}
+
+TEST(DecisionRecordDecodingTest, DamagedTextIsInternalNeverAGuess) {
+  const std::string agent = "5:agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:11:2";
+  ASSERT_TRUE(DecodeAgentRecord(agent).ok()) << DecodeAgentRecord(agent).status();
+  const std::vector<std::string> damaged = {
+      "",                                                       // no fields
+      agent.substr(0, agent.size() - 1),                        // cut short
+      agent + "1:x",                                            // a field too many
+      "5agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:11:2",    // no colon
+      "9:agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:11:2",   // a length that overruns
+      "5:agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:x1:2",   // a time that is no number
+      "5:agt_a5:alice1:A10:autonomous7:retired-5:vdt_a1:11:2",  // a status that is none
+      "x:agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:11:2",   // a length that is no number
+  };
+  for (const std::string& text : damaged) {
+    EXPECT_EQ(DecodeAgentRecord(text).status().code(), absl::StatusCode::kInternal) << text;
+  }
+  EXPECT_EQ(DecodePermissionRecords("1:32:p1").status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(DecodeDelegationRecords("1:x", kNow).status().code(), absl::StatusCode::kInternal);
+}
+
+}  // namespace
+}  // namespace verdict
