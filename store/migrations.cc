@@ -153,6 +153,9 @@ CREATE TABLE signing_keys (
 // permissions or delegations, whoever makes the write, so it is exactly as fresh as the tables
 // it is derived from (design section 3). store/decision_record.h decodes it.
 //
+// A token finds its agent's row through agents_by_token_hash, which holds the agent's id beside
+// the token's hash.
+//
 // Each column is a list of records; a record is a fixed number of fields; a field is its length
 // in bytes, a colon and its bytes ("6:active"), or "-" for NULL. Permissions carry their seq and
 // delegations their rowid first, so the decoder can restore creation order.
@@ -203,6 +206,9 @@ constexpr char kDecisionRecords[] =
     " permissions TEXT NOT NULL,"
     " delegations_into TEXT NOT NULL"
     ") WITHOUT ROWID;"
+    // A token's agent id without a visit to the agents table: the token's search then goes
+    // straight on to the agent's record.
+    "CREATE INDEX agents_by_token_hash ON agents (token_hash, id);"
 
     "INSERT INTO decision_records (agent_id, agent, permissions, delegations_into)"
     " SELECT a.id, " VERDICT_AGENT_RECORD("a") ", " VERDICT_PERMISSION_RECORDS(

@@ -1,11 +1,11 @@
 #include "store/policy_encoding.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 
 namespace verdict {
 namespace {
@@ -121,9 +121,20 @@ std::string JoinActions(const std::vector<std::string>& actions) {
   return absl::StrJoin(actions, ",");
 }
 
+// Sized once: every decision splits the action list of each permission it reads.
 std::vector<std::string> SplitActions(absl::string_view joined) {
-  if (joined.empty()) return {};
-  return absl::StrSplit(joined, ',');
+  std::vector<std::string> actions;
+  if (joined.empty()) return actions;
+  actions.reserve(static_cast<size_t>(std::count(joined.begin(), joined.end(), ',')) + 1);
+  size_t start = 0;
+  while (true) {
+    const size_t comma = joined.find(',', start);
+    if (comma == absl::string_view::npos) break;
+    actions.emplace_back(joined.substr(start, comma - start));
+    start = comma + 1;
+  }
+  actions.emplace_back(joined.substr(start));
+  return actions;
 }
 
 absl::StatusOr<std::string> CanonicalConstraintsJson(absl::string_view constraints_json) {
