@@ -49,29 +49,61 @@ void BindTime(SQLite::Statement& insert, int index, absl::Time time) {
   }
 }
 
-// Drops the index before any row goes in, so the rows are the same as in the healthy file.
-void DropIndex(SQLite::Database& db, const std::string& index) {
-  if (index != "token_hash") {
-    SQLite::Statement exists(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?");
-    exists.bind(1, index);
-    if (!exists.executeStep()) {
-      throw std::runtime_error(absl::StrCat("no index named ", index, " in the schema"));
-    }
-    exists.reset();  // a statement still stepping would lock the schema against the drop
-    db.exec(absl::StrCat("DROP INDEX \"", index, "\""));  // a name the schema itself holds
+// Recreates `table` from `create_sql`, keeping its rows (foreign keys are off). The rows pass
+// through a temporary table rather than a renamed one: renaming checks every trigger, and the
+// triggers name the table while it is gone.
+void RecreateTable(SQLite::Database& db, const std::string& table, const std::string& create_sql) {
+  db.exec(absl::StrCat("CREATE TEMP TABLE kept_rows AS SELECT * FROM \"", table, "\""));
+  db.exec(absl::StrCat("DROP TABLE \"", table, "\""));
+  db.exec(create_sql);
+  db.exec(absl::StrCat("INSERT INTO \"", table, "\" SELECT * FROM kept_rows"));
+  db.exec("DROP TABLE kept_rows");
+}
+
+// `table`'s CREATE statement with `pattern` replaced by `replacement`; throws when the pattern
+// is not where expected, so a schema change cannot silently leave a control healthy.
+std::string EditedCreateStatement(SQLite::Database& db, const std::string& table,
+                                  const std::regex& pattern, const char* replacement,
+                                  const char* what) {
+  SQLite::Statement create(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?");
+  create.bind(1, table);
+  if (!create.executeStep()) throw std::runtime_error(absl::StrCat("no table ", table));
+  const std::string sql = create.getColumn(0).getString();
+  if (!std::regex_search(sql, pattern)) {
+    throw std::runtime_error(absl::StrCat(table, " does not declare ", what, " where expected"));
+  }
+  return std::regex_replace(sql, pattern, replacement);
+}
+
+// Breaks an index on purpose once the rows are in (the triggers that derive decision_records
+// need every index while rows go in), so the rows are the same as in the healthy file.
+void BreakIndex(SQLite::Database& db, const std::string& index) {
+  if (index == "decision_records") {
+    // The records' primary key, which a WITHOUT ROWID table cannot drop: the table again as a
+    // plain rowid table with no key at all.
+    const std::regex key(R"((agent_id\s+TEXT)\s+PRIMARY KEY)");
+    std::string create =
+        EditedCreateStatement(db, "decision_records", key, "$1", "agent_id PRIMARY KEY");
+    create = std::regex_replace(create, std::regex(R"(\s*WITHOUT ROWID\s*$)"), "");
+    RecreateTable(db, "decision_records", create);
     return;
   }
-  // The token hash's uniqueness is a column constraint, whose automatic index cannot be
-  // dropped: recreate the (still empty) table without it.
-  const std::string create =
-      db.execAndGet("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'agents'")
-          .getString();
-  const std::regex unique_token_hash(R"((token_hash\s+BLOB[^,]*?)\s+UNIQUE)");
-  if (!std::regex_search(create, unique_token_hash)) {
-    throw std::runtime_error("agents.token_hash is not declared UNIQUE where expected");
+  if (index == "token_hash") {
+    // Every search by token: the covering index goes with the table, and the token hash's
+    // uniqueness, a column constraint whose automatic index cannot be dropped, is left out of
+    // the table made again.
+    const std::regex unique(R"((token_hash\s+BLOB[^,]*?)\s+UNIQUE)");
+    RecreateTable(db, "agents",
+                  EditedCreateStatement(db, "agents", unique, "$1", "token_hash UNIQUE"));
+    return;
   }
-  db.exec("DROP TABLE agents");
-  db.exec(std::regex_replace(create, unique_token_hash, "$1"));
+  SQLite::Statement exists(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?");
+  exists.bind(1, index);
+  if (!exists.executeStep()) {
+    throw std::runtime_error(absl::StrCat("no index named ", index, " in the schema"));
+  }
+  exists.reset();  // a statement still stepping would lock the schema against the drop
+  db.exec(absl::StrCat("DROP INDEX \"", index, "\""));  // a name the schema itself holds
 }
 
 void InsertAgents(SQLite::Database& db, int64_t agents) {
@@ -160,11 +192,11 @@ absl::Status Generate(const DatasetDbOptions& options, const std::string& path) 
     db.exec("PRAGMA cache_size = -262144");
     // Checked once at the end instead of row by row (and needed to recreate a table).
     db.exec("PRAGMA foreign_keys = OFF");
-    if (!options.drop_index.empty()) DropIndex(db, options.drop_index);
     SQLite::Transaction transaction(db);
     InsertAgents(db, options.agents);
     InsertPermissions(db, options.agents);
     InsertDelegations(db, options.agents);
+    if (!options.drop_index.empty()) BreakIndex(db, options.drop_index);
     transaction.commit();
     // Foreign keys were not enforced row by row (too slow): check them all once.
     SQLite::Statement broken_references(db, "PRAGMA foreign_key_check");

@@ -21,8 +21,10 @@ struct DatasetDbOptions {
   int64_t agents = 1000;
   // Where generated files are kept; "" means DefaultDatasetDir().
   std::string directory;
-  // Generates a broken variant on purpose, for the gate's controls: "" (none), the name of an
-  // index to drop ("permissions_by_agent"), or "token_hash" for the agents' unique token hash.
+  // Generates a broken variant on purpose, for the gate's controls: "" (none),
+  // "decision_records" for the records' primary key (every decision's agent lookups),
+  // "token_hash" for every search by token, or the name of another index to drop
+  // ("permissions_by_agent").
   std::string drop_index;
 };
 

@@ -13,6 +13,7 @@
 #include "crypto/sha256.h"
 #include "decision/authorizer.h"
 #include "gtest/gtest.h"
+#include "store/sqlite_statements.h"
 #include "store/sqlite_store.h"
 
 namespace verdict::bench {
@@ -123,7 +124,7 @@ TEST(DatasetDb, IsGeneratedOnceAndThenReused) {
 // Through the real store: the predictions the benchmarks check hold on SQLite too, with the
 // index variants the gate's controls use (slower, never different).
 TEST(DatasetDb, DecidesAsPredictedWithAndWithoutEachIndex) {
-  for (const char* dropped : {"", "permissions_by_agent", "delegations_by_to", "token_hash"}) {
+  for (const char* dropped : {"", "decision_records", "token_hash", "permissions_by_agent"}) {
     absl::StatusOr<std::string> path = EnsureDatasetDb({kAgents, TestDir("variants"), dropped});
     ASSERT_TRUE(path.ok()) << dropped << ": " << path.status();
     std::unique_ptr<SqliteStore> store = OpenStore(*path);
@@ -148,13 +149,12 @@ TEST(DatasetDb, DecidesAsPredictedWithAndWithoutEachIndex) {
 TEST(DatasetDb, VariantsReallyLackTheirIndex) {
   struct Case {
     const char* dropped;
-    const char* lookup;  // a decision-path query that must stop using an index
+    const char* lookup;  // a store statement that must stop using an index
   };
   const Case cases[] = {
-      {"permissions_by_agent", "SELECT id FROM permissions WHERE agent_id = 'x'"},
-      {"delegations_by_to",
-       "SELECT id FROM delegations WHERE to_agent_id = 'x' AND status = 'active'"},
-      {"token_hash", "SELECT id FROM agents WHERE token_hash = x'00'"},
+      {"decision_records", GetStatementSql(StatementId::kFindDecisionRecord).sql},
+      {"token_hash", GetStatementSql(StatementId::kFindDecisionRecordByTokenHash).sql},
+      {"permissions_by_agent", GetStatementSql(StatementId::kPermissionsOf).sql},
   };
   for (const Case& c : cases) {
     absl::StatusOr<std::string> healthy = EnsureDatasetDb({kAgents, TestDir("plans"), ""});
