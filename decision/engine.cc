@@ -1,15 +1,18 @@
 #include "decision/engine.h"
 
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "common/json.h"
 #include "crypto/jwt_compact.h"
 #include "crypto/sha256.h"
@@ -24,14 +27,15 @@ std::string LentPermissionId(const Delegation& link, size_t index) {
   return absl::StrCat(link.id, "#", index);
 }
 
-Grant GrantOf(const Permission& permission) {
+// By value, so that a permission no longer needed is moved in rather than copied.
+Grant GrantOf(Permission permission) {
   Grant grant;
-  grant.permission_id = permission.id;
-  grant.owner_agent_id = permission.agent_id;
-  grant.resource = permission.resource;
-  grant.actions = permission.actions;
+  grant.permission_id = std::move(permission.id);
+  grant.owner_agent_id = std::move(permission.agent_id);
+  grant.resource = std::move(permission.resource);
+  grant.actions = std::move(permission.actions);
   grant.effect = permission.effect;
-  grant.constraints_json = permission.constraints_json;
+  grant.constraints_json = std::move(permission.constraints_json);
   return grant;
 }
 
@@ -46,13 +50,17 @@ Grant GrantOf(const Delegation& link, size_t index) {
   return grant;
 }
 
+bool IsLive(const Agent& agent, absl::Time now) {
+  return agent.status == AgentStatus::kActive && now < agent.expires_at;
+}
+
 // Why `agent` may not act at `now`; nullopt when it is live.
 std::optional<SubjectResolution> NotLive(const Agent& agent, absl::Time now) {
+  if (IsLive(agent, now)) return std::nullopt;
   SubjectResolution refusal;
   refusal.agent_id = agent.id;
   switch (agent.status) {
     case AgentStatus::kActive:
-      if (now < agent.expires_at) return std::nullopt;
       refusal.reason = ReasonCode::kAgentExpired;
       refusal.message =
           absl::StrCat("agent ", agent.id, " expired at ",
@@ -71,61 +79,63 @@ std::optional<SubjectResolution> NotLive(const Agent& agent, absl::Time now) {
 }
 
 // The lookups of one call, each made at most once; nothing outlives the call (design
-// section 3). Results stay at stable addresses until the Lookups is destroyed.
+// section 3). A call looks up a handful of agents, so a short list searched in order beats a
+// hash map; answers are moved in, never copied. The spans returned point into the answers'
+// own buffers, which stay put until the Lookups is destroyed. Every agent id passed in must
+// outlive the Lookups too (the engine passes the subject's id and ids held by looked-up links).
 class Lookups {
  public:
   Lookups(PolicyView& view, absl::Time now) : view_(view), now_(now) {}
 
-  // nullptr when no such agent exists.
-  absl::StatusOr<const Agent*> FindAgent(const std::string& agent_id) {
-    auto it = agents_.find(agent_id);
-    if (it == agents_.end()) {
-      absl::StatusOr<std::optional<Agent>> agent = view_.FindAgent(agent_id);
-      if (!agent.ok()) return agent.status();
-      it = agents_.emplace(agent_id, *std::move(agent)).first;
+  absl::StatusOr<bool> IsLive(absl::string_view agent_id) {
+    for (const auto& [id, live] : liveness_) {
+      if (id == agent_id) return live;
     }
-    return it->second ? &*it->second : nullptr;
-  }
-
-  absl::StatusOr<bool> IsLive(const std::string& agent_id) {
-    absl::StatusOr<const Agent*> agent = FindAgent(agent_id);
+    absl::StatusOr<std::optional<Agent>> agent = view_.FindAgent(agent_id);
     if (!agent.ok()) return agent.status();
-    return *agent != nullptr && !NotLive(**agent, now_);
+    const bool live = agent->has_value() && verdict::IsLive(**agent, now_);
+    liveness_.emplace_back(agent_id, live);
+    return live;
   }
 
-  absl::StatusOr<const std::vector<Permission>*> PermissionsOf(const std::string& agent_id) {
-    auto it = permissions_.find(agent_id);
-    if (it == permissions_.end()) {
-      absl::StatusOr<std::vector<Permission>> permissions = view_.PermissionsOf(agent_id);
-      if (!permissions.ok()) return permissions.status();
-      it = permissions_.emplace(agent_id, *std::move(permissions)).first;
-    }
-    return &it->second;
+  absl::StatusOr<absl::Span<const Permission>> PermissionsOf(absl::string_view agent_id) {
+    return Cached(permissions_, agent_id,
+                  [&](absl::string_view id) { return view_.PermissionsOf(id); });
   }
 
-  absl::StatusOr<const std::vector<Delegation>*> DelegationsInto(const std::string& agent_id) {
-    auto it = delegations_.find(agent_id);
-    if (it == delegations_.end()) {
-      absl::StatusOr<std::vector<Delegation>> delegations =
-          view_.ActiveDelegationsInto(agent_id, now_);
-      if (!delegations.ok()) return delegations.status();
-      it = delegations_.emplace(agent_id, *std::move(delegations)).first;
-    }
-    return &it->second;
+  absl::StatusOr<absl::Span<const Delegation>> DelegationsInto(absl::string_view agent_id) {
+    return Cached(delegations_, agent_id,
+                  [&](absl::string_view id) { return view_.ActiveDelegationsInto(id, now_); });
   }
 
  private:
+  template <typename Row>
+  using Answers = absl::InlinedVector<std::pair<absl::string_view, std::vector<Row>>, 4>;
+
+  template <typename Row, typename Lookup>
+  static absl::StatusOr<absl::Span<const Row>> Cached(Answers<Row>& answers,
+                                                      absl::string_view agent_id, Lookup lookup) {
+    for (const auto& [id, rows] : answers) {
+      if (id == agent_id) return absl::MakeConstSpan(rows);
+    }
+    absl::StatusOr<std::vector<Row>> rows = lookup(agent_id);
+    if (!rows.ok()) return rows.status();
+    answers.emplace_back(agent_id, *std::move(rows));
+    return absl::MakeConstSpan(answers.back().second);
+  }
+
   PolicyView& view_;
   const absl::Time now_;
-  absl::node_hash_map<std::string, std::optional<Agent>> agents_;
-  absl::node_hash_map<std::string, std::vector<Permission>> permissions_;
-  absl::node_hash_map<std::string, std::vector<Delegation>> delegations_;
+  absl::InlinedVector<std::pair<absl::string_view, bool>, 4> liveness_;
+  Answers<Permission> permissions_;
+  Answers<Delegation> delegations_;
 };
 
-// The delegation links followed from the subject upward (towards the origin of a right).
+// The delegation links followed from the subject upward (towards the origin of a right). No
+// path is longer than kMaxDelegationDepth, so the walk lives on the stack.
 class DelegationWalk {
  public:
-  explicit DelegationWalk(const std::string& subject_id)
+  explicit DelegationWalk(absl::string_view subject_id)
       : agents_on_path_{subject_id}, depth_limits_{kMaxDelegationDepth} {}
 
   // Why `link` may not extend the path, or "" when it may: its delegator must not be on the
@@ -162,6 +172,7 @@ class DelegationWalk {
   // The hops from the walk's top agent down to the subject.
   std::vector<DelegationHop> HopsFromTop() const {
     std::vector<DelegationHop> hops;
+    hops.reserve(links_.size());
     for (auto link = links_.rbegin(); link != links_.rend(); ++link) {
       hops.push_back(
           {link->delegation->id, link->delegation->from_agent_id, link->delegation->to_agent_id});
@@ -174,30 +185,53 @@ class DelegationWalk {
     size_t lent_index;
   };
   // From the subject upward.
-  const std::vector<TakenLink>& links() const { return links_; }
+  absl::Span<const TakenLink> links() const { return links_; }
 
  private:
-  std::vector<TakenLink> links_;
-  std::vector<std::string> agents_on_path_;
-  std::vector<int> depth_limits_;  // the smallest max_depth so far, after each link
+  absl::InlinedVector<TakenLink, kMaxDelegationDepth> links_;
+  absl::InlinedVector<absl::string_view, kMaxDelegationDepth + 1> agents_on_path_;
+  // The smallest max_depth so far, after each link.
+  absl::InlinedVector<int, kMaxDelegationDepth + 1> depth_limits_;
 };
 
 // The order in which a chain's constraints are checked, cheapest first; a failure at a later
 // stage got further.
 enum class CheckStage { kTimeWindow, kIpAllowlist, kArguments, kApproval, kRateLimit };
 
-// One grant in a chain: a permission or a lent permission.
+// One grant in a chain: the origin's permission, or a permission lent down a link.
 struct ChainElement {
-  std::string grant_id;  // names it in messages and rate-limit slots
-  const std::string* constraints_json;
+  const Permission* origin;               // null for a lent permission
+  const DelegationWalk::TakenLink* lent;  // null for the origin's permission
+
+  const std::string& constraints_json() const {
+    return origin ? origin->constraints_json
+                  : lent->delegation->permissions[lent->lent_index].constraints_json;
+  }
+  // Names it in messages and rate-limit slots; built only when one of those needs it.
+  std::string GrantId() const {
+    return origin ? origin->id : LentPermissionId(*lent->delegation, lent->lent_index);
+  }
 };
 
 // A way the subject may hold the requested right: the origin's permission, then each lent
-// permission down to the subject. Every element's constraints apply (attenuation).
-struct Chain {
-  const Permission* origin;
-  std::vector<ChainElement> elements;  // origin first
-  std::vector<DelegationHop> path;     // origin first
+// permission of the walk down to the subject. Every element's constraints apply (attenuation).
+class Chain {
+ public:
+  Chain(const Permission& origin, const DelegationWalk& walk) : origin_(origin), walk_(walk) {}
+
+  const Permission& origin() const { return origin_; }
+  size_t size() const { return 1 + walk_.links().size(); }
+  // Origin first.
+  ChainElement operator[](size_t i) const {
+    if (i == 0) return {&origin_, nullptr};
+    return {nullptr, &walk_.links()[walk_.links().size() - i]};
+  }
+  // Origin first; empty for the subject's own permission.
+  std::vector<DelegationHop> Path() const { return walk_.HopsFromTop(); }
+
+ private:
+  const Permission& origin_;
+  const DelegationWalk& walk_;
 };
 
 struct ChainFailure {
@@ -245,22 +279,25 @@ class Decider {
     absl::StatusOr<SubjectResolution> subject =
         ResolveSubject(request_.subject, view_, now_, access_tokens_);
     if (!subject.ok()) return subject.status();
-    decision_.agent_id = subject->agent_id;
-    AddStage(
-        "subject", subject->agent.has_value(),
-        subject->agent ? absl::StrCat("agent ", subject->agent->id, " is live") : subject->message);
-    if (!subject->agent) {
-      decision_.reason = subject->reason;
-      decision_.message = subject->message;
+    subject_ = *std::move(subject);
+    decision_.agent_id = subject_.agent_id;
+    if (trace_) {
+      AddStage("subject", subject_.agent.has_value(),
+               subject_.agent ? absl::StrCat("agent ", subject_.agent->id, " is live")
+                              : subject_.message);
+    }
+    if (!subject_.agent) {
+      decision_.reason = subject_.reason;
+      decision_.message = std::move(subject_.message);
       return std::move(decision_);
     }
-    subject_id_ = subject->agent->id;
+    subject_id_ = subject_.agent->id;
 
-    absl::StatusOr<const std::vector<Permission>*> own = lookups_.PermissionsOf(subject_id_);
+    absl::StatusOr<absl::Span<const Permission>> own = lookups_.PermissionsOf(subject_id_);
     if (!own.ok()) return own.status();
-    own_count_ = (*own)->size();
+    own_count_ = own->size();
     DelegationWalk walk(subject_id_);
-    if (const Permission* deny = MatchingDeny(**own, walk)) {
+    if (const Permission* deny = MatchingDeny(*own, walk)) {
       decision_.reason = ReasonCode::kDeniedByPolicy;
       decision_.message = absl::StrCat("denied by ", deny->id);
       decision_.matched_grant = GrantOf(*deny);
@@ -268,7 +305,7 @@ class Decider {
       return std::move(decision_);
     }
 
-    absl::StatusOr<bool> allowed = TryOwnAllows(**own, walk);
+    absl::StatusOr<bool> allowed = TryOwnAllows(*own, walk);
     if (allowed.ok() && !*allowed) {
       delegations_consulted_ = true;
       allowed = TryLentChains(subject_id_, walk);
@@ -293,7 +330,7 @@ class Decider {
 
   // The first of the walk's top agent's `permissions` (the subject's or a delegator's) that
   // denies the request, or nullptr.
-  const Permission* MatchingDeny(const std::vector<Permission>& permissions,
+  const Permission* MatchingDeny(absl::Span<const Permission> permissions,
                                  const DelegationWalk& walk) {
     const bool subjects_own = walk.links().empty();
     for (const Permission& permission : permissions) {
@@ -315,7 +352,7 @@ class Decider {
 
   // Tries each allow permission of the walk's top agent (the subject or a delegator) that
   // matches, as the origin of a chain down the walk. True once a chain allows.
-  absl::StatusOr<bool> TryOwnAllows(const std::vector<Permission>& permissions,
+  absl::StatusOr<bool> TryOwnAllows(absl::Span<const Permission> permissions,
                                     const DelegationWalk& walk) {
     for (const Permission& permission : permissions) {
       if (permission.effect != Effect::kAllow) continue;
@@ -323,26 +360,17 @@ class Decider {
         if (trace_ && walk.links().empty()) AddUnmatchedTrial(GrantOf(permission), {});
         continue;
       }
-      Chain chain;
-      chain.origin = &permission;
-      chain.elements.push_back({permission.id, &permission.constraints_json});
-      for (auto link = walk.links().rbegin(); link != walk.links().rend(); ++link) {
-        chain.elements.push_back(
-            {LentPermissionId(*link->delegation, link->lent_index),
-             &link->delegation->permissions[link->lent_index].constraints_json});
-      }
-      chain.path = walk.HopsFromTop();
-      absl::StatusOr<bool> allowed = TryChain(chain);
+      absl::StatusOr<bool> allowed = TryChain(Chain(permission, walk));
       if (!allowed.ok() || *allowed) return allowed;
     }
     return false;
   }
 
   // Tries every chain through the live links into `holder` whose lent permission matches.
-  absl::StatusOr<bool> TryLentChains(const std::string& holder, DelegationWalk& walk) {
-    absl::StatusOr<const std::vector<Delegation>*> links = lookups_.DelegationsInto(holder);
+  absl::StatusOr<bool> TryLentChains(absl::string_view holder, DelegationWalk& walk) {
+    absl::StatusOr<absl::Span<const Delegation>> links = lookups_.DelegationsInto(holder);
     if (!links.ok()) return links.status();
-    for (const Delegation& link : **links) {
+    for (const Delegation& link : *links) {
       std::optional<std::string> unusable;  // found out once per link, when a lent one matches
       for (size_t i = 0; i < link.permissions.size(); ++i) {
         const LentPermission& lent = link.permissions[i];
@@ -377,11 +405,11 @@ class Decider {
 
   // Tries every chain by which `delegator` (the walk's top) holds the request: none when one of
   // its own permissions denies it; else its own matching allows, then what is lent to it.
-  absl::StatusOr<bool> TryHeldChains(const std::string& delegator, DelegationWalk& walk) {
-    absl::StatusOr<const std::vector<Permission>*> permissions = lookups_.PermissionsOf(delegator);
+  absl::StatusOr<bool> TryHeldChains(absl::string_view delegator, DelegationWalk& walk) {
+    absl::StatusOr<absl::Span<const Permission>> permissions = lookups_.PermissionsOf(delegator);
     if (!permissions.ok()) return permissions.status();
-    if (MatchingDeny(**permissions, walk)) return false;
-    absl::StatusOr<bool> allowed = TryOwnAllows(**permissions, walk);
+    if (MatchingDeny(*permissions, walk)) return false;
+    absl::StatusOr<bool> allowed = TryOwnAllows(*permissions, walk);
     if (!allowed.ok() || *allowed) return allowed;
     return TryLentChains(delegator, walk);
   }
@@ -400,35 +428,38 @@ class Decider {
     ++matching_chains_;
     absl::StatusOr<ChainOutcome> outcome = Check(chain);
     if (!outcome.ok()) return outcome.status();
+    const Permission& origin = chain.origin();
     if (!outcome->failure) {
+      std::vector<DelegationHop> path = chain.Path();
       decision_.verdict = Verdict::kAllow;
       decision_.reason = ReasonCode::kAllowed;
-      decision_.message = chain.path.empty() ? absl::StrCat("allowed by ", chain.origin->id)
-                                             : absl::StrCat("allowed by ", chain.origin->id,
-                                                            " through ", PathText(chain.path));
-      decision_.matched_grant = GrantOf(*chain.origin);
-      decision_.delegation_path = chain.path;
+      decision_.message = path.empty()
+                              ? absl::StrCat("allowed by ", origin.id)
+                              : absl::StrCat("allowed by ", origin.id, " through ", PathText(path));
+      decision_.matched_grant = GrantOf(origin);
       decision_.side_effects = std::move(outcome->side_effects);
-      if (trace_) AddTrial(GrantOf(*chain.origin), chain.path, ReasonCode::kAllowed, "passed");
+      if (trace_) AddTrial(GrantOf(origin), path, ReasonCode::kAllowed, "passed");
+      decision_.delegation_path = std::move(path);
       return true;
     }
     if (trace_) {
-      AddTrial(GrantOf(*chain.origin), chain.path, outcome->failure->reason,
-               outcome->failure->message);
+      AddTrial(GrantOf(origin), chain.Path(), outcome->failure->reason, outcome->failure->message);
     }
     // The failure that got furthest is reported; on a tie, the first.
     if (!furthest_ || outcome->failure->stage > furthest_->failure.stage) {
-      furthest_ = Failed{*std::move(outcome->failure), GrantOf(*chain.origin), chain.path};
+      furthest_ = Failed{*std::move(outcome->failure), GrantOf(origin), chain.Path()};
     }
     return false;
   }
 
   absl::StatusOr<ChainOutcome> Check(const Chain& chain) {
-    std::vector<std::pair<const ChainElement*, const Constraints*>> parsed;
-    for (const ChainElement& element : chain.elements) {
-      absl::StatusOr<const Constraints*> constraints = ConstraintsOf(element);
+    // A chain is never longer than the walk's depth limit, so this stays on the stack.
+    absl::InlinedVector<std::pair<ChainElement, const Constraints*>, kMaxDelegationDepth + 1>
+        parsed;
+    for (size_t i = 0; i < chain.size(); ++i) {
+      absl::StatusOr<const Constraints*> constraints = ConstraintsOf(chain[i]);
       if (!constraints.ok()) return constraints.status();
-      parsed.emplace_back(&element, *constraints);
+      parsed.emplace_back(chain[i], *constraints);
     }
     ChainOutcome outcome;
     auto fail = [&outcome](CheckStage stage, ReasonCode reason, std::string message) {
@@ -447,9 +478,9 @@ class Decider {
       if (constraints->ip_allowlist && !IpAllowed(*constraints->ip_allowlist, request_.client_ip)) {
         return fail(CheckStage::kIpAllowlist, ReasonCode::kIpNotAllowed,
                     request_.client_ip.empty()
-                        ? absl::StrCat("no client ip for the ip allowlist of ", element->grant_id)
+                        ? absl::StrCat("no client ip for the ip allowlist of ", element.GrantId())
                         : absl::StrCat("ip ", request_.client_ip, " is not allowed by ",
-                                       element->grant_id));
+                                       element.GrantId()));
       }
     }
     for (const auto& [element, constraints] : parsed) {
@@ -459,7 +490,7 @@ class Decider {
       std::string why;
       if (!ArgumentsPass(constraints->arguments, **arguments, &why)) {
         return fail(CheckStage::kArguments, ReasonCode::kArgumentsRejected,
-                    absl::StrCat("arguments rejected by ", element->grant_id, ": ", why));
+                    absl::StrCat("arguments rejected by ", element.GrantId(), ": ", why));
       }
     }
 
@@ -488,15 +519,16 @@ class Decider {
       if (!constraints->rate_limit) continue;
       const RateLimit& limit = *constraints->rate_limit;
       const int64_t window_start = RateWindowStart(limit, now_);
-      absl::StatusOr<int64_t> count = view_.RateCount(element->grant_id, window_start);
+      std::string grant_id = element.GrantId();
+      absl::StatusOr<int64_t> count = view_.RateCount(grant_id, window_start);
       if (!count.ok()) return count.status();
       if (*count >= limit.max_calls) {
         return fail(CheckStage::kRateLimit, ReasonCode::kRateLimited,
                     absl::StrCat("rate limit of ", limit.max_calls, " calls per ",
-                                 limit.window_seconds, " s reached for ", element->grant_id));
+                                 limit.window_seconds, " s reached for ", grant_id));
       }
       outcome.side_effects.rate_spends.push_back(
-          {element->grant_id, window_start, limit.max_calls});
+          {std::move(grant_id), window_start, limit.max_calls});
     }
     return outcome;
   }
@@ -530,8 +562,9 @@ class Decider {
       if (!hash.ok()) return hash.status();
       failure.message = absl::StrCat(request_.action, " on ", request_.resource, " needs ",
                                      rule.quorum, " approval", rule.quorum == 1 ? "" : "s");
-      failure.approval_to_open = ApprovalToOpen{subject_id_, request_.action, request_.resource,
-                                                *hash,       rule.quorum,     now_ + rule.ttl};
+      failure.approval_to_open = ApprovalToOpen{
+          std::string(subject_id_), request_.action, request_.resource, *hash, rule.quorum,
+          now_ + rule.ttl};
     }
     return failure;
   }
@@ -539,15 +572,16 @@ class Decider {
   // Stored constraints that do not parse fail the decision (closed), never skip a check.
   absl::StatusOr<const Constraints*> ConstraintsOf(const ChainElement& element) {
     static const Constraints* const kNone = new Constraints();
-    if (element.constraints_json->empty() || *element.constraints_json == "{}") return kNone;
-    auto it = constraints_.find(*element.constraints_json);
+    const std::string& json = element.constraints_json();
+    if (json.empty() || json == "{}") return kNone;
+    auto it = constraints_.find(json);
     if (it == constraints_.end()) {
-      absl::StatusOr<Constraints> parsed = ParseConstraints(*element.constraints_json);
+      absl::StatusOr<Constraints> parsed = ParseConstraints(json);
       if (!parsed.ok()) {
-        return absl::InternalError(absl::StrCat("stored constraints of ", element.grant_id,
+        return absl::InternalError(absl::StrCat("stored constraints of ", element.GrantId(),
                                                 " do not parse: ", parsed.status().message()));
       }
-      it = constraints_.emplace(*element.constraints_json, *std::move(parsed)).first;
+      it = constraints_.emplace(json, *std::move(parsed)).first;
     }
     return &it->second;
   }
@@ -662,7 +696,8 @@ class Decider {
   AccessTokenAuthenticator* const access_tokens_;
 
   Decision decision_;
-  std::string subject_id_;
+  SubjectResolution subject_;
+  absl::string_view subject_id_;  // the live subject's, held by subject_
   absl::node_hash_map<std::string, Constraints> constraints_;  // by their JSON text
   std::optional<JsonValue> arguments_;
   std::optional<std::optional<ApprovalRequest>> open_approval_;
@@ -675,17 +710,17 @@ class Decider {
 };
 
 absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
-    const std::string& holder, DelegationWalk& walk, Lookups& lookups);
+    absl::string_view holder, DelegationWalk& walk, Lookups& lookups);
 
 // Calls on_path(link, hops) for each link into `holder` that the walk may take, whose delegator
 // is live and has a live path from an origin (hops run from that origin through `link`), until
 // on_path returns true.
 absl::Status ForEachLinkWithLivePath(
-    const std::string& holder, DelegationWalk& walk, Lookups& lookups,
-    const std::function<bool(const Delegation&, std::vector<DelegationHop>)>& on_path) {
-  absl::StatusOr<const std::vector<Delegation>*> links = lookups.DelegationsInto(holder);
+    absl::string_view holder, DelegationWalk& walk, Lookups& lookups,
+    absl::FunctionRef<bool(const Delegation&, std::vector<DelegationHop>)> on_path) {
+  absl::StatusOr<absl::Span<const Delegation>> links = lookups.DelegationsInto(holder);
   if (!links.ok()) return links.status();
-  for (const Delegation& link : **links) {
+  for (const Delegation& link : *links) {
     if (!walk.WhyNotTake(link).empty()) continue;
     absl::StatusOr<bool> live = lookups.IsLive(link.from_agent_id);
     if (!live.ok()) return live.status();
@@ -703,10 +738,10 @@ absl::Status ForEachLinkWithLivePath(
 // The hops from an agent that holds an allow permission of its own down to the subject, over
 // live links, depth-first from the walk's top; nullopt when no such path exists.
 absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
-    const std::string& holder, DelegationWalk& walk, Lookups& lookups) {
-  absl::StatusOr<const std::vector<Permission>*> permissions = lookups.PermissionsOf(holder);
+    absl::string_view holder, DelegationWalk& walk, Lookups& lookups) {
+  absl::StatusOr<absl::Span<const Permission>> permissions = lookups.PermissionsOf(holder);
   if (!permissions.ok()) return permissions.status();
-  if (std::any_of((*permissions)->begin(), (*permissions)->end(),
+  if (std::any_of(permissions->begin(), permissions->end(),
                   [](const Permission& p) { return p.effect == Effect::kAllow; })) {
     return walk.HopsFromTop();
   }
@@ -807,12 +842,15 @@ absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::
 absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,
                                                                       PolicyView& view,
                                                                       absl::Time now) {
-  Lookups lookups(view, now);
-  std::vector<EffectivePermission> effective;
-  absl::StatusOr<const std::vector<Permission>*> own = lookups.PermissionsOf(agent.id);
+  // The agent's own permissions are read directly, not through the lookups: the walk never
+  // comes back to the agent (no cycles), so they become grants without a copy.
+  absl::StatusOr<std::vector<Permission>> own = view.PermissionsOf(agent.id);
   if (!own.ok()) return own.status();
-  for (const Permission& permission : **own) effective.push_back({GrantOf(permission), {}});
+  std::vector<EffectivePermission> effective;
+  effective.reserve(own->size());
+  for (Permission& permission : *own) effective.push_back({GrantOf(std::move(permission)), {}});
 
+  Lookups lookups(view, now);
   DelegationWalk walk(agent.id);
   absl::Status status = ForEachLinkWithLivePath(
       agent.id, walk, lookups, [&](const Delegation& link, std::vector<DelegationHop> hops) {
