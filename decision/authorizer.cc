@@ -121,6 +121,7 @@ absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const C
                                                      absl::Span<const Request> requests) {
   OncePerCall authenticator(access_tokens, clock);
   std::vector<Decision> decisions;
+  decisions.reserve(requests.size());
   bool needs_writes = false;
   {
     absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();

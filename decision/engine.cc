@@ -279,19 +279,18 @@ class Decider {
     absl::StatusOr<SubjectResolution> subject =
         ResolveSubject(request_.subject, view_, now_, access_tokens_);
     if (!subject.ok()) return subject.status();
-    subject_ = *std::move(subject);
-    decision_.agent_id = subject_.agent_id;
+    decision_.agent_id = std::move(subject->agent_id);
     if (trace_) {
-      AddStage("subject", subject_.agent.has_value(),
-               subject_.agent ? absl::StrCat("agent ", subject_.agent->id, " is live")
-                              : subject_.message);
+      AddStage("subject", subject->agent.has_value(),
+               subject->agent ? absl::StrCat("agent ", subject->agent->id, " is live")
+                              : subject->message);
     }
-    if (!subject_.agent) {
-      decision_.reason = subject_.reason;
-      decision_.message = std::move(subject_.message);
+    if (!subject->agent) {
+      decision_.reason = subject->reason;
+      decision_.message = std::move(subject->message);
       return std::move(decision_);
     }
-    subject_id_ = subject_.agent->id;
+    subject_id_ = subject->agent->id;
 
     absl::StatusOr<absl::Span<const Permission>> own = lookups_.PermissionsOf(subject_id_);
     if (!own.ok()) return own.status();
@@ -696,8 +695,7 @@ class Decider {
   AccessTokenAuthenticator* const access_tokens_;
 
   Decision decision_;
-  SubjectResolution subject_;
-  absl::string_view subject_id_;  // the live subject's, held by subject_
+  absl::string_view subject_id_;  // the live subject's, held by Run's subject resolution
   absl::node_hash_map<std::string, Constraints> constraints_;  // by their JSON text
   std::optional<JsonValue> arguments_;
   std::optional<std::optional<ApprovalRequest>> open_approval_;

@@ -1,8 +1,10 @@
 #include "decision/resource_match.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -36,6 +38,13 @@ bool PathMatches(absl::string_view pattern, absl::string_view resource) {
       });
 }
 
+// Where the colon segment of `text` that starts at `from` ends: at the next ':' or at the end.
+// memchr, unlike absl::string_view::find, is inlined by the compiler: this runs per segment.
+size_t SegmentEnd(absl::string_view text, size_t from) {
+  const void* colon = std::memchr(text.data() + from, ':', text.size() - from);
+  return colon == nullptr ? text.size() : static_cast<const char*>(colon) - text.data();
+}
+
 // Walks both strings segment by segment without splitting them, so a megabyte resource costs
 // one pass and no allocation.
 bool ColonMatches(absl::string_view pattern, absl::string_view resource) {
@@ -43,11 +52,11 @@ bool ColonMatches(absl::string_view pattern, absl::string_view resource) {
   size_t p = 0;
   size_t r = 0;
   while (true) {
-    const size_t pattern_end = std::min(pattern.find(':', p), pattern.size());
+    const size_t pattern_end = SegmentEnd(pattern, p);
     const absl::string_view pattern_segment = pattern.substr(p, pattern_end - p);
     const bool last_pattern_segment = pattern_end == pattern.size();
     if (last_pattern_segment && pattern_segment == "*") return true;  // the rest, even nothing
-    const size_t resource_end = std::min(resource.find(':', r), resource.size());
+    const size_t resource_end = SegmentEnd(resource, r);
     const absl::string_view resource_segment = resource.substr(r, resource_end - r);
     if (pattern_segment != "*" && pattern_segment != resource_segment) return false;
     const bool last_resource_segment = resource_end == resource.size();
@@ -61,8 +70,10 @@ bool ColonMatches(absl::string_view pattern, absl::string_view resource) {
   }
 }
 
+// absl::ascii_isalnum is inline, so a name is checked without a call per byte.
 bool IsActionCharacter(char c) {
-  return IsAsciiAlphanumeric(c) || c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
+         c == '/' || c == '-';
 }
 
 }  // namespace
@@ -74,7 +85,8 @@ bool ResourceMatches(absl::string_view pattern, absl::string_view resource) {
 }
 
 bool ActionMatches(const std::vector<std::string>& actions, absl::string_view action) {
-  return std::any_of(actions.begin(), actions.end(), [&](const std::string& allowed) {
+  // Compared as string_views: inline, where std::string's comparisons call into the library.
+  return std::any_of(actions.begin(), actions.end(), [&](absl::string_view allowed) {
     return allowed == "*" || allowed == action;
   });
 }
@@ -96,6 +108,12 @@ absl::Status ValidateResourcePattern(absl::string_view pattern) {
 
 absl::Status ValidateActionName(absl::string_view action) {
   if (action == "*") return absl::OkStatus();
+  // A well-formed name passes in one inlined pass; the shared checker, which calls through a
+  // function pointer per byte, runs only to find and word what is wrong.
+  if (!action.empty() && action.size() <= kMaxActionBytes &&
+      std::all_of(action.begin(), action.end(), IsActionCharacter)) {
+    return absl::OkStatus();
+  }
   return CheckAsciiCharset("action", action, 1, kMaxActionBytes, IsActionCharacter,
                            "A-Z a-z 0-9 _ . : / - (or \"*\" alone)");
 }
