@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace verdict {
 namespace {
@@ -87,6 +88,53 @@ absl::StatusOr<std::vector<std::string>> StringList(const JsonValue& value,
     strings.push_back(item.as_string());
   }
   return strings;
+}
+
+// Takes the quoted string at the front of `text` when it needs no decoding: printable ASCII
+// without escapes, which reads as itself.
+bool ConsumePlainString(absl::string_view& text, std::string& out) {
+  if (!absl::ConsumePrefix(&text, "\"")) return false;
+  size_t end = 0;
+  while (end < text.size() && text[end] != '"') {
+    const unsigned char c = static_cast<unsigned char>(text[end]);
+    if (c == '\\' || c < 0x20 || c >= 0x7f) return false;
+    ++end;
+  }
+  if (end == text.size()) return false;
+  out.assign(text.data(), end);
+  text.remove_prefix(end + 1);
+  return true;
+}
+
+// Lent permissions exactly as EncodeLentPermissions spells those without constraints, the usual
+// case: [{"actions":["read"],"constraints":{},"resource":"docs:*"},...]. Read without building a
+// JSON tree, since every delegation a decision follows is decoded again; nullopt for any other
+// spelling (spacing, key order, escapes, other bytes, constraints), which the general parser then
+// reads, so both give one answer for every text.
+std::optional<std::vector<LentPermission>> DecodePlainLentPermissions(absl::string_view text) {
+  if (text.size() > JsonLimits().max_bytes) return std::nullopt;
+  std::vector<LentPermission> lent;
+  if (!absl::ConsumePrefix(&text, "[")) return std::nullopt;
+  if (absl::ConsumePrefix(&text, "]")) return text.empty() ? std::optional(lent) : std::nullopt;
+  do {
+    LentPermission permission;
+    if (!absl::ConsumePrefix(&text, "{\"actions\":[")) return std::nullopt;
+    if (!absl::ConsumePrefix(&text, "]")) {
+      do {
+        std::string action;
+        if (!ConsumePlainString(text, action)) return std::nullopt;
+        permission.actions.push_back(std::move(action));
+      } while (absl::ConsumePrefix(&text, ","));
+      if (!absl::ConsumePrefix(&text, "]")) return std::nullopt;
+    }
+    if (!absl::ConsumePrefix(&text, ",\"constraints\":{},\"resource\":")) return std::nullopt;
+    if (!ConsumePlainString(text, permission.resource)) return std::nullopt;
+    if (!absl::ConsumePrefix(&text, "}")) return std::nullopt;
+    permission.constraints_json = "{}";
+    lent.push_back(std::move(permission));
+  } while (absl::ConsumePrefix(&text, ","));
+  if (!absl::ConsumePrefix(&text, "]") || !text.empty()) return std::nullopt;
+  return lent;
 }
 
 }  // namespace
@@ -210,6 +258,9 @@ absl::StatusOr<std::string> EncodeLentPermissions(const std::vector<LentPermissi
 }
 
 absl::StatusOr<std::vector<LentPermission>> DecodeLentPermissions(absl::string_view json) {
+  if (std::optional<std::vector<LentPermission>> plain = DecodePlainLentPermissions(json)) {
+    return *std::move(plain);
+  }
   absl::StatusOr<JsonValue> parsed = ParseJson(json);
   if (!parsed.ok()) return parsed.status();
   return LentPermissionsFromJson(*parsed);

@@ -83,6 +83,49 @@ TEST(PolicyEncodingTest, MalformedLentPermissionsAreRefused) {
   }
 }
 
+// Stored lent permissions in their usual spelling are read without the general JSON parser;
+// every text must still read exactly as the general parser reads it, or be refused alike.
+TEST(PolicyEncodingTest, LentPermissionsReadAlikeHoweverTheyAreSpelled) {
+  const char* texts[] = {
+      R"([])",
+      R"([{"actions":["read"],"constraints":{},"resource":"docs:*"}])",
+      R"([{"actions":["read","list"],"constraints":{},"resource":"docs:*"},)"
+      R"({"actions":["*"],"constraints":{},"resource":"/api/**"}])",
+      R"([{"actions":[],"constraints":{},"resource":"docs:*"}])",
+      R"([{"actions":["read"],"constraints":{"x":1},"resource":"docs:*"}])",
+      R"([{"actions":["read"],"constraints":{ },"resource":"docs:*"}])",
+      R"([{"actions":["read"],"resource":"docs:*","constraints":{}}])",
+      R"([{"actions":["read"],"constraints":{},"resource":"docs:*"}])",
+      R"([{"actions":["r"d"],"constraints":{},"resource":"docs:*"}])",
+      "[{\"actions\":[\"read\"],\"constraints\":{},\"resource\":\"d\xc3\xa9\"}]",
+      "[{\"actions\":[\"read\"],\"constraints\":{},\"resource\":\"d\xff\"}]",
+      R"([{"actions":["read"],"constraints":{},"resource":"docs:*"},])",
+      R"([{"actions":["read"],"constraints":{},"resource":"docs:*"}] )",
+      R"([{"actions":["read"],"constraints":{},"resource":"docs:*","effect":"deny"}])",
+      R"([{"actions":["read"],"constraints":{},"resource":"docs:*"})",
+      R"( [{"actions":["read"],"constraints":{},"resource":"docs:*"}])",
+  };
+  for (const char* text : texts) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<std::vector<LentPermission>> read = DecodeLentPermissions(text);
+    absl::StatusOr<JsonValue> parsed = ParseJson(text);
+    absl::StatusOr<std::vector<LentPermission>> general =
+        parsed.ok() ? LentPermissionsFromJson(*parsed)
+                    : absl::StatusOr<std::vector<LentPermission>>(parsed.status());
+    ASSERT_EQ(read.ok(), general.ok()) << read.status() << " / " << general.status();
+    if (!read.ok()) {
+      EXPECT_EQ(read.status(), general.status());
+      continue;
+    }
+    ASSERT_EQ(read->size(), general->size());
+    for (size_t i = 0; i < read->size(); ++i) {
+      EXPECT_EQ((*read)[i].resource, (*general)[i].resource);
+      EXPECT_EQ((*read)[i].actions, (*general)[i].actions);
+      EXPECT_EQ((*read)[i].constraints_json, (*general)[i].constraints_json);
+    }
+  }
+}
+
 TEST(PolicyEncodingTest, NeverIsStoredAsNull) {
   EXPECT_EQ(TimeToMicros(absl::InfiniteFuture()), std::nullopt);
   EXPECT_EQ(TimeFromMicros(std::nullopt), absl::InfiniteFuture());
