@@ -113,45 +113,41 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
   return absl::OkStatus();
 }
 
-// Decides every request in one snapshot. When any decision needs writes, all of them are
-// decided again inside one write transaction, each after the writes of those before it, so two
-// calls racing for the last rate slot or the same approval can never both win.
-absl::StatusOr<std::vector<Decision>> DecideAndApply(PolicyStore& store, const Clock& clock,
-                                                     AccessTokenAuthenticator* access_tokens,
-                                                     absl::Span<const Request> requests) {
+// Decides every request in one snapshot, into decisions[i] (as many as requests). When any
+// decision needs writes, all of them are decided again inside one write transaction, each after
+// the writes of those before it, so two calls racing for the last rate slot or the same approval
+// can never both win.
+absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
+                            AccessTokenAuthenticator* access_tokens,
+                            absl::Span<const Request> requests, absl::Span<Decision> decisions) {
   OncePerCall authenticator(access_tokens, clock);
-  std::vector<Decision> decisions;
-  decisions.reserve(requests.size());
   bool needs_writes = false;
   {
     absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();
     if (!snapshot.ok()) return snapshot.status();
     const absl::Time now = clock();
-    for (const Request& request : requests) {
+    for (size_t i = 0; i < requests.size(); ++i) {
       absl::StatusOr<Decision> decision =
-          Decide(request, **snapshot, now, nullptr, authenticator.get());
+          Decide(requests[i], **snapshot, now, nullptr, authenticator.get());
       if (!decision.ok()) return decision.status();
       needs_writes = needs_writes || !decision->side_effects.empty();
-      decisions.push_back(*std::move(decision));
+      decisions[i] = *std::move(decision);
     }
   }  // The snapshot ends before the write begins: one connection never holds both.
-  if (!needs_writes) return decisions;
+  if (!needs_writes) return absl::OkStatus();
 
-  decisions.clear();
   absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store.BeginWrite();
   if (!transaction.ok()) return transaction.status();
   const absl::Time now = clock();
-  for (const Request& request : requests) {
+  for (size_t i = 0; i < requests.size(); ++i) {
     absl::StatusOr<Decision> decision =
-        Decide(request, **transaction, now, nullptr, authenticator.get());
+        Decide(requests[i], **transaction, now, nullptr, authenticator.get());
     if (!decision.ok()) return decision.status();
     absl::Status applied = ApplySideEffects(**transaction, *decision, now);
     if (!applied.ok()) return applied;
-    decisions.push_back(*std::move(decision));
+    decisions[i] = *std::move(decision);
   }
-  absl::Status committed = (*transaction)->Commit();
-  if (!committed.ok()) return committed;
-  return decisions;
+  return (*transaction)->Commit();
 }
 
 }  // namespace
@@ -164,11 +160,13 @@ absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
   const absl::Time start = clock_();
   absl::Status valid = ValidateRequest(request);
   if (!valid.ok()) return valid;
-  absl::StatusOr<std::vector<Decision>> decisions =
-      DecideAndApply(store_, clock_, access_tokens_, absl::MakeConstSpan(&request, 1));
-  if (!decisions.ok()) return decisions.status();
-  if (observer_) observer_->OnDecision(request, decisions->front(), clock_() - start);
-  return std::move(decisions->front());
+  Decision decision;
+  absl::Status decided =
+      DecideAndApply(store_, clock_, access_tokens_, absl::MakeConstSpan(&request, 1),
+                     absl::MakeSpan(&decision, 1));
+  if (!decided.ok()) return decided;
+  if (observer_) observer_->OnDecision(request, decision, clock_() - start);
+  return decision;
 }
 
 absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
@@ -192,13 +190,14 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
           absl::StrCat(field, ".subject: differs from requests[0]'s; a batch has one subject"));
     }
   }
-  absl::StatusOr<std::vector<Decision>> decisions =
-      DecideAndApply(store_, clock_, access_tokens_, requests);
-  if (!decisions.ok()) return decisions.status();
+  std::vector<Decision> decisions(requests.size());
+  absl::Status decided =
+      DecideAndApply(store_, clock_, access_tokens_, requests, absl::MakeSpan(decisions));
+  if (!decided.ok()) return decided;
   if (observer_) {
     const absl::Duration latency = clock_() - start;
     for (size_t i = 0; i < requests.size(); ++i) {
-      observer_->OnDecision(requests[i], (*decisions)[i], latency);
+      observer_->OnDecision(requests[i], decisions[i], latency);
     }
   }
   return decisions;

@@ -26,11 +26,11 @@ bool IsPrintableAscii(char c) { return c >= 0x20 && c < 0x7f; }
 // they look for control characters; a well-formed field passes this one inlined pass instead,
 // and only a field that fails it goes to them, to find and word what is wrong. Printable ASCII
 // is valid UTF-8 free of control characters, so it passes CheckPrintableUtf8 as well.
-template <typename Allowed>
-bool PlainlyWellFormed(absl::string_view text, size_t min_bytes, size_t max_bytes,
-                       Allowed allowed) {
+// The predicate is a template argument so that the compiler inlines it.
+template <bool (*allowed)(char)>
+bool PlainlyWellFormed(absl::string_view text, size_t min_bytes, size_t max_bytes) {
   return text.size() >= min_bytes && text.size() <= max_bytes &&
-         std::all_of(text.begin(), text.end(), allowed);
+         std::all_of(text.begin(), text.end(), [](char c) { return allowed(c); });
 }
 
 // Prefixes a status from a shared checker with the request field it was about.
@@ -53,7 +53,7 @@ absl::Status ValidateSubject(const Subject& subject) {
                                         ? CheckCompactJwsShape(subject.token)
                                         : CheckAgentTokenShape(subject.token));
   }
-  if (PlainlyWellFormed(subject.agent_id, 1, kMaxIdLength, IsAgentIdCharacter)) {
+  if (PlainlyWellFormed<IsAgentIdCharacter>(subject.agent_id, 1, kMaxIdLength)) {
     return absl::OkStatus();
   }
   return CheckAsciiCharset("subject.agent_id", subject.agent_id, 1, kMaxIdLength,
@@ -79,7 +79,7 @@ absl::Status ValidateArguments(absl::string_view arguments_json) {
 absl::Status ValidateRequest(const Request& request) {
   if (absl::Status status = ValidateSubject(request.subject); !status.ok()) return status;
   if (absl::Status status = ValidateActionName(request.action); !status.ok()) return status;
-  if (!PlainlyWellFormed(request.resource, 1, kMaxResourceLength, IsPrintableAscii)) {
+  if (!PlainlyWellFormed<IsPrintableAscii>(request.resource, 1, kMaxResourceLength)) {
     absl::Status status = CheckPrintableUtf8("resource", request.resource, kMaxResourceLength);
     if (!status.ok()) return status;
   }
@@ -89,7 +89,7 @@ absl::Status ValidateRequest(const Request& request) {
       return status;
     }
   }
-  if (!PlainlyWellFormed(request.request_id, 0, kMaxRequestIdLength, IsPrintableAscii)) {
+  if (!PlainlyWellFormed<IsPrintableAscii>(request.request_id, 0, kMaxRequestIdLength)) {
     absl::Status status =
         CheckAsciiCharset("request_id", request.request_id, 0, kMaxRequestIdLength,
                           IsPrintableAscii, "printable ASCII");

@@ -111,7 +111,7 @@ absl::Status ValidateActionName(absl::string_view action) {
   // A well-formed name passes in one inlined pass; the shared checker, which calls through a
   // function pointer per byte, runs only to find and word what is wrong.
   if (!action.empty() && action.size() <= kMaxActionBytes &&
-      std::all_of(action.begin(), action.end(), IsActionCharacter)) {
+      std::all_of(action.begin(), action.end(), [](char c) { return IsActionCharacter(c); })) {
     return absl::OkStatus();
   }
   return CheckAsciiCharset("action", action, 1, kMaxActionBytes, IsActionCharacter,
