@@ -4,7 +4,11 @@
 //
 // Every benchmark checks its answer before it starts timing: a benchmark of a wrong answer
 // measures nothing.
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +21,7 @@
 #include "crypto/token.h"
 #include "decision/authorizer.h"
 #include "decision/memory_store.h"
+#include "decision/policy_store.h"
 #include "decision/resource_match.h"
 
 namespace verdict::bench {
@@ -197,6 +202,194 @@ void BM_MemoryAuthorizeDeniedByPolicy(benchmark::State& state) {
   MemoryAuthorize(state, ProbeKind::kDeniedByPolicy);
 }
 BENCHMARK(BM_MemoryAuthorizeDeniedByPolicy);
+
+// --- ValidateToken over the in-memory store: the token's hash, then the effective permissions --
+
+// An agent's index from its id ("agt_bench_0000042" is 42).
+int64_t AgentIndex(const std::string& agent_id) {
+  return std::stoll(agent_id.substr(agent_id.find_last_not_of("0123456789") + 1));
+}
+
+// 1024 agent tokens: of any agents, or of the last agents of whole delegation chains (whose
+// effective permissions include one lent through a live link).
+std::vector<std::string> BenchTokens(bool chain_ends) {
+  std::vector<std::string> tokens;
+  for (uint64_t i = 0; i < 1024; ++i) {
+    const uint64_t pick = i * 0x9e3779b97f4a7c15ULL;
+    const int64_t agent =
+        chain_ends
+            ? AgentIndex(
+                  MakeProbe(ProbeKind::kThreeHops, kMemoryAgents, pick).request.subject.agent_id)
+            : static_cast<int64_t>(pick % kMemoryAgents);
+    tokens.push_back(AgentToken(agent));
+  }
+  return tokens;
+}
+
+// Every agent holds kPermissionsPerAgent permissions of its own; a chain's last agent also
+// holds the one lent to it.
+bool ValidTokenOfAgentWith(const absl::StatusOr<TokenValidation>& validation, size_t permissions) {
+  return validation.ok() && validation->valid && validation->permissions.size() == permissions;
+}
+
+void MemoryValidateToken(benchmark::State& state, bool chain_ends) {
+  Authorizer authorizer(SharedMemoryStore(), [] { return DecisionTime(); });
+  const std::vector<std::string> tokens = BenchTokens(chain_ends);
+  for (const std::string& token : tokens) {
+    absl::StatusOr<TokenValidation> validation = authorizer.ValidateToken(token);
+    if (!validation.ok() || !validation->valid ||
+        (chain_ends && !ValidTokenOfAgentWith(validation, kPermissionsPerAgent + 1))) {
+      state.SkipWithError("a benchmark token did not validate as the dataset predicts");
+      return;
+    }
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(authorizer.ValidateToken(tokens[next]));
+    next = (next + 1) & 1023;
+  }
+}
+
+void BM_MemoryValidateToken(benchmark::State& state) { MemoryValidateToken(state, false); }
+BENCHMARK(BM_MemoryValidateToken);
+
+void BM_MemoryValidateTokenChainEnd(benchmark::State& state) { MemoryValidateToken(state, true); }
+BENCHMARK(BM_MemoryValidateTokenChainEnd);
+
+// --- The store's share of the calls above ----------------------------------------------------
+//
+// Every read a call makes is recorded once, then only those reads are replayed, each on a fresh
+// snapshot as the call would open: a call's time minus its reads' time is what the engine, the
+// validation and the authorizer cost on their own.
+
+using Read = std::function<void(PolicyView&)>;
+
+class RecordingSnapshot : public ReadSnapshot {
+ public:
+  RecordingSnapshot(std::unique_ptr<ReadSnapshot> base, std::vector<Read>& reads)
+      : base_(std::move(base)), reads_(reads) {}
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    Record([id = std::string(agent_id)](PolicyView& view) { return view.FindAgent(id); });
+    return base_->FindAgent(agent_id);
+  }
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    Record([hash = std::string(token_sha256), now](PolicyView& view) {
+      return view.FindAgentByTokenHash(hash, now);
+    });
+    return base_->FindAgentByTokenHash(token_sha256, now);
+  }
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    Record([id = std::string(agent_id)](PolicyView& view) { return view.PermissionsOf(id); });
+    return base_->PermissionsOf(agent_id);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    Record([id = std::string(agent_id), now](PolicyView& view) {
+      return view.ActiveDelegationsInto(id, now);
+    });
+    return base_->ActiveDelegationsInto(agent_id, now);
+  }
+  absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
+                                                                  absl::string_view action,
+                                                                  absl::string_view resource,
+                                                                  absl::string_view arguments_hash,
+                                                                  absl::Time now) override {
+    Record([call = std::vector<std::string>{std::string(agent_id), std::string(action),
+                                            std::string(resource), std::string(arguments_hash)},
+            now](PolicyView& view) {
+      return view.FindOpenApproval(call[0], call[1], call[2], call[3], now);
+    });
+    return base_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
+  }
+  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                    int64_t window_start_unix) override {
+    Record([id = std::string(permission_id), window_start_unix](PolicyView& view) {
+      return view.RateCount(id, window_start_unix);
+    });
+    return base_->RateCount(permission_id, window_start_unix);
+  }
+
+ private:
+  // The answer is made and dropped inside the replay, as the engine makes and drops it.
+  template <typename ReadOnce>
+  void Record(ReadOnce read) {
+    reads_.push_back([read](PolicyView& view) { benchmark::DoNotOptimize(read(view)); });
+  }
+
+  std::unique_ptr<ReadSnapshot> base_;
+  std::vector<Read>& reads_;
+};
+
+// Read-only: the calls recorded here need no writes.
+class RecordingStore : public PolicyStore {
+ public:
+  explicit RecordingStore(PolicyStore& base) : base_(base) {}
+
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = base_.BeginRead();
+    if (!snapshot.ok()) return snapshot.status();
+    return std::make_unique<RecordingSnapshot>(*std::move(snapshot), reads_);
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    return absl::FailedPreconditionError("the recorded calls make no writes");
+  }
+
+  // The reads since the last call.
+  std::vector<Read> TakeReads() { return std::exchange(reads_, {}); }
+
+ private:
+  PolicyStore& base_;
+  std::vector<Read> reads_;
+};
+
+// Replays each call's reads (`make_call` makes call i through the authorizer it is given).
+void MemoryStoreReads(benchmark::State& state,
+                      const std::function<bool(Authorizer&, size_t)>& make_call) {
+  RecordingStore recording(SharedMemoryStore());
+  Authorizer authorizer(recording, [] { return DecisionTime(); });
+  std::vector<std::vector<Read>> reads_by_call;
+  for (size_t i = 0; i < 1024; ++i) {
+    if (!make_call(authorizer, i)) {
+      state.SkipWithError("a recorded call did not answer as the dataset predicts");
+      return;
+    }
+    reads_by_call.push_back(recording.TakeReads());
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = SharedMemoryStore().BeginRead();
+    for (const Read& read : reads_by_call[next]) read(**snapshot);
+    next = (next + 1) & 1023;
+  }
+}
+
+void MemoryStoreReadsOfAuthorize(benchmark::State& state, ProbeKind kind) {
+  MemoryStoreReads(state, [kind](Authorizer& authorizer, size_t i) {
+    Probe probe = MakeProbe(kind, kMemoryAgents, i * 0x9e3779b97f4a7c15ULL);
+    absl::StatusOr<Decision> decision = authorizer.Authorize(probe.request);
+    return decision.ok() && DescribeDifference(probe.expected, OutcomeOf(*decision)).empty();
+  });
+}
+
+void BM_MemoryStoreReadsOfAuthorizeDirect(benchmark::State& state) {
+  MemoryStoreReadsOfAuthorize(state, ProbeKind::kDirect);
+}
+BENCHMARK(BM_MemoryStoreReadsOfAuthorizeDirect);
+
+void BM_MemoryStoreReadsOfAuthorizeThreeHops(benchmark::State& state) {
+  MemoryStoreReadsOfAuthorize(state, ProbeKind::kThreeHops);
+}
+BENCHMARK(BM_MemoryStoreReadsOfAuthorizeThreeHops);
+
+void BM_MemoryStoreReadsOfValidateTokenChainEnd(benchmark::State& state) {
+  const std::vector<std::string> tokens = BenchTokens(/*chain_ends=*/true);
+  MemoryStoreReads(state, [&tokens](Authorizer& authorizer, size_t i) {
+    return ValidTokenOfAgentWith(authorizer.ValidateToken(tokens[i]), kPermissionsPerAgent + 1);
+  });
+}
+BENCHMARK(BM_MemoryStoreReadsOfValidateTokenChainEnd);
 
 }  // namespace
 }  // namespace verdict::bench
