@@ -14,39 +14,52 @@
 namespace verdict {
 namespace {
 
-// Parses the request here, on gRPC's thread, then decides on a worker: runs `handle` (wire
-// request -> wire response, or an error) and finishes the call from there.
-template <typename WireRequest, typename WireResponse, typename Handler>
+// Parses the request on gRPC's thread; `prepare` turns it into the decision to make (or an
+// error), which the DecisionRunner runs inline or on a worker; `to_wire` turns its outcome into
+// the response.
+template <typename WireRequest, typename WireResponse, typename T, typename Prepare,
+          typename ToWire>
 grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* request_bytes,
-                                     grpc::ByteBuffer* response_bytes, WorkerPool& workers,
-                                     Handler handle) {
+                                     grpc::ByteBuffer* response_bytes, DecisionRunner& runner,
+                                     Prepare prepare, ToWire to_wire) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto request = std::make_unique<WireRequest>();
+  WireRequest request;
   // Deserialize consumes its buffer; the copy shares the slices and costs no bytes.
   grpc::ByteBuffer owned_bytes(*request_bytes);
-  if (!grpc::SerializationTraits<WireRequest>::Deserialize(&owned_bytes, request.get()).ok()) {
+  if (!grpc::SerializationTraits<WireRequest>::Deserialize(&owned_bytes, &request).ok()) {
     reactor->Finish(
         grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                      absl::StrCat("not a valid ", WireRequest::descriptor()->full_name(),
                                   " message (string fields must be valid UTF-8)")));
     return reactor;
   }
-  workers.Schedule([context, reactor, response_bytes, request = std::move(request), handle] {
-    // A caller that gave up while the call waited for a worker gets nothing decided for it.
-    if (context->IsCancelled()) {
-      reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled before decided"));
-      return;
-    }
-    WireResponse response;
-    if (absl::Status status = handle(*request, &response); !status.ok()) {
-      reactor->Finish(ToGrpcStatus(status));
-      return;
-    }
-    bool own_buffer = false;
-    reactor->Finish(
-        grpc::SerializationTraits<WireResponse>::Serialize(response, response_bytes, &own_buffer));
-  });
+  absl::StatusOr<DecisionRunner::Decide<T>> decide = prepare(request);
+  if (!decide.ok()) {
+    reactor->Finish(ToGrpcStatus(decide.status()));
+    return reactor;
+  }
+  runner.Run<T>(
+      [context, decide = *std::move(decide)](Authorizer& authorizer) mutable -> absl::StatusOr<T> {
+        // A caller that gave up while the call waited for a worker gets nothing decided for it.
+        if (context->IsCancelled()) return absl::CancelledError();
+        return decide(authorizer);
+      },
+      [reactor, response_bytes, to_wire](absl::StatusOr<T> outcome) {
+        if (outcome.status().code() == absl::StatusCode::kCancelled) {
+          reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled before decided"));
+          return;
+        }
+        if (!outcome.ok()) {
+          reactor->Finish(ToGrpcStatus(outcome.status()));
+          return;
+        }
+        WireResponse response;
+        to_wire(*outcome, &response);
+        bool own_buffer = false;
+        reactor->Finish(grpc::SerializationTraits<WireResponse>::Serialize(response, response_bytes,
+                                                                           &own_buffer));
+      });
   return reactor;
 }
 
@@ -55,60 +68,64 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
 grpc::ServerUnaryReactor* GrpcDecisionService::Authorize(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* request,
                                                          grpc::ByteBuffer* response) {
-  return ServeUnary<v1::AuthorizeRequest, v1::AuthorizeResponse>(
-      context, request, response, workers_,
-      [this](const v1::AuthorizeRequest& wire_request,
-             v1::AuthorizeResponse* wire_response) -> absl::Status {
+  return ServeUnary<v1::AuthorizeRequest, v1::AuthorizeResponse, Decision>(
+      context, request, response, runner_,
+      [](const v1::AuthorizeRequest& wire_request)
+          -> absl::StatusOr<DecisionRunner::Decide<Decision>> {
         absl::StatusOr<Request> request = RequestFromProto(wire_request);
         if (!request.ok()) return request.status();
-        absl::StatusOr<Decision> decision = authorizer_.Authorize(*request);
-        if (!decision.ok()) return decision.status();
-        DecisionToProto(*decision, wire_response);
-        return absl::OkStatus();
+        return [request = *std::move(request)](Authorizer& authorizer) {
+          return authorizer.Authorize(request);
+        };
+      },
+      [](const Decision& decision, v1::AuthorizeResponse* wire_response) {
+        DecisionToProto(decision, wire_response);
       });
 }
 
 grpc::ServerUnaryReactor* GrpcDecisionService::BatchAuthorize(grpc::CallbackServerContext* context,
                                                               const grpc::ByteBuffer* request,
                                                               grpc::ByteBuffer* response) {
-  return ServeUnary<v1::BatchAuthorizeRequest, v1::BatchAuthorizeResponse>(
-      context, request, response, workers_,
-      [this](const v1::BatchAuthorizeRequest& wire_request,
-             v1::BatchAuthorizeResponse* wire_response) -> absl::Status {
+  return ServeUnary<v1::BatchAuthorizeRequest, v1::BatchAuthorizeResponse, std::vector<Decision>>(
+      context, request, response, runner_,
+      [](const v1::BatchAuthorizeRequest& wire_request)
+          -> absl::StatusOr<DecisionRunner::Decide<std::vector<Decision>>> {
         absl::StatusOr<std::vector<Request>> requests = BatchRequestsFromProto(wire_request);
         if (!requests.ok()) return requests.status();
-        absl::StatusOr<std::vector<Decision>> decisions = authorizer_.BatchAuthorize(*requests);
-        if (!decisions.ok()) return decisions.status();
-        wire_response->mutable_results()->Reserve(static_cast<int>(decisions->size()));
-        for (const Decision& decision : *decisions) {
+        return [requests = *std::move(requests)](Authorizer& authorizer) {
+          return authorizer.BatchAuthorize(requests);
+        };
+      },
+      [](const std::vector<Decision>& decisions, v1::BatchAuthorizeResponse* wire_response) {
+        wire_response->mutable_results()->Reserve(static_cast<int>(decisions.size()));
+        for (const Decision& decision : decisions) {
           DecisionToProto(decision, wire_response->add_results());
         }
-        return absl::OkStatus();
       });
 }
 
 grpc::ServerUnaryReactor* GrpcDecisionService::ValidateToken(grpc::CallbackServerContext* context,
                                                              const grpc::ByteBuffer* request,
                                                              grpc::ByteBuffer* response) {
-  return ServeUnary<v1::ValidateTokenRequest, v1::ValidateTokenResponse>(
-      context, request, response, workers_,
-      [this](const v1::ValidateTokenRequest& wire_request,
-             v1::ValidateTokenResponse* wire_response) -> absl::Status {
-        absl::StatusOr<TokenValidation> validation =
-            authorizer_.ValidateToken(wire_request.token(), DpopEvidenceFromProto(wire_request));
-        if (!validation.ok()) return validation.status();
-        TokenValidationToProto(*validation, wire_response);
-        return absl::OkStatus();
+  return ServeUnary<v1::ValidateTokenRequest, v1::ValidateTokenResponse, TokenValidation>(
+      context, request, response, runner_,
+      [](const v1::ValidateTokenRequest& wire_request)
+          -> absl::StatusOr<DecisionRunner::Decide<TokenValidation>> {
+        return [token = wire_request.token(), dpop = DpopEvidenceFromProto(wire_request)](
+                   Authorizer& authorizer) { return authorizer.ValidateToken(token, dpop); };
+      },
+      [](const TokenValidation& validation, v1::ValidateTokenResponse* wire_response) {
+        TokenValidationToProto(validation, wire_response);
       });
 }
 
 grpc::ServerUnaryReactor* GrpcDecisionService::Simulate(grpc::CallbackServerContext* context,
                                                         const grpc::ByteBuffer* request,
                                                         grpc::ByteBuffer* response) {
-  return ServeUnary<v1::SimulateRequest, v1::SimulateResponse>(
-      context, request, response, workers_,
-      [this](const v1::SimulateRequest& wire_request,
-             v1::SimulateResponse* wire_response) -> absl::Status {
+  return ServeUnary<v1::SimulateRequest, v1::SimulateResponse, Simulation>(
+      context, request, response, runner_,
+      [](const v1::SimulateRequest& wire_request)
+          -> absl::StatusOr<DecisionRunner::Decide<Simulation>> {
         if (!wire_request.has_request()) {
           return absl::InvalidArgumentError("request: required");
         }
@@ -116,10 +133,11 @@ grpc::ServerUnaryReactor* GrpcDecisionService::Simulate(grpc::CallbackServerCont
         if (!request.ok()) return request.status();
         absl::StatusOr<WhatIf> what_if = WhatIfFromProto(wire_request.what_if());
         if (!what_if.ok()) return what_if.status();
-        absl::StatusOr<Simulation> simulation = authorizer_.Simulate(*request, *what_if);
-        if (!simulation.ok()) return simulation.status();
-        SimulationToProto(*simulation, wire_response);
-        return absl::OkStatus();
+        return [request = *std::move(request), what_if = *std::move(what_if)](
+                   Authorizer& authorizer) { return authorizer.Simulate(request, what_if); };
+      },
+      [](const Simulation& simulation, v1::SimulateResponse* wire_response) {
+        SimulationToProto(simulation, wire_response);
       });
 }
 

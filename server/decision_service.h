@@ -6,20 +6,19 @@
 // message) is the caller's fault and answers INVALID_ARGUMENT, where gRPC's own parsing would
 // answer INTERNAL. Errors never carry a decision (server/grpc_status.h).
 //
-// A request is parsed on gRPC's thread and decided on a WorkerPool thread (server/worker_pool.h),
-// so a decision waiting on the database never holds one of gRPC's threads.
+// A request is parsed on gRPC's thread and decided where the DecisionRunner says: on that same
+// thread when the decision only reads, on a worker when it must write (server/decision_runner.h).
 //
-//   Authorizer authorizer(store, [] { return absl::Now(); });
 //   WorkerPool workers(4);
-//   GrpcDecisionService service(authorizer, workers);
+//   DecisionRunner runner(store, [] { return absl::Now(); }, observer, access_tokens, workers, 2);
+//   GrpcDecisionService service(runner);
 //   builder.RegisterService(&service);
 #ifndef VERDICT_SERVER_DECISION_SERVICE_H_
 #define VERDICT_SERVER_DECISION_SERVICE_H_
 
 #include <grpcpp/grpcpp.h>
 
-#include "decision/authorizer.h"
-#include "server/worker_pool.h"
+#include "server/decision_runner.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -31,10 +30,9 @@ using RawCallbackDecisionService = v1::DecisionService::WithRawCallbackMethod_Au
 
 class GrpcDecisionService final : public RawCallbackDecisionService {
  public:
-  // `authorizer` and `workers` must outlive the service and every call it serves (keep them
-  // until the gRPC server has shut down). The authorizer is called concurrently.
-  GrpcDecisionService(Authorizer& authorizer, WorkerPool& workers)
-      : authorizer_(authorizer), workers_(workers) {}
+  // `runner` must outlive the service and every call it serves (keep it, and its workers, until
+  // the gRPC server has shut down).
+  explicit GrpcDecisionService(DecisionRunner& runner) : runner_(runner) {}
 
   grpc::ServerUnaryReactor* Authorize(grpc::CallbackServerContext* context,
                                       const grpc::ByteBuffer* request,
@@ -50,8 +48,7 @@ class GrpcDecisionService final : public RawCallbackDecisionService {
                                      grpc::ByteBuffer* response) override;
 
  private:
-  Authorizer& authorizer_;
-  WorkerPool& workers_;
+  DecisionRunner& runner_;
 };
 
 }  // namespace verdict

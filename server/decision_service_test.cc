@@ -12,6 +12,7 @@
 #include "decision/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/worker_pool.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -34,9 +35,10 @@ class BrokenStore final : public PolicyStore {
 class ServiceHarness {
  public:
   explicit ServiceHarness(PolicyStore& store)
-      : authorizer_(store, [] { return absl::Now(); }),
-        workers_(2),
-        service_(authorizer_, workers_) {
+      : workers_(2),
+        runner_(
+            store, [] { return absl::Now(); }, nullptr, nullptr, workers_, /*inline_slots=*/2),
+        service_(runner_) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
@@ -47,8 +49,8 @@ class ServiceHarness {
   v1::DecisionService::Stub& stub() { return *stub_; }
 
  private:
-  Authorizer authorizer_;
   WorkerPool workers_;
+  DecisionRunner runner_;
   GrpcDecisionService service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<v1::DecisionService::Stub> stub_;
@@ -97,6 +99,27 @@ TEST_F(DecisionServiceTest, AuthorizeAnswersTheEnginesDecision) {
   ASSERT_TRUE(harness.stub().Authorize(&deny_context, request, &deny).ok());
   EXPECT_EQ(deny.verdict(), v1::DENY);
   EXPECT_EQ(deny.reason(), v1::NO_MATCHING_PERMISSION);
+}
+
+TEST_F(DecisionServiceTest, AuthorizeThatSpendsARateSlotIsAnsweredAndSpendsIt) {
+  Permission limited;
+  limited.id = "perm_read_limited";
+  limited.agent_id = "agt_reader";
+  limited.resource = "limited:*";
+  limited.actions = {"read"};
+  limited.constraints_json = R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})";
+  ASSERT_TRUE(store_.AddPermission(limited).ok());
+  ServiceHarness harness(store_);
+  const v1::AuthorizeRequest request = ReadRequest("agt_reader", "limited:1");
+  v1::AuthorizeResponse first;
+  grpc::ClientContext first_context;
+  ASSERT_TRUE(harness.stub().Authorize(&first_context, request, &first).ok());
+  EXPECT_EQ(first.reason(), v1::ALLOWED);
+  v1::AuthorizeResponse second;
+  grpc::ClientContext second_context;
+  ASSERT_TRUE(harness.stub().Authorize(&second_context, request, &second).ok());
+  EXPECT_EQ(second.verdict(), v1::DENY);
+  EXPECT_EQ(second.reason(), v1::RATE_LIMITED);
 }
 
 TEST_F(DecisionServiceTest, MalformedRequestIsInvalidArgument) {

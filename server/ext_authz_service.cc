@@ -85,18 +85,33 @@ void AnswerToCheckResponse(const HttpAnswer& answer, CheckResponse* response) {
 grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* context,
                                                  const CheckRequest* request,
                                                  CheckResponse* response) {
-  HttpAnswer answer = AnswerHttpRequest(
-      config_, AttributesFromCheckRequest(*request),
-      [this](const Request& decision_request) -> absl::StatusOr<Decision> {
-        absl::StatusOr<Decision> decision = authorizer_.Authorize(decision_request);
-        if (metrics_ != nullptr && decision.status().code() == absl::StatusCode::kUnavailable) {
-          metrics_->RecordStoreError();
-        }
-        return decision;
-      });
-  AnswerToCheckResponse(answer, response);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
+  // The mapping turns every decision error into a 503 answer, so the runner's refusal of an
+  // inline attempt is caught on its way there and handed back to the runner.
+  runner_.Run<HttpAnswer>(
+      [this, request](Authorizer& authorizer) -> absl::StatusOr<HttpAnswer> {
+        absl::Status deferred;
+        HttpAnswer answer = AnswerHttpRequest(
+            config_, AttributesFromCheckRequest(*request),
+            [this, &authorizer, &deferred](const Request& decision_request) {
+              absl::StatusOr<Decision> decision = authorizer.Authorize(decision_request);
+              if (DecisionRunner::IsDeferredToWorker(decision.status())) {
+                deferred = decision.status();
+              } else if (metrics_ != nullptr &&
+                         decision.status().code() == absl::StatusCode::kUnavailable) {
+                metrics_->RecordStoreError();
+              }
+              return decision;
+            });
+        if (!deferred.ok()) return deferred;
+        return answer;
+      },
+      [reactor, response](absl::StatusOr<HttpAnswer> answer) {
+        // Only a deferred attempt fails, and the runner decides that one again; should any other
+        // failure arrive, it denies like every decision error.
+        AnswerToCheckResponse(answer.ok() ? *answer : AnswerForDecision(answer.status()), response);
+        reactor->Finish(grpc::Status::OK);
+      });
   return reactor;
 }
 

@@ -1,14 +1,15 @@
 // envoy.service.auth.v3.Authorization/Check, so that Envoy (or Istio, as a CUSTOM provider)
 // asks verdict about every HTTP request. It only translates: the CheckRequest becomes a
 // decision request (server/http_mapping.h), the Authorizer decides, the answer becomes a
-// CheckResponse.
+// CheckResponse. Decisions run where the DecisionRunner says (server/decision_runner.h), as
+// DecisionService's do.
 //
 // Every call answers gRPC OK with a CheckResponse, even when the store cannot be read: the
 // response then denies (503). A gRPC error would leave the outcome to Envoy's
 // failure_mode_allow setting, and verdict never lets a configuration flag turn an error into
 // an allow.
 //
-//   ExtAuthzService ext_authz(authorizer, *LoadHttpMappingConfig(path), &metrics);
+//   ExtAuthzService ext_authz(runner, *LoadHttpMappingConfig(path), &metrics);
 //   builder.RegisterService(&ext_authz);
 #ifndef VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
 #define VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
@@ -17,8 +18,8 @@
 
 #include <utility>
 
-#include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
+#include "server/decision_runner.h"
 #include "server/http_mapping.h"
 #include "server/metrics.h"
 
@@ -34,16 +35,16 @@ void AnswerToCheckResponse(const HttpAnswer& answer,
 
 class ExtAuthzService final : public envoy::service::auth::v3::Authorization::CallbackService {
  public:
-  // `authorizer` and `metrics` (may be null) must outlive the service.
-  ExtAuthzService(Authorizer& authorizer, HttpMappingConfig config, Metrics* metrics = nullptr)
-      : authorizer_(authorizer), config_(std::move(config)), metrics_(metrics) {}
+  // `runner` and `metrics` (may be null) must outlive the service and every call it serves.
+  ExtAuthzService(DecisionRunner& runner, HttpMappingConfig config, Metrics* metrics = nullptr)
+      : runner_(runner), config_(std::move(config)), metrics_(metrics) {}
 
   grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* context,
                                   const envoy::service::auth::v3::CheckRequest* request,
                                   envoy::service::auth::v3::CheckResponse* response) override;
 
  private:
-  Authorizer& authorizer_;
+  DecisionRunner& runner_;
   const HttpMappingConfig config_;
   Metrics* const metrics_;
 };

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
+#include "server/worker_pool.h"
 
 namespace verdict {
 namespace {
@@ -102,9 +103,9 @@ class ExtAuthzServiceTest : public testing::Test {
   }
 
   void StartServer(PolicyStore& store) {
-    authorizer_ = std::make_unique<Authorizer>(
-        store, [] { return absl::Now(); }, &metrics_);
-    service_ = std::make_unique<ExtAuthzService>(*authorizer_, HttpMappingConfig(), &metrics_);
+    runner_ = std::make_unique<DecisionRunner>(
+        store, [] { return absl::Now(); }, &metrics_, nullptr, workers_, /*inline_slots=*/1);
+    service_ = std::make_unique<ExtAuthzService>(*runner_, HttpMappingConfig(), &metrics_);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -127,7 +128,8 @@ class ExtAuthzServiceTest : public testing::Test {
 
   MemoryPolicyStore store_;
   Metrics metrics_;
-  std::unique_ptr<Authorizer> authorizer_;
+  WorkerPool workers_{1};
+  std::unique_ptr<DecisionRunner> runner_;
   std::unique_ptr<ExtAuthzService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<Authorization::Stub> stub_;
@@ -141,6 +143,22 @@ TEST_F(ExtAuthzServiceTest, AllowedRequestIsOkAndNamesTheAgent) {
   EXPECT_EQ(HeaderOf(response.ok_response().headers(), "x-verdict-agent-id"), "agt_reader");
   EXPECT_EQ(response.ok_response().headers(0).append_action(),
             HeaderValueOption::OVERWRITE_IF_EXISTS_OR_ADD);
+}
+
+TEST_F(ExtAuthzServiceTest, RateLimitSpendsASlotPerAllowedRequest) {
+  // The decision writes (a rate slot), so it is decided on a worker, and still answered.
+  Permission limited;
+  limited.id = "perm_post_limited";
+  limited.agent_id = "agt_reader";
+  limited.resource = "/api/limited/**";
+  limited.actions = {"post"};
+  limited.constraints_json = R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})";
+  ASSERT_TRUE(store_.AddPermission(limited).ok());
+  const CheckRequest post = EnvoyCheckRequest("POST", "/api/limited/1", "Bearer " + kReaderToken);
+  EXPECT_TRUE(Check(post).has_ok_response());
+  const CheckResponse second = Check(post);
+  ASSERT_TRUE(second.has_denied_response());
+  EXPECT_EQ(HeaderOf(second.denied_response().headers(), "x-verdict-reason"), "RATE_LIMITED");
 }
 
 TEST_F(ExtAuthzServiceTest, DenyPermissionIsForbiddenWithTheReason) {
@@ -228,9 +246,10 @@ TEST_F(ExtAuthzServiceTest, RawHeaderMapIsReadWhenEnvoySendsNoHeaderMap) {
 TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) {
   UnavailableStore store;
   Metrics metrics;
-  Authorizer authorizer(
-      store, [] { return absl::Now(); }, &metrics);
-  ExtAuthzService service(authorizer, HttpMappingConfig(), &metrics);
+  WorkerPool workers(1);
+  DecisionRunner runner(
+      store, [] { return absl::Now(); }, &metrics, nullptr, workers, /*inline_slots=*/1);
+  ExtAuthzService service(runner, HttpMappingConfig(), &metrics);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);

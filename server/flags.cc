@@ -20,8 +20,9 @@ ABSL_FLAG(std::string, db, "./verdict.db",
 ABSL_FLAG(std::string, seed, "",
           "A policy JSON file to import when the database is empty (for demos and tests).");
 ABSL_FLAG(int, workers, 4,
-          "Decision threads, each with its own store connection: how many decisions run at "
-          "once (gRPC's own threads only parse and answer).");
+          "Threads for the decisions that write (a rate-limit slot, an approval) or wait for a "
+          "free gRPC thread, each with its own store connection; read-only decisions run on "
+          "gRPC's threads.");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port where HTTP GET /metrics serves Prometheus metrics; empty for none.");
 ABSL_FLAG(std::string, ext_authz_config, "",

@@ -39,7 +39,8 @@ struct ServerOptions {
   std::string db_path;
   // A policy JSON file (store/policy_json.h) imported when the database is empty; "" for none.
   std::string seed_path;
-  // Threads that decide, and as many store connections: how many decisions run at once.
+  // Threads that make the decisions that cannot run on gRPC's threads (server/decision_runner.h),
+  // each with a store connection of its own.
   int workers = 4;
   // "host:port" where HTTP GET /metrics answers in the Prometheus text format; "" for none.
   std::string metrics_listen;

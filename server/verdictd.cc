@@ -9,18 +9,20 @@
 // flight, close the database, exit 0.
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
@@ -29,6 +31,7 @@
 #include "server/admin_plane.h"
 #include "server/availability_monitor.h"
 #include "server/decision_json_log.h"
+#include "server/decision_runner.h"
 #include "server/decision_service.h"
 #include "server/ext_authz_service.h"
 #include "server/fan_out_observer.h"
@@ -55,6 +58,10 @@ constexpr absl::Duration kShutdownGrace = absl::Seconds(10);
 constexpr absl::Duration kShutdownDrain = absl::Seconds(1);
 // How often health is brought in line with whether the store can be used.
 constexpr absl::Duration kAvailabilityInterval = absl::Seconds(1);
+
+// How many decisions may run at once on gRPC's own threads: as many as there are cores, which
+// is about as many callback threads as gRPC runs (server/decision_runner.h).
+int InlineDecisionSlots() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 constexpr int kExitConfiguration = 2;  // bad flags or an unreadable seed file
 constexpr int kExitStartup = 1;        // cannot listen, or the seed policy is refused
@@ -103,7 +110,10 @@ int Serve(const ServerOptions& options) {
   }
 
   StoreOptions store_options;
-  store_options.connections = options.workers;
+  // A connection for every worker and every inline decision (server/decision_runner.h), so an
+  // inline decision never waits for a connection.
+  const int inline_slots = InlineDecisionSlots();
+  store_options.connections = options.workers + inline_slots;
   // Start even when the file cannot be opened yet (a volume not mounted): every call answers
   // UNAVAILABLE and health says NOT_SERVING until it can.
   store_options.defer_open_errors = true;
@@ -156,13 +166,13 @@ int Serve(const ServerOptions& options) {
                                [&json_log] { return json_log->lines_failed(); });
   }
   if ((*admin_plane)->decision_log() != nullptr) observers.Add((*admin_plane)->decision_log());
-  Authorizer authorizer(
-      **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
-      access_tokens->get());
-  // Declared before the server, so it stops after the server has finished every call.
+  // Declared before the server, so they stop after the server has finished every call.
   WorkerPool workers(options.workers);
-  GrpcDecisionService decision_service(authorizer, workers);
-  ExtAuthzService ext_authz_service(authorizer, *std::move(ext_authz_config), &metrics);
+  DecisionRunner runner(
+      **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
+      access_tokens->get(), workers, inline_slots);
+  GrpcDecisionService decision_service(runner);
+  ExtAuthzService ext_authz_service(runner, *std::move(ext_authz_config), &metrics);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(metrics));
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(

@@ -1,0 +1,100 @@
+// Where verdictd's decisions run: on the gRPC thread that received the call when the decision
+// only reads, on a WorkerPool thread when it must write.
+//
+// Why not always one or the other: handing every call to a worker and back costs two context
+// switches per call, about a quarter of the server's CPU per call on 2 cores (bench/PERFORMANCE.md,
+// "End to end"). But a decision that writes (a rate-limit slot, an approval) takes SQLite's write
+// lock and may wait out busy_timeout (seconds) behind another process, and gRPC runs its
+// callbacks on a few threads (two on a 2-core machine) that health probes, new calls and shutdown
+// need too. Reads never wait on a writer (WAL), so each decision is first tried inline against a
+// store that refuses to begin a write; one that turns out to need a write is decided again, from
+// the start, on a worker, where it writes. A subject carrying a DPoP proof also goes to a worker
+// before the proof is checked: a proof may be spent only once, by the attempt that stands.
+// At most `inline_slots` decisions run inline at once, each of them holding one store
+// connection at most: give the store `workers + inline_slots` connections, and an inline decision
+// never waits for a connection a blocked writer holds.
+//
+//   WorkerPool workers(4);
+//   DecisionRunner runner(store, clock, observer, access_tokens, workers, /*inline_slots=*/2);
+//   runner.Run<Decision>(
+//       [request](Authorizer& authorizer) { return authorizer.Authorize(request); },
+//       [reactor](absl::StatusOr<Decision> decision) { ... answer the call ... });
+#ifndef VERDICT_SERVER_DECISION_RUNNER_H_
+#define VERDICT_SERVER_DECISION_RUNNER_H_
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "decision/access_token_authenticator.h"
+#include "decision/authorizer.h"
+#include "decision/policy_store.h"
+#include "server/worker_pool.h"
+
+namespace verdict {
+
+class DecisionRunner {
+ public:
+  // Decides with the Authorizer it is handed. Called at most twice: inline first, and again on a
+  // worker when the inline attempt was refused (IsDeferredToWorker).
+  template <typename T>
+  using Decide = absl::AnyInvocable<absl::StatusOr<T>(Authorizer&)>;
+  // Answers the call with what the decision that stands returned; called exactly once.
+  template <typename T>
+  using Answer = absl::AnyInvocable<void(absl::StatusOr<T>) &&>;
+
+  // `store`, `observer`, `access_tokens` (both may be null) and `workers` must outlive the
+  // runner. Decisions are told to `observer` once, whichever thread made them.
+  DecisionRunner(PolicyStore& store, Clock clock, DecisionObserver* observer,
+                 AccessTokenAuthenticator* access_tokens, WorkerPool& workers, int inline_slots);
+  ~DecisionRunner();
+
+  DecisionRunner(const DecisionRunner&) = delete;
+  DecisionRunner& operator=(const DecisionRunner&) = delete;
+
+  // Runs `decide` and then `answer`, either both before Run returns or both on a worker.
+  template <typename T>
+  void Run(Decide<T> decide, Answer<T> answer) {
+    if (std::optional<absl::StatusOr<T>> outcome = TryInline(decide)) {
+      std::move(answer)(*std::move(outcome));
+      return;
+    }
+    workers_.Schedule([this, decide = std::move(decide), answer = std::move(answer)]() mutable {
+      std::move(answer)(decide(writing_authorizer_));
+    });
+  }
+
+  // True for the status of an inline attempt that must be decided again on a worker. Only a
+  // `decide` that turns statuses into answers itself (ext_authz) needs to look.
+  static bool IsDeferredToWorker(const absl::Status& status);
+
+ private:
+  template <typename T>
+  std::optional<absl::StatusOr<T>> TryInline(Decide<T>& decide) {
+    if (!AcquireInlineSlot()) return std::nullopt;
+    absl::StatusOr<T> outcome = decide(inline_authorizer_);
+    ReleaseInlineSlot();
+    if (!outcome.ok() && IsDeferredToWorker(outcome.status())) return std::nullopt;
+    return outcome;
+  }
+
+  bool AcquireInlineSlot();
+  void ReleaseInlineSlot();
+
+  WorkerPool& workers_;
+  const int inline_slots_;
+  std::atomic<int> inline_in_use_{0};
+  // What the inline attempts see: the store and the access tokens, minus writes and proofs.
+  const std::unique_ptr<PolicyStore> read_only_store_;
+  const std::unique_ptr<AccessTokenAuthenticator> proofless_access_tokens_;
+  Authorizer inline_authorizer_;
+  Authorizer writing_authorizer_;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_DECISION_RUNNER_H_

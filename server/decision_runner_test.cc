@@ -1,0 +1,211 @@
+#include "server/decision_runner.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "decision/memory_store.h"
+#include "gtest/gtest.h"
+#include "server/worker_pool.h"
+
+namespace verdict {
+namespace {
+
+// A signed token's shape; the fake authenticator below does not check signatures.
+constexpr char kAccessToken[] = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfYSJ9.c2lnbmF0dXJl";
+
+class CountingObserver final : public DecisionObserver {
+ public:
+  void OnDecision(const Request&, const Decision&, absl::Duration) override { ++decisions; }
+  std::atomic<int> decisions{0};
+};
+
+// Accepts every access token as agt_a's and counts how often it was asked: a DPoP proof is
+// spent on every call.
+class CountingAccessTokens final : public AccessTokenAuthenticator {
+ public:
+  absl::StatusOr<AccessTokenClaims> Authenticate(const Subject&, PolicyView&, absl::Time) override {
+    ++calls;
+    calls_on.push_back(std::this_thread::get_id());
+    AccessTokenClaims claims;
+    claims.subject = "agt_a";
+    claims.jti = "jti-1";
+    return claims;
+  }
+  std::atomic<int> calls{0};
+  std::vector<std::thread::id> calls_on;
+};
+
+class BrokenStore final : public PolicyStore {
+ public:
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    return absl::UnavailableError("disk gone");
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    return absl::UnavailableError("disk gone");
+  }
+};
+
+// What one Run answered, and on which thread.
+struct Answered {
+  absl::Notification done;
+  absl::StatusOr<Decision> decision = absl::UnknownError("not answered");
+  std::thread::id thread;
+};
+
+Request ReadDocs(const std::string& agent_id) {
+  Request request;
+  request.subject.agent_id = agent_id;
+  request.action = "read";
+  request.resource = "docs:1";
+  return request;
+}
+
+class DecisionRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Agent agent;
+    agent.id = "agt_a";
+    ASSERT_TRUE(store_.AddAgent(agent).ok());
+  }
+
+  void Allow(const std::string& constraints_json) {
+    Permission permission;
+    permission.agent_id = "agt_a";
+    permission.resource = "docs:*";
+    permission.actions = {"read"};
+    permission.constraints_json = constraints_json;
+    ASSERT_TRUE(store_.AddPermission(permission).ok());
+  }
+
+  std::unique_ptr<DecisionRunner> Runner(PolicyStore& store, int inline_slots,
+                                         AccessTokenAuthenticator* access_tokens = nullptr) {
+    return std::make_unique<DecisionRunner>(
+        store, [] { return absl::Now(); }, &observer_, access_tokens, workers_, inline_slots);
+  }
+
+  // Runs Authorize(request) and waits for its answer.
+  static void Authorize(DecisionRunner& runner, const Request& request, Answered& answered) {
+    runner.Run<Decision>(
+        [request](Authorizer& authorizer) { return authorizer.Authorize(request); },
+        [&answered](absl::StatusOr<Decision> decision) {
+          answered.decision = std::move(decision);
+          answered.thread = std::this_thread::get_id();
+          answered.done.Notify();
+        });
+    answered.done.WaitForNotification();
+  }
+
+  MemoryPolicyStore store_;
+  CountingObserver observer_;
+  WorkerPool workers_{2};
+};
+
+TEST_F(DecisionRunnerTest, ReadOnlyDecisionIsAnsweredOnTheCallingThread) {
+  Allow("");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  Answered answered;
+  Authorize(*runner, ReadDocs("agt_a"), answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_EQ(answered.thread, std::this_thread::get_id());
+  EXPECT_EQ(observer_.decisions, 1);
+}
+
+TEST_F(DecisionRunnerTest, DecisionThatWritesIsMadeOnceOnAWorkerAndSpendsItsSlot) {
+  Allow(R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  Answered first;
+  Authorize(*runner, ReadDocs("agt_a"), first);
+  ASSERT_TRUE(first.decision.ok()) << first.decision.status();
+  EXPECT_EQ(first.decision->reason, ReasonCode::kAllowed);
+  EXPECT_NE(first.thread, std::this_thread::get_id());
+  // The slot was spent: the next call is limited (a read-only denial, answered inline).
+  Answered second;
+  Authorize(*runner, ReadDocs("agt_a"), second);
+  ASSERT_TRUE(second.decision.ok()) << second.decision.status();
+  EXPECT_EQ(second.decision->reason, ReasonCode::kRateLimited);
+  // The refused inline attempt is not a decision: each call is told to the observer once.
+  EXPECT_EQ(observer_.decisions, 2);
+}
+
+TEST_F(DecisionRunnerTest, DpopProofIsCheckedOnceAndOnAWorker) {
+  Allow("");
+  CountingAccessTokens access_tokens;
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1, &access_tokens);
+  Request request = ReadDocs("");
+  request.subject.token = kAccessToken;
+  request.subject.dpop.proof = "a-dpop-proof";
+  Answered answered;
+  Authorize(*runner, request, answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  ASSERT_EQ(access_tokens.calls, 1);
+  EXPECT_NE(access_tokens.calls_on[0], std::this_thread::get_id());
+}
+
+TEST_F(DecisionRunnerTest, BearerAccessTokenIsCheckedInline) {
+  Allow("");
+  CountingAccessTokens access_tokens;
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1, &access_tokens);
+  Request request = ReadDocs("");
+  request.subject.token = kAccessToken;
+  Answered answered;
+  Authorize(*runner, request, answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_EQ(answered.thread, std::this_thread::get_id());
+  EXPECT_EQ(access_tokens.calls, 1);
+}
+
+TEST_F(DecisionRunnerTest, DecisionBeyondTheInlineSlotsGoesToAWorker) {
+  Allow("");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  absl::Notification holding, release;
+  Answered held;
+  // Takes the only inline slot and keeps it until released.
+  std::thread holder([&] {
+    runner->Run<Decision>(
+        [&](Authorizer& authorizer) {
+          holding.Notify();
+          release.WaitForNotification();
+          return authorizer.Authorize(ReadDocs("agt_a"));
+        },
+        [&](absl::StatusOr<Decision> decision) {
+          held.decision = std::move(decision);
+          held.done.Notify();
+        });
+  });
+  holding.WaitForNotification();
+  Answered answered;
+  Authorize(*runner, ReadDocs("agt_a"), answered);
+  EXPECT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_NE(answered.thread, std::this_thread::get_id());
+  release.Notify();
+  holder.join();
+  EXPECT_TRUE(held.decision.ok()) << held.decision.status();
+}
+
+TEST_F(DecisionRunnerTest, StoreErrorIsAnsweredAsItIsNeverAnAllow) {
+  BrokenStore broken;
+  std::unique_ptr<DecisionRunner> runner = Runner(broken, 1);
+  Answered answered;
+  Authorize(*runner, ReadDocs("agt_a"), answered);
+  EXPECT_EQ(answered.decision.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(answered.decision.status()));
+  EXPECT_EQ(observer_.decisions, 0);
+}
+
+TEST(IsDeferredToWorkerTest, AnAbortedErrorWithoutTheMarkIsNotARefusal) {
+  EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(absl::AbortedError("transaction aborted")));
+  EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(absl::OkStatus()));
+}
+
+}  // namespace
+}  // namespace verdict
