@@ -50,32 +50,17 @@ Grant GrantOf(const Delegation& link, size_t index) {
   return grant;
 }
 
-bool IsLive(const Agent& agent, absl::Time now) {
-  return agent.status == AgentStatus::kActive && now < agent.expires_at;
-}
-
-// Why `agent` may not act at `now`; nullopt when it is live.
-std::optional<SubjectResolution> NotLive(const Agent& agent, absl::Time now) {
-  if (IsLive(agent, now)) return std::nullopt;
-  SubjectResolution refusal;
-  refusal.agent_id = agent.id;
+// kAllowed when `agent` may act at `now`; otherwise why not.
+ReasonCode LivenessOf(const Agent& agent, absl::Time now) {
   switch (agent.status) {
     case AgentStatus::kActive:
-      refusal.reason = ReasonCode::kAgentExpired;
-      refusal.message =
-          absl::StrCat("agent ", agent.id, " expired at ",
-                       absl::FormatTime(absl::RFC3339_sec, agent.expires_at, absl::UTCTimeZone()));
-      return refusal;
+      return now < agent.expires_at ? ReasonCode::kAllowed : ReasonCode::kAgentExpired;
     case AgentStatus::kSuspended:
-      refusal.reason = ReasonCode::kAgentSuspended;
-      refusal.message = absl::StrCat("agent ", agent.id, " is suspended");
-      return refusal;
+      return ReasonCode::kAgentSuspended;
     case AgentStatus::kRevoked:
-      refusal.reason = ReasonCode::kAgentRevoked;
-      refusal.message = absl::StrCat("agent ", agent.id, " is revoked");
-      return refusal;
+      return ReasonCode::kAgentRevoked;
   }
-  return std::nullopt;
+  return ReasonCode::kAllowed;
 }
 
 // The lookups of one call, each made at most once; nothing outlives the call (design
@@ -93,35 +78,37 @@ class Lookups {
     }
     absl::StatusOr<std::optional<Agent>> agent = view_.FindAgent(agent_id);
     if (!agent.ok()) return agent.status();
-    const bool live = agent->has_value() && verdict::IsLive(**agent, now_);
+    const bool live = agent->has_value() && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
     liveness_.emplace_back(agent_id, live);
     return live;
   }
 
   absl::StatusOr<absl::Span<const Permission>> PermissionsOf(absl::string_view agent_id) {
     return Cached(permissions_, agent_id,
-                  [&](absl::string_view id) { return view_.PermissionsOf(id); });
+                  [&](absl::string_view id) { return view_.PermissionsSpan(id); });
   }
 
   absl::StatusOr<absl::Span<const Delegation>> DelegationsInto(absl::string_view agent_id) {
     return Cached(delegations_, agent_id,
-                  [&](absl::string_view id) { return view_.ActiveDelegationsInto(id, now_); });
+                  [&](absl::string_view id) { return view_.ActiveDelegationsIntoSpan(id, now_); });
   }
 
  private:
+  // The view keeps the rows; the spans stay valid as long as the view does, which outlives
+  // this Lookups.
   template <typename Row>
-  using Answers = absl::InlinedVector<std::pair<absl::string_view, std::vector<Row>>, 4>;
+  using Answers = absl::InlinedVector<std::pair<absl::string_view, absl::Span<const Row>>, 4>;
 
   template <typename Row, typename Lookup>
   static absl::StatusOr<absl::Span<const Row>> Cached(Answers<Row>& answers,
                                                       absl::string_view agent_id, Lookup lookup) {
     for (const auto& [id, rows] : answers) {
-      if (id == agent_id) return absl::MakeConstSpan(rows);
+      if (id == agent_id) return rows;
     }
-    absl::StatusOr<std::vector<Row>> rows = lookup(agent_id);
+    absl::StatusOr<absl::Span<const Row>> rows = lookup(agent_id);
     if (!rows.ok()) return rows.status();
-    answers.emplace_back(agent_id, *std::move(rows));
-    return absl::MakeConstSpan(answers.back().second);
+    answers.emplace_back(agent_id, *rows);
+    return *rows;
   }
 
   PolicyView& view_;
@@ -251,10 +238,11 @@ std::string ActionsText(const std::vector<std::string>& actions) {
   return absl::StrCat("[", absl::StrJoin(actions, ","), "]");
 }
 
-std::string PathText(const std::vector<DelegationHop>& path) {
-  return absl::StrJoin(path, " > ", [](std::string* out, const DelegationHop& hop) {
-    absl::StrAppend(out, hop.delegation_id);
-  });
+// " through d1 > d2 > d3" for a delegation path, appended to `out`; nothing for none.
+void AppendPathText(const std::vector<DelegationHop>& path, std::string* out) {
+  for (size_t i = 0; i < path.size(); ++i) {
+    absl::StrAppend(out, i == 0 ? " through " : " > ", path[i].delegation_id);
+  }
 }
 
 std::string TimeWindowText(const TimeWindow& window) {
@@ -432,9 +420,8 @@ class Decider {
       std::vector<DelegationHop> path = chain.Path();
       decision_.verdict = Verdict::kAllow;
       decision_.reason = ReasonCode::kAllowed;
-      decision_.message = path.empty()
-                              ? absl::StrCat("allowed by ", origin.id)
-                              : absl::StrCat("allowed by ", origin.id, " through ", PathText(path));
+      decision_.message = absl::StrCat("allowed by ", origin.id);
+      AppendPathText(path, &decision_.message);
       decision_.matched_grant = GrantOf(origin);
       decision_.side_effects = std::move(outcome->side_effects);
       if (trace_) AddTrial(GrantOf(origin), path, ReasonCode::kAllowed, "passed");
@@ -755,10 +742,24 @@ absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
 
 // The subject when `agent` is live at `now`; otherwise why it may not act.
 SubjectResolution LiveOrWhyNot(Agent agent, absl::Time now) {
-  if (std::optional<SubjectResolution> refusal = NotLive(agent, now)) return *refusal;
   SubjectResolution resolution;
   resolution.agent_id = agent.id;
-  resolution.agent = std::move(agent);
+  resolution.reason = LivenessOf(agent, now);
+  switch (resolution.reason) {
+    case ReasonCode::kAgentExpired:
+      resolution.message =
+          absl::StrCat("agent ", agent.id, " expired at ",
+                       absl::FormatTime(absl::RFC3339_sec, agent.expires_at, absl::UTCTimeZone()));
+      break;
+    case ReasonCode::kAgentSuspended:
+      resolution.message = absl::StrCat("agent ", agent.id, " is suspended");
+      break;
+    case ReasonCode::kAgentRevoked:
+      resolution.message = absl::StrCat("agent ", agent.id, " is revoked");
+      break;
+    default:
+      resolution.agent = std::move(agent);
+  }
   return resolution;
 }
 
