@@ -10,12 +10,14 @@
 #define VERDICT_DECISION_POLICY_VIEW_H_
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "decision/types.h"
 
 namespace verdict {
@@ -40,6 +42,13 @@ class PolicyView {
   virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                         absl::Time now) = 0;
 
+  // The same two answers as spans that stay valid until this view is destroyed, which is what
+  // the engine reads: a view that keeps the rows it read answers without copying them
+  // (store/sqlite_store.cc). By default the view keeps the vectors the methods above return.
+  virtual absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(absl::string_view agent_id);
+  virtual absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(
+      absl::string_view agent_id, absl::Time now);
+
   // The newest approval request for exactly this call that is pending, approved or denied (and
   // not expired at `now`), or nullopt. A denied one blocks identical calls until it expires.
   virtual absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
@@ -60,7 +69,26 @@ class PolicyView {
 
   // True when the access token with this "jti" has been revoked.
   virtual absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti);
+
+ private:
+  // The default spans' rows; a deque, so that keeping another answer moves none of them.
+  std::deque<std::vector<Permission>> kept_permissions_;
+  std::deque<std::vector<Delegation>> kept_delegations_;
 };
+
+inline absl::StatusOr<absl::Span<const Permission>> PolicyView::PermissionsSpan(
+    absl::string_view agent_id) {
+  absl::StatusOr<std::vector<Permission>> permissions = PermissionsOf(agent_id);
+  if (!permissions.ok()) return permissions.status();
+  return absl::MakeConstSpan(kept_permissions_.emplace_back(*std::move(permissions)));
+}
+
+inline absl::StatusOr<absl::Span<const Delegation>> PolicyView::ActiveDelegationsIntoSpan(
+    absl::string_view agent_id, absl::Time now) {
+  absl::StatusOr<std::vector<Delegation>> delegations = ActiveDelegationsInto(agent_id, now);
+  if (!delegations.ok()) return delegations.status();
+  return absl::MakeConstSpan(kept_delegations_.emplace_back(*std::move(delegations)));
+}
 
 inline absl::StatusOr<std::optional<SigningKey>> PolicyView::FindActiveSigningKey(
     absl::string_view) {

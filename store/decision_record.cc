@@ -96,9 +96,9 @@ class RecordRow {
   RecordRow(const std::array<Field, kMaxFields>& fields, size_t skip)
       : fields_(fields), skip_(skip) {}
 
-  std::string Text(int column) const {
+  absl::string_view Text(int column) const {
     const Field& field = fields_[skip_ + column];
-    return field ? std::string(*field) : std::string();
+    return field ? *field : absl::string_view();
   }
 
   int64_t Int64(int column) const {
@@ -122,19 +122,18 @@ class RecordRow {
   mutable bool malformed_ = false;
 };
 
-// Decodes every record of `text` with `read`; the first field of each is its creation order.
-template <typename T, typename Read>
-absl::StatusOr<std::vector<T>> DecodeOrderedRecords(absl::string_view what, absl::string_view text,
-                                                    size_t field_count, Read read) {
-  // Most agents hold a handful of grants. Four rows stay within the allocator's per-thread
-  // cache of small blocks; a larger first block cost more than the growth it saves.
-  constexpr size_t kUsualCount = 4;
-  std::vector<T> values;
-  values.reserve(kUsualCount);
-  absl::InlinedVector<int64_t, kUsualCount> order;
+// Decodes every record of `text` into `rows` with `read_into`, overwriting the rows already
+// there and adding more when needed; the first field of each record is its creation order.
+// Returns how many rows hold records.
+template <typename T, typename ReadInto>
+absl::StatusOr<size_t> DecodeOrderedRecords(absl::string_view what, absl::string_view text,
+                                            size_t field_count, std::vector<T>& rows,
+                                            ReadInto read_into) {
+  absl::InlinedVector<int64_t, 8> order;
   FieldReader reader(text);
   std::array<Field, kMaxFields> fields;
   bool in_order = true;
+  size_t count = 0;
   while (!reader.done()) {
     const size_t start = reader.position();
     for (size_t i = 0; i < field_count; ++i) {
@@ -142,27 +141,44 @@ absl::StatusOr<std::vector<T>> DecodeOrderedRecords(absl::string_view what, absl
     }
     int64_t position = 0;
     if (!fields[0] || !ParseInt64(*fields[0], position)) return Malformed(what, start);
+    if (count == rows.size()) rows.emplace_back();
     RecordRow row(fields, /*skip=*/1);
-    absl::StatusOr<T> value = read(row);
-    if (!value.ok()) return value.status();
+    absl::Status read = read_into(row, rows[count]);
+    if (!read.ok()) return read;
     if (row.malformed()) return Malformed(what, start);
     in_order = in_order && (order.empty() || order.back() < position);
     order.push_back(position);
-    values.push_back(*std::move(value));
+    ++count;
   }
   // group_concat keeps the order of the ordered subquery it reads in practice, but SQLite does
   // not promise it: restore creation order when it was not kept.
   if (!in_order) {
-    std::vector<size_t> by_order(values.size());
-    for (size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+    std::vector<size_t> by_order(count);
+    for (size_t i = 0; i < count; ++i) by_order[i] = i;
     std::stable_sort(by_order.begin(), by_order.end(),
                      [&](size_t a, size_t b) { return order[a] < order[b]; });
     std::vector<T> sorted;
-    sorted.reserve(values.size());
-    for (size_t i : by_order) sorted.push_back(std::move(values[i]));
-    values = std::move(sorted);
+    sorted.reserve(count);
+    for (size_t i : by_order) sorted.push_back(std::move(rows[i]));
+    std::move(sorted.begin(), sorted.end(), rows.begin());
   }
-  return values;
+  return count;
+}
+
+// Decodes the delegations and keeps, at the front, those active and unexpired at `now`, in
+// order; returns how many.
+absl::StatusOr<size_t> DecodeLiveDelegations(absl::string_view text, absl::Time now,
+                                             std::vector<Delegation>& rows) {
+  absl::StatusOr<size_t> count = DecodeOrderedRecords("delegations", text, kDelegationFields, rows,
+                                                      ReadDelegationColumnsInto<RecordRow>);
+  if (!count.ok()) return count;
+  size_t live = 0;
+  for (size_t i = 0; i < *count; ++i) {
+    if (rows[i].status != DelegationStatus::kActive || rows[i].expires_at <= now) continue;
+    if (i != live) std::swap(rows[live], rows[i]);  // a swap keeps both rows' memory
+    ++live;
+  }
+  return live;
 }
 
 }  // namespace
@@ -181,22 +197,44 @@ absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text) {
 }
 
 absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_view text) {
-  return DecodeOrderedRecords<Permission>("permissions", text, kPermissionFields,
-                                          ReadPermissionColumns<RecordRow>);
+  std::vector<Permission> permissions;
+  absl::StatusOr<size_t> count = DecodeOrderedRecords(
+      "permissions", text, kPermissionFields, permissions, ReadPermissionColumnsInto<RecordRow>);
+  if (!count.ok()) return count.status();
+  permissions.resize(*count);
+  return permissions;
 }
 
 absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,
                                                                 absl::Time now) {
-  absl::StatusOr<std::vector<Delegation>> delegations = DecodeOrderedRecords<Delegation>(
-      "delegations", text, kDelegationFields, ReadDelegationColumns<RecordRow>);
-  if (!delegations.ok()) return delegations;
-  delegations->erase(std::remove_if(delegations->begin(), delegations->end(),
-                                    [&](const Delegation& delegation) {
-                                      return delegation.status != DelegationStatus::kActive ||
-                                             delegation.expires_at <= now;
-                                    }),
-                     delegations->end());
+  std::vector<Delegation> delegations;
+  absl::StatusOr<size_t> live = DecodeLiveDelegations(text, now, delegations);
+  if (!live.ok()) return live.status();
+  delegations.resize(*live);
   return delegations;
+}
+
+void DecodedRecords::Reset() {
+  permission_lists_used_ = 0;
+  delegation_lists_used_ = 0;
+}
+
+absl::StatusOr<absl::Span<const Permission>> DecodedRecords::Permissions(absl::string_view text) {
+  if (permission_lists_used_ == permission_lists_.size()) permission_lists_.emplace_back();
+  std::vector<Permission>& rows = permission_lists_[permission_lists_used_++];
+  absl::StatusOr<size_t> count = DecodeOrderedRecords("permissions", text, kPermissionFields, rows,
+                                                      ReadPermissionColumnsInto<RecordRow>);
+  if (!count.ok()) return count.status();
+  return absl::MakeConstSpan(rows.data(), *count);
+}
+
+absl::StatusOr<absl::Span<const Delegation>> DecodedRecords::Delegations(absl::string_view text,
+                                                                         absl::Time now) {
+  if (delegation_lists_used_ == delegation_lists_.size()) delegation_lists_.emplace_back();
+  std::vector<Delegation>& rows = delegation_lists_[delegation_lists_used_++];
+  absl::StatusOr<size_t> live = DecodeLiveDelegations(text, now, rows);
+  if (!live.ok()) return live.status();
+  return absl::MakeConstSpan(rows.data(), *live);
 }
 
 }  // namespace verdict

@@ -12,12 +12,14 @@
 #ifndef VERDICT_STORE_DECISION_RECORD_H_
 #define VERDICT_STORE_DECISION_RECORD_H_
 
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "decision/types.h"
 
 namespace verdict {
@@ -39,6 +41,29 @@ absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_vie
 // `now`.
 absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,
                                                                 absl::Time now);
+
+// The same decoding into rows kept for their memory: a connection's transactions decode into
+// the rows its earlier ones used, overwriting their strings and vectors in place, so a warm
+// connection decodes without allocating. Nothing in them is read before it is overwritten.
+//
+//   records.Reset();  // a new transaction: every earlier span is invalid
+//   absl::StatusOr<absl::Span<const Permission>> own = records.Permissions(text);
+class DecodedRecords {
+ public:
+  // Forgets the rows decoded so far (keeping their memory); the spans handed out die.
+  void Reset();
+
+  // Spans valid until the next Reset.
+  absl::StatusOr<absl::Span<const Permission>> Permissions(absl::string_view text);
+  absl::StatusOr<absl::Span<const Delegation>> Delegations(absl::string_view text, absl::Time now);
+
+ private:
+  // A deque, so that taking another list moves none of those handed out.
+  std::deque<std::vector<Permission>> permission_lists_;
+  size_t permission_lists_used_ = 0;
+  std::deque<std::vector<Delegation>> delegation_lists_;
+  size_t delegation_lists_used_ = 0;
+};
 
 }  // namespace verdict
 

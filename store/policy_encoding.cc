@@ -107,34 +107,37 @@ bool ConsumePlainString(absl::string_view& text, std::string& out) {
 }
 
 // Lent permissions exactly as EncodeLentPermissions spells those without constraints, the usual
-// case: [{"actions":["read"],"constraints":{},"resource":"docs:*"},...]. Read without building a
-// JSON tree, since every delegation a decision follows is decoded again; nullopt for any other
-// spelling (spacing, key order, escapes, other bytes, constraints), which the general parser then
-// reads, so both give one answer for every text.
-std::optional<std::vector<LentPermission>> DecodePlainLentPermissions(absl::string_view text) {
-  if (text.size() > JsonLimits().max_bytes) return std::nullopt;
-  std::vector<LentPermission> lent;
-  if (!absl::ConsumePrefix(&text, "[")) return std::nullopt;
-  if (absl::ConsumePrefix(&text, "]")) return text.empty() ? std::optional(lent) : std::nullopt;
-  do {
-    LentPermission permission;
-    if (!absl::ConsumePrefix(&text, "{\"actions\":[")) return std::nullopt;
-    if (!absl::ConsumePrefix(&text, "]")) {
-      do {
-        std::string action;
-        if (!ConsumePlainString(text, action)) return std::nullopt;
-        permission.actions.push_back(std::move(action));
-      } while (absl::ConsumePrefix(&text, ","));
-      if (!absl::ConsumePrefix(&text, "]")) return std::nullopt;
-    }
-    if (!absl::ConsumePrefix(&text, ",\"constraints\":{},\"resource\":")) return std::nullopt;
-    if (!ConsumePlainString(text, permission.resource)) return std::nullopt;
-    if (!absl::ConsumePrefix(&text, "}")) return std::nullopt;
-    permission.constraints_json = "{}";
-    lent.push_back(std::move(permission));
-  } while (absl::ConsumePrefix(&text, ","));
-  if (!absl::ConsumePrefix(&text, "]") || !text.empty()) return std::nullopt;
-  return lent;
+// case: [{"actions":["read"],"constraints":{},"resource":"docs:*"},...]. Read into `lent` without
+// building a JSON tree, since every delegation a decision follows is decoded again; false for any
+// other spelling (spacing, key order, escapes, other bytes, constraints), which the general parser
+// then reads, so both give one answer for every text.
+bool DecodePlainLentPermissions(absl::string_view text, std::vector<LentPermission>& lent) {
+  if (text.size() > JsonLimits().max_bytes) return false;
+  size_t count = 0;
+  if (!absl::ConsumePrefix(&text, "[")) return false;
+  if (!absl::ConsumePrefix(&text, "]")) {
+    do {
+      if (count == lent.size()) lent.emplace_back();
+      LentPermission& permission = lent[count++];
+      if (!absl::ConsumePrefix(&text, "{\"actions\":[")) return false;
+      size_t actions = 0;
+      if (!absl::ConsumePrefix(&text, "]")) {
+        do {
+          if (actions == permission.actions.size()) permission.actions.emplace_back();
+          if (!ConsumePlainString(text, permission.actions[actions++])) return false;
+        } while (absl::ConsumePrefix(&text, ","));
+        if (!absl::ConsumePrefix(&text, "]")) return false;
+      }
+      permission.actions.resize(actions);
+      if (!absl::ConsumePrefix(&text, ",\"constraints\":{},\"resource\":")) return false;
+      if (!ConsumePlainString(text, permission.resource)) return false;
+      if (!absl::ConsumePrefix(&text, "}")) return false;
+      permission.constraints_json.assign("{}");
+    } while (absl::ConsumePrefix(&text, ","));
+    if (!absl::ConsumePrefix(&text, "]")) return false;
+  }
+  lent.resize(count);
+  return text.empty();
 }
 
 }  // namespace
@@ -169,20 +172,26 @@ std::string JoinActions(const std::vector<std::string>& actions) {
   return absl::StrJoin(actions, ",");
 }
 
-// Sized once: every decision splits the action list of each permission it reads.
 std::vector<std::string> SplitActions(absl::string_view joined) {
   std::vector<std::string> actions;
-  if (joined.empty()) return actions;
-  actions.reserve(static_cast<size_t>(std::count(joined.begin(), joined.end(), ',')) + 1);
+  SplitActionsInto(joined, actions);
+  return actions;
+}
+
+// Sized once, and the strings already there reused: every decision splits the action list of
+// each permission it reads.
+void SplitActionsInto(absl::string_view joined, std::vector<std::string>& actions) {
+  if (joined.empty()) {
+    actions.clear();
+    return;
+  }
+  actions.resize(static_cast<size_t>(std::count(joined.begin(), joined.end(), ',')) + 1);
   size_t start = 0;
-  while (true) {
-    const size_t comma = joined.find(',', start);
-    if (comma == absl::string_view::npos) break;
-    actions.emplace_back(joined.substr(start, comma - start));
+  for (std::string& action : actions) {
+    const size_t comma = std::min(joined.find(',', start), joined.size());
+    action.assign(joined.data() + start, comma - start);
     start = comma + 1;
   }
-  actions.emplace_back(joined.substr(start));
-  return actions;
 }
 
 absl::StatusOr<std::string> CanonicalConstraintsJson(absl::string_view constraints_json) {
@@ -258,12 +267,20 @@ absl::StatusOr<std::string> EncodeLentPermissions(const std::vector<LentPermissi
 }
 
 absl::StatusOr<std::vector<LentPermission>> DecodeLentPermissions(absl::string_view json) {
-  if (std::optional<std::vector<LentPermission>> plain = DecodePlainLentPermissions(json)) {
-    return *std::move(plain);
-  }
+  std::vector<LentPermission> lent;
+  absl::Status decoded = DecodeLentPermissionsInto(json, lent);
+  if (!decoded.ok()) return decoded;
+  return lent;
+}
+
+absl::Status DecodeLentPermissionsInto(absl::string_view json, std::vector<LentPermission>& lent) {
+  if (DecodePlainLentPermissions(json, lent)) return absl::OkStatus();
   absl::StatusOr<JsonValue> parsed = ParseJson(json);
   if (!parsed.ok()) return parsed.status();
-  return LentPermissionsFromJson(*parsed);
+  absl::StatusOr<std::vector<LentPermission>> general = LentPermissionsFromJson(*parsed);
+  if (!general.ok()) return general.status();
+  lent = *std::move(general);
+  return absl::OkStatus();
 }
 
 std::optional<int64_t> TimeToMicros(absl::Time time) {

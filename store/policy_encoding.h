@@ -36,6 +36,8 @@ absl::StatusOr<ApprovalStatus> ParseApprovalStatus(absl::string_view name);
 // Actions are stored comma-joined; an action name cannot hold a comma (ValidateActionName).
 std::string JoinActions(const std::vector<std::string>& actions);
 std::vector<std::string> SplitActions(absl::string_view joined);
+// The same into `actions`, overwriting the strings it holds instead of allocating new ones.
+void SplitActionsInto(absl::string_view joined, std::vector<std::string>& actions);
 
 // Constraints as stored: the canonical JSON of an object, "{}" for none ("" is read as none).
 // INVALID_ARGUMENT when the text is not a JSON object.
@@ -44,6 +46,8 @@ absl::StatusOr<std::string> CanonicalConstraintsJson(absl::string_view constrain
 // Lent permissions as stored: a JSON array of {"resource", "actions": [...], "constraints": {}}.
 absl::StatusOr<std::string> EncodeLentPermissions(const std::vector<LentPermission>& lent);
 absl::StatusOr<std::vector<LentPermission>> DecodeLentPermissions(absl::string_view json);
+// The same into `lent`, overwriting what it holds (unspecified after an error).
+absl::Status DecodeLentPermissionsInto(absl::string_view json, std::vector<LentPermission>& lent);
 // The same, from and to parsed JSON (store/policy_json.h embeds them in a document).
 absl::StatusOr<JsonValue> LentPermissionsToJson(const std::vector<LentPermission>& lent);
 absl::StatusOr<std::vector<LentPermission>> LentPermissionsFromJson(const JsonValue& array);

@@ -1,6 +1,7 @@
 // Reading the policy model from a result row, for any store whose row type offers
-// Text(column), Int64(column) and Time(column) (NULL as absl::InfiniteFuture()): the SQLite
-// store's ScopedStatement and the PostgreSQL store's PgRow. The columns are the lists every
+// Text(column) (a std::string or an absl::string_view), Int64(column) and Time(column) (NULL as
+// absl::InfiniteFuture()): the SQLite store's ScopedStatement, the PostgreSQL store's PgRow and
+// the decision records' fields (store/decision_record.cc). The columns are the lists every
 // store's statements select, in this order:
 //   agent:      id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at
 //   permission: id, agent_id, resource, actions, effect, constraints, created_at
@@ -34,12 +35,19 @@ inline absl::Status CorruptRow(absl::string_view table, absl::string_view id,
       absl::StrCat("policy store: ", table, " row ", id, " is invalid: ", problem.message()));
 }
 
+// Sets `out` to a column's text, reusing its storage: a row gives its text as a std::string
+// or, when the text outlives the call, as a view.
+inline void AssignText(std::string& out, std::string&& text) { out = std::move(text); }
+inline void AssignText(std::string& out, absl::string_view text) {
+  out.assign(text.data(), text.size());
+}
+
 template <typename Row>
 absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
   Agent agent;
-  agent.id = row.Text(0);
-  agent.owner = row.Text(1);
-  agent.name = row.Text(2);
+  AssignText(agent.id, row.Text(0));
+  AssignText(agent.owner, row.Text(1));
+  AssignText(agent.name, row.Text(2));
   absl::StatusOr<AgentKind> kind = ParseAgentKind(row.Text(3));
   if (!kind.ok()) return CorruptRow("agents", agent.id, kind.status());
   agent.kind = *kind;
@@ -47,42 +55,58 @@ absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
   if (!status.ok()) return CorruptRow("agents", agent.id, status.status());
   agent.status = *status;
   agent.expires_at = row.Time(5);
-  agent.token_prefix = row.Text(6);
+  AssignText(agent.token_prefix, row.Text(6));
   agent.created_at = row.Time(7);
   agent.updated_at = row.Time(8);
   return agent;
 }
 
+// The readers that fill a row the caller already holds overwrite its strings and vectors in
+// place, so a row decoded again into the same object allocates nothing new
+// (store/decision_record.h).
 template <typename Row>
-absl::StatusOr<Permission> ReadPermissionColumns(const Row& row) {
-  Permission permission;
-  permission.id = row.Text(0);
-  permission.agent_id = row.Text(1);
-  permission.resource = row.Text(2);
-  permission.actions = SplitActions(row.Text(3));
+absl::Status ReadPermissionColumnsInto(const Row& row, Permission& permission) {
+  AssignText(permission.id, row.Text(0));
+  AssignText(permission.agent_id, row.Text(1));
+  AssignText(permission.resource, row.Text(2));
+  SplitActionsInto(row.Text(3), permission.actions);
   absl::StatusOr<Effect> effect = ParseEffect(row.Text(4));
   if (!effect.ok()) return CorruptRow("permissions", permission.id, effect.status());
   permission.effect = *effect;
-  permission.constraints_json = row.Text(5);
+  AssignText(permission.constraints_json, row.Text(5));
   permission.created_at = row.Time(6);
+  return absl::OkStatus();
+}
+
+template <typename Row>
+absl::StatusOr<Permission> ReadPermissionColumns(const Row& row) {
+  Permission permission;
+  absl::Status read = ReadPermissionColumnsInto(row, permission);
+  if (!read.ok()) return read;
   return permission;
 }
 
 template <typename Row>
-absl::StatusOr<Delegation> ReadDelegationColumns(const Row& row) {
-  Delegation delegation;
-  delegation.id = row.Text(0);
-  delegation.from_agent_id = row.Text(1);
-  delegation.to_agent_id = row.Text(2);
-  absl::StatusOr<std::vector<LentPermission>> lent = DecodeLentPermissions(row.Text(3));
-  if (!lent.ok()) return CorruptRow("delegations", delegation.id, lent.status());
-  delegation.permissions = *std::move(lent);
+absl::Status ReadDelegationColumnsInto(const Row& row, Delegation& delegation) {
+  AssignText(delegation.id, row.Text(0));
+  AssignText(delegation.from_agent_id, row.Text(1));
+  AssignText(delegation.to_agent_id, row.Text(2));
+  absl::Status lent = DecodeLentPermissionsInto(row.Text(3), delegation.permissions);
+  if (!lent.ok()) return CorruptRow("delegations", delegation.id, lent);
   delegation.max_depth = static_cast<int>(row.Int64(4));
   absl::StatusOr<DelegationStatus> status = ParseDelegationStatus(row.Text(5));
   if (!status.ok()) return CorruptRow("delegations", delegation.id, status.status());
   delegation.status = *status;
   delegation.expires_at = row.Time(6);
   delegation.created_at = row.Time(7);
+  return absl::OkStatus();
+}
+
+template <typename Row>
+absl::StatusOr<Delegation> ReadDelegationColumns(const Row& row) {
+  Delegation delegation;
+  absl::Status read = ReadDelegationColumnsInto(row, delegation);
+  if (!read.ok()) return read;
   return delegation;
 }
 

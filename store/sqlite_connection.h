@@ -30,6 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "store/decision_record.h"
 #include "store/sqlite_error.h"
 #include "store/sqlite_statements.h"
 
@@ -59,6 +60,9 @@ class SqliteConnection {
   int Execute(StatementId id);
 
   SQLite::Database& database() { return database_; }
+  // The rows this connection's transactions decode decision records into, reused for their
+  // memory (store/decision_record.h).
+  DecodedRecords& decoded_records() { return decoded_records_; }
   const ConnectionOptions& options() const { return options_; }
 
   // Records a failure; after a connection fault (store/sqlite_error.h) the connection is
@@ -83,6 +87,7 @@ class SqliteConnection {
   SQLite::Database database_;
   ConnectionOptions options_;
   std::array<CachedStatement, kStatementCount> statements_;
+  DecodedRecords decoded_records_;
   bool broken_ = false;
 };
 

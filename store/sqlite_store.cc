@@ -54,7 +54,9 @@ void EndTransaction(SqliteConnection& connection, StatementId end) {
 template <typename Base>
 class SqlitePolicyView : public Base {
  public:
-  explicit SqlitePolicyView(ConnectionPool::Lease lease) : lease_(std::move(lease)) {}
+  explicit SqlitePolicyView(ConnectionPool::Lease lease) : lease_(std::move(lease)) {
+    connection().decoded_records().Reset();
+  }
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
     absl::StatusOr<const AgentRecord*> record = Record(agent_id);
@@ -89,6 +91,21 @@ class SqlitePolicyView : public Base {
     absl::StatusOr<const AgentRecord*> record = Record(agent_id);
     if (!record.ok()) return record.status();
     return DecodeDelegationRecords((*record)->delegations_into, now);
+  }
+
+  // What the engine reads: rows decoded into the connection's reused rows.
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
+    if (!record.ok()) return record.status();
+    return connection().decoded_records().Permissions((*record)->permissions);
+  }
+
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
+    if (!record.ok()) return record.status();
+    return connection().decoded_records().Delegations((*record)->delegations_into, now);
   }
 
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
