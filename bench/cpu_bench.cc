@@ -291,6 +291,18 @@ class RecordingSnapshot : public ReadSnapshot {
     });
     return base_->ActiveDelegationsInto(agent_id, now);
   }
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    Record([id = std::string(agent_id)](PolicyView& view) { return view.PermissionsSpan(id); });
+    return base_->PermissionsSpan(agent_id);
+  }
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    Record([id = std::string(agent_id), now](PolicyView& view) {
+      return view.ActiveDelegationsIntoSpan(id, now);
+    });
+    return base_->ActiveDelegationsIntoSpan(agent_id, now);
+  }
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
                                                                   absl::string_view action,
                                                                   absl::string_view resource,

@@ -65,9 +65,9 @@ ReasonCode LivenessOf(const Agent& agent, absl::Time now) {
 
 // The lookups of one call, each made at most once; nothing outlives the call (design
 // section 3). A call looks up a handful of agents, so a short list searched in order beats a
-// hash map; answers are moved in, never copied. The spans returned point into the answers'
-// own buffers, which stay put until the Lookups is destroyed. Every agent id passed in must
-// outlive the Lookups too (the engine passes the subject's id and ids held by looked-up links).
+// hash map. The view keeps the rows its spans show (PolicyView::PermissionsSpan) for as long
+// as it lives, which is longer than the Lookups. Every agent id passed in must outlive the
+// Lookups too: the engine passes the subject's id and ids held by looked-up links.
 class Lookups {
  public:
   Lookups(PolicyView& view, absl::Time now) : view_(view), now_(now) {}
@@ -94,8 +94,6 @@ class Lookups {
   }
 
  private:
-  // The view keeps the rows; the spans stay valid as long as the view does, which outlives
-  // this Lookups.
   template <typename Row>
   using Answers = absl::InlinedVector<std::pair<absl::string_view, absl::Span<const Row>>, 4>;
 

@@ -1,6 +1,7 @@
 #include "decision/memory_store.h"
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <tuple>
 
@@ -59,10 +60,18 @@ std::optional<SigningKey> ActiveSigningKeyIn(const Tables& tables, absl::string_
   return it->second;
 }
 
-std::vector<Permission> PermissionsIn(const Tables& tables, absl::string_view agent_id) {
+// The span answers point into the tables themselves: a view holds its version of every table,
+// which no writer changes while anyone else holds it (copy on write), so the rows stay put for
+// as long as the view lives.
+
+absl::Span<const Permission> PermissionsIn(const Tables& tables, absl::string_view agent_id) {
   auto it = tables.permissions->find(agent_id);
   if (it == tables.permissions->end()) return {};
   return it->second;
+}
+
+bool ActiveAt(const Delegation& delegation, absl::Time now) {
+  return delegation.status == DelegationStatus::kActive && now < delegation.expires_at;
 }
 
 std::vector<Delegation> ActiveDelegationsIn(const Tables& tables, absl::string_view agent_id,
@@ -71,11 +80,24 @@ std::vector<Delegation> ActiveDelegationsIn(const Tables& tables, absl::string_v
   auto it = tables.delegations->into.find(agent_id);
   if (it == tables.delegations->into.end()) return active;
   for (const Delegation& delegation : it->second) {
-    if (delegation.status == DelegationStatus::kActive && now < delegation.expires_at) {
-      active.push_back(delegation);
-    }
+    if (ActiveAt(delegation, now)) active.push_back(delegation);
   }
   return active;
+}
+
+// The table's own rows when every delegation into the agent is active (the usual case), else
+// the active ones copied into `kept`, which must live as long as the view.
+absl::Span<const Delegation> ActiveDelegationsSpanIn(const Tables& tables,
+                                                     absl::string_view agent_id, absl::Time now,
+                                                     std::deque<std::vector<Delegation>>& kept) {
+  auto it = tables.delegations->into.find(agent_id);
+  if (it == tables.delegations->into.end()) return {};
+  const std::vector<Delegation>& into = it->second;
+  if (std::all_of(into.begin(), into.end(),
+                  [now](const Delegation& delegation) { return ActiveAt(delegation, now); })) {
+    return into;
+  }
+  return kept.emplace_back(ActiveDelegationsIn(tables, agent_id, now));
 }
 
 std::optional<ApprovalRequest> FindOpenApprovalIn(const Tables& tables, absl::string_view agent_id,
@@ -124,11 +146,20 @@ class MemoryReadSnapshot : public ReadSnapshot {
     return FindAgentByTokenHashIn(tables_, token_sha256, now);
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    return PermissionsIn(tables_, agent_id);
+    absl::Span<const Permission> permissions = PermissionsIn(tables_, agent_id);
+    return std::vector<Permission>(permissions.begin(), permissions.end());
   }
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
     return ActiveDelegationsIn(tables_, agent_id, now);
+  }
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    return PermissionsIn(tables_, agent_id);
+  }
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    return ActiveDelegationsSpanIn(tables_, agent_id, now, kept_delegations_);
   }
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
                                                                   absl::string_view action,
@@ -151,6 +182,7 @@ class MemoryReadSnapshot : public ReadSnapshot {
  private:
   MemoryPolicyStore& store_;
   Tables tables_;
+  std::deque<std::vector<Delegation>> kept_delegations_;
 };
 
 // Reads the state as of its start plus its own writes. Approval writes go to a private copy of
@@ -162,10 +194,9 @@ class MemoryWriteTransaction : public WriteTransaction {
       : store_(store), tables_(std::move(tables)) {}
 
   ~MemoryWriteTransaction() override {
-    if (finished_) return;
     absl::MutexLock lock(&store_.mu_);
     tables_ = Tables();
-    store_.no_transaction_open_ = true;
+    if (!finished_) store_.no_transaction_open_ = true;
   }
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
@@ -176,11 +207,20 @@ class MemoryWriteTransaction : public WriteTransaction {
     return FindAgentByTokenHashIn(tables_, token_sha256, now);
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    return PermissionsIn(tables_, agent_id);
+    absl::Span<const Permission> permissions = PermissionsIn(tables_, agent_id);
+    return std::vector<Permission>(permissions.begin(), permissions.end());
   }
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
     return ActiveDelegationsIn(tables_, agent_id, now);
+  }
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    return PermissionsIn(tables_, agent_id);
+  }
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    return ActiveDelegationsSpanIn(tables_, agent_id, now, kept_delegations_);
   }
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
                                                                   absl::string_view action,
@@ -253,7 +293,12 @@ class MemoryWriteTransaction : public WriteTransaction {
     // Writers are serialised, so the store's state is still the one this transaction began on.
     Tables& current = store_.current_;
     current.approvals = tables_.approvals;
-    tables_ = Tables();
+    // Spans handed out point into the permission and delegation tables: those stay held until
+    // the transaction is destroyed.
+    Tables spanned;
+    spanned.permissions = std::move(tables_.permissions);
+    spanned.delegations = std::move(tables_.delegations);
+    tables_ = std::move(spanned);
     if (!spent_.empty()) {
       RateTable& rates = Writable(current.rates);
       for (const auto& [key, count] : spent_) rates[key] += count;
@@ -270,6 +315,7 @@ class MemoryWriteTransaction : public WriteTransaction {
 
   MemoryPolicyStore& store_;
   Tables tables_;
+  std::deque<std::vector<Delegation>> kept_delegations_;
   RateTable spent_;
   bool finished_ = false;
 };

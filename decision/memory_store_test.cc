@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
 
 namespace verdict {
@@ -109,6 +110,93 @@ TEST(MemoryPolicyStore, OnlyActiveUnexpiredDelegationsAreListed) {
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].id, *live);
   EXPECT_EQ(Read(store)->ActiveDelegationsInto("agt_b", kNow - absl::Seconds(1))->size(), 2u);
+}
+
+std::vector<std::string> IdsOf(absl::Span<const Delegation> delegations) {
+  std::vector<std::string> ids;
+  for (const Delegation& delegation : delegations) ids.push_back(delegation.id);
+  return ids;
+}
+
+TEST(MemoryPolicyStore, SpanAnswersListWhatTheVectorAnswersList) {
+  MemoryPolicyStore store;
+  ASSERT_TRUE(store.AddAgent(NewAgent("agt_a")).ok());
+  ASSERT_TRUE(store.AddAgent(NewAgent("agt_b")).ok());
+  Permission permission;
+  permission.agent_id = "agt_a";
+  permission.resource = "docs:*";
+  permission.actions = {"read"};
+  ASSERT_TRUE(store.AddPermission(permission).ok());
+  ASSERT_TRUE(store.AddPermission(permission).ok());
+  Delegation delegation;
+  delegation.from_agent_id = "agt_a";
+  delegation.to_agent_id = "agt_b";
+  absl::StatusOr<std::string> first = store.AddDelegation(delegation);
+  absl::StatusOr<std::string> second = store.AddDelegation(delegation);
+  ASSERT_TRUE(first.ok() && second.ok());
+
+  std::unique_ptr<ReadSnapshot> snapshot = Read(store);
+  absl::StatusOr<absl::Span<const Permission>> permissions = snapshot->PermissionsSpan("agt_a");
+  ASSERT_TRUE(permissions.ok());
+  ASSERT_EQ(permissions->size(), 2u);
+  EXPECT_EQ((*permissions)[1].id, (*snapshot->PermissionsOf("agt_a"))[1].id);
+  EXPECT_TRUE(snapshot->PermissionsSpan("agt_b")->empty());
+  // Every link live: the table's rows. One revoked: the live ones only, in creation order.
+  EXPECT_EQ(IdsOf(*snapshot->ActiveDelegationsIntoSpan("agt_b", kNow)),
+            (std::vector<std::string>{*first, *second}));
+  ASSERT_TRUE(store.RevokeDelegation(*first).ok());
+  EXPECT_EQ(IdsOf(*Read(store)->ActiveDelegationsIntoSpan("agt_b", kNow)),
+            (std::vector<std::string>{*second}));
+  EXPECT_TRUE(Read(store)->ActiveDelegationsIntoSpan("agt_b", kNow + absl::Hours(1))->size() == 1u);
+  EXPECT_TRUE(Read(store)->ActiveDelegationsIntoSpan("agt_a", kNow)->empty());
+}
+
+TEST(MemoryPolicyStore, ASpanKeepsShowingItsSnapshotWhateverIsWrittenLater) {
+  MemoryPolicyStore store;
+  ASSERT_TRUE(store.AddAgent(NewAgent("agt_a")).ok());
+  ASSERT_TRUE(store.AddAgent(NewAgent("agt_b")).ok());
+  Permission permission;
+  permission.agent_id = "agt_a";
+  permission.resource = "docs:*";
+  permission.actions = {"read"};
+  absl::StatusOr<std::string> kept = store.AddPermission(permission);
+  Delegation delegation;
+  delegation.from_agent_id = "agt_a";
+  delegation.to_agent_id = "agt_b";
+  absl::StatusOr<std::string> link = store.AddDelegation(delegation);
+  ASSERT_TRUE(kept.ok() && link.ok());
+
+  std::unique_ptr<ReadSnapshot> snapshot = Read(store);
+  absl::Span<const Permission> permissions = *snapshot->PermissionsSpan("agt_a");
+  absl::Span<const Delegation> links = *snapshot->ActiveDelegationsIntoSpan("agt_b", kNow);
+  ASSERT_TRUE(store.RemovePermission(*kept).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(store.AddPermission(permission).ok());
+  ASSERT_TRUE(store.RevokeDelegation(*link).ok());
+
+  ASSERT_EQ(permissions.size(), 1u);
+  EXPECT_EQ(permissions[0].id, *kept);
+  ASSERT_EQ(links.size(), 1u);
+  EXPECT_EQ(links[0].status, DelegationStatus::kActive);
+}
+
+TEST(MemoryPolicyStore, ACommittedTransactionKeepsWhatItsSpansShowUntilItIsDestroyed) {
+  MemoryPolicyStore store;
+  ASSERT_TRUE(store.AddAgent(NewAgent("agt_a")).ok());
+  Permission permission;
+  permission.agent_id = "agt_a";
+  permission.resource = "docs:*";
+  permission.actions = {"read"};
+  absl::StatusOr<std::string> kept = store.AddPermission(permission);
+  ASSERT_TRUE(kept.ok());
+
+  std::unique_ptr<WriteTransaction> transaction = Write(store);
+  absl::Span<const Permission> permissions = *transaction->PermissionsSpan("agt_a");
+  ASSERT_TRUE(transaction->Commit().ok());
+  ASSERT_TRUE(store.RemovePermission(*kept).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(store.AddPermission(permission).ok());
+
+  ASSERT_EQ(permissions.size(), 1u);
+  EXPECT_EQ(permissions[0].id, *kept);
 }
 
 TEST(MemoryPolicyStore, ARotatedTokenWorksUntilItsGraceEnds) {
