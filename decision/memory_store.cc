@@ -1,7 +1,6 @@
 #include "decision/memory_store.h"
 
 #include <algorithm>
-#include <deque>
 #include <optional>
 #include <tuple>
 
@@ -86,10 +85,12 @@ std::vector<Delegation> ActiveDelegationsIn(const Tables& tables, absl::string_v
 }
 
 // The table's own rows when every delegation into the agent is active (the usual case), else
-// the active ones copied into `kept`, which must live as long as the view.
+// the active ones copied into `kept`, which must live as long as the view. A kept answer's rows
+// stay put as `kept` grows (a vector's buffer moves with it), and an empty `kept` costs no
+// allocation, which every snapshot would otherwise pay.
 absl::Span<const Delegation> ActiveDelegationsSpanIn(const Tables& tables,
                                                      absl::string_view agent_id, absl::Time now,
-                                                     std::deque<std::vector<Delegation>>& kept) {
+                                                     std::vector<std::vector<Delegation>>& kept) {
   auto it = tables.delegations->into.find(agent_id);
   if (it == tables.delegations->into.end()) return {};
   const std::vector<Delegation>& into = it->second;
@@ -182,7 +183,7 @@ class MemoryReadSnapshot : public ReadSnapshot {
  private:
   MemoryPolicyStore& store_;
   Tables tables_;
-  std::deque<std::vector<Delegation>> kept_delegations_;
+  std::vector<std::vector<Delegation>> kept_delegations_;
 };
 
 // Reads the state as of its start plus its own writes. Approval writes go to a private copy of
@@ -315,7 +316,7 @@ class MemoryWriteTransaction : public WriteTransaction {
 
   MemoryPolicyStore& store_;
   Tables tables_;
-  std::deque<std::vector<Delegation>> kept_delegations_;
+  std::vector<std::vector<Delegation>> kept_delegations_;
   RateTable spent_;
   bool finished_ = false;
 };
