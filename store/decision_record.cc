@@ -183,7 +183,7 @@ absl::StatusOr<size_t> DecodeLiveDelegations(absl::string_view text, absl::Time 
 
 }  // namespace
 
-absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text) {
+absl::Status DecodeAgentRecordInto(absl::string_view text, Agent& agent) {
   FieldReader reader(text);
   std::array<Field, kMaxFields> fields;
   for (size_t i = 0; i < kAgentFields; ++i) {
@@ -191,8 +191,15 @@ absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text) {
   }
   if (!reader.done()) return Malformed("an agent", reader.position());
   RecordRow row(fields, /*skip=*/0);
-  absl::StatusOr<Agent> agent = ReadAgentColumns(row);
-  if (agent.ok() && row.malformed()) return Malformed("an agent", 0);
+  absl::Status read = ReadAgentColumnsInto(row, agent);
+  if (read.ok() && row.malformed()) return Malformed("an agent", 0);
+  return read;
+}
+
+absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text) {
+  Agent agent;
+  absl::Status decoded = DecodeAgentRecordInto(text, agent);
+  if (!decoded.ok()) return decoded;
   return agent;
 }
 
@@ -215,8 +222,28 @@ absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_vie
 }
 
 void DecodedRecords::Reset() {
+  kept_used_ = 0;
   permission_lists_used_ = 0;
   delegation_lists_used_ = 0;
+}
+
+const DecodedRecords::Kept* DecodedRecords::Find(absl::string_view agent_id) const {
+  for (size_t i = 0; i < kept_used_; ++i) {
+    if (kept_[i].agent_id == agent_id) return &kept_[i];
+  }
+  return nullptr;
+}
+
+DecodedRecords::Kept& DecodedRecords::Add(absl::string_view agent_id) {
+  if (kept_used_ == kept_.size()) kept_.emplace_back();
+  Kept& slot = kept_[kept_used_++];
+  slot.agent_id.assign(agent_id.data(), agent_id.size());
+  slot.exists = false;
+  return slot;
+}
+
+void DecodedRecords::ForgetLast() {
+  if (kept_used_ > 0) --kept_used_;
 }
 
 absl::StatusOr<absl::Span<const Permission>> DecodedRecords::Permissions(absl::string_view text) {

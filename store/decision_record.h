@@ -42,28 +42,53 @@ absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_vie
 absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,
                                                                 absl::Time now);
 
-// The same decoding into rows kept for their memory: a connection's transactions decode into
-// the rows its earlier ones used, overwriting their strings and vectors in place, so a warm
-// connection decodes without allocating. Nothing in them is read before it is overwritten.
+// One connection's decoding workspace: the decision records a transaction has read and the rows
+// decoded from them, kept for their memory. Each transaction overwrites what an earlier one
+// left, strings and vectors in place, so a warm connection reads and decodes without
+// allocating; nothing left from an earlier transaction is ever read (Reset forgets it all).
 //
-//   records.Reset();  // a new transaction: every earlier span is invalid
-//   absl::StatusOr<absl::Span<const Permission>> own = records.Permissions(text);
+//   records.Reset();  // a new transaction: every earlier pointer and span is invalid
+//   const DecodedRecords::Kept* kept = records.Find("agt_1");
+//   if (kept == nullptr) { DecodedRecords::Kept& slot = records.Add("agt_1"); ... }
+//   absl::StatusOr<absl::Span<const Permission>> own =
+//   records.Permissions(kept->record.permissions);
 class DecodedRecords {
  public:
-  // Forgets the rows decoded so far (keeping their memory); the spans handed out die.
+  // An agent's row as read in this transaction; one that does not exist is kept too.
+  struct Kept {
+    std::string agent_id;
+    bool exists = false;
+    DecisionRecord record;  // still encoded
+    Agent agent;            // decoded when it exists
+  };
+
+  // Forgets everything read and decoded so far (keeping the memory).
   void Reset();
 
-  // Spans valid until the next Reset.
+  // The row kept for `agent_id` in this transaction, or nullptr.
+  const Kept* Find(absl::string_view agent_id) const;
+  // A slot for another agent's row, named `agent_id`, not existing until the caller says so;
+  // its record and agent hold leftovers for the caller to overwrite. Valid until the next Reset.
+  Kept& Add(absl::string_view agent_id);
+  // Takes back the slot Add gave last, when it could not be filled.
+  void ForgetLast();
+
+  // Decoded rows, valid until the next Reset.
   absl::StatusOr<absl::Span<const Permission>> Permissions(absl::string_view text);
   absl::StatusOr<absl::Span<const Delegation>> Delegations(absl::string_view text, absl::Time now);
 
  private:
-  // A deque, so that taking another list moves none of those handed out.
+  // Deques, so that taking another slot moves none of those handed out.
+  std::deque<Kept> kept_;
+  size_t kept_used_ = 0;
   std::deque<std::vector<Permission>> permission_lists_;
   size_t permission_lists_used_ = 0;
   std::deque<std::vector<Delegation>> delegation_lists_;
   size_t delegation_lists_used_ = 0;
 };
+
+// Decodes an agent's encoded columns into `agent`, overwriting it.
+absl::Status DecodeAgentRecordInto(absl::string_view text, Agent& agent);
 
 }  // namespace verdict
 

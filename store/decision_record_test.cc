@@ -59,6 +59,13 @@ std::vector<std::string> DescribeAll(const std::vector<T>& rows) {
   return described;
 }
 
+// The agent's row as the store reads it, or nullopt.
+std::optional<DecisionRecord> RecordOf(SqliteConnection& connection, const std::string& agent_id) {
+  DecisionRecord record;
+  if (!LookupDecisionRecord(connection, agent_id, record)) return std::nullopt;
+  return record;
+}
+
 class DecisionRecordTablesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -73,29 +80,27 @@ class DecisionRecordTablesTest : public ::testing::Test {
   // The record decoded, checked against the tables it is derived from.
   void ExpectRecordMatchesTables(const std::string& agent_id) {
     SCOPED_TRACE(agent_id);
-    absl::StatusOr<std::optional<DecisionRecord>> record =
-        LookupDecisionRecord(*connection_, agent_id);
-    ASSERT_TRUE(record.ok()) << record.status();
+    std::optional<DecisionRecord> record = RecordOf(*connection_, agent_id);
     absl::StatusOr<std::optional<Agent>> agent = LookupAgent(*connection_, agent_id);
     ASSERT_TRUE(agent.ok()) << agent.status();
-    ASSERT_EQ(record->has_value(), agent->has_value());
+    ASSERT_EQ(record.has_value(), agent->has_value());
     if (!agent->has_value()) return;
 
-    absl::StatusOr<Agent> decoded_agent = DecodeAgentRecord((*record)->agent);
+    absl::StatusOr<Agent> decoded_agent = DecodeAgentRecord(record->agent);
     ASSERT_TRUE(decoded_agent.ok()) << decoded_agent.status();
     EXPECT_EQ(Describe(*decoded_agent), Describe(**agent));
 
     absl::StatusOr<std::vector<Permission>> permissions =
         LookupPermissionsOf(*connection_, agent_id);
     absl::StatusOr<std::vector<Permission>> decoded_permissions =
-        DecodePermissionRecords((*record)->permissions);
+        DecodePermissionRecords(record->permissions);
     ASSERT_TRUE(permissions.ok() && decoded_permissions.ok()) << decoded_permissions.status();
     EXPECT_EQ(DescribeAll(*decoded_permissions), DescribeAll(*permissions));
 
     absl::StatusOr<std::vector<Delegation>> delegations =
         LookupActiveDelegationsInto(*connection_, agent_id, kNow);
     absl::StatusOr<std::vector<Delegation>> decoded_delegations =
-        DecodeDelegationRecords((*record)->delegations_into, kNow);
+        DecodeDelegationRecords(record->delegations_into, kNow);
     ASSERT_TRUE(delegations.ok() && decoded_delegations.ok()) << decoded_delegations.status();
     EXPECT_EQ(DescribeAll(*decoded_delegations), DescribeAll(*delegations));
   }
@@ -134,10 +139,9 @@ TEST_F(DecisionRecordTablesTest, PermissionsFollowInsertsUpdatesAndDeletesInCrea
   ExpectRecordMatchesTables("agt_b");
   Sql("DELETE FROM permissions WHERE id = 'p1'");
   ExpectRecordMatchesTables("agt_a");
-  absl::StatusOr<std::optional<DecisionRecord>> record =
-      LookupDecisionRecord(*connection_, "agt_a");
-  ASSERT_TRUE(record.ok() && record->has_value());
-  EXPECT_EQ((*record)->permissions, "");
+  std::optional<DecisionRecord> record = RecordOf(*connection_, "agt_a");
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->permissions, "");
 }
 
 TEST_F(DecisionRecordTablesTest, DelegationsIntoAnAgentFollowRevocationAndExpiry) {
@@ -170,10 +174,7 @@ TEST_F(DecisionRecordTablesTest, AgentChangesAndDeletionFollow) {
   ExpectRecordMatchesTables("agt_a");
   Sql("DELETE FROM agents WHERE id = 'agt_a'");
   ExpectRecordMatchesTables("agt_a");
-  absl::StatusOr<std::optional<DecisionRecord>> record =
-      LookupDecisionRecord(*connection_, "agt_a");
-  ASSERT_TRUE(record.ok());
-  EXPECT_EQ(*record, std::nullopt);
+  EXPECT_FALSE(RecordOf(*connection_, "agt_a").has_value());
 }
 
 TEST_F(DecisionRecordTablesTest, ATokenFindsItsAgentsRecordDuringItsGraceOnly) {
@@ -181,11 +182,9 @@ TEST_F(DecisionRecordTablesTest, ATokenFindsItsAgentsRecordDuringItsGraceOnly) {
   Sql("UPDATE agents SET prev_token_hash = x'01', prev_token_expires_at = 1800000000000001,"
       " token_hash = x'09' WHERE id = 'agt_a'");
   auto agent_of = [&](const std::string& hash, absl::Time now) -> std::string {
-    absl::StatusOr<std::optional<DecisionRecord>> record =
-        LookupDecisionRecordByTokenHash(*connection_, hash, now);
-    EXPECT_TRUE(record.ok()) << record.status();
-    if (!record.ok() || !record->has_value()) return "none";
-    absl::StatusOr<Agent> agent = DecodeAgentRecord((*record)->agent);
+    DecisionRecord record;
+    if (!LookupDecisionRecordByTokenHash(*connection_, hash, now, record)) return "none";
+    absl::StatusOr<Agent> agent = DecodeAgentRecord(record.agent);
     return agent.ok() ? agent->id : "undecodable";
   };
   EXPECT_EQ(agent_of("\x09", kNow), "agt_a");
@@ -209,15 +208,14 @@ TEST(DecisionRecordMigrationTest, ADatabaseFromBeforeTheRecordsGetsThemForEveryA
   absl::StatusOr<std::unique_ptr<SqliteConnection>> connection =
       SqliteConnection::Open(path, ConnectionOptions{});
   ASSERT_TRUE(connection.ok()) << connection.status();
-  absl::StatusOr<std::optional<DecisionRecord>> record =
-      LookupDecisionRecord(**connection, "agt_a");
-  ASSERT_TRUE(record.ok() && record->has_value());
+  std::optional<DecisionRecord> record = RecordOf(**connection, "agt_a");
+  ASSERT_TRUE(record.has_value());
   absl::StatusOr<std::vector<Permission>> permissions =
-      DecodePermissionRecords((*record)->permissions);
+      DecodePermissionRecords(record->permissions);
   ASSERT_TRUE(permissions.ok()) << permissions.status();
   ASSERT_EQ(permissions->size(), 1u);
   EXPECT_EQ((*permissions)[0].id, "p1");
-  EXPECT_TRUE(LookupDecisionRecord(**connection, "agt_b")->has_value());
+  EXPECT_TRUE(RecordOf(**connection, "agt_b").has_value());
 }
 
 TEST(DecisionRecordDecodingTest, PermissionsComeBackInCreationOrderWhateverOrderTheyWereListed) {

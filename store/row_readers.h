@@ -42,9 +42,11 @@ inline void AssignText(std::string& out, absl::string_view text) {
   out.assign(text.data(), text.size());
 }
 
+// The readers that fill a row the caller already holds overwrite its strings and vectors in
+// place, so a row decoded again into the same object allocates nothing new
+// (store/decision_record.h).
 template <typename Row>
-absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
-  Agent agent;
+absl::Status ReadAgentColumnsInto(const Row& row, Agent& agent) {
   AssignText(agent.id, row.Text(0));
   AssignText(agent.owner, row.Text(1));
   AssignText(agent.name, row.Text(2));
@@ -58,12 +60,17 @@ absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
   AssignText(agent.token_prefix, row.Text(6));
   agent.created_at = row.Time(7);
   agent.updated_at = row.Time(8);
+  return absl::OkStatus();
+}
+
+template <typename Row>
+absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
+  Agent agent;
+  absl::Status read = ReadAgentColumnsInto(row, agent);
+  if (!read.ok()) return read;
   return agent;
 }
 
-// The readers that fill a row the caller already holds overwrite its strings and vectors in
-// place, so a row decoded again into the same object allocates nothing new
-// (store/decision_record.h).
 template <typename Row>
 absl::Status ReadPermissionColumnsInto(const Row& row, Permission& permission) {
   AssignText(permission.id, row.Text(0));

@@ -7,38 +7,38 @@
 namespace verdict {
 namespace {
 
-DecisionRecord ReadDecisionRecordColumns(const ScopedStatement& row) {
-  return {row.Text(0), row.Text(1), row.Text(2)};
-}
-
-absl::StatusOr<std::optional<DecisionRecord>> FirstDecisionRecord(ScopedStatement& statement) {
-  if (!statement.Step()) return std::nullopt;
-  return ReadDecisionRecordColumns(statement);
+// The first row's columns into `record`, overwriting its strings in place; false when there is
+// no row.
+bool ReadFirstDecisionRecord(ScopedStatement& statement, DecisionRecord& record) {
+  if (!statement.Step()) return false;
+  AssignText(record.agent, statement.TextView(0));
+  AssignText(record.permissions, statement.TextView(1));
+  AssignText(record.delegations_into, statement.TextView(2));
+  return true;
 }
 
 }  // namespace
 
-absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecord(SqliteConnection& connection,
-                                                                   absl::string_view agent_id) {
+bool LookupDecisionRecord(SqliteConnection& connection, absl::string_view agent_id,
+                          DecisionRecord& record) {
   ScopedStatement find = connection.Use(StatementId::kFindDecisionRecord);
   find.BindText(1, agent_id);
-  return FirstDecisionRecord(find);
+  return ReadFirstDecisionRecord(find, record);
 }
 
 // Asked for the previous token only when no current token matches: one unique-index search
 // each, cheaper than one statement with OR.
-absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecordByTokenHash(
-    SqliteConnection& connection, absl::string_view token_sha256, absl::Time now) {
+bool LookupDecisionRecordByTokenHash(SqliteConnection& connection, absl::string_view token_sha256,
+                                     absl::Time now, DecisionRecord& record) {
   {
     ScopedStatement current = connection.Use(StatementId::kFindDecisionRecordByTokenHash);
     current.BindBlob(1, token_sha256);
-    absl::StatusOr<std::optional<DecisionRecord>> record = FirstDecisionRecord(current);
-    if (!record.ok() || record->has_value()) return record;
+    if (ReadFirstDecisionRecord(current, record)) return true;
   }
   ScopedStatement previous = connection.Use(StatementId::kFindDecisionRecordByPreviousTokenHash);
   previous.BindBlob(1, token_sha256);
   previous.BindTime(2, now);
-  return FirstDecisionRecord(previous);
+  return ReadFirstDecisionRecord(previous, record);
 }
 
 absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,

@@ -44,12 +44,13 @@ absl::StatusOr<std::optional<Row>> ReadFirstRow(ScopedStatement& statement, Read
 }
 
 // PolicyView's lookups (decision/policy_view.h states their contracts).
-// The agent's row of decision_records (store/decision_record.h), or nullopt when there is no
-// such agent; by token: its current token, or the previous one still in its grace at `now`.
-absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecord(SqliteConnection& connection,
-                                                                   absl::string_view agent_id);
-absl::StatusOr<std::optional<DecisionRecord>> LookupDecisionRecordByTokenHash(
-    SqliteConnection& connection, absl::string_view token_sha256, absl::Time now);
+// The agent's row of decision_records (store/decision_record.h) into `record`, overwriting its
+// strings; false when there is no such agent. By token: its current token, or the previous one
+// still in its grace at `now`.
+bool LookupDecisionRecord(SqliteConnection& connection, absl::string_view agent_id,
+                          DecisionRecord& record);
+bool LookupDecisionRecordByTokenHash(SqliteConnection& connection, absl::string_view token_sha256,
+                                     absl::Time now, DecisionRecord& record);
 
 absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,
                                                  absl::string_view agent_id);

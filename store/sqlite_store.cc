@@ -48,9 +48,10 @@ void EndTransaction(SqliteConnection& connection, StatementId end) {
 //
 // An agent, its permissions and the delegations into it come from its one decision_records
 // row (store/decision_record.h), read at most once per transaction: a decision asks for the
-// agent first and for the rest of its row moments later. The rows kept die with the
-// transaction, so nothing outlives the snapshot they were read in (design section 3); the
-// writes a WriteTransaction makes (rate counters, approvals) never touch them.
+// agent first and for the rest of its row moments later. The rows are kept in the connection's
+// workspace, which the next transaction overwrites, so nothing outlives the snapshot it was read
+// in (design section 3); the writes a WriteTransaction makes (rate counters, approvals) never
+// touch them.
 template <typename Base>
 class SqlitePolicyView : public Base {
  public:
@@ -59,53 +60,58 @@ class SqlitePolicyView : public Base {
   }
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
-    if (!record.ok()) return record.status();
-    return (*record)->agent;
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    if (!(*kept)->exists) return std::nullopt;
+    return (*kept)->agent;
   }
 
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    absl::StatusOr<std::optional<DecisionRecord>> found = CatchSqlite(connection(), [&] {
-      return LookupDecisionRecordByTokenHash(connection(), token_sha256, now);
+    // Read into a scratch slot first: the token's agent is known only once its row is decoded.
+    absl::StatusOr<bool> found = CatchSqlite(connection(), [&]() -> absl::StatusOr<bool> {
+      return LookupDecisionRecordByTokenHash(connection(), token_sha256, now, token_record_);
     });
     if (!found.ok()) return found.status();
-    if (!found->has_value()) return std::nullopt;
-    absl::StatusOr<Agent> agent = DecodeAgentRecord((*found)->agent);
-    if (!agent.ok()) return agent.status();
-    if (FindKept(agent->id) == nullptr) {
-      kept_.push_back({agent->id, *agent, std::move((*found)->permissions),
-                       std::move((*found)->delegations_into)});
+    if (!*found) return std::nullopt;
+    Agent agent;
+    absl::Status decoded = DecodeAgentRecordInto(token_record_.agent, agent);
+    if (!decoded.ok()) return decoded;
+    if (records().Find(agent.id) == nullptr) {
+      DecodedRecords::Kept& slot = records().Add(agent.id);
+      slot.exists = true;
+      std::swap(slot.record, token_record_);
+      slot.agent = agent;
     }
-    return *std::move(agent);
+    return agent;
   }
 
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
-    if (!record.ok()) return record.status();
-    return DecodePermissionRecords((*record)->permissions);
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return DecodePermissionRecords((*kept)->record.permissions);
   }
 
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
-    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
-    if (!record.ok()) return record.status();
-    return DecodeDelegationRecords((*record)->delegations_into, now);
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return DecodeDelegationRecords((*kept)->record.delegations_into, now);
   }
 
   // What the engine reads: rows decoded into the connection's reused rows.
   absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
       absl::string_view agent_id) override {
-    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
-    if (!record.ok()) return record.status();
-    return connection().decoded_records().Permissions((*record)->permissions);
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records().Permissions((*kept)->record.permissions);
   }
 
   absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
                                                                          absl::Time now) override {
-    absl::StatusOr<const AgentRecord*> record = Record(agent_id);
-    if (!record.ok()) return record.status();
-    return connection().decoded_records().Delegations((*record)->delegations_into, now);
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records().Delegations((*kept)->record.delegations_into, now);
   }
 
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
@@ -137,43 +143,29 @@ class SqlitePolicyView : public Base {
   SqliteConnection& connection() { return *lease_; }
 
  private:
-  // One agent's decision_records row as read in this transaction; an agent that does not exist
-  // is kept too (no agent, nothing held).
-  struct AgentRecord {
-    std::string agent_id;
-    std::optional<Agent> agent;
-    std::string permissions;       // encoded
-    std::string delegations_into;  // encoded
-  };
+  DecodedRecords& records() { return connection().decoded_records(); }
 
-  const AgentRecord* FindKept(absl::string_view agent_id) const {
-    for (const AgentRecord& record : kept_) {
-      if (record.agent_id == agent_id) return &record;
+  // The agent's row, read at most once in this transaction.
+  absl::StatusOr<const DecodedRecords::Kept*> Record(absl::string_view agent_id) {
+    if (const DecodedRecords::Kept* kept = records().Find(agent_id)) return kept;
+    DecodedRecords::Kept& slot = records().Add(agent_id);
+    absl::StatusOr<bool> found = CatchSqlite(connection(), [&]() -> absl::StatusOr<bool> {
+      return LookupDecisionRecord(connection(), agent_id, slot.record);
+    });
+    if (found.ok() && *found) {
+      absl::Status decoded = DecodeAgentRecordInto(slot.record.agent, slot.agent);
+      if (!decoded.ok()) found = decoded;
     }
-    return nullptr;
-  }
-
-  absl::StatusOr<const AgentRecord*> Record(absl::string_view agent_id) {
-    if (const AgentRecord* kept = FindKept(agent_id)) return kept;
-    absl::StatusOr<std::optional<DecisionRecord>> found =
-        CatchSqlite(connection(), [&] { return LookupDecisionRecord(connection(), agent_id); });
-    if (!found.ok()) return found.status();
-    AgentRecord record;
-    record.agent_id = std::string(agent_id);
-    if (found->has_value()) {
-      absl::StatusOr<Agent> agent = DecodeAgentRecord((*found)->agent);
-      if (!agent.ok()) return agent.status();
-      record.agent = *std::move(agent);
-      record.permissions = std::move((*found)->permissions);
-      record.delegations_into = std::move((*found)->delegations_into);
+    if (!found.ok()) {
+      records().ForgetLast();  // never leave a half-read row to be found later
+      return found.status();
     }
-    kept_.push_back(std::move(record));
-    return &kept_.back();
+    slot.exists = *found;
+    return &slot;
   }
 
   ConnectionPool::Lease lease_;
-  // A deque keeps the records' addresses stable as more are read.
-  std::deque<AgentRecord> kept_;
+  DecisionRecord token_record_;  // a token's row before its agent is known
 };
 
 class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
