@@ -36,11 +36,13 @@ absl::Status Malformed(absl::string_view what, size_t offset) {
 // few dozen of these per agent, and absl::SimpleAtoi's generality cost a tenth of a decision.
 bool ParseDecimal(absl::string_view digits, uint64_t& value) {
   if (digits.empty() || digits.size() > 19) return false;  // 19 digits always fit in 64 bits
-  value = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return false;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
+  uint64_t parsed = 0;
+  for (const char c : digits) {
+    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};  // wraps for c < '0'
+    if (digit > 9) return false;
+    parsed = parsed * 10 + digit;
   }
+  value = parsed;
   return true;
 }
 
