@@ -27,15 +27,14 @@ std::string LentPermissionId(const Delegation& link, size_t index) {
   return absl::StrCat(link.id, "#", index);
 }
 
-// By value, so that a permission no longer needed is moved in rather than copied.
-Grant GrantOf(Permission permission) {
+Grant GrantOf(const Permission& permission) {
   Grant grant;
-  grant.permission_id = std::move(permission.id);
-  grant.owner_agent_id = std::move(permission.agent_id);
-  grant.resource = std::move(permission.resource);
-  grant.actions = std::move(permission.actions);
+  grant.permission_id = permission.id;
+  grant.owner_agent_id = permission.agent_id;
+  grant.resource = permission.resource;
+  grant.actions = permission.actions;
   grant.effect = permission.effect;
-  grant.constraints_json = std::move(permission.constraints_json);
+  grant.constraints_json = permission.constraints_json;
   return grant;
 }
 
@@ -839,20 +838,24 @@ absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::
 absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,
                                                                       PolicyView& view,
                                                                       absl::Time now) {
-  // The agent's own permissions are read directly, not through the lookups: the walk never
-  // comes back to the agent (no cycles), so they become grants without a copy.
-  absl::StatusOr<std::vector<Permission>> own = view.PermissionsOf(agent.id);
-  if (!own.ok()) return own.status();
-  std::vector<EffectivePermission> effective;
-  effective.reserve(own->size());
-  for (Permission& permission : *own) effective.push_back({GrantOf(std::move(permission)), {}});
-
   Lookups lookups(view, now);
+  absl::StatusOr<absl::Span<const Permission>> own = lookups.PermissionsOf(agent.id);
+  if (!own.ok()) return own.status();
+  absl::StatusOr<absl::Span<const Delegation>> links = lookups.DelegationsInto(agent.id);
+  if (!links.ok()) return links.status();
+  // Room for everything the links may lend, so that the list never moves as it grows.
+  size_t lent = 0;
+  for (const Delegation& link : *links) lent += link.permissions.size();
+  std::vector<EffectivePermission> effective;
+  effective.reserve(own->size() + lent);
+  for (const Permission& permission : *own) effective.push_back({GrantOf(permission), {}});
+
   DelegationWalk walk(agent.id);
   absl::Status status = ForEachLinkWithLivePath(
       agent.id, walk, lookups, [&](const Delegation& link, std::vector<DelegationHop> hops) {
         for (size_t i = 0; i < link.permissions.size(); ++i) {
-          effective.push_back({GrantOf(link, i), hops});
+          const bool last = i + 1 == link.permissions.size();
+          effective.push_back({GrantOf(link, i), last ? std::move(hops) : hops});
         }
         return false;
       });
