@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/base/call_once.h"
+#include "absl/strings/str_cat.h"
 #include "store/policy_encoding.h"
 #include "store/schema.h"
 
@@ -45,6 +46,11 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
   }
   absl::Status configured = ConfigureConnection(connection->database_, options.busy_timeout);
   if (!configured.ok()) return configured;
+  try {
+    connection->database_.exec(absl::StrCat("PRAGMA mmap_size = ", options.mmap_bytes));
+  } catch (const SQLite::Exception& e) {
+    return SqliteErrorStatus(e.getErrorCode(), absl::StrCat(path, ": ", e.what()));
+  }
   absl::Status migrated = MigrateSchema(connection->database_, options.busy_timeout);
   if (!migrated.ok()) return migrated;
   return connection;

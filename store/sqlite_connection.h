@@ -39,6 +39,8 @@ namespace verdict {
 struct ConnectionOptions {
   absl::Duration busy_timeout = absl::Seconds(5);
   bool create_if_missing = true;
+  // How much of the file reads map into memory (SqliteOptions::mmap_bytes).
+  int64_t mmap_bytes = 0;
 };
 
 class ScopedStatement;

@@ -248,8 +248,10 @@ class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
     : options_(std::move(options)),
-      pool_(std::move(path), ConnectionOptions{options_.busy_timeout, options_.create_if_missing},
-            options_.connections) {}
+      pool_(
+          std::move(path),
+          ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
+          options_.connections) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
@@ -257,6 +259,9 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
   if (options.connections < 1 || options.connections > kMaxConnections) {
     return absl::InvalidArgumentError(absl::StrCat("SQLite store: connections must be 1 to ",
                                                    kMaxConnections, ", not ", options.connections));
+  }
+  if (options.mmap_bytes < 0) {
+    return absl::InvalidArgumentError("SQLite store: mmap_bytes must not be negative");
   }
   if (options.busy_timeout < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("SQLite store: busy_timeout must not be negative");
