@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, db);
 ABSL_DECLARE_FLAG(std::string, seed);
 ABSL_DECLARE_FLAG(int, workers);
+ABSL_DECLARE_FLAG(int64_t, sqlite_mmap_mib);
 ABSL_DECLARE_FLAG(std::string, metrics_listen);
 ABSL_DECLARE_FLAG(std::string, ext_authz_config);
 ABSL_DECLARE_FLAG(std::string, decision_json_log);
@@ -31,6 +32,8 @@ ABSL_DECLARE_FLAG(absl::Duration, dpop_iat_window);
 namespace verdict {
 
 inline constexpr int kMaxWorkers = 256;
+// A memory map larger than the address space could hold is a typo, not a setting.
+inline constexpr int64_t kMaxSqliteMmapMib = int64_t{1} << 20;
 
 struct ServerOptions {
   // "host:port" ("127.0.0.1:50051", "[::1]:0"; port 0 picks a free one) or "unix:PATH".
@@ -42,6 +45,8 @@ struct ServerOptions {
   // Threads that make the decisions that cannot run on gRPC's threads (server/decision_runner.h),
   // each with a store connection of its own.
   int workers = 4;
+  // MiB of a SQLite database read through a memory map (SqliteOptions::mmap_bytes); 0 for none.
+  int64_t sqlite_mmap_mib = 2048;
   // "host:port" where HTTP GET /metrics answers in the Prometheus text format; "" for none.
   std::string metrics_listen;
   // The JSON file that maps Envoy ext_authz requests to decisions (server/http_mapping.h);

@@ -29,6 +29,7 @@ TEST(ServerOptionsTest, DefaultsServeLoopbackFromALocalFile) {
   EXPECT_EQ(options->db_path, "./verdict.db");
   EXPECT_EQ(options->seed_path, "");
   EXPECT_EQ(options->workers, 4);
+  EXPECT_EQ(options->sqlite_mmap_mib, 2048);
 }
 
 TEST(ServerOptionsTest, FlagsReachTheOptions) {
@@ -70,6 +71,10 @@ TEST(ServerOptionsTest, BadOptionsNameTheFlag) {
       {"empty db", [](ServerOptions& o) { o.db_path = ""; }, "--db"},
       {"zero workers", [](ServerOptions& o) { o.workers = 0; }, "--workers"},
       {"too many workers", [](ServerOptions& o) { o.workers = kMaxWorkers + 1; }, "--workers"},
+      {"negative memory map", [](ServerOptions& o) { o.sqlite_mmap_mib = -1; },
+       "--sqlite_mmap_mib"},
+      {"memory map beyond reason",
+       [](ServerOptions& o) { o.sqlite_mmap_mib = kMaxSqliteMmapMib + 1; }, "--sqlite_mmap_mib"},
   };
   for (const Case& c : cases) {
     ServerOptions options = ValidOptions();

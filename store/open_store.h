@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
+#include "store/sqlite_store.h"
 #include "store/store.h"
 
 namespace verdict {
@@ -45,6 +46,8 @@ struct StoreOptions {
   bool defer_open_errors = false;
   // The time of admin writes.
   std::function<absl::Time()> clock = [] { return absl::Now(); };
+  // SQLite only: how much of the file reads map into memory (SqliteOptions::mmap_bytes).
+  int64_t sqlite_mmap_bytes = kDefaultMmapBytes;
 };
 
 // Opens (creating or migrating as needed) the store `db` names.
