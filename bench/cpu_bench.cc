@@ -203,6 +203,35 @@ void BM_MemoryAuthorizeDeniedByPolicy(benchmark::State& state) {
 }
 BENCHMARK(BM_MemoryAuthorizeDeniedByPolicy);
 
+// A grant with a constraint: create on the agent's tickets from an allowed address, which
+// permission 3 of every agent allows (its IP allowlist is 10.0.0.0/8).
+void BM_MemoryAuthorizeIpAllowlisted(benchmark::State& state) {
+  Authorizer authorizer(SharedMemoryStore(), [] { return DecisionTime(); });
+  std::vector<Request> requests;
+  for (uint64_t i = 0; i < 1024; ++i) {
+    const uint64_t pick = i * 0x9e3779b97f4a7c15ULL;
+    const int64_t agent = static_cast<int64_t>(pick % kMemoryAgents);
+    Request request;
+    request.subject.agent_id = AgentId(agent);
+    request.action = "create";
+    request.resource = absl::StrCat("tickets:", agent, ":", (pick >> 32) % 1000);
+    request.client_ip = "10.1.2.3";
+    absl::StatusOr<Decision> decision = authorizer.Authorize(request);
+    if (!decision.ok() || decision->verdict != Verdict::kAllow ||
+        decision->matched_grant->resource != absl::StrCat("tickets:", agent, ":*")) {
+      state.SkipWithError("the IP-allowlisted grant did not allow its call");
+      return;
+    }
+    requests.push_back(std::move(request));
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(authorizer.Authorize(requests[next]));
+    next = (next + 1) & 1023;
+  }
+}
+BENCHMARK(BM_MemoryAuthorizeIpAllowlisted);
+
 // --- ValidateToken over the in-memory store: the token's hash, then the effective permissions --
 
 // An agent's index from its id ("agt_bench_0000042" is 42).

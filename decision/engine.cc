@@ -4,8 +4,8 @@
 #include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -230,6 +230,23 @@ struct ChainOutcome {
   std::optional<ChainFailure> failure;  // nullopt: the chain passed
   SideEffects side_effects;             // what passing needs written
 };
+
+// Parsed constraints by their JSON text, shared by every call this thread makes: design section
+// 3 allows it, since the text is the key, so a grant whose constraints change is parsed afresh,
+// never answered from a stale entry. When full it starts again empty; calls hold their own
+// references to what they use. Text that does not parse is not kept.
+absl::StatusOr<std::shared_ptr<const Constraints>> ParsedConstraints(absl::string_view json) {
+  constexpr size_t kMaxEntries = 256;
+  thread_local absl::flat_hash_map<std::string, std::shared_ptr<const Constraints>> parsed;
+  auto it = parsed.find(json);
+  if (it != parsed.end()) return it->second;
+  absl::StatusOr<Constraints> constraints = ParseConstraints(json);
+  if (!constraints.ok()) return constraints.status();
+  if (parsed.size() >= kMaxEntries) parsed.clear();
+  auto shared = std::make_shared<const Constraints>(*std::move(constraints));
+  parsed.emplace(json, shared);
+  return shared;
+}
 
 std::string ActionsText(const std::vector<std::string>& actions) {
   return absl::StrCat("[", absl::StrJoin(actions, ","), "]");
@@ -557,16 +574,16 @@ class Decider {
     static const Constraints* const kNone = new Constraints();
     const std::string& json = element.constraints_json();
     if (json.empty() || json == "{}") return kNone;
-    auto it = constraints_.find(json);
-    if (it == constraints_.end()) {
-      absl::StatusOr<Constraints> parsed = ParseConstraints(json);
-      if (!parsed.ok()) {
-        return absl::InternalError(absl::StrCat("stored constraints of ", element.GrantId(),
-                                                " do not parse: ", parsed.status().message()));
-      }
-      it = constraints_.emplace(json, *std::move(parsed)).first;
+    for (const auto& [text, constraints] : constraints_) {
+      if (text == json) return constraints.get();
     }
-    return &it->second;
+    absl::StatusOr<std::shared_ptr<const Constraints>> parsed = ParsedConstraints(json);
+    if (!parsed.ok()) {
+      return absl::InternalError(absl::StrCat("stored constraints of ", element.GrantId(),
+                                              " do not parse: ", parsed.status().message()));
+    }
+    constraints_.emplace_back(json, *std::move(parsed));
+    return constraints_.back().second.get();
   }
 
   absl::StatusOr<const JsonValue*> Arguments() {
@@ -680,7 +697,10 @@ class Decider {
 
   Decision decision_;
   absl::string_view subject_id_;  // the live subject's, held by Run's subject resolution
-  absl::node_hash_map<std::string, Constraints> constraints_;  // by their JSON text
+  // The constraints this call has used, by their JSON text (held by the view's rows), each
+  // held until the call ends whatever the thread's cache drops meanwhile.
+  absl::InlinedVector<std::pair<absl::string_view, std::shared_ptr<const Constraints>>, 2>
+      constraints_;
   std::optional<JsonValue> arguments_;
   std::optional<std::optional<ApprovalRequest>> open_approval_;
   std::optional<Failed> furthest_;

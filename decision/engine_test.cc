@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "crypto/sha256.h"
@@ -498,6 +499,43 @@ TEST_F(EngineTest, StoredConstraintsThatDoNotParseFailClosed) {
   EXPECT_TRUE(absl::StrContains(decision.status().message(), broken)) << decision.status();
   // Constraints are parsed only for grants that match.
   EXPECT_EQ(DecideNow(Read("agt_a", "mail:1")).reason, ReasonCode::kNoMatchingPermission);
+}
+
+// Parsed constraints are kept by their text (design section 3 allows it for configuration
+// keyed by its content): a grant whose constraints change is decided by the new ones.
+TEST_F(EngineTest, ConstraintsThatChangeDecideByTheirNewText) {
+  AddAgent("agt_a");
+  const std::string first = Allow("agt_a", "docs:*", R"({"ip_allowlist": ["10.0.0.0/8"]})");
+  Request request = Read("agt_a", "docs:1");
+  request.client_ip = "10.1.2.3";
+  EXPECT_EQ(DecideNow(request).reason, ReasonCode::kAllowed);
+  ASSERT_TRUE(store_.RemovePermission(first).ok());
+  Allow("agt_a", "docs:*", R"({"ip_allowlist": ["192.0.2.0/24"]})");
+  EXPECT_EQ(DecideNow(request).reason, ReasonCode::kIpNotAllowed);
+}
+
+// More distinct constraints in one call than are kept parsed: each grant is still checked
+// against its own, and what the call parsed early stays valid to the end.
+TEST_F(EngineTest, OneCallMayCheckMoreDistinctConstraintsThanAreKeptParsed) {
+  AddAgent("agt_a");
+  const auto address = [](int i) { return absl::StrCat("10.0.", i / 256, ".", i % 256); };
+  std::vector<std::string> permissions;
+  for (int i = 0; i < 600; ++i) {
+    permissions.push_back(
+        Allow("agt_a", "docs:*", absl::StrCat(R"({"ip_allowlist": [")", address(i), R"("]})")));
+  }
+  for (int i : {0, 299, 599}) {
+    Request request = Read("agt_a", "docs:1");
+    request.client_ip = address(i);
+    Decision decision = DecideNow(request);
+    EXPECT_EQ(decision.reason, ReasonCode::kAllowed) << i;
+    EXPECT_EQ(decision.matched_grant->permission_id, permissions[i]);
+  }
+  Request request = Read("agt_a", "docs:1");
+  request.client_ip = "192.0.2.1";
+  Decision decision = DecideNow(request);
+  EXPECT_EQ(decision.reason, ReasonCode::kIpNotAllowed);
+  EXPECT_EQ(decision.message, "ip 192.0.2.1 is not allowed by " + permissions[0]);
 }
 
 // ---------------------------------------------------------------------------------------------
