@@ -267,16 +267,19 @@ std::string TimeWindowText(const TimeWindow& window) {
 
 class Decider {
  public:
+  // Decides into `decision`, which the caller keeps: the decision is made where it is returned.
   Decider(const Request& request, PolicyView& view, absl::Time now, Trace* trace,
-          AccessTokenAuthenticator* access_tokens)
+          AccessTokenAuthenticator* access_tokens, Decision& decision)
       : request_(request),
         view_(view),
         lookups_(view, now),
         now_(now),
         trace_(trace),
-        access_tokens_(access_tokens) {}
+        access_tokens_(access_tokens),
+        decision_(decision) {}
 
-  absl::StatusOr<Decision> Run() {
+  // A failed lookup is returned as its status, and the decision is then to be dropped.
+  absl::Status Run() {
     decision_.request_id = request_.request_id;
     absl::StatusOr<SubjectResolution> subject =
         ResolveSubject(request_.subject, view_, now_, access_tokens_);
@@ -290,7 +293,7 @@ class Decider {
     if (!subject->agent) {
       decision_.reason = subject->reason;
       decision_.message = std::move(subject->message);
-      return std::move(decision_);
+      return absl::OkStatus();
     }
     subject_id_ = subject->agent->id;
 
@@ -303,7 +306,7 @@ class Decider {
       decision_.message = absl::StrCat("denied by ", deny->id);
       decision_.matched_grant = GrantOf(*deny);
       AddCandidateStages(deny);
-      return std::move(decision_);
+      return absl::OkStatus();
     }
 
     absl::StatusOr<bool> allowed = TryOwnAllows(*own, walk);
@@ -314,7 +317,7 @@ class Decider {
     if (!allowed.ok()) return allowed.status();
     AddCandidateStages(nullptr);
     if (!*allowed) Refuse();
-    return std::move(decision_);
+    return absl::OkStatus();
   }
 
  private:
@@ -695,7 +698,7 @@ class Decider {
   Trace* const trace_;
   AccessTokenAuthenticator* const access_tokens_;
 
-  Decision decision_;
+  Decision& decision_;
   absl::string_view subject_id_;  // the live subject's, held by Run's subject resolution
   // The constraints this call has used, by their JSON text (held by the view's rows), each
   // held until the call ends whatever the thread's cache drops meanwhile.
@@ -758,26 +761,28 @@ absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
 }
 
 // The subject when `agent` is live at `now`; otherwise why it may not act.
-SubjectResolution LiveOrWhyNot(Agent agent, absl::Time now) {
-  SubjectResolution resolution;
-  resolution.agent_id = agent.id;
-  resolution.reason = LivenessOf(agent, now);
+absl::StatusOr<SubjectResolution> LiveOrWhyNot(std::optional<Agent>&& agent, absl::Time now) {
+  // Built where it is returned, so the agent is moved once.
+  absl::StatusOr<SubjectResolution> answer(absl::in_place);
+  SubjectResolution& resolution = *answer;
+  resolution.agent_id = agent->id;
+  resolution.reason = LivenessOf(*agent, now);
   switch (resolution.reason) {
     case ReasonCode::kAgentExpired:
       resolution.message =
-          absl::StrCat("agent ", agent.id, " expired at ",
-                       absl::FormatTime(absl::RFC3339_sec, agent.expires_at, absl::UTCTimeZone()));
+          absl::StrCat("agent ", agent->id, " expired at ",
+                       absl::FormatTime(absl::RFC3339_sec, agent->expires_at, absl::UTCTimeZone()));
       break;
     case ReasonCode::kAgentSuspended:
-      resolution.message = absl::StrCat("agent ", agent.id, " is suspended");
+      resolution.message = absl::StrCat("agent ", agent->id, " is suspended");
       break;
     case ReasonCode::kAgentRevoked:
-      resolution.message = absl::StrCat("agent ", agent.id, " is revoked");
+      resolution.message = absl::StrCat("agent ", agent->id, " is revoked");
       break;
     default:
       resolution.agent = std::move(agent);
   }
-  return resolution;
+  return answer;
 }
 
 absl::StatusOr<SubjectResolution> ResolveAgent(absl::string_view agent_id, PolicyView& view,
@@ -790,7 +795,7 @@ absl::StatusOr<SubjectResolution> ResolveAgent(absl::string_view agent_id, Polic
     resolution.message = absl::StrCat("agent ", agent_id, " not found");
     return resolution;
   }
-  return LiveOrWhyNot(**std::move(agent), now);
+  return LiveOrWhyNot(*std::move(agent), now);
 }
 
 // A JWT access token: authentic (signature, claims, DPoP), not revoked, naming a live agent in
@@ -847,12 +852,15 @@ absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyV
     resolution.message = "token is not recognised";
     return resolution;
   }
-  return LiveOrWhyNot(**std::move(agent), now);
+  return LiveOrWhyNot(*std::move(agent), now);
 }
 
 absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
                                 Trace* trace, AccessTokenAuthenticator* access_tokens) {
-  return Decider(request, view, now, trace, access_tokens).Run();
+  absl::StatusOr<Decision> decision(absl::in_place);
+  absl::Status decided = Decider(request, view, now, trace, access_tokens, *decision).Run();
+  if (!decided.ok()) decision = decided;
+  return decision;
 }
 
 absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,
