@@ -27,26 +27,20 @@ std::string LentPermissionId(const Delegation& link, size_t index) {
   return absl::StrCat(link.id, "#", index);
 }
 
+// Each field is copy-constructed in place: cheaper than assigning into empty strings.
 Grant GrantOf(const Permission& permission) {
-  Grant grant;
-  grant.permission_id = permission.id;
-  grant.owner_agent_id = permission.agent_id;
-  grant.resource = permission.resource;
-  grant.actions = permission.actions;
-  grant.effect = permission.effect;
-  grant.constraints_json = permission.constraints_json;
-  return grant;
+  return Grant{permission.id,      permission.agent_id, permission.resource,
+               permission.actions, permission.effect,   permission.constraints_json};
 }
 
 Grant GrantOf(const Delegation& link, size_t index) {
   const LentPermission& lent = link.permissions[index];
-  Grant grant;
-  grant.permission_id = LentPermissionId(link, index);
-  grant.owner_agent_id = link.from_agent_id;
-  grant.resource = lent.resource;
-  grant.actions = lent.actions;
-  grant.constraints_json = lent.constraints_json;
-  return grant;
+  return Grant{LentPermissionId(link, index),
+               link.from_agent_id,
+               lent.resource,
+               lent.actions,
+               Effect::kAllow,
+               lent.constraints_json};
 }
 
 // kAllowed when `agent` may act at `now`; otherwise why not.
@@ -252,11 +246,23 @@ std::string ActionsText(const std::vector<std::string>& actions) {
   return absl::StrCat("[", absl::StrJoin(actions, ","), "]");
 }
 
-// " through d1 > d2 > d3" for a delegation path, appended to `out`; nothing for none.
-void AppendPathText(const std::vector<DelegationHop>& path, std::string* out) {
+// "allowed by perm_1", then " through d1 > d2 > d3" for a delegation path. Every allowed call
+// builds it, so it is sized once and appended to: one allocation, where the system abseil's
+// StrCat and StrAppend zero-fill a resized string before they copy, and grow it per hop.
+std::string AllowedMessage(const Permission& origin, const std::vector<DelegationHop>& path) {
+  constexpr absl::string_view kAllowedBy = "allowed by ";
+  constexpr absl::string_view kThrough = " through ";
+  constexpr absl::string_view kNext = " > ";
+  size_t size = kAllowedBy.size() + origin.id.size();
+  for (const DelegationHop& hop : path) size += kThrough.size() + hop.delegation_id.size();
+  std::string message;
+  message.reserve(size);
+  message.append(kAllowedBy.data(), kAllowedBy.size()).append(origin.id);
   for (size_t i = 0; i < path.size(); ++i) {
-    absl::StrAppend(out, i == 0 ? " through " : " > ", path[i].delegation_id);
+    const absl::string_view separator = i == 0 ? kThrough : kNext;
+    message.append(separator.data(), separator.size()).append(path[i].delegation_id);
   }
+  return message;
 }
 
 std::string TimeWindowText(const TimeWindow& window) {
@@ -437,8 +443,7 @@ class Decider {
       std::vector<DelegationHop> path = chain.Path();
       decision_.verdict = Verdict::kAllow;
       decision_.reason = ReasonCode::kAllowed;
-      decision_.message = absl::StrCat("allowed by ", origin.id);
-      AppendPathText(path, &decision_.message);
+      decision_.message = AllowedMessage(origin, path);
       decision_.matched_grant = GrantOf(origin);
       decision_.side_effects = std::move(outcome->side_effects);
       if (trace_) AddTrial(GrantOf(origin), path, ReasonCode::kAllowed, "passed");
