@@ -42,9 +42,11 @@ class PolicyView {
   virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                         absl::Time now) = 0;
 
-  // The same two answers as spans that stay valid until this view is destroyed, which is what
-  // the engine reads: a view that keeps the rows it read answers without copying them
-  // (store/sqlite_store.cc). By default the view keeps the vectors the methods above return.
+  // The same answers as pointers and spans that stay valid until this view is destroyed, which
+  // is what the engine reads: a view that keeps the rows it read answers without copying them
+  // (store/sqlite_store.cc). By default the view keeps what the methods above return.
+  // FindAgentRef answers nullptr when there is no such agent.
+  virtual absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id);
   virtual absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(absl::string_view agent_id);
   virtual absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(
       absl::string_view agent_id, absl::Time now);
@@ -71,10 +73,18 @@ class PolicyView {
   virtual absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti);
 
  private:
-  // The default spans' rows; a deque, so that keeping another answer moves none of them.
+  // The default answers' rows; deques, so that keeping another answer moves none of them.
+  std::deque<Agent> kept_agents_;
   std::deque<std::vector<Permission>> kept_permissions_;
   std::deque<std::vector<Delegation>> kept_delegations_;
 };
+
+inline absl::StatusOr<const Agent*> PolicyView::FindAgentRef(absl::string_view agent_id) {
+  absl::StatusOr<std::optional<Agent>> agent = FindAgent(agent_id);
+  if (!agent.ok()) return agent.status();
+  if (!agent->has_value()) return nullptr;
+  return &kept_agents_.emplace_back(**std::move(agent));
+}
 
 inline absl::StatusOr<absl::Span<const Permission>> PolicyView::PermissionsSpan(
     absl::string_view agent_id) {

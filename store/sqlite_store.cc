@@ -66,6 +66,12 @@ class SqlitePolicyView : public Base {
     return (*kept)->agent;
   }
 
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return (*kept)->exists ? &(*kept)->agent : nullptr;
+  }
+
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
     // Read into a scratch slot first: the token's agent is known only once its row is decoded.

@@ -361,6 +361,46 @@ TEST_P(StoreContractTest, OnlyActiveUnexpiredDelegationsLeadIntoAnAgent) {
   EXPECT_THAT(*snapshot->ActiveDelegationsInto("agt_from", clock_.Now()), IsEmpty());
 }
 
+// What the engine reads: the agent by reference and the rows as spans, kept by the snapshot,
+// answer exactly what the copies answer, and stay put while the snapshot reads more.
+TEST_P(StoreContractTest, ReferencesAndSpansAnswerAsTheCopiesDo) {
+  NewAgent("agt_from");
+  NewAgent("agt_to");
+  Grant("agt_from", "docs:*", {"read", "write"});
+  Grant("agt_to", "/api/**", {"GET"});
+  ASSERT_TRUE(store_
+                  ->CreateDelegation({.from_agent_id = "agt_from",
+                                      .to_agent_id = "agt_to",
+                                      .permissions = {{.resource = "docs:public:*",
+                                                       .actions = {"read"},
+                                                       .constraints_json = ""}},
+                                      .max_depth = 2,
+                                      .id = "dlg_1"})
+                  .ok());
+  auto snapshot = Read();
+  absl::StatusOr<const Agent*> to = snapshot->FindAgentRef("agt_to");
+  ASSERT_TRUE(to.ok()) << to.status();
+  ASSERT_NE(*to, nullptr);
+  absl::StatusOr<absl::Span<const Permission>> to_permissions = snapshot->PermissionsSpan("agt_to");
+  absl::StatusOr<absl::Span<const Delegation>> into =
+      snapshot->ActiveDelegationsIntoSpan("agt_to", clock_.Now());
+  absl::StatusOr<const Agent*> from = snapshot->FindAgentRef("agt_from");
+  absl::StatusOr<absl::Span<const Permission>> from_permissions =
+      snapshot->PermissionsSpan("agt_from");
+  ASSERT_TRUE(to_permissions.ok() && into.ok() && from.ok() && from_permissions.ok());
+
+  EXPECT_THAT(**to, EqualsAgent(**snapshot->FindAgent("agt_to")));
+  EXPECT_THAT(**from, EqualsAgent(**snapshot->FindAgent("agt_from")));
+  EXPECT_THAT(*to_permissions, ElementsAre(HasId((*snapshot->PermissionsOf("agt_to"))[0].id)));
+  EXPECT_EQ((*to_permissions)[0].resource, "/api/**");
+  EXPECT_THAT(*from_permissions, ElementsAre(HasId((*snapshot->PermissionsOf("agt_from"))[0].id)));
+  EXPECT_EQ((*from_permissions)[0].resource, "docs:*");
+  ASSERT_THAT(*into, ElementsAre(HasId("dlg_1")));
+  EXPECT_EQ((*into)[0].permissions[0].resource, "docs:public:*");
+  EXPECT_EQ((*to)->id, "agt_to");  // still in place after the reads that followed it
+  EXPECT_EQ(*snapshot->FindAgentRef("agt_nobody"), nullptr);
+}
+
 // --- The decision path: approvals and rate limits ---
 
 TEST_P(StoreContractTest, OpenedApprovalIsFoundForExactlyTheSameCall) {
