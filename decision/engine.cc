@@ -69,9 +69,9 @@ class Lookups {
     for (const auto& [id, live] : liveness_) {
       if (id == agent_id) return live;
     }
-    absl::StatusOr<std::optional<Agent>> agent = view_.FindAgent(agent_id);
+    absl::StatusOr<const Agent*> agent = view_.FindAgentRef(agent_id);
     if (!agent.ok()) return agent.status();
-    const bool live = agent->has_value() && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
+    const bool live = *agent != nullptr && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
     liveness_.emplace_back(agent_id, live);
     return live;
   }
