@@ -320,6 +320,10 @@ class RecordingSnapshot : public ReadSnapshot {
     });
     return base_->ActiveDelegationsInto(agent_id, now);
   }
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    Record([id = std::string(agent_id)](PolicyView& view) { return view.FindAgentRef(id); });
+    return base_->FindAgentRef(agent_id);
+  }
   absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
       absl::string_view agent_id) override {
     Record([id = std::string(agent_id)](PolicyView& view) { return view.PermissionsSpan(id); });

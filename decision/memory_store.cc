@@ -33,10 +33,16 @@ std::string CallKey(absl::string_view agent_id, absl::string_view action,
 
 // The lookups, shared by snapshots and transactions.
 
-std::optional<Agent> FindAgentIn(const Tables& tables, absl::string_view agent_id) {
+// The agent as the view's table holds it (see the span answers below), or nullptr.
+const Agent* AgentIn(const Tables& tables, absl::string_view agent_id) {
   auto it = tables.agents->find(agent_id);
-  if (it == tables.agents->end()) return std::nullopt;
-  return it->second.agent;
+  return it == tables.agents->end() ? nullptr : &it->second.agent;
+}
+
+std::optional<Agent> FindAgentIn(const Tables& tables, absl::string_view agent_id) {
+  const Agent* agent = AgentIn(tables, agent_id);
+  if (agent == nullptr) return std::nullopt;
+  return *agent;
 }
 
 std::optional<Agent> FindAgentByTokenHashIn(const Tables& tables, absl::string_view token_sha256,
@@ -59,9 +65,9 @@ std::optional<SigningKey> ActiveSigningKeyIn(const Tables& tables, absl::string_
   return it->second;
 }
 
-// The span answers point into the tables themselves: a view holds its version of every table,
-// which no writer changes while anyone else holds it (copy on write), so the rows stay put for
-// as long as the view lives.
+// The span (and reference) answers point into the tables themselves: a view holds its version
+// of every table, which no writer changes while anyone else holds it (copy on write), so the
+// rows stay put for as long as the view lives.
 
 absl::Span<const Permission> PermissionsIn(const Tables& tables, absl::string_view agent_id) {
   auto it = tables.permissions->find(agent_id);
@@ -154,6 +160,9 @@ class MemoryReadSnapshot : public ReadSnapshot {
                                                                 absl::Time now) override {
     return ActiveDelegationsIn(tables_, agent_id, now);
   }
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    return AgentIn(tables_, agent_id);
+  }
   absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
       absl::string_view agent_id) override {
     return PermissionsIn(tables_, agent_id);
@@ -214,6 +223,9 @@ class MemoryWriteTransaction : public WriteTransaction {
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
     return ActiveDelegationsIn(tables_, agent_id, now);
+  }
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    return AgentIn(tables_, agent_id);
   }
   absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
       absl::string_view agent_id) override {
@@ -294,9 +306,10 @@ class MemoryWriteTransaction : public WriteTransaction {
     // Writers are serialised, so the store's state is still the one this transaction began on.
     Tables& current = store_.current_;
     current.approvals = tables_.approvals;
-    // Spans handed out point into the permission and delegation tables: those stay held until
-    // the transaction is destroyed.
+    // References and spans handed out point into the agent, permission and delegation tables:
+    // those stay held until the transaction is destroyed.
     Tables spanned;
+    spanned.agents = std::move(tables_.agents);
     spanned.permissions = std::move(tables_.permissions);
     spanned.delegations = std::move(tables_.delegations);
     tables_ = std::move(spanned);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "gtest/gtest.h"
@@ -179,6 +180,21 @@ TEST(MemoryPolicyStore, ASpanKeepsShowingItsSnapshotWhateverIsWrittenLater) {
   EXPECT_EQ(links[0].status, DelegationStatus::kActive);
 }
 
+TEST(MemoryPolicyStore, AnAgentReferenceKeepsShowingItsSnapshot) {
+  MemoryPolicyStore store;
+  ASSERT_TRUE(store.AddAgent(NewAgent("agt_a")).ok());
+  std::unique_ptr<ReadSnapshot> snapshot = Read(store);
+  absl::StatusOr<const Agent*> agent = snapshot->FindAgentRef("agt_a");
+  ASSERT_TRUE(agent.ok() && *agent != nullptr);
+  EXPECT_EQ(*snapshot->FindAgentRef("agt_missing"), nullptr);
+  ASSERT_TRUE(store.SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(store.AddAgent(NewAgent(absl::StrCat("agt_", i))).ok());
+
+  EXPECT_EQ((*agent)->id, "agt_a");
+  EXPECT_EQ((*agent)->status, AgentStatus::kActive);
+  EXPECT_EQ((*Read(store)->FindAgentRef("agt_a"))->status, AgentStatus::kRevoked);
+}
+
 TEST(MemoryPolicyStore, ACommittedTransactionKeepsWhatItsSpansShowUntilItIsDestroyed) {
   MemoryPolicyStore store;
   ASSERT_TRUE(store.AddAgent(NewAgent("agt_a")).ok());
@@ -191,12 +207,17 @@ TEST(MemoryPolicyStore, ACommittedTransactionKeepsWhatItsSpansShowUntilItIsDestr
 
   std::unique_ptr<WriteTransaction> transaction = Write(store);
   absl::Span<const Permission> permissions = *transaction->PermissionsSpan("agt_a");
+  const Agent* agent = *transaction->FindAgentRef("agt_a");
   ASSERT_TRUE(transaction->Commit().ok());
   ASSERT_TRUE(store.RemovePermission(*kept).ok());
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(store.AddPermission(permission).ok());
+  ASSERT_TRUE(store.SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(store.AddAgent(NewAgent(absl::StrCat("agt_", i))).ok());
 
   ASSERT_EQ(permissions.size(), 1u);
   EXPECT_EQ(permissions[0].id, *kept);
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(agent->status, AgentStatus::kActive);
 }
 
 TEST(MemoryPolicyStore, ARotatedTokenWorksUntilItsGraceEnds) {
