@@ -10,7 +10,7 @@
 #define VERDICT_DECISION_POLICY_VIEW_H_
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <optional>
 #include <vector>
 
@@ -73,10 +73,11 @@ class PolicyView {
   virtual absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti);
 
  private:
-  // The default answers' rows; deques, so that keeping another answer moves none of them.
-  std::deque<Agent> kept_agents_;
-  std::deque<std::vector<Permission>> kept_permissions_;
-  std::deque<std::vector<Delegation>> kept_delegations_;
+  // The default answers' rows. Lists: keeping another answer moves none of them, and an empty
+  // list allocates nothing (a deque would, in every view, even one that never uses them).
+  std::list<Agent> kept_agents_;
+  std::list<std::vector<Permission>> kept_permissions_;
+  std::list<std::vector<Delegation>> kept_delegations_;
 };
 
 inline absl::StatusOr<const Agent*> PolicyView::FindAgentRef(absl::string_view agent_id) {
