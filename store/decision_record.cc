@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -31,14 +32,39 @@ absl::Status Malformed(absl::string_view what, size_t offset) {
       absl::StrCat("policy store: decision record of ", what, " is malformed at byte ", offset));
 }
 
+// The value of eight ASCII digits read as one little-endian word, or nullopt when any byte is
+// not a digit: three multiplications instead of eight steps.
+std::optional<uint64_t> EightDigits(const char* text) {
+  uint64_t word;
+  std::memcpy(&word, text, sizeof(word));
+  // Every byte must be 0x30 to 0x39: its high nibble 3, and adding 6 must not carry into it.
+  if ((word & 0xF0F0F0F0F0F0F0F0) != 0x3030303030303030 ||
+      ((word + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) != 0x3030303030303030) {
+    return std::nullopt;
+  }
+  word -= 0x3030303030303030;
+  word = (word * 10) + (word >> 8);  // pairs of digits in every other byte
+  word = (((word & 0x000000FF000000FF) * (100 + (1000000ULL << 32))) +
+          (((word >> 16) & 0x000000FF000000FF) * (1 + (10000ULL << 32)))) >>
+         32;
+  return word;
+}
+
 // The non-negative decimal number `digits` spells, without a sign, spaces or leading '+'; false
-// when it is empty, holds anything else or overflows. A hand-written loop: the decoder parses a
-// few dozen of these per agent, and absl::SimpleAtoi's generality cost a tenth of a decision.
+// when it is empty, holds anything else or overflows. Hand-written: a decision parses a few
+// dozen of these (times have 16 digits), and absl::SimpleAtoi's generality cost a tenth of it.
 bool ParseDecimal(absl::string_view digits, uint64_t& value) {
   if (digits.empty() || digits.size() > 19) return false;  // 19 digits always fit in 64 bits
+  const char* p = digits.data();
+  const char* const end = p + digits.size();
   uint64_t parsed = 0;
-  for (const char c : digits) {
-    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};  // wraps for c < '0'
+  for (; end - p >= 8; p += 8) {
+    const std::optional<uint64_t> eight = EightDigits(p);
+    if (!eight) return false;
+    parsed = parsed * 100000000 + *eight;
+  }
+  for (; p != end; ++p) {
+    const unsigned digit = static_cast<unsigned char>(*p) - unsigned{'0'};  // wraps for < '0'
     if (digit > 9) return false;
     parsed = parsed * 10 + digit;
   }
@@ -57,37 +83,45 @@ bool ParseInt64(absl::string_view text, int64_t& value) {
   return true;
 }
 
-// Reads the fields of one column's text in order.
+// Reads the fields of one column's text in order. Every field a decision reads passes through
+// Next, so it walks raw pointers: a length of one or two digits, a colon, the bytes.
 class FieldReader {
  public:
-  explicit FieldReader(absl::string_view text) : text_(text) {}
+  explicit FieldReader(absl::string_view text)
+      : begin_(text.data()), cursor_(text.data()), end_(text.data() + text.size()) {}
 
-  bool done() const { return position_ == text_.size(); }
-  size_t position() const { return position_; }
+  bool done() const { return cursor_ == end_; }
+  size_t position() const { return static_cast<size_t>(cursor_ - begin_); }
 
   // The next field; false when the text does not hold one.
   bool Next(Field& field) {
-    if (position_ < text_.size() && text_[position_] == '-') {
-      ++position_;
+    const char* p = cursor_;
+    if (p == end_) return false;
+    if (*p == '-') {
+      cursor_ = p + 1;
       field = std::nullopt;
       return true;
     }
-    size_t colon = position_;
-    while (colon < text_.size() && text_[colon] != ':') ++colon;
-    uint64_t length = 0;
-    if (colon == text_.size() ||
-        !ParseDecimal(text_.substr(position_, colon - position_), length)) {
-      return false;
+    const char* const digits = p;
+    size_t length = 0;
+    for (; p != end_; ++p) {
+      const unsigned digit = static_cast<unsigned char>(*p) - unsigned{'0'};  // wraps for < '0'
+      if (digit > 9) break;
+      length = length * 10 + digit;
     }
-    if (length > text_.size() - colon - 1) return false;
-    field = text_.substr(colon + 1, length);
-    position_ = colon + 1 + length;
+    // Nine digits at most, so the length cannot overflow on the way.
+    if (p == digits || p - digits > 9 || p == end_ || *p != ':') return false;
+    ++p;
+    if (length > static_cast<size_t>(end_ - p)) return false;
+    field = absl::string_view(p, length);
+    cursor_ = p + length;
     return true;
   }
 
  private:
-  absl::string_view text_;
-  size_t position_ = 0;
+  const char* const begin_;
+  const char* cursor_;
+  const char* const end_;
 };
 
 // One record as a row for store/row_readers.h: column 0 is the first field after `skip`

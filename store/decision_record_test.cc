@@ -228,6 +228,18 @@ TEST(DecisionRecordDecodingTest, PermissionsComeBackInCreationOrderWhateverOrder
   EXPECT_EQ((*permissions)[1].id, "p2");
 }
 
+TEST(DecisionRecordDecodingTest, TimesOfEveryLengthReadExactly) {
+  for (int64_t micros : {int64_t{0}, int64_t{7}, int64_t{12345678}, int64_t{123456789},
+                         int64_t{1735689600000000}, int64_t{9223372036854775807}}) {
+    const std::string digits = absl::StrCat(micros);
+    const std::string text = absl::StrCat("5:agt_a5:alice1:A10:autonomous6:active", digits.size(),
+                                          ":", digits, "5:vdt_a1:11:2");
+    absl::StatusOr<Agent> agent = DecodeAgentRecord(text);
+    ASSERT_TRUE(agent.ok()) << text << ": " << agent.status();
+    EXPECT_EQ(agent->expires_at, absl::FromUnixMicros(micros)) << text;
+  }
+}
+
 TEST(DecisionRecordDecodingTest, NoRecordsAreNoRows) {
   EXPECT_THAT(*DecodePermissionRecords(""), IsEmpty());
   EXPECT_THAT(*DecodeDelegationRecords("", kNow), IsEmpty());
@@ -245,6 +257,9 @@ TEST(DecisionRecordDecodingTest, DamagedTextIsInternalNeverAGuess) {
       "5:agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:x1:2",   // a time that is no number
       "5:agt_a5:alice1:A10:autonomous7:retired-5:vdt_a1:11:2",  // a status that is none
       "x:agt_a5:alice1:A10:autonomous6:active-5:vdt_a1:11:2",   // a length that is no number
+      "5:agt_a5:alice1:A10:autonomous6:active16:17356896x00000005:vdt_a1:11:2",     // in 8 digits
+      "5:agt_a5:alice1:A10:autonomous6:active16:1735689600000:005:vdt_a1:11:2",     // in 8 digits
+      "5:agt_a5:alice1:A10:autonomous6:active19:92233720368547758085:vdt_a1:11:2",  // overflows
   };
   for (const std::string& text : damaged) {
     EXPECT_EQ(DecodeAgentRecord(text).status().code(), absl::StatusCode::kInternal) << text;
