@@ -14,9 +14,9 @@ namespace verdict {
 namespace {
 
 // Reads go through each connection's page cache, up to 16 MiB (a negative cache_size is in
-// KiB): enough to keep a policy of tens of thousands of agents hot, bounded per connection. A
-// memory map would save a copy per page, but an I/O error on a mapped page is a SIGBUS that
-// kills the process instead of an UNAVAILABLE the caller can handle.
+// KiB): enough to keep a policy of tens of thousands of agents hot, bounded per connection.
+// Pages outside it come through the memory map the connection sets up with its options
+// (SqliteOptions::mmap_bytes, which says what that costs when the disk fails).
 constexpr char kConnectionPragmas[] =
     "PRAGMA synchronous = NORMAL;"
     "PRAGMA foreign_keys = ON;"
