@@ -135,15 +135,13 @@ absl::Status NotFound(absl::string_view what, absl::string_view id) {
 
 }  // namespace
 
-class MemoryReadSnapshot : public ReadSnapshot {
+// The PolicyView lookups over one set of tables, for both kinds of transaction; each keeps
+// the tables it began on (and the rows its spans point into) until it is destroyed.
+template <typename Base>
+class MemoryPolicyView : public Base {
  public:
-  MemoryReadSnapshot(MemoryPolicyStore& store, Tables tables)
+  MemoryPolicyView(MemoryPolicyStore& store, Tables tables)
       : store_(store), tables_(std::move(tables)) {}
-
-  ~MemoryReadSnapshot() override {
-    absl::MutexLock lock(&store_.mu_);
-    tables_ = Tables();
-  }
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
     return FindAgentIn(tables_, agent_id);
@@ -178,10 +176,6 @@ class MemoryReadSnapshot : public ReadSnapshot {
                                                                   absl::Time now) override {
     return FindOpenApprovalIn(tables_, agent_id, action, resource, arguments_hash, now);
   }
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
-                                    int64_t window_start_unix) override {
-    return RateCountIn(*tables_.rates, RateKey(std::string(permission_id), window_start_unix));
-  }
   absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
     return ActiveSigningKeyIn(tables_, kid);
   }
@@ -189,19 +183,35 @@ class MemoryReadSnapshot : public ReadSnapshot {
     return tables_.revoked_token_ids->contains(jti);
   }
 
- private:
+ protected:
   MemoryPolicyStore& store_;
   Tables tables_;
+
+ private:
   std::vector<std::vector<Delegation>> kept_delegations_;
+};
+
+class MemoryReadSnapshot final : public MemoryPolicyView<ReadSnapshot> {
+ public:
+  using MemoryPolicyView::MemoryPolicyView;
+
+  ~MemoryReadSnapshot() override {
+    absl::MutexLock lock(&store_.mu_);
+    tables_ = Tables();
+  }
+
+  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+                                    int64_t window_start_unix) override {
+    return RateCountIn(*tables_.rates, RateKey(std::string(permission_id), window_start_unix));
+  }
 };
 
 // Reads the state as of its start plus its own writes. Approval writes go to a private copy of
 // the (small, rarely written) approval table; rate spends, which an Authorize makes on the hot
 // path, are kept as counts to add at Commit, so a spend never copies the counter table.
-class MemoryWriteTransaction : public WriteTransaction {
+class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
  public:
-  MemoryWriteTransaction(MemoryPolicyStore& store, Tables tables)
-      : store_(store), tables_(std::move(tables)) {}
+  using MemoryPolicyView::MemoryPolicyView;
 
   ~MemoryWriteTransaction() override {
     absl::MutexLock lock(&store_.mu_);
@@ -209,49 +219,10 @@ class MemoryWriteTransaction : public WriteTransaction {
     if (!finished_) store_.no_transaction_open_ = true;
   }
 
-  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    return FindAgentIn(tables_, agent_id);
-  }
-  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
-                                                            absl::Time now) override {
-    return FindAgentByTokenHashIn(tables_, token_sha256, now);
-  }
-  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    absl::Span<const Permission> permissions = PermissionsIn(tables_, agent_id);
-    return std::vector<Permission>(permissions.begin(), permissions.end());
-  }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
-                                                                absl::Time now) override {
-    return ActiveDelegationsIn(tables_, agent_id, now);
-  }
-  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
-    return AgentIn(tables_, agent_id);
-  }
-  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
-      absl::string_view agent_id) override {
-    return PermissionsIn(tables_, agent_id);
-  }
-  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
-                                                                         absl::Time now) override {
-    return ActiveDelegationsSpanIn(tables_, agent_id, now, kept_delegations_);
-  }
-  absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
-                                                                  absl::string_view action,
-                                                                  absl::string_view resource,
-                                                                  absl::string_view arguments_hash,
-                                                                  absl::Time now) override {
-    return FindOpenApprovalIn(tables_, agent_id, action, resource, arguments_hash, now);
-  }
   absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
                                     int64_t window_start_unix) override {
     RateKey key(std::string(permission_id), window_start_unix);
     return RateCountIn(*tables_.rates, key) + RateCountIn(spent_, key);
-  }
-  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
-    return ActiveSigningKeyIn(tables_, kid);
-  }
-  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
-    return tables_.revoked_token_ids->contains(jti);
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
@@ -327,9 +298,6 @@ class MemoryWriteTransaction : public WriteTransaction {
     return absl::FailedPreconditionError("the transaction has already committed");
   }
 
-  MemoryPolicyStore& store_;
-  Tables tables_;
-  std::vector<std::vector<Delegation>> kept_delegations_;
   RateTable spent_;
   bool finished_ = false;
 };
