@@ -60,8 +60,7 @@ TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
                                       DecisionPathStatements().end());
   EXPECT_THAT(path,
               ::testing::IsSupersetOf(
-                  {StatementId::kFindAgent, StatementId::kFindAgentByTokenHash,
-                   StatementId::kFindAgentByPreviousTokenHash, StatementId::kPermissionsOf,
+                  {StatementId::kFindAgent, StatementId::kPermissionsOf,
                    StatementId::kActiveDelegationsInto, StatementId::kFindOpenApproval,
                    StatementId::kRateCount, StatementId::kSpendRate, StatementId::kInsertApproval,
                    StatementId::kUseApproval, StatementId::kFindActiveSigningKey,

@@ -48,22 +48,6 @@ absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,
   return ReadFirstRow<Agent>(find, ReadAgentColumns<ScopedStatement>);
 }
 
-absl::StatusOr<std::optional<Agent>> LookupAgentByTokenHash(SqliteConnection& connection,
-                                                            absl::string_view token_sha256,
-                                                            absl::Time now) {
-  {
-    ScopedStatement current = connection.Use(StatementId::kFindAgentByTokenHash);
-    current.BindBlob(1, token_sha256);
-    absl::StatusOr<std::optional<Agent>> agent =
-        ReadFirstRow<Agent>(current, ReadAgentColumns<ScopedStatement>);
-    if (!agent.ok() || agent->has_value()) return agent;
-  }
-  ScopedStatement previous = connection.Use(StatementId::kFindAgentByPreviousTokenHash);
-  previous.BindBlob(1, token_sha256);
-  previous.BindTime(2, now);
-  return ReadFirstRow<Agent>(previous, ReadAgentColumns<ScopedStatement>);
-}
-
 absl::StatusOr<std::vector<Permission>> LookupPermissionsOf(SqliteConnection& connection,
                                                             absl::string_view agent_id) {
   ScopedStatement list = connection.Use(StatementId::kPermissionsOf);

@@ -43,20 +43,18 @@ absl::StatusOr<std::optional<Row>> ReadFirstRow(ScopedStatement& statement, Read
   return std::optional<Row>(*std::move(row));
 }
 
-// PolicyView's lookups (decision/policy_view.h states their contracts).
 // The agent's row of decision_records (store/decision_record.h) into `record`, overwriting its
 // strings; false when there is no such agent. By token: its current token, or the previous one
-// still in its grace at `now`.
+// still in its grace at `now`. What the SQLite store's PolicyView reads.
 bool LookupDecisionRecord(SqliteConnection& connection, absl::string_view agent_id,
                           DecisionRecord& record);
 bool LookupDecisionRecordByTokenHash(SqliteConnection& connection, absl::string_view token_sha256,
                                      absl::Time now, DecisionRecord& record);
 
+// The same rows from their own tables (decision/policy_view.h states the contracts), for the
+// admin plane and the tests that check the records against them.
 absl::StatusOr<std::optional<Agent>> LookupAgent(SqliteConnection& connection,
                                                  absl::string_view agent_id);
-absl::StatusOr<std::optional<Agent>> LookupAgentByTokenHash(SqliteConnection& connection,
-                                                            absl::string_view token_sha256,
-                                                            absl::Time now);
 absl::StatusOr<std::vector<Permission>> LookupPermissionsOf(SqliteConnection& connection,
                                                             absl::string_view agent_id);
 absl::StatusOr<std::vector<Delegation>> LookupActiveDelegationsInto(SqliteConnection& connection,

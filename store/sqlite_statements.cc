@@ -32,13 +32,6 @@ constexpr StatementSql kStatements[] = {
 
     {StatementId::kFindAgent, "FindAgent",
      "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id = ?1"},
-    {StatementId::kFindAgentByTokenHash, "FindAgentByTokenHash",
-     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE token_hash = ?1"},
-    // Asked only when no current token matches: one unique-index search each, cheaper than
-    // one statement with OR.
-    {StatementId::kFindAgentByPreviousTokenHash, "FindAgentByPreviousTokenHash",
-     "SELECT " VERDICT_AGENT_COLUMNS
-     " FROM agents WHERE prev_token_hash = ?1 AND prev_token_expires_at > ?2"},
     // seq order is creation order.
     {StatementId::kPermissionsOf, "PermissionsOf",
      "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = ?1 ORDER BY seq"},
@@ -180,8 +173,6 @@ static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by Statemen
 
 constexpr StatementId kDecisionPath[] = {
     StatementId::kFindAgent,
-    StatementId::kFindAgentByTokenHash,
-    StatementId::kFindAgentByPreviousTokenHash,
     StatementId::kPermissionsOf,
     StatementId::kActiveDelegationsInto,
     StatementId::kFindOpenApproval,

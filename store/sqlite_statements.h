@@ -19,8 +19,6 @@ enum class StatementId {
   kRollback,
   // The decision path (PolicyView lookups and WriteTransaction writes).
   kFindAgent,
-  kFindAgentByTokenHash,
-  kFindAgentByPreviousTokenHash,
   kPermissionsOf,
   kActiveDelegationsInto,
   kFindOpenApproval,

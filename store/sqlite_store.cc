@@ -2,7 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <deque>
 #include <string>
 #include <utility>
 
