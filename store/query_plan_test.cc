@@ -55,6 +55,19 @@ TEST(QueryPlanTest, DecisionPathStatementsSearchIndexesAndNeverScanATable) {
   }
 }
 
+// A token call's lookup is two B-tree searches: the token's hash in an index that also holds
+// the agent's id, then the agent's record by its key. Never the agents table itself.
+TEST(QueryPlanTest, ATokenFindsItsRecordThroughTheCoveringIndexAlone) {
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> connection =
+      SqliteConnection::Open(FreshDatabasePath(), ConnectionOptions{});
+  ASSERT_TRUE(connection.ok()) << connection.status();
+
+  EXPECT_THAT(
+      QueryPlan(**connection, GetStatementSql(StatementId::kFindDecisionRecordByTokenHash).sql),
+      ::testing::ElementsAre("SEARCH a USING COVERING INDEX agents_by_token_hash (token_hash=?)",
+                             "SEARCH r USING PRIMARY KEY (agent_id=?)"));
+}
+
 TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
   const std::vector<StatementId> path(DecisionPathStatements().begin(),
                                       DecisionPathStatements().end());
