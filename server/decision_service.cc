@@ -16,14 +16,15 @@ namespace {
 
 // Parses the request on gRPC's thread; `prepare` turns it into the decision to make (or an
 // error), which the DecisionRunner runs inline or on a worker; `to_wire` turns its outcome into
-// the response.
+// the response. The call is timed and counted as `method`.
 template <typename WireRequest, typename WireResponse, typename T, typename Prepare,
           typename ToWire>
 grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* request_bytes,
                                      grpc::ByteBuffer* response_bytes, DecisionRunner& runner,
-                                     Prepare prepare, ToWire to_wire) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+                                     const TimedUnaryMethod& method, Prepare prepare,
+                                     ToWire to_wire) {
+  TimedUnaryReactor* reactor = method.StartCall();
   WireRequest request;
   // Deserialize consumes its buffer; the copy shares the slices and costs no bytes.
   grpc::ByteBuffer owned_bytes(*request_bytes);
@@ -65,11 +66,18 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
 
 }  // namespace
 
+GrpcDecisionService::GrpcDecisionService(DecisionRunner& runner, Metrics& metrics)
+    : runner_(runner),
+      authorize_(metrics, v1::DecisionService::service_full_name(), "Authorize"),
+      batch_authorize_(metrics, v1::DecisionService::service_full_name(), "BatchAuthorize"),
+      validate_token_(metrics, v1::DecisionService::service_full_name(), "ValidateToken"),
+      simulate_(metrics, v1::DecisionService::service_full_name(), "Simulate") {}
+
 grpc::ServerUnaryReactor* GrpcDecisionService::Authorize(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* request,
                                                          grpc::ByteBuffer* response) {
   return ServeUnary<v1::AuthorizeRequest, v1::AuthorizeResponse, Decision>(
-      context, request, response, runner_,
+      context, request, response, runner_, authorize_,
       [](const v1::AuthorizeRequest& wire_request)
           -> absl::StatusOr<DecisionRunner::Decide<Decision>> {
         absl::StatusOr<Request> request = RequestFromProto(wire_request);
@@ -87,7 +95,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::BatchAuthorize(grpc::CallbackServ
                                                               const grpc::ByteBuffer* request,
                                                               grpc::ByteBuffer* response) {
   return ServeUnary<v1::BatchAuthorizeRequest, v1::BatchAuthorizeResponse, std::vector<Decision>>(
-      context, request, response, runner_,
+      context, request, response, runner_, batch_authorize_,
       [](const v1::BatchAuthorizeRequest& wire_request)
           -> absl::StatusOr<DecisionRunner::Decide<std::vector<Decision>>> {
         absl::StatusOr<std::vector<Request>> requests = BatchRequestsFromProto(wire_request);
@@ -108,7 +116,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::ValidateToken(grpc::CallbackServe
                                                              const grpc::ByteBuffer* request,
                                                              grpc::ByteBuffer* response) {
   return ServeUnary<v1::ValidateTokenRequest, v1::ValidateTokenResponse, TokenValidation>(
-      context, request, response, runner_,
+      context, request, response, runner_, validate_token_,
       [](const v1::ValidateTokenRequest& wire_request)
           -> absl::StatusOr<DecisionRunner::Decide<TokenValidation>> {
         return [token = wire_request.token(), dpop = DpopEvidenceFromProto(wire_request)](
@@ -123,7 +131,7 @@ grpc::ServerUnaryReactor* GrpcDecisionService::Simulate(grpc::CallbackServerCont
                                                         const grpc::ByteBuffer* request,
                                                         grpc::ByteBuffer* response) {
   return ServeUnary<v1::SimulateRequest, v1::SimulateResponse, Simulation>(
-      context, request, response, runner_,
+      context, request, response, runner_, simulate_,
       [](const v1::SimulateRequest& wire_request)
           -> absl::StatusOr<DecisionRunner::Decide<Simulation>> {
         if (!wire_request.has_request()) {

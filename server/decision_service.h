@@ -8,10 +8,11 @@
 //
 // A request is parsed on gRPC's thread and decided where the DecisionRunner says: on that same
 // thread when the decision only reads, on a worker when it must write (server/decision_runner.h).
+// Every call is timed and counted by method and status code (server/timed_unary_reactor.h).
 //
 //   WorkerPool workers(4);
 //   DecisionRunner runner(store, [] { return absl::Now(); }, observer, access_tokens, workers, 2);
-//   GrpcDecisionService service(runner);
+//   GrpcDecisionService service(runner, metrics);
 //   builder.RegisterService(&service);
 #ifndef VERDICT_SERVER_DECISION_SERVICE_H_
 #define VERDICT_SERVER_DECISION_SERVICE_H_
@@ -19,6 +20,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include "server/decision_runner.h"
+#include "server/metrics.h"
+#include "server/timed_unary_reactor.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -30,9 +33,9 @@ using RawCallbackDecisionService = v1::DecisionService::WithRawCallbackMethod_Au
 
 class GrpcDecisionService final : public RawCallbackDecisionService {
  public:
-  // `runner` must outlive the service and every call it serves (keep it, and its workers, until
-  // the gRPC server has shut down).
-  explicit GrpcDecisionService(DecisionRunner& runner) : runner_(runner) {}
+  // `runner` and `metrics` must outlive the service and every call it serves (keep them, and the
+  // runner's workers, until the gRPC server has shut down).
+  GrpcDecisionService(DecisionRunner& runner, Metrics& metrics);
 
   grpc::ServerUnaryReactor* Authorize(grpc::CallbackServerContext* context,
                                       const grpc::ByteBuffer* request,
@@ -49,6 +52,10 @@ class GrpcDecisionService final : public RawCallbackDecisionService {
 
  private:
   DecisionRunner& runner_;
+  const TimedUnaryMethod authorize_;
+  const TimedUnaryMethod batch_authorize_;
+  const TimedUnaryMethod validate_token_;
+  const TimedUnaryMethod simulate_;
 };
 
 }  // namespace verdict

@@ -4,14 +4,22 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "crypto/token.h"
 #include "decision/authorizer.h"
 #include "decision/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/metrics.h"
 #include "server/worker_pool.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
@@ -19,6 +27,15 @@ namespace verdict {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A sample line of `metric` for a DecisionService method; `code` adds the grpc_code label.
+std::string RpcSample(absl::string_view metric, absl::string_view method, absl::string_view code,
+                      int value) {
+  return absl::StrCat(metric, "{grpc_service=\"verdict.v1.DecisionService\",grpc_method=\"", method,
+                      "\"", code.empty() ? "" : absl::StrCat(",grpc_code=\"", code, "\""), "} ",
+                      value, "\n");
+}
 
 // A store that cannot be read: what a decision must never turn into an ALLOW.
 class BrokenStore final : public PolicyStore {
@@ -31,24 +48,46 @@ class BrokenStore final : public PolicyStore {
   const absl::Status error_;
 };
 
+// A store whose reads and writes wait until released, then fail: a decision held on a worker.
+class HeldStore final : public PolicyStore {
+ public:
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override { return Hold(); }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override { return Hold(); }
+
+  absl::Notification entered;
+  absl::Notification release;
+
+ private:
+  absl::Status Hold() {
+    if (!entered.HasBeenNotified()) entered.Notify();
+    release.WaitForNotification();
+    return absl::UnavailableError("released");
+  }
+};
+
 // The service on an in-process channel over `store`.
 class ServiceHarness {
  public:
-  explicit ServiceHarness(PolicyStore& store)
+  explicit ServiceHarness(PolicyStore& store, int inline_slots = 2)
       : workers_(2),
         runner_(
-            store, [] { return absl::Now(); }, nullptr, nullptr, workers_, /*inline_slots=*/2),
-        service_(runner_) {
+            store, [] { return absl::Now(); }, nullptr, nullptr, workers_, inline_slots),
+        service_(runner_, metrics_) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
     stub_ = v1::DecisionService::NewStub(server_->InProcessChannel(grpc::ChannelArguments()));
   }
-  ~ServiceHarness() { server_->Shutdown(); }  // before the workers stop
+  ~ServiceHarness() { Shutdown(); }
 
   v1::DecisionService::Stub& stub() { return *stub_; }
+  const Metrics& metrics() const { return metrics_; }
+
+  // Returns once every call is done; before the workers stop.
+  void Shutdown() { server_->Shutdown(); }
 
  private:
+  Metrics metrics_;
   WorkerPool workers_;
   DecisionRunner runner_;
   GrpcDecisionService service_;
@@ -176,7 +215,89 @@ TEST_F(DecisionServiceTest, StoreErrorsFailClosedWithoutADecision) {
     EXPECT_EQ(harness.stub().Simulate(&simulate_context, simulate, &simulation).error_code(),
               c.expected);
     EXPECT_FALSE(simulation.has_decision());
+
+    // UNAVAILABLE means the store could not be read; INTERNAL is not a store outage.
+    EXPECT_THAT(harness.metrics().RenderPrometheusText(),
+                HasSubstr(absl::StrCat("verdict_store_errors_total ",
+                                       c.expected == grpc::StatusCode::UNAVAILABLE ? 3 : 0, "\n")));
   }
+}
+
+TEST_F(DecisionServiceTest, EveryCallIsTimedAndCountedByMethodAndStatusCode) {
+  ServiceHarness harness(store_);
+  const v1::AuthorizeRequest allowed = ReadRequest("agt_reader", "docs:1");
+  v1::AuthorizeRequest malformed = allowed;
+  malformed.set_action("");
+  for (const v1::AuthorizeRequest& request : {allowed, allowed, malformed}) {
+    grpc::ClientContext context;
+    v1::AuthorizeResponse response;
+    harness.stub().Authorize(&context, request, &response);
+  }
+  grpc::ClientContext batch_context;
+  v1::BatchAuthorizeRequest batch;
+  batch.mutable_subject()->set_agent_id("agt_reader");
+  v1::BatchAuthorizeResponse results;
+  harness.stub().BatchAuthorize(&batch_context, batch, &results);
+  grpc::ClientContext validate_context;
+  v1::ValidateTokenRequest validate;
+  validate.set_token(NewAgentToken());
+  v1::ValidateTokenResponse validation;
+  harness.stub().ValidateToken(&validate_context, validate, &validation);
+  grpc::ClientContext simulate_context;
+  v1::SimulateResponse simulation;
+  harness.stub().Simulate(&simulate_context, v1::SimulateRequest(), &simulation);
+
+  const std::string text = harness.metrics().RenderPrometheusText();
+  const std::string handled = "verdict_grpc_server_handled_total";
+  EXPECT_THAT(text, HasSubstr(RpcSample(handled, "Authorize", "OK", 2)));
+  EXPECT_THAT(text, HasSubstr(RpcSample(handled, "Authorize", "INVALID_ARGUMENT", 1)));
+  EXPECT_THAT(text, HasSubstr(RpcSample(handled, "ValidateToken", "OK", 1)));
+  EXPECT_THAT(text, HasSubstr(RpcSample(handled, "Simulate", "INVALID_ARGUMENT", 1)));
+  const std::string latency = "verdict_grpc_server_handling_seconds_count";
+  const std::string in_flight = "verdict_grpc_server_in_flight";
+  for (const auto& [method, calls] : std::vector<std::pair<std::string, int>>{
+           {"Authorize", 3}, {"BatchAuthorize", 1}, {"ValidateToken", 1}, {"Simulate", 1}}) {
+    EXPECT_THAT(text, HasSubstr(RpcSample(latency, method, "", calls)));
+    EXPECT_THAT(text, HasSubstr(RpcSample(in_flight, method, "", 0)));
+  }
+  EXPECT_THAT(text, HasSubstr("verdict_store_errors_total 0\n"));
+}
+
+TEST_F(DecisionServiceTest, CallCancelledWhileItsDecisionWaitsIsCountedOnceAsCancelled) {
+  HeldStore held;
+  ServiceHarness harness(held, /*inline_slots=*/0);  // every decision on a worker
+  grpc::ClientContext context;
+  const v1::AuthorizeRequest request = ReadRequest("agt_reader", "docs:1");
+  v1::AuthorizeResponse response;
+  absl::Notification given_up;
+  harness.stub().async()->Authorize(&context, &request, &response,
+                                    [&given_up](grpc::Status status) {
+                                      EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+                                      given_up.Notify();
+                                    });
+  held.entered.WaitForNotification();
+  EXPECT_THAT(harness.metrics().RenderPrometheusText(),
+              HasSubstr(RpcSample("verdict_grpc_server_in_flight", "Authorize", "", 1)));
+  context.TryCancel();
+  given_up.WaitForNotification();
+  // The server learns of the cancellation on its own time.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!absl::StrContains(harness.metrics().RenderPrometheusText(), "CANCELLED") &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  // The decision under way still ends, with the store's UNAVAILABLE, and answers nobody.
+  held.release.Notify();
+  harness.Shutdown();
+
+  const std::string text = harness.metrics().RenderPrometheusText();
+  EXPECT_THAT(
+      text, HasSubstr(RpcSample("verdict_grpc_server_handled_total", "Authorize", "CANCELLED", 1)));
+  EXPECT_THAT(text, Not(HasSubstr("UNAVAILABLE")));
+  EXPECT_THAT(text, HasSubstr("verdict_store_errors_total 0\n"));
+  EXPECT_THAT(
+      text, HasSubstr(RpcSample("verdict_grpc_server_handling_seconds_count", "Authorize", "", 1)));
+  EXPECT_THAT(text, HasSubstr(RpcSample("verdict_grpc_server_in_flight", "Authorize", "", 0)));
 }
 
 TEST_F(DecisionServiceTest, BatchAnswersEveryCheckInOrder) {

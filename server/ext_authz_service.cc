@@ -82,10 +82,10 @@ void AnswerToCheckResponse(const HttpAnswer& answer, CheckResponse* response) {
   denied->set_body(answer.body);
 }
 
-grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* context,
+grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* /*context*/,
                                                  const CheckRequest* request,
                                                  CheckResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  TimedUnaryReactor* reactor = check_.StartCall();
   // The mapping turns every decision error into a 503 answer, so the runner's refusal of an
   // inline attempt is caught on its way there and handed back to the runner.
   runner_.Run<HttpAnswer>(
@@ -97,9 +97,8 @@ grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* co
               absl::StatusOr<Decision> decision = authorizer.Authorize(decision_request);
               if (DecisionRunner::IsDeferredToWorker(decision.status())) {
                 deferred = decision.status();
-              } else if (metrics_ != nullptr &&
-                         decision.status().code() == absl::StatusCode::kUnavailable) {
-                metrics_->RecordStoreError();
+              } else if (decision.status().code() == absl::StatusCode::kUnavailable) {
+                metrics_.RecordStoreError();
               }
               return decision;
             });

@@ -2,14 +2,14 @@
 // asks verdict about every HTTP request. It only translates: the CheckRequest becomes a
 // decision request (server/http_mapping.h), the Authorizer decides, the answer becomes a
 // CheckResponse. Decisions run where the DecisionRunner says (server/decision_runner.h), as
-// DecisionService's do.
+// DecisionService's do, and every call is timed and counted (server/timed_unary_reactor.h).
 //
 // Every call answers gRPC OK with a CheckResponse, even when the store cannot be read: the
 // response then denies (503). A gRPC error would leave the outcome to Envoy's
 // failure_mode_allow setting, and verdict never lets a configuration flag turn an error into
 // an allow.
 //
-//   ExtAuthzService ext_authz(runner, *LoadHttpMappingConfig(path), &metrics);
+//   ExtAuthzService ext_authz(runner, *LoadHttpMappingConfig(path), metrics);
 //   builder.RegisterService(&ext_authz);
 #ifndef VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
 #define VERDICT_SERVER_EXT_AUTHZ_SERVICE_H_
@@ -22,6 +22,7 @@
 #include "server/decision_runner.h"
 #include "server/http_mapping.h"
 #include "server/metrics.h"
+#include "server/timed_unary_reactor.h"
 
 namespace verdict {
 
@@ -35,9 +36,12 @@ void AnswerToCheckResponse(const HttpAnswer& answer,
 
 class ExtAuthzService final : public envoy::service::auth::v3::Authorization::CallbackService {
  public:
-  // `runner` and `metrics` (may be null) must outlive the service and every call it serves.
-  ExtAuthzService(DecisionRunner& runner, HttpMappingConfig config, Metrics* metrics = nullptr)
-      : runner_(runner), config_(std::move(config)), metrics_(metrics) {}
+  // `runner` and `metrics` must outlive the service and every call it serves.
+  ExtAuthzService(DecisionRunner& runner, HttpMappingConfig config, Metrics& metrics)
+      : runner_(runner),
+        config_(std::move(config)),
+        metrics_(metrics),
+        check_(metrics, envoy::service::auth::v3::Authorization::service_full_name(), "Check") {}
 
   grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* context,
                                   const envoy::service::auth::v3::CheckRequest* request,
@@ -46,7 +50,8 @@ class ExtAuthzService final : public envoy::service::auth::v3::Authorization::Ca
  private:
   DecisionRunner& runner_;
   const HttpMappingConfig config_;
-  Metrics* const metrics_;
+  Metrics& metrics_;
+  const TimedUnaryMethod check_;
 };
 
 }  // namespace verdict

@@ -105,7 +105,7 @@ class ExtAuthzServiceTest : public testing::Test {
   void StartServer(PolicyStore& store) {
     runner_ = std::make_unique<DecisionRunner>(
         store, [] { return absl::Now(); }, &metrics_, nullptr, workers_, /*inline_slots=*/1);
-    service_ = std::make_unique<ExtAuthzService>(*runner_, HttpMappingConfig(), &metrics_);
+    service_ = std::make_unique<ExtAuthzService>(*runner_, HttpMappingConfig(), metrics_);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -231,6 +231,12 @@ TEST_F(ExtAuthzServiceTest, DecisionsAreCountedInMetrics) {
                         "verdict_decisions_total{verdict=\"ALLOW\",reason=\"ALLOWED\"} 1\n"));
   EXPECT_THAT(text, testing::HasSubstr("verdict_decisions_total{verdict=\"DENY\","
                                        "reason=\"DENIED_BY_POLICY\"} 1\n"));
+  // A denied request is still a call answered OK: the denial travels in the CheckResponse.
+  EXPECT_THAT(text, testing::HasSubstr(
+                        "verdict_grpc_server_handled_total{grpc_service=\"envoy.service.auth.v3."
+                        "Authorization\",grpc_method=\"Check\",grpc_code=\"OK\"} 2\n"));
+  EXPECT_THAT(text, testing::HasSubstr("verdict_grpc_server_in_flight{grpc_service=\"envoy.service."
+                                       "auth.v3.Authorization\",grpc_method=\"Check\"} 0\n"));
 }
 
 TEST_F(ExtAuthzServiceTest, RawHeaderMapIsReadWhenEnvoySendsNoHeaderMap) {
@@ -249,7 +255,7 @@ TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) 
   WorkerPool workers(1);
   DecisionRunner runner(
       store, [] { return absl::Now(); }, &metrics, nullptr, workers, /*inline_slots=*/1);
-  ExtAuthzService service(runner, HttpMappingConfig(), &metrics);
+  ExtAuthzService service(runner, HttpMappingConfig(), metrics);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -268,6 +274,7 @@ TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) 
   EXPECT_EQ(response.denied_response().status().code(), 503);
   EXPECT_EQ(HeaderOf(response.denied_response().headers(), "x-verdict-reason"),
             "STORE_UNAVAILABLE");
+  // Counted once, by the decision: the call itself answers OK.
   EXPECT_THAT(metrics.RenderPrometheusText(), testing::HasSubstr("verdict_store_errors_total 1\n"));
   server->Shutdown();
 }

@@ -28,9 +28,7 @@ std::string BoundAddress(const std::string& listen, int selected_port) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
-    const std::string& listen, const std::vector<NamedService>& services,
-    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-        interceptors) {
+    const std::string& listen, const std::vector<NamedService>& services) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
@@ -52,10 +50,6 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2);
-
-  if (!interceptors.empty()) {
-    builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  }
 
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {

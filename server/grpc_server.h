@@ -10,7 +10,6 @@
 #define VERDICT_SERVER_GRPC_SERVER_H_
 
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/support/server_interceptor.h>
 
 #include <memory>
 #include <string>
@@ -38,11 +37,8 @@ class GrpcServer {
  public:
   // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
   // services, which must outlive the server. UNAVAILABLE when the address cannot be bound.
-  // `interceptors` see every call (metrics: server/metrics_interceptor.h).
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
-      const std::string& listen, const std::vector<NamedService>& services,
-      std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-          interceptors = {});
+      const std::string& listen, const std::vector<NamedService>& services);
 
   ~GrpcServer();
 

@@ -2,9 +2,9 @@
 // decisions by verdict and reason, store errors and build information, rendered in the
 // Prometheus text exposition format (version 0.0.4).
 //
-// Recording is lock-free (atomic counters in fixed buckets) except for the first call of a
-// method, which registers its series. The registry is fed by the DecisionObserver hook (every
-// Authorize decision) and by the gRPC interceptor of server/metrics_interceptor.h (every RPC).
+// Recording is lock-free (atomic counters in fixed buckets); only registering a method's series
+// (RpcSeriesFor) takes a lock. The registry is fed by the DecisionObserver hook (every Authorize
+// decision) and by verdict's own services, which time every call (server/timed_unary_reactor.h).
 //
 //   Metrics metrics;
 //   Authorizer authorizer(store, clock, &metrics);     // decisions
@@ -49,7 +49,7 @@ class LatencyHistogram {
   std::atomic<int64_t> sum_nanos_{0};
 };
 
-// The series of one gRPC method. Obtained once per call from Metrics::RpcSeriesFor.
+// The series of one gRPC method, from Metrics::RpcSeriesFor.
 class RpcSeries {
  public:
   static constexpr int kStatusCodes = 17;  // grpc::StatusCode OK .. UNAUTHENTICATED

@@ -40,7 +40,6 @@
 #include "server/http_mapping.h"
 #include "server/metrics.h"
 #include "server/metrics_http_server.h"
-#include "server/metrics_interceptor.h"
 #include "server/seed.h"
 #include "server/signals.h"
 #include "server/worker_pool.h"
@@ -172,15 +171,12 @@ int Serve(const ServerOptions& options) {
   DecisionRunner runner(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
       access_tokens->get(), workers, inline_slots);
-  GrpcDecisionService decision_service(runner);
-  ExtAuthzService ext_authz_service(runner, *std::move(ext_authz_config), &metrics);
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
-  interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(metrics));
+  GrpcDecisionService decision_service(runner, metrics);
+  ExtAuthzService ext_authz_service(runner, *std::move(ext_authz_config), metrics);
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
       options.listen,
       {{v1::DecisionService::service_full_name(), &decision_service},
-       {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}},
-      std::move(interceptors));
+       {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}});
   if (!server.ok()) {
     std::cerr << "verdictd: " << server.status().message() << "\n";
     return kExitStartup;
