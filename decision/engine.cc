@@ -81,6 +81,12 @@ class Lookups {
                   [&](absl::string_view id) { return view_.PermissionsSpan(id); });
   }
 
+  // Asked of delegators only, once each per walk: the view keeps their records, so this is
+  // not kept here.
+  absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id) {
+    return view_.HoldsAllowPermission(agent_id);
+  }
+
   absl::StatusOr<absl::Span<const Delegation>> DelegationsInto(absl::string_view agent_id) {
     return Cached(delegations_, agent_id,
                   [&](absl::string_view id) { return view_.ActiveDelegationsIntoSpan(id, now_); });
@@ -749,12 +755,9 @@ absl::Status ForEachLinkWithLivePath(
 // live links, depth-first from the walk's top; nullopt when no such path exists.
 absl::StatusOr<std::optional<std::vector<DelegationHop>>> LivePathFromOrigin(
     absl::string_view holder, DelegationWalk& walk, Lookups& lookups) {
-  absl::StatusOr<absl::Span<const Permission>> permissions = lookups.PermissionsOf(holder);
-  if (!permissions.ok()) return permissions.status();
-  if (std::any_of(permissions->begin(), permissions->end(),
-                  [](const Permission& p) { return p.effect == Effect::kAllow; })) {
-    return walk.HopsFromTop();
-  }
+  absl::StatusOr<bool> origin = lookups.HoldsAllowPermission(holder);
+  if (!origin.ok()) return origin.status();
+  if (*origin) return walk.HopsFromTop();
   std::optional<std::vector<DelegationHop>> first;
   absl::Status status = ForEachLinkWithLivePath(
       holder, walk, lookups, [&](const Delegation&, std::vector<DelegationHop> hops) {

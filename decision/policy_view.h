@@ -9,6 +9,7 @@
 #ifndef VERDICT_DECISION_POLICY_VIEW_H_
 #define VERDICT_DECISION_POLICY_VIEW_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <optional>
@@ -50,6 +51,11 @@ class PolicyView {
   virtual absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(absl::string_view agent_id);
   virtual absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(
       absl::string_view agent_id, absl::Time now);
+
+  // Whether any of the agent's own permissions allows: what makes a delegator the origin of a
+  // chain. By default read from PermissionsSpan; a view that can tell without decoding every
+  // permission answers itself (store/sqlite_store.cc).
+  virtual absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id);
 
   // The newest approval request for exactly this call that is pending, approved or denied (and
   // not expired at `now`), or nullopt. A denied one blocks identical calls until it expires.
@@ -99,6 +105,13 @@ inline absl::StatusOr<absl::Span<const Delegation>> PolicyView::ActiveDelegation
   absl::StatusOr<std::vector<Delegation>> delegations = ActiveDelegationsInto(agent_id, now);
   if (!delegations.ok()) return delegations.status();
   return absl::MakeConstSpan(kept_delegations_.emplace_back(*std::move(delegations)));
+}
+
+inline absl::StatusOr<bool> PolicyView::HoldsAllowPermission(absl::string_view agent_id) {
+  absl::StatusOr<absl::Span<const Permission>> permissions = PermissionsSpan(agent_id);
+  if (!permissions.ok()) return permissions.status();
+  return std::any_of(permissions->begin(), permissions->end(),
+                     [](const Permission& p) { return p.effect == Effect::kAllow; });
 }
 
 inline absl::StatusOr<std::optional<SigningKey>> PolicyView::FindActiveSigningKey(

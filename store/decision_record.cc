@@ -13,6 +13,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "store/policy_encoding.h"
 #include "store/row_readers.h"
 
 namespace verdict {
@@ -246,6 +247,24 @@ absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_vie
   if (!count.ok()) return count.status();
   permissions.resize(*count);
   return permissions;
+}
+
+absl::StatusOr<bool> AnyAllowPermissionRecord(absl::string_view text) {
+  constexpr size_t kEffectField = 6;  // after seq, id, agent_id, resource and actions
+  FieldReader reader(text);
+  Field field;
+  while (!reader.done()) {
+    const size_t start = reader.position();
+    for (size_t i = 1; i <= kPermissionFields; ++i) {
+      if (!reader.Next(field)) return Malformed("permissions", reader.position());
+      if (i != kEffectField) continue;
+      absl::StatusOr<Effect> effect =
+          field ? ParseEffect(*field) : absl::InvalidArgumentError("NULL effect");
+      if (!effect.ok()) return Malformed("permissions", start);
+      if (*effect == Effect::kAllow) return true;
+    }
+  }
+  return false;
 }
 
 absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,

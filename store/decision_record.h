@@ -37,6 +37,10 @@ absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text);
 // Its own permissions, in creation order.
 absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_view text);
 
+// Whether any of its own permissions allows (what makes it the origin of a delegation chain),
+// read from the effect fields alone: a delegator's rights need no decoding for this.
+absl::StatusOr<bool> AnyAllowPermissionRecord(absl::string_view text);
+
 // The delegations into it whose status is active, in creation order, less those expired at
 // `now`.
 absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,

@@ -240,6 +240,23 @@ TEST(DecisionRecordDecodingTest, TimesOfEveryLengthReadExactly) {
   }
 }
 
+TEST(DecisionRecordDecodingTest, AnAllowAnywhereInTheListMakesAnOrigin) {
+  const std::string deny = "1:32:p11:a1:x1:r4:deny2:{}1:0";
+  const std::string allow = "1:72:p21:a1:x1:r5:allow2:{}1:0";
+  EXPECT_FALSE(*AnyAllowPermissionRecord(""));
+  EXPECT_FALSE(*AnyAllowPermissionRecord(deny));
+  EXPECT_FALSE(*AnyAllowPermissionRecord(deny + deny));
+  EXPECT_TRUE(*AnyAllowPermissionRecord(allow));
+  EXPECT_TRUE(*AnyAllowPermissionRecord(deny + allow));
+}
+
+TEST(DecisionRecordDecodingTest, AnEffectThatIsNeitherAllowNorDenyIsInternal) {
+  for (const std::string text : {"1:32:p11:a1:x1:r5:maybe2:{}1:0", "1:32:p11:a1:x1:r-2:{}1:0",
+                                 "1:32:p11:a1:x1:r", "1:32:p11:a1:x1:r4:deny2:{}1:01:4"}) {
+    EXPECT_EQ(AnyAllowPermissionRecord(text).status().code(), absl::StatusCode::kInternal) << text;
+  }
+}
+
 TEST(DecisionRecordDecodingTest, NoRecordsAreNoRows) {
   EXPECT_THAT(*DecodePermissionRecords(""), IsEmpty());
   EXPECT_THAT(*DecodeDelegationRecords("", kNow), IsEmpty());

@@ -119,6 +119,12 @@ class SqlitePolicyView : public Base {
     return records().Delegations((*kept)->record.delegations_into, now);
   }
 
+  absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return AnyAllowPermissionRecord((*kept)->record.permissions);
+  }
+
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
                                                                   absl::string_view action,
                                                                   absl::string_view resource,

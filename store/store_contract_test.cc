@@ -144,9 +144,11 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
   }
 
   void Grant(const std::string& agent, const std::string& resource,
-             std::vector<std::string> actions) {
+             std::vector<std::string> actions, Effect effect = Effect::kAllow) {
     ASSERT_TRUE(
-        store_->GrantPermission({.agent_id = agent, .resource = resource, .actions = actions})
+        store_
+            ->GrantPermission(
+                {.agent_id = agent, .resource = resource, .actions = actions, .effect = effect})
             .ok());
   }
 
@@ -399,6 +401,27 @@ TEST_P(StoreContractTest, ReferencesAndSpansAnswerAsTheCopiesDo) {
   EXPECT_EQ((*into)[0].permissions[0].resource, "docs:public:*");
   EXPECT_EQ((*to)->id, "agt_to");  // still in place after the reads that followed it
   EXPECT_EQ(*snapshot->FindAgentRef("agt_nobody"), nullptr);
+}
+
+// What makes a delegator the origin of a chain: one allow of its own, whatever else it holds.
+TEST_P(StoreContractTest, AnAgentHoldsAnAllowPermissionWhenAnyOfItsOwnAllows) {
+  NewAgent("agt_allows");
+  NewAgent("agt_denies");
+  NewAgent("agt_empty");
+  Grant("agt_allows", "docs:secret:*", {"read"}, Effect::kDeny);
+  Grant("agt_allows", "docs:*", {"read"});
+  Grant("agt_denies", "docs:*", {"read"}, Effect::kDeny);
+
+  auto snapshot = Read();
+  for (const auto& [agent, holds] :
+       std::vector<std::pair<std::string, bool>>{{"agt_allows", true},
+                                                 {"agt_denies", false},
+                                                 {"agt_empty", false},
+                                                 {"agt_nobody", false}}) {
+    absl::StatusOr<bool> answer = snapshot->HoldsAllowPermission(agent);
+    ASSERT_TRUE(answer.ok()) << agent << ": " << answer.status();
+    EXPECT_EQ(*answer, holds) << agent;
+  }
 }
 
 // --- The decision path: approvals and rate limits ---
