@@ -4,8 +4,8 @@
 // not be read.
 //
 // The services record their own calls rather than through a gRPC server interceptor: merely
-// installing one sends every batch of every call through gRPC's interception machinery, which
-// cost 10 to 15% of the decision calls' throughput end to end.
+// installing one sends every batch of every call through gRPC's interception machinery, a cost
+// paid on every decision call, the product's hot path.
 //
 //   TimedUnaryMethod authorize(metrics, v1::DecisionService::service_full_name(), "Authorize");
 //   ...in the method handler:
