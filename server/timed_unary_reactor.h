@@ -40,6 +40,12 @@ class TimedUnaryReactor final : public grpc::ServerUnaryReactor {
   void OnCancel() override;
   void OnDone() override;
 
+  // Lets gRPC run OnCancel and OnDone on the thread that ends the call. Otherwise it hands them
+  // to its executor thread, a thread hop on every call (a fifth of verdictd's instructions
+  // per call ran there, callgrind). Both reactions are short and never block: an atomic
+  // exchange, a few relaxed counters, a delete. gRPC's own DefaultReactor says the same.
+  bool InternalInlineable() override { return true; }
+
  private:
   ~TimedUnaryReactor() override = default;  // only OnDone deletes
 
