@@ -15,7 +15,7 @@ namespace {
 
 constexpr absl::string_view kAuthorizationHeader = "authorization";
 
-absl::string_view AuthorizationOf(const grpc::ServerContext& context) {
+absl::string_view AuthorizationOf(const grpc::ServerContextBase& context) {
   auto it = context.client_metadata().find(std::string(kAuthorizationHeader));
   if (it == context.client_metadata().end()) return "";
   return absl::string_view(it->second.data(), it->second.size());
@@ -32,17 +32,23 @@ GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decisio
                                    AdminAuthenticator& auth, Clock clock)
     : admin_(admin), decision_log_(decision_log), auth_(auth), clock_(std::move(clock)) {}
 
+// The call's work goes to the service's own threads: gRPC's callback threads also carry the
+// decision calls, and an admin call may hold one for an Argon2id verification or a write that
+// waits on SQLite's lock.
 template <typename Body>
-grpc::Status GrpcAdminService::Serve(grpc::ServerContext* context, Body body) {
-  absl::Status authenticated = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
-  if (!authenticated.ok()) return AdminGrpcStatus(authenticated);
-  return AdminGrpcStatus(body());
+grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* context, Body body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  workers_.Schedule([this, context, reactor, body = std::move(body)]() mutable {
+    absl::Status authenticated = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
+    reactor->Finish(AdminGrpcStatus(authenticated.ok() ? body() : authenticated));
+  });
+  return reactor;
 }
 
-grpc::Status GrpcAdminService::CreateAgent(grpc::ServerContext* context,
-                                           const v1::CreateAgentRequest* request,
-                                           v1::CreateAgentResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::CreateAgent(grpc::CallbackServerContext* context,
+                                                        const v1::CreateAgentRequest* request,
+                                                        v1::CreateAgentResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<NewAgent> agent = NewAgentFromProto(*request);
     if (!agent.ok()) return agent.status();
     absl::StatusOr<CreatedAgent> created = admin_.CreateAgent(*agent);
@@ -53,9 +59,10 @@ grpc::Status GrpcAdminService::CreateAgent(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::GetAgent(grpc::ServerContext* context,
-                                        const v1::GetAgentRequest* request, v1::Agent* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::GetAgent(grpc::CallbackServerContext* context,
+                                                     const v1::GetAgentRequest* request,
+                                                     v1::Agent* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<Agent> agent = admin_.GetAgent(request->agent_id());
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response);
@@ -63,10 +70,10 @@ grpc::Status GrpcAdminService::GetAgent(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::ListAgents(grpc::ServerContext* context,
-                                          const v1::ListAgentsRequest* request,
-                                          v1::ListAgentsResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ListAgents(grpc::CallbackServerContext* context,
+                                                       const v1::ListAgentsRequest* request,
+                                                       v1::ListAgentsResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<AgentPage> page =
         admin_.ListAgents(PageFromProto(request->page_size(), request->page_token()));
     if (!page.ok()) return page.status();
@@ -76,10 +83,10 @@ grpc::Status GrpcAdminService::ListAgents(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::SetStatus(grpc::ServerContext* context,
-                                         const v1::AgentStatusRequest& request, AgentStatus status,
-                                         v1::Agent* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::SetStatus(grpc::CallbackServerContext* context,
+                                                      const v1::AgentStatusRequest& request,
+                                                      AgentStatus status, v1::Agent* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<Agent> agent = admin_.SetAgentStatus(request.agent_id(), status);
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response);
@@ -87,28 +94,28 @@ grpc::Status GrpcAdminService::SetStatus(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::SuspendAgent(grpc::ServerContext* context,
-                                            const v1::AgentStatusRequest* request,
-                                            v1::Agent* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::SuspendAgent(grpc::CallbackServerContext* context,
+                                                         const v1::AgentStatusRequest* request,
+                                                         v1::Agent* response) {
   return SetStatus(context, *request, AgentStatus::kSuspended, response);
 }
 
-grpc::Status GrpcAdminService::ReactivateAgent(grpc::ServerContext* context,
-                                               const v1::AgentStatusRequest* request,
-                                               v1::Agent* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::ReactivateAgent(grpc::CallbackServerContext* context,
+                                                            const v1::AgentStatusRequest* request,
+                                                            v1::Agent* response) {
   return SetStatus(context, *request, AgentStatus::kActive, response);
 }
 
-grpc::Status GrpcAdminService::RevokeAgent(grpc::ServerContext* context,
-                                           const v1::AgentStatusRequest* request,
-                                           v1::Agent* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::RevokeAgent(grpc::CallbackServerContext* context,
+                                                        const v1::AgentStatusRequest* request,
+                                                        v1::Agent* response) {
   return SetStatus(context, *request, AgentStatus::kRevoked, response);
 }
 
-grpc::Status GrpcAdminService::RotateToken(grpc::ServerContext* context,
-                                           const v1::RotateTokenRequest* request,
-                                           v1::RotateTokenResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerContext* context,
+                                                        const v1::RotateTokenRequest* request,
+                                                        v1::RotateTokenResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<absl::Duration> grace = GraceFromProto(*request);
     if (!grace.ok()) return grace.status();
     absl::StatusOr<RotatedToken> rotated = admin_.RotateToken(request->agent_id(), *grace);
@@ -121,10 +128,10 @@ grpc::Status GrpcAdminService::RotateToken(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::GrantPermission(grpc::ServerContext* context,
-                                               const v1::GrantPermissionRequest* request,
-                                               v1::Permission* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
+    grpc::CallbackServerContext* context, const v1::GrantPermissionRequest* request,
+    v1::Permission* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<NewPermission> permission = NewPermissionFromProto(*request);
     if (!permission.ok()) return permission.status();
     absl::StatusOr<Permission> granted = admin_.GrantPermission(*permission);
@@ -134,16 +141,16 @@ grpc::Status GrpcAdminService::GrantPermission(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::RevokePermission(grpc::ServerContext* context,
-                                                const v1::RevokePermissionRequest* request,
-                                                v1::RevokePermissionResponse*) {
-  return Serve(context, [&] { return admin_.RevokePermission(request->permission_id()); });
+grpc::ServerUnaryReactor* GrpcAdminService::RevokePermission(
+    grpc::CallbackServerContext* context, const v1::RevokePermissionRequest* request,
+    v1::RevokePermissionResponse*) {
+  return Serve(context, [=] { return admin_.RevokePermission(request->permission_id()); });
 }
 
-grpc::Status GrpcAdminService::CreateDelegation(grpc::ServerContext* context,
-                                                const v1::CreateDelegationRequest* request,
-                                                v1::Delegation* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::CreateDelegation(
+    grpc::CallbackServerContext* context, const v1::CreateDelegationRequest* request,
+    v1::Delegation* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<NewDelegation> delegation = NewDelegationFromProto(*request);
     if (!delegation.ok()) return delegation.status();
     absl::StatusOr<Delegation> created = admin_.CreateDelegation(*delegation);
@@ -153,16 +160,16 @@ grpc::Status GrpcAdminService::CreateDelegation(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::RevokeDelegation(grpc::ServerContext* context,
-                                                const v1::RevokeDelegationRequest* request,
-                                                v1::RevokeDelegationResponse*) {
-  return Serve(context, [&] { return admin_.RevokeDelegation(request->delegation_id()); });
+grpc::ServerUnaryReactor* GrpcAdminService::RevokeDelegation(
+    grpc::CallbackServerContext* context, const v1::RevokeDelegationRequest* request,
+    v1::RevokeDelegationResponse*) {
+  return Serve(context, [=] { return admin_.RevokeDelegation(request->delegation_id()); });
 }
 
-grpc::Status GrpcAdminService::ListApprovals(grpc::ServerContext* context,
-                                             const v1::ListApprovalsRequest* request,
-                                             v1::ListApprovalsResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerContext* context,
+                                                          const v1::ListApprovalsRequest* request,
+                                                          v1::ListApprovalsResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<ApprovalStatus> status = ApprovalStatusFromProto(request->status());
     if (!status.ok()) return status.status();
     absl::StatusOr<ApprovalPage> page =
@@ -176,9 +183,10 @@ grpc::Status GrpcAdminService::ListApprovals(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::Vote(grpc::ServerContext* context, const v1::VoteRequest& request,
-                                    bool approve, v1::ApprovalRequest* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* context,
+                                                 const v1::VoteRequest& request, bool approve,
+                                                 v1::ApprovalRequest* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<ApprovalRequest> approval =
         admin_.VoteOnApproval(request.approval_id(), request.approver(), approve, clock_());
     if (!approval.ok()) return approval.status();
@@ -187,22 +195,22 @@ grpc::Status GrpcAdminService::Vote(grpc::ServerContext* context, const v1::Vote
   });
 }
 
-grpc::Status GrpcAdminService::ApproveRequest(grpc::ServerContext* context,
-                                              const v1::VoteRequest* request,
-                                              v1::ApprovalRequest* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::ApproveRequest(grpc::CallbackServerContext* context,
+                                                           const v1::VoteRequest* request,
+                                                           v1::ApprovalRequest* response) {
   return Vote(context, *request, /*approve=*/true, response);
 }
 
-grpc::Status GrpcAdminService::DenyRequest(grpc::ServerContext* context,
-                                           const v1::VoteRequest* request,
-                                           v1::ApprovalRequest* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::DenyRequest(grpc::CallbackServerContext* context,
+                                                        const v1::VoteRequest* request,
+                                                        v1::ApprovalRequest* response) {
   return Vote(context, *request, /*approve=*/false, response);
 }
 
-grpc::Status GrpcAdminService::QueryDecisionLog(grpc::ServerContext* context,
-                                                const v1::QueryDecisionLogRequest* request,
-                                                v1::QueryDecisionLogResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
+    grpc::CallbackServerContext* context, const v1::QueryDecisionLogRequest* request,
+    v1::QueryDecisionLogResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<DecisionLogFilter> filter = DecisionLogFilterFromProto(*request);
     if (!filter.ok()) return filter.status();
     absl::StatusOr<DecisionLogPage> page = decision_log_.Query(
@@ -219,10 +227,10 @@ grpc::Status GrpcAdminService::QueryDecisionLog(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::VerifyDecisionLog(grpc::ServerContext* context,
-                                                 const v1::VerifyDecisionLogRequest*,
-                                                 v1::VerifyDecisionLogResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::VerifyDecisionLog(
+    grpc::CallbackServerContext* context, const v1::VerifyDecisionLogRequest*,
+    v1::VerifyDecisionLogResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<ChainVerification> verification = decision_log_.VerifyChain();
     if (!verification.ok()) return verification.status();
     ChainVerificationToProto(*verification, response);
@@ -230,10 +238,10 @@ grpc::Status GrpcAdminService::VerifyDecisionLog(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::ExportPolicy(grpc::ServerContext* context,
-                                            const v1::ExportPolicyRequest*,
-                                            v1::ExportPolicyResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ExportPolicy(grpc::CallbackServerContext* context,
+                                                         const v1::ExportPolicyRequest*,
+                                                         v1::ExportPolicyResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<std::string> policy = ExportPolicyJson(admin_);
     if (!policy.ok()) return policy.status();
     response->set_policy_json(*std::move(policy));
@@ -241,10 +249,10 @@ grpc::Status GrpcAdminService::ExportPolicy(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::ImportPolicy(grpc::ServerContext* context,
-                                            const v1::ImportPolicyRequest* request,
-                                            v1::ImportPolicyResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ImportPolicy(grpc::CallbackServerContext* context,
+                                                         const v1::ImportPolicyRequest* request,
+                                                         v1::ImportPolicyResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<ImportCounts> counts = ImportPolicyJson(admin_, request->policy_json());
     if (!counts.ok()) return counts.status();
     response->set_agents(static_cast<uint32_t>(counts->agents));
@@ -254,10 +262,10 @@ grpc::Status GrpcAdminService::ImportPolicy(grpc::ServerContext* context,
   });
 }
 
-grpc::Status GrpcAdminService::RevokeTokenId(grpc::ServerContext* context,
-                                             const v1::RevokeTokenIdRequest* request,
-                                             v1::RevokeTokenIdResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::RevokeTokenId(grpc::CallbackServerContext* context,
+                                                          const v1::RevokeTokenIdRequest* request,
+                                                          v1::RevokeTokenIdResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<absl::Time> expires_at = RevokedTokenExpiryFromProto(*request);
     if (!expires_at.ok()) return expires_at.status();
     return admin_.RevokeTokenId(request->jti(), *expires_at);
@@ -265,9 +273,10 @@ grpc::Status GrpcAdminService::RevokeTokenId(grpc::ServerContext* context,
 }
 
 template <typename Change>
-grpc::Status GrpcAdminService::ChangeSigningKey(grpc::ServerContext* context, Change change,
-                                                v1::SigningKey* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ChangeSigningKey(grpc::CallbackServerContext* context,
+                                                             Change change,
+                                                             v1::SigningKey* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<SigningKey> key = change();
     if (!key.ok()) return key.status();
     SigningKeyToProto(*key, response);
@@ -275,41 +284,41 @@ grpc::Status GrpcAdminService::ChangeSigningKey(grpc::ServerContext* context, Ch
   });
 }
 
-grpc::Status GrpcAdminService::AddSigningKey(grpc::ServerContext* context,
-                                             const v1::AddSigningKeyRequest* request,
-                                             v1::SigningKey* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::AddSigningKey(grpc::CallbackServerContext* context,
+                                                          const v1::AddSigningKeyRequest* request,
+                                                          v1::SigningKey* response) {
   return ChangeSigningKey(
       context,
-      [&] {
+      [=] {
         return admin_.AddSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
       response);
 }
 
-grpc::Status GrpcAdminService::RotateSigningKey(grpc::ServerContext* context,
-                                                const v1::RotateSigningKeyRequest* request,
-                                                v1::SigningKey* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::RotateSigningKey(
+    grpc::CallbackServerContext* context, const v1::RotateSigningKeyRequest* request,
+    v1::SigningKey* response) {
   return ChangeSigningKey(
       context,
-      [&] {
+      [=] {
         return admin_.RotateSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
       response);
 }
 
-grpc::Status GrpcAdminService::RetireSigningKey(grpc::ServerContext* context,
-                                                const v1::RetireSigningKeyRequest* request,
-                                                v1::SigningKey* response) {
+grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
+    grpc::CallbackServerContext* context, const v1::RetireSigningKeyRequest* request,
+    v1::SigningKey* response) {
   return ChangeSigningKey(
-      context, [&] { return admin_.RetireSigningKey(request->kid()); }, response);
+      context, [=] { return admin_.RetireSigningKey(request->kid()); }, response);
 }
 
-grpc::Status GrpcAdminService::ListSigningKeys(grpc::ServerContext* context,
-                                               const v1::ListSigningKeysRequest* request,
-                                               v1::ListSigningKeysResponse* response) {
-  return Serve(context, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ListSigningKeys(
+    grpc::CallbackServerContext* context, const v1::ListSigningKeysRequest* request,
+    v1::ListSigningKeysResponse* response) {
+  return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<std::vector<SigningKey>> keys = admin_.ListSigningKeys();
     if (!keys.ok()) return keys.status();
     for (const SigningKey& key : *keys) SigningKeyToProto(key, response->add_keys());

@@ -2,8 +2,11 @@
 // translates each call to the store's admin plane (store/policy_admin.h) or decision log
 // (store/decision_log_store.h) and back. No policy logic lives here.
 //
-// It runs on gRPC's synchronous API, on a listener of its own: a credential check holds a
-// thread for an Argon2id verification, which must not stall the decision path's threads.
+// It runs on a listener of its own, on gRPC's callback API with each call's work on the
+// service's own threads: a credential check holds a thread for an Argon2id verification, which
+// must not stall gRPC's threads that carry the decision calls. Not on gRPC's synchronous API:
+// a synchronous server's polling threads pick up the decision calls' socket events too and hand
+// them to other threads, a context switch on every other call (bench/PERFORMANCE.md).
 //
 //   AdminAuthenticator auth(credentials, clock);
 //   GrpcAdminService service(*store, decision_log, auth, clock);
@@ -16,6 +19,7 @@
 #include "absl/status/status.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
+#include "server/worker_pool.h"
 #include "store/decision_log_store.h"
 #include "store/policy_admin.h"
 #include "verdict/v1/admin.grpc.pb.h"
@@ -26,86 +30,107 @@ namespace verdict {
 // codes), so NOT_FOUND, ALREADY_EXISTS and FAILED_PRECONDITION reach the operator as such.
 grpc::Status AdminGrpcStatus(const absl::Status& status);
 
-class GrpcAdminService final : public v1::AdminService::Service {
+// Admin calls are rare; two may be checked or written at once, the rest queue.
+inline constexpr int kAdminWorkers = 2;
+
+class GrpcAdminService final : public v1::AdminService::CallbackService {
  public:
   // Everything must outlive the service; it is called on several threads at once.
   GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log, AdminAuthenticator& auth,
                    Clock clock);
 
-  grpc::Status CreateAgent(grpc::ServerContext* context, const v1::CreateAgentRequest* request,
-                           v1::CreateAgentResponse* response) override;
-  grpc::Status GetAgent(grpc::ServerContext* context, const v1::GetAgentRequest* request,
-                        v1::Agent* response) override;
-  grpc::Status ListAgents(grpc::ServerContext* context, const v1::ListAgentsRequest* request,
-                          v1::ListAgentsResponse* response) override;
-  grpc::Status SuspendAgent(grpc::ServerContext* context, const v1::AgentStatusRequest* request,
-                            v1::Agent* response) override;
-  grpc::Status ReactivateAgent(grpc::ServerContext* context, const v1::AgentStatusRequest* request,
-                               v1::Agent* response) override;
-  grpc::Status RevokeAgent(grpc::ServerContext* context, const v1::AgentStatusRequest* request,
-                           v1::Agent* response) override;
-  grpc::Status RotateToken(grpc::ServerContext* context, const v1::RotateTokenRequest* request,
-                           v1::RotateTokenResponse* response) override;
-  grpc::Status GrantPermission(grpc::ServerContext* context,
-                               const v1::GrantPermissionRequest* request,
-                               v1::Permission* response) override;
-  grpc::Status RevokePermission(grpc::ServerContext* context,
-                                const v1::RevokePermissionRequest* request,
-                                v1::RevokePermissionResponse* response) override;
-  grpc::Status CreateDelegation(grpc::ServerContext* context,
-                                const v1::CreateDelegationRequest* request,
-                                v1::Delegation* response) override;
-  grpc::Status RevokeDelegation(grpc::ServerContext* context,
-                                const v1::RevokeDelegationRequest* request,
-                                v1::RevokeDelegationResponse* response) override;
-  grpc::Status ListApprovals(grpc::ServerContext* context, const v1::ListApprovalsRequest* request,
-                             v1::ListApprovalsResponse* response) override;
-  grpc::Status ApproveRequest(grpc::ServerContext* context, const v1::VoteRequest* request,
-                              v1::ApprovalRequest* response) override;
-  grpc::Status DenyRequest(grpc::ServerContext* context, const v1::VoteRequest* request,
-                           v1::ApprovalRequest* response) override;
-  grpc::Status QueryDecisionLog(grpc::ServerContext* context,
-                                const v1::QueryDecisionLogRequest* request,
-                                v1::QueryDecisionLogResponse* response) override;
-  grpc::Status VerifyDecisionLog(grpc::ServerContext* context,
-                                 const v1::VerifyDecisionLogRequest* request,
-                                 v1::VerifyDecisionLogResponse* response) override;
-  grpc::Status ExportPolicy(grpc::ServerContext* context, const v1::ExportPolicyRequest* request,
-                            v1::ExportPolicyResponse* response) override;
-  grpc::Status ImportPolicy(grpc::ServerContext* context, const v1::ImportPolicyRequest* request,
-                            v1::ImportPolicyResponse* response) override;
-  grpc::Status RevokeTokenId(grpc::ServerContext* context, const v1::RevokeTokenIdRequest* request,
-                             v1::RevokeTokenIdResponse* response) override;
-  grpc::Status AddSigningKey(grpc::ServerContext* context, const v1::AddSigningKeyRequest* request,
-                             v1::SigningKey* response) override;
-  grpc::Status RotateSigningKey(grpc::ServerContext* context,
-                                const v1::RotateSigningKeyRequest* request,
-                                v1::SigningKey* response) override;
-  grpc::Status RetireSigningKey(grpc::ServerContext* context,
-                                const v1::RetireSigningKeyRequest* request,
-                                v1::SigningKey* response) override;
-  grpc::Status ListSigningKeys(grpc::ServerContext* context,
-                               const v1::ListSigningKeysRequest* request,
-                               v1::ListSigningKeysResponse* response) override;
+  grpc::ServerUnaryReactor* CreateAgent(grpc::CallbackServerContext* context,
+                                        const v1::CreateAgentRequest* request,
+                                        v1::CreateAgentResponse* response) override;
+  grpc::ServerUnaryReactor* GetAgent(grpc::CallbackServerContext* context,
+                                     const v1::GetAgentRequest* request,
+                                     v1::Agent* response) override;
+  grpc::ServerUnaryReactor* ListAgents(grpc::CallbackServerContext* context,
+                                       const v1::ListAgentsRequest* request,
+                                       v1::ListAgentsResponse* response) override;
+  grpc::ServerUnaryReactor* SuspendAgent(grpc::CallbackServerContext* context,
+                                         const v1::AgentStatusRequest* request,
+                                         v1::Agent* response) override;
+  grpc::ServerUnaryReactor* ReactivateAgent(grpc::CallbackServerContext* context,
+                                            const v1::AgentStatusRequest* request,
+                                            v1::Agent* response) override;
+  grpc::ServerUnaryReactor* RevokeAgent(grpc::CallbackServerContext* context,
+                                        const v1::AgentStatusRequest* request,
+                                        v1::Agent* response) override;
+  grpc::ServerUnaryReactor* RotateToken(grpc::CallbackServerContext* context,
+                                        const v1::RotateTokenRequest* request,
+                                        v1::RotateTokenResponse* response) override;
+  grpc::ServerUnaryReactor* GrantPermission(grpc::CallbackServerContext* context,
+                                            const v1::GrantPermissionRequest* request,
+                                            v1::Permission* response) override;
+  grpc::ServerUnaryReactor* RevokePermission(grpc::CallbackServerContext* context,
+                                             const v1::RevokePermissionRequest* request,
+                                             v1::RevokePermissionResponse* response) override;
+  grpc::ServerUnaryReactor* CreateDelegation(grpc::CallbackServerContext* context,
+                                             const v1::CreateDelegationRequest* request,
+                                             v1::Delegation* response) override;
+  grpc::ServerUnaryReactor* RevokeDelegation(grpc::CallbackServerContext* context,
+                                             const v1::RevokeDelegationRequest* request,
+                                             v1::RevokeDelegationResponse* response) override;
+  grpc::ServerUnaryReactor* ListApprovals(grpc::CallbackServerContext* context,
+                                          const v1::ListApprovalsRequest* request,
+                                          v1::ListApprovalsResponse* response) override;
+  grpc::ServerUnaryReactor* ApproveRequest(grpc::CallbackServerContext* context,
+                                           const v1::VoteRequest* request,
+                                           v1::ApprovalRequest* response) override;
+  grpc::ServerUnaryReactor* DenyRequest(grpc::CallbackServerContext* context,
+                                        const v1::VoteRequest* request,
+                                        v1::ApprovalRequest* response) override;
+  grpc::ServerUnaryReactor* QueryDecisionLog(grpc::CallbackServerContext* context,
+                                             const v1::QueryDecisionLogRequest* request,
+                                             v1::QueryDecisionLogResponse* response) override;
+  grpc::ServerUnaryReactor* VerifyDecisionLog(grpc::CallbackServerContext* context,
+                                              const v1::VerifyDecisionLogRequest* request,
+                                              v1::VerifyDecisionLogResponse* response) override;
+  grpc::ServerUnaryReactor* ExportPolicy(grpc::CallbackServerContext* context,
+                                         const v1::ExportPolicyRequest* request,
+                                         v1::ExportPolicyResponse* response) override;
+  grpc::ServerUnaryReactor* ImportPolicy(grpc::CallbackServerContext* context,
+                                         const v1::ImportPolicyRequest* request,
+                                         v1::ImportPolicyResponse* response) override;
+  grpc::ServerUnaryReactor* RevokeTokenId(grpc::CallbackServerContext* context,
+                                          const v1::RevokeTokenIdRequest* request,
+                                          v1::RevokeTokenIdResponse* response) override;
+  grpc::ServerUnaryReactor* AddSigningKey(grpc::CallbackServerContext* context,
+                                          const v1::AddSigningKeyRequest* request,
+                                          v1::SigningKey* response) override;
+  grpc::ServerUnaryReactor* RotateSigningKey(grpc::CallbackServerContext* context,
+                                             const v1::RotateSigningKeyRequest* request,
+                                             v1::SigningKey* response) override;
+  grpc::ServerUnaryReactor* RetireSigningKey(grpc::CallbackServerContext* context,
+                                             const v1::RetireSigningKeyRequest* request,
+                                             v1::SigningKey* response) override;
+  grpc::ServerUnaryReactor* ListSigningKeys(grpc::CallbackServerContext* context,
+                                            const v1::ListSigningKeysRequest* request,
+                                            v1::ListSigningKeysResponse* response) override;
 
  private:
   // Checks the caller's credential, then runs `body`; the gRPC status of the first failure.
   template <typename Body>
-  grpc::Status Serve(grpc::ServerContext* context, Body body);
+  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, Body body);
 
-  grpc::Status SetStatus(grpc::ServerContext* context, const v1::AgentStatusRequest& request,
-                         AgentStatus status, v1::Agent* response);
-  grpc::Status Vote(grpc::ServerContext* context, const v1::VoteRequest& request, bool approve,
-                    v1::ApprovalRequest* response);
+  grpc::ServerUnaryReactor* SetStatus(grpc::CallbackServerContext* context,
+                                      const v1::AgentStatusRequest& request, AgentStatus status,
+                                      v1::Agent* response);
+  grpc::ServerUnaryReactor* Vote(grpc::CallbackServerContext* context,
+                                 const v1::VoteRequest& request, bool approve,
+                                 v1::ApprovalRequest* response);
   // Runs `change` (an add, rotation or retirement) and answers the key as it now is.
   template <typename Change>
-  grpc::Status ChangeSigningKey(grpc::ServerContext* context, Change change,
-                                v1::SigningKey* response);
+  grpc::ServerUnaryReactor* ChangeSigningKey(grpc::CallbackServerContext* context, Change change,
+                                             v1::SigningKey* response);
 
   PolicyAdmin& admin_;
   DecisionLogStore& decision_log_;
   AdminAuthenticator& auth_;
   const Clock clock_;
+  // Last: destroyed first, finishing the calls it holds while everything above still lives.
+  WorkerPool workers_{kAdminWorkers};
 };
 
 }  // namespace verdict
