@@ -542,7 +542,7 @@ class Decider {
                                  limit.window_seconds, " s reached for ", grant_id));
       }
       outcome.side_effects.rate_spends.push_back(
-          {std::move(grant_id), window_start, limit.max_calls});
+          {std::move(grant_id), window_start, limit.max_calls, limit.window_seconds});
     }
     return outcome;
   }

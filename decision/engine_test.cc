@@ -432,6 +432,7 @@ TEST_F(EngineTest, ARateLimitAllowsUntilItsWindowIsFull) {
   EXPECT_EQ(allowed.side_effects.rate_spends[0].permission_id, permission);
   EXPECT_EQ(allowed.side_effects.rate_spends[0].window_start_unix, window_start);
   EXPECT_EQ(allowed.side_effects.rate_spends[0].limit, 2);
+  EXPECT_EQ(allowed.side_effects.rate_spends[0].window_seconds, 60);
 
   Spend(permission, window_start, 1);
   Decision limited = DecideNow(Read("agt_a", "docs:1"));

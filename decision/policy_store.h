@@ -24,7 +24,10 @@ class ReadSnapshot : public PolicyView {};
 // Reads inside it see the latest committed state. Rolled back when destroyed uncommitted.
 class WriteTransaction : public PolicyView {
  public:
-  // Counts one call against spend.permission_id in spend's window.
+  // Counts one call against spend.permission_id in spend's window. A store may forget this
+  // permission's counts of windows that began more than spend.window_seconds before spend's
+  // (the engine reads only the current window): a store that keeps them grows without end.
+  // The previous window is kept, for sidecars whose clocks differ by less than a window.
   virtual absl::Status SpendRate(const RateSpend& spend) = 0;
   // Opens a pending approval request and returns its id.
   virtual absl::StatusOr<std::string> OpenApproval(const ApprovalToOpen& approval,

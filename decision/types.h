@@ -166,6 +166,9 @@ struct RateSpend {
   std::string permission_id;
   int64_t window_start_unix = 0;  // seconds
   int64_t limit = 0;
+  // The window's length; 0 when unknown. Counts of windows that ended before the previous one
+  // are never read again, and a store may forget them (decision/policy_store.h).
+  int64_t window_seconds = 0;
 };
 
 // An approval request a NEEDS_APPROVAL opens, when none is pending for the same call.

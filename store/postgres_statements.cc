@@ -55,6 +55,8 @@ constexpr PgStatementSql kStatements[] = {
     {PgStatement::kSpendRate, "SpendRate",
      "INSERT INTO rate_counters AS r (permission_id, window_start, count) VALUES ($1, $2, 1)"
      " ON CONFLICT (permission_id, window_start) DO UPDATE SET count = r.count + 1"},
+    {PgStatement::kForgetEndedRateWindows, "ForgetEndedRateWindows",
+     "DELETE FROM rate_counters WHERE permission_id = $1 AND window_start < $2"},
     {PgStatement::kInsertApproval, "InsertApproval",
      "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
      " status, expires_at, created_at, updated_at)"
@@ -195,6 +197,7 @@ constexpr PgStatement kDecisionPath[] = {
     PgStatement::kFindOpenApproval,
     PgStatement::kRateCount,
     PgStatement::kSpendRate,
+    PgStatement::kForgetEndedRateWindows,
     PgStatement::kInsertApproval,
     PgStatement::kUseApproval,
     PgStatement::kFindApproval,

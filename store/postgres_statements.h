@@ -21,6 +21,7 @@ enum class PgStatement {
   kFindOpenApproval,
   kRateCount,
   kSpendRate,
+  kForgetEndedRateWindows,
   kInsertApproval,
   kUseApproval,
   kFindApproval,

@@ -108,9 +108,17 @@ class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransactio
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
+    absl::Status spent =
+        connection()
+            .Execute(PgStatement::kSpendRate,
+                     PgParams().Text(spend.permission_id).Int64(spend.window_start_unix))
+            .status();
+    if (!spent.ok() || spend.window_seconds <= 0) return spent;
     return connection()
-        .Execute(PgStatement::kSpendRate,
-                 PgParams().Text(spend.permission_id).Int64(spend.window_start_unix))
+        .Execute(PgStatement::kForgetEndedRateWindows,
+                 PgParams()
+                     .Text(spend.permission_id)
+                     .Int64(spend.window_start_unix - spend.window_seconds))
         .status();
   }
 

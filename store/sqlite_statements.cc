@@ -51,6 +51,8 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kSpendRate, "SpendRate",
      "INSERT INTO rate_counters (permission_id, window_start, count) VALUES (?1, ?2, 1)"
      " ON CONFLICT (permission_id, window_start) DO UPDATE SET count = count + 1"},
+    {StatementId::kForgetEndedRateWindows, "ForgetEndedRateWindows",
+     "DELETE FROM rate_counters WHERE permission_id = ?1 AND window_start < ?2"},
     {StatementId::kInsertApproval, "InsertApproval",
      "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
      " status, expires_at, created_at, updated_at)"
@@ -178,6 +180,7 @@ constexpr StatementId kDecisionPath[] = {
     StatementId::kFindOpenApproval,
     StatementId::kRateCount,
     StatementId::kSpendRate,
+    StatementId::kForgetEndedRateWindows,
     StatementId::kInsertApproval,
     StatementId::kUseApproval,
     StatementId::kFindApproval,

@@ -24,6 +24,7 @@ enum class StatementId {
   kFindOpenApproval,
   kRateCount,
   kSpendRate,
+  kForgetEndedRateWindows,
   kInsertApproval,
   kUseApproval,
   kFindApproval,

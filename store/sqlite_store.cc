@@ -199,6 +199,12 @@ class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
       upsert.BindText(1, spend.permission_id);
       upsert.BindInt64(2, spend.window_start_unix);
       upsert.Execute();
+      if (spend.window_seconds > 0) {
+        ScopedStatement forget = connection().Use(StatementId::kForgetEndedRateWindows);
+        forget.BindText(1, spend.permission_id);
+        forget.BindInt64(2, spend.window_start_unix - spend.window_seconds);
+        forget.Execute();
+      }
       return absl::OkStatus();
     });
   }

@@ -529,6 +529,33 @@ TEST_P(StoreContractTest, SpendRateCountsPerPermissionAndWindow) {
   EXPECT_EQ(*snapshot->RateCount("perm_b", 60), 0);
 }
 
+// Only the current window is ever read; the previous one is kept for sidecars whose clocks
+// differ by less than a window. Older ones would only make the table grow.
+TEST_P(StoreContractTest, SpendingForgetsThePermissionsWindowsBeforeThePreviousOne) {
+  auto spend = [&](const std::string& permission, int64_t window_start) {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write
+                    ->SpendRate({.permission_id = permission,
+                                 .window_start_unix = window_start,
+                                 .limit = 10,
+                                 .window_seconds = 60})
+                    .ok());
+    ASSERT_TRUE(write->Commit().ok());
+  };
+  spend("perm_a", 0);
+  spend("perm_a", 0);
+  spend("perm_b", 0);
+  spend("perm_a", 60);
+  EXPECT_EQ(*Read()->RateCount("perm_a", 0), 2);  // the previous window stays
+
+  spend("perm_a", 120);
+  auto snapshot = Read();
+  EXPECT_EQ(*snapshot->RateCount("perm_a", 0), 0);
+  EXPECT_EQ(*snapshot->RateCount("perm_a", 60), 1);
+  EXPECT_EQ(*snapshot->RateCount("perm_a", 120), 1);
+  EXPECT_EQ(*snapshot->RateCount("perm_b", 0), 1);  // another permission's windows stay
+}
+
 TEST_P(StoreContractTest, UncommittedWriteIsRolledBack) {
   {
     std::unique_ptr<WriteTransaction> write = Write();
