@@ -1,6 +1,5 @@
 #include "server/grpc_server.h"
 
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include <utility>
@@ -18,6 +17,9 @@ constexpr int kKeepaliveTimeMs = 60 * 1000;
 constexpr int kKeepaliveTimeoutMs = 20 * 1000;
 constexpr int kMinClientPingIntervalMs = 10 * 1000;
 
+// gRPC's default health service, which reflection lists beside the server's own services.
+constexpr char kHealthServiceName[] = "grpc.health.v1.Health";
+
 // "127.0.0.1:0" bound to port 41877 reads "127.0.0.1:41877"; unix sockets stay as given.
 std::string BoundAddress(const std::string& listen, int selected_port) {
   if (absl::StartsWith(listen, "unix:")) return listen;
@@ -28,9 +30,8 @@ std::string BoundAddress(const std::string& listen, int selected_port) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
-    const std::string& listen, const std::vector<NamedService>& services) {
+    const std::string& listen, const std::vector<NamedService>& services, Reflection reflection) {
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;
   int selected_port = 0;
@@ -46,31 +47,37 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
                              kMinClientPingIntervalMs);
-  // Reflection is the one synchronous service; a single polling queue is plenty for it.
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 1);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 1);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2);
 
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {
     builder.RegisterService(named.service);
     service_names.push_back(named.full_name);
   }
+  std::unique_ptr<ReflectionService> reflection_service;
+  if (reflection == Reflection::kOn) {
+    std::vector<std::string> listed = service_names;
+    listed.push_back(kHealthServiceName);
+    reflection_service = std::make_unique<ReflectionService>(std::move(listed));
+    builder.RegisterService(reflection_service.get());
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   // The port is known only once bound; 0 means the address could not be bound.
   if (server == nullptr || selected_port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", listen));
   }
-  auto grpc_server = std::unique_ptr<GrpcServer>(new GrpcServer(
-      std::move(server), BoundAddress(listen, selected_port), std::move(service_names)));
+  auto grpc_server = std::unique_ptr<GrpcServer>(
+      new GrpcServer(std::move(reflection_service), std::move(server),
+                     BoundAddress(listen, selected_port), std::move(service_names)));
   // The default health service starts SERVING; nothing is served before the store opens.
   grpc_server->SetServing(false);
   return grpc_server;
 }
 
-GrpcServer::GrpcServer(std::unique_ptr<grpc::Server> server, std::string address,
+GrpcServer::GrpcServer(std::unique_ptr<ReflectionService> reflection,
+                       std::unique_ptr<grpc::Server> server, std::string address,
                        std::vector<std::string> service_names)
-    : server_(std::move(server)),
+    : reflection_(std::move(reflection)),
+      server_(std::move(server)),
       address_(std::move(address)),
       service_names_(std::move(service_names)) {}
 

@@ -1,8 +1,9 @@
 // The gRPC server verdictd runs: one listener with explicit limits, grpc.health.v1 health
-// checking and server reflection, and a graceful shutdown.
+// checking, server reflection when asked for, and a graceful shutdown. Every service is on
+// gRPC's callback API, so the server runs no synchronous polling threads.
 //
-//   absl::StatusOr<std::unique_ptr<GrpcServer>> server =
-//       GrpcServer::Start("127.0.0.1:0", {{v1::DecisionService::service_full_name(), &service}});
+//   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
+//       "127.0.0.1:0", {{v1::DecisionService::service_full_name(), &service}}, Reflection::kOn);
 //   (*server)->SetServing(true);          // health starts NOT_SERVING
 //   std::cout << (*server)->address();    // "127.0.0.1:41877": the port actually bound
 //   (*server)->Shutdown(absl::Seconds(10));
@@ -17,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/reflection_service.h"
 
 namespace verdict {
 
@@ -33,12 +35,17 @@ struct NamedService {
   grpc::Service* service;
 };
 
+// Whether the server answers grpc.reflection.v1alpha (grpcurl's list and describe), listing
+// its services and health.
+enum class Reflection { kOff, kOn };
+
 class GrpcServer {
  public:
   // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
   // services, which must outlive the server. UNAVAILABLE when the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
-      const std::string& listen, const std::vector<NamedService>& services);
+      const std::string& listen, const std::vector<NamedService>& services,
+      Reflection reflection = Reflection::kOff);
 
   ~GrpcServer();
 
@@ -53,9 +60,11 @@ class GrpcServer {
   void Shutdown(absl::Duration grace);
 
  private:
-  GrpcServer(std::unique_ptr<grpc::Server> server, std::string address,
-             std::vector<std::string> service_names);
+  GrpcServer(std::unique_ptr<ReflectionService> reflection, std::unique_ptr<grpc::Server> server,
+             std::string address, std::vector<std::string> service_names);
 
+  // Declared before the server, which serves it until the server is destroyed.
+  std::unique_ptr<ReflectionService> reflection_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   std::vector<std::string> service_names_;

@@ -176,7 +176,8 @@ int Serve(const ServerOptions& options) {
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
       options.listen,
       {{v1::DecisionService::service_full_name(), &decision_service},
-       {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}});
+       {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}},
+      Reflection::kOn);
   if (!server.ok()) {
     std::cerr << "verdictd: " << server.status().message() << "\n";
     return kExitStartup;
