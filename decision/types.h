@@ -171,6 +171,14 @@ struct RateSpend {
   int64_t window_seconds = 0;
 };
 
+// The start of the earliest window of spend.permission_id a store keeps once `spend` is
+// counted: the previous window's, for sidecars whose clocks differ by less than a window.
+// nullopt when the window's length is unknown: then every window is kept.
+inline std::optional<int64_t> EarliestKeptRateWindow(const RateSpend& spend) {
+  if (spend.window_seconds <= 0) return std::nullopt;
+  return spend.window_start_unix - spend.window_seconds;
+}
+
 // An approval request a NEEDS_APPROVAL opens, when none is pending for the same call.
 struct ApprovalToOpen {
   std::string agent_id;

@@ -38,5 +38,14 @@ TEST(VerdictName, EveryVerdictIsSpelledAsInTheProto) {
   EXPECT_EQ(std::string(VerdictName(Verdict::kNeedsApproval)), "NEEDS_APPROVAL");
 }
 
+// Spending in a window keeps that window and the previous one: older counts are never read.
+TEST(EarliestKeptRateWindow, IsThePreviousWindowsStartOrNoneWhenTheLengthIsUnknown) {
+  EXPECT_EQ(EarliestKeptRateWindow(
+                {.permission_id = "p", .window_start_unix = 120, .limit = 5, .window_seconds = 60}),
+            60);
+  EXPECT_EQ(EarliestKeptRateWindow({.permission_id = "p", .window_start_unix = 120, .limit = 5}),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace verdict

@@ -1,5 +1,6 @@
 #include "store/postgres_store.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/memory/memory.h"
@@ -113,12 +114,11 @@ class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransactio
             .Execute(PgStatement::kSpendRate,
                      PgParams().Text(spend.permission_id).Int64(spend.window_start_unix))
             .status();
-    if (!spent.ok() || spend.window_seconds <= 0) return spent;
+    const std::optional<int64_t> earliest = EarliestKeptRateWindow(spend);
+    if (!spent.ok() || !earliest) return spent;
     return connection()
         .Execute(PgStatement::kForgetEndedRateWindows,
-                 PgParams()
-                     .Text(spend.permission_id)
-                     .Int64(spend.window_start_unix - spend.window_seconds))
+                 PgParams().Text(spend.permission_id).Int64(*earliest))
         .status();
   }
 

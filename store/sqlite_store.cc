@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -199,10 +200,10 @@ class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
       upsert.BindText(1, spend.permission_id);
       upsert.BindInt64(2, spend.window_start_unix);
       upsert.Execute();
-      if (spend.window_seconds > 0) {
+      if (std::optional<int64_t> earliest = EarliestKeptRateWindow(spend)) {
         ScopedStatement forget = connection().Use(StatementId::kForgetEndedRateWindows);
         forget.BindText(1, spend.permission_id);
-        forget.BindInt64(2, spend.window_start_unix - spend.window_seconds);
+        forget.BindInt64(2, *earliest);
         forget.Execute();
       }
       return absl::OkStatus();
