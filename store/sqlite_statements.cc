@@ -63,7 +63,8 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kFindApproval, "FindApproval",
      "SELECT " VERDICT_APPROVAL_COLUMNS " FROM approval_requests a WHERE a.id = ?1"},
     // An agent with its permissions and the delegations into it (store/decision_record.h):
-    // one primary-key search, or a token's unique-index search and then that one.
+    // one primary-key search, or a search of the token's covering index (agents_by_token_hash,
+    // the plan store/query_plan_test.cc pins) and then that one.
     {StatementId::kFindDecisionRecord, "FindDecisionRecord",
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS " FROM decision_records r WHERE r.agent_id = ?1"},
     {StatementId::kFindDecisionRecordByTokenHash, "FindDecisionRecordByTokenHash",
