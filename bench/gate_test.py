@@ -125,6 +125,57 @@ class Checks(unittest.TestCase):
         self.assertFalse(gate.check_control(rule, healthy)[0])
 
 
+class Retries(unittest.TestCase):
+    """A bench rule fails only when every measurement of it fails."""
+
+    FAST = gate.BenchRule("cpu_bench", "^BM_Fast$", 2.0, ("short",), 1)
+    SLOW = gate.BenchRule("cpu_bench", "^BM_Slow$", 2.0, ("short",), 2)
+    BASE = {"BM_Fast": [100, 101, 99, 100, 102], "BM_Slow": [100, 101, 99, 100, 102]}
+    TWICE_AS_SLOW = [250, 251, 249, 252, 248]
+    AS_FAST = [100, 99, 101, 100, 102]
+
+    def run_attempts(self, slow_samples_per_attempt, attempts=3):
+        measured = []
+        pauses = []
+
+        def measure(rules):
+            attempt = len(measured)
+            measured.append([rule.pattern for rule in rules])
+            return {"BM_Fast": self.AS_FAST, "BM_Slow": slow_samples_per_attempt[attempt]}
+
+        def judge(rule, samples):
+            return gate.check_bench(rule, samples, self.BASE, alpha=0.05)
+
+        results = gate.judge_bench_rules([self.FAST, self.SLOW], measure, judge, attempts,
+                                         pause=30, sleep=pauses.append)
+        return results, measured, pauses
+
+    def test_a_rule_slow_once_then_fast_passes_and_only_it_is_measured_again(self):
+        results, measured, pauses = self.run_attempts([self.TWICE_AS_SLOW, self.AS_FAST])
+        self.assertEqual([ok for ok, _ in results], [True, True])
+        self.assertEqual(measured, [["^BM_Fast$", "^BM_Slow$"], ["^BM_Slow$"]])
+        self.assertEqual(pauses, [30])
+        self.assertIn("attempt 1: ", results[1][1])
+        self.assertIn("REGRESSION; attempt 2: ", results[1][1])
+
+    def test_a_rule_slow_on_every_attempt_fails(self):
+        results, measured, pauses = self.run_attempts([self.TWICE_AS_SLOW] * 3)
+        self.assertEqual([ok for ok, _ in results], [True, False])
+        self.assertEqual(len(measured), 3)
+        self.assertEqual(pauses, [30, 30])
+        self.assertEqual(results[1][1].count("REGRESSION"), 3)
+
+    def test_one_attempt_believes_the_first_measurement(self):
+        results, measured, pauses = self.run_attempts([self.TWICE_AS_SLOW], attempts=1)
+        self.assertEqual([ok for ok, _ in results], [True, False])
+        self.assertEqual((len(measured), pauses), (1, []))
+
+    def test_nothing_is_measured_again_when_everything_passes(self):
+        results, measured, pauses = self.run_attempts([self.AS_FAST])
+        self.assertEqual([ok for ok, _ in results], [True, True])
+        self.assertEqual((len(measured), pauses), (1, []))
+
+
 class BenchmarkOutput(unittest.TestCase):
     def test_reads_iterations_in_nanoseconds_and_skips_aggregates(self):
         report = {"benchmarks": [
