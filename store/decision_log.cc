@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "store/decision_log_row.h"
 
 namespace verdict {
 namespace {
 
-// The columns of a row, in DecisionLogRow's order; ReadRow depends on it.
+// The columns of a row, in ForEachDecisionLogColumn's order (store/decision_log_row.h).
 constexpr char kColumns[] =
     "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "
     "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, "
@@ -34,49 +35,17 @@ constexpr char kHighWaterSeq[] = "SELECT seq FROM sqlite_sequence WHERE name = '
 DecisionLogRow ReadRow(SQLite::Statement& statement) {
   DecisionLogRow row;
   int column = 0;
-  auto text = [&] { return statement.getColumn(column++).getString(); };
-  auto integer = [&] { return statement.getColumn(column++).getInt64(); };
-  row.seq = integer();
-  row.decided_at_us = integer();
-  row.request_id = text();
-  row.agent_id = text();
-  row.action = text();
-  row.resource = text();
-  row.client_ip = text();
-  row.arguments_json = text();
-  row.verdict = text();
-  row.reason = text();
-  row.message = text();
-  row.matched_permission_id = text();
-  row.delegation_path_json = text();
-  row.approval_request_id = text();
-  row.latency_us = integer();
-  row.prev_hash = text();
-  row.hash = text();
+  ForEachDecisionLogColumn(
+      row, [&](std::string& field) { field = statement.getColumn(column++).getString(); },
+      [&](int64_t& field) { field = statement.getColumn(column++).getInt64(); });
   return row;
 }
 
 void BindRow(SQLite::Statement& statement, const DecisionLogRow& row) {
   int index = 1;
-  auto text = [&](const std::string& value) { statement.bindNoCopy(index++, value); };
-  auto integer = [&](int64_t value) { statement.bind(index++, value); };
-  integer(row.seq);
-  integer(row.decided_at_us);
-  text(row.request_id);
-  text(row.agent_id);
-  text(row.action);
-  text(row.resource);
-  text(row.client_ip);
-  text(row.arguments_json);
-  text(row.verdict);
-  text(row.reason);
-  text(row.message);
-  text(row.matched_permission_id);
-  text(row.delegation_path_json);
-  text(row.approval_request_id);
-  integer(row.latency_us);
-  text(row.prev_hash);
-  text(row.hash);
+  ForEachDecisionLogColumn(
+      row, [&](const std::string& field) { statement.bindNoCopy(index++, field); },
+      [&](int64_t field) { statement.bind(index++, field); });
 }
 
 int64_t HighWaterSeq(SQLite::Database& db) {

@@ -45,6 +45,35 @@ struct DecisionLogRow {
   std::string hash;       // hex
 };
 
+// Calls text(field) or integer(field) on each field of `row` in the order of the decision
+// log's columns (seq, decided_at_us, request_id, agent_id, action, resource, client_ip,
+// arguments_json, verdict, reason, message, matched_permission_id, delegation_path_json,
+// approval_request_id, latency_us, prev_hash, hash): the one list every store reads its rows
+// with (a non-const row) and binds them with (a const row).
+//
+//   ForEachDecisionLogColumn(row, [&](std::string& field) { field = NextText(); },
+//                            [&](int64_t& field) { field = NextInteger(); });
+template <typename Row, typename Text, typename Integer>
+void ForEachDecisionLogColumn(Row& row, Text text, Integer integer) {
+  integer(row.seq);
+  integer(row.decided_at_us);
+  text(row.request_id);
+  text(row.agent_id);
+  text(row.action);
+  text(row.resource);
+  text(row.client_ip);
+  text(row.arguments_json);
+  text(row.verdict);
+  text(row.reason);
+  text(row.message);
+  text(row.matched_permission_id);
+  text(row.delegation_path_json);
+  text(row.approval_request_id);
+  integer(row.latency_us);
+  text(row.prev_hash);
+  text(row.hash);
+}
+
 // The row for one decision, with secrets redacted from the arguments; seq and hashes unset.
 // The subject's token is never part of a row: only the agent it resolved to.
 DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decision,

@@ -6,6 +6,7 @@
 
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
+#include "store/decision_log_row.h"
 #include "store/postgres_statements.h"
 
 namespace verdict {
@@ -23,51 +24,21 @@ const std::string& BeginAppendSql() {
 
 constexpr char kBeginSnapshot[] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
-// The columns of kDecisionLogQuery, in DecisionLogRow's order.
+// kDecisionLogQuery selects the columns in ForEachDecisionLogColumn's order.
 DecisionLogRow ReadRow(const PgRow& result) {
   DecisionLogRow row;
   int column = 0;
-  auto text = [&] { return result.Text(column++); };
-  auto integer = [&] { return result.Int64(column++); };
-  row.seq = integer();
-  row.decided_at_us = integer();
-  row.request_id = text();
-  row.agent_id = text();
-  row.action = text();
-  row.resource = text();
-  row.client_ip = text();
-  row.arguments_json = text();
-  row.verdict = text();
-  row.reason = text();
-  row.message = text();
-  row.matched_permission_id = text();
-  row.delegation_path_json = text();
-  row.approval_request_id = text();
-  row.latency_us = integer();
-  row.prev_hash = text();
-  row.hash = text();
+  ForEachDecisionLogColumn(
+      row, [&](std::string& field) { field = result.Text(column++); },
+      [&](int64_t& field) { field = result.Int64(column++); });
   return row;
 }
 
 PgParams RowParams(const DecisionLogRow& row) {
   PgParams params;
-  params.Int64(row.seq)
-      .Int64(row.decided_at_us)
-      .Text(row.request_id)
-      .Text(row.agent_id)
-      .Text(row.action)
-      .Text(row.resource)
-      .Text(row.client_ip)
-      .Text(row.arguments_json)
-      .Text(row.verdict)
-      .Text(row.reason)
-      .Text(row.message)
-      .Text(row.matched_permission_id)
-      .Text(row.delegation_path_json)
-      .Text(row.approval_request_id)
-      .Int64(row.latency_us)
-      .Text(row.prev_hash)
-      .Text(row.hash);
+  ForEachDecisionLogColumn(
+      row, [&](const std::string& field) { params.Text(field); },
+      [&](int64_t field) { params.Int64(field); });
   return params;
 }
 
