@@ -9,9 +9,8 @@
 // The dataset goes in once through ImportPolicy (one transaction, so a schema that holds any
 // agent holds all of them) into schema verdict_bench_<agents>, and is reused by later runs.
 // --prepare_only loads it, prints the URL that reaches it and exits: scripts/pg-bench.sh serves
-// it with two verdictd processes for the load generator. Each benchmark checks every probe
-// against the dataset's prediction before it starts timing, and reports p50_us and p99_us.
-#include <chrono>
+// it with two verdictd processes for the load generator. The benchmarks themselves, and how they
+// check their answers: bench/store_paths.h.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -23,7 +22,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/dataset.h"
-#include "bench/latency.h"
+#include "bench/store_paths.h"
 #include "benchmark/benchmark.h"
 #include "crypto/sha256.h"
 #include "decision/authorizer.h"
@@ -39,35 +38,6 @@ ABSL_FLAG(bool, prepare_only, false, "load the dataset, print the URL that reach
 
 namespace verdict::bench {
 namespace {
-
-constexpr int kProbes = 1024;
-
-struct Workload {
-  std::vector<Request> requests;
-  std::vector<Outcome> expected;
-  std::vector<std::string> tokens;
-  std::vector<std::string> token_agent_ids;
-};
-
-Workload ProbesOf(ProbeKind kind, int64_t agents) {
-  Workload workload;
-  for (uint64_t i = 0; i < kProbes; ++i) {
-    Probe probe = MakeProbe(kind, agents, (i + 1) * 0x9e3779b97f4a7c15ULL);
-    workload.requests.push_back(std::move(probe.request));
-    workload.expected.push_back(std::move(probe.expected));
-  }
-  return workload;
-}
-
-Workload TokensOf(int64_t agents) {
-  Workload workload;
-  for (uint64_t i = 0; i < kProbes; ++i) {
-    const int64_t agent = static_cast<int64_t>(((i + 1) * 0x9e3779b97f4a7c15ULL) % agents);
-    workload.tokens.push_back(AgentToken(agent));
-    workload.token_agent_ids.push_back(AgentId(agent));
-  }
-  return workload;
-}
 
 // The whole dataset as a policy, as bench/dataset_db.h writes it into SQLite.
 PolicyContents DatasetPolicy(int64_t agents) {
@@ -116,58 +86,6 @@ absl::StatusOr<std::string> EnsureDataset(const std::string& url, int64_t agents
   return dataset_url;
 }
 
-template <typename Call>
-void TimeCalls(benchmark::State& state, Call call) {
-  std::vector<int64_t> nanos;
-  nanos.reserve(1 << 20);
-  size_t next = 0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    call(next);
-    const auto end = std::chrono::steady_clock::now();
-    if (nanos.size() < nanos.capacity()) {
-      nanos.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
-    }
-    next = (next + 1) % kProbes;
-  }
-  const LatencySummary latency = SummarizeLatencies(std::move(nanos));
-  state.counters["p50_us"] = latency.p50_us;
-  state.counters["p99_us"] = latency.p99_us;
-}
-
-void Authorize(benchmark::State& state, Authorizer& authorizer, const Workload& workload) {
-  for (int i = 0; i < kProbes; ++i) {
-    absl::StatusOr<Decision> decision = authorizer.Authorize(workload.requests[i]);
-    const std::string difference =
-        decision.ok() ? DescribeDifference(workload.expected[i], OutcomeOf(*decision))
-                      : decision.status().ToString();
-    if (!difference.empty()) {
-      state.SkipWithError(
-          absl::StrCat(workload.requests[i].subject.agent_id, ": ", difference).c_str());
-      return;
-    }
-  }
-  TimeCalls(state, [&](size_t i) {
-    benchmark::DoNotOptimize(authorizer.Authorize(workload.requests[i]));
-  });
-}
-
-void ValidateToken(benchmark::State& state, Authorizer& authorizer, const Workload& workload) {
-  for (int i = 0; i < kProbes; ++i) {
-    absl::StatusOr<TokenValidation> validation = authorizer.ValidateToken(workload.tokens[i]);
-    if (!validation.ok() || !validation->valid || !validation->agent ||
-        validation->agent->id != workload.token_agent_ids[i]) {
-      state.SkipWithError(
-          absl::StrCat("token of ", workload.token_agent_ids[i], " not validated as its agent")
-              .c_str());
-      return;
-    }
-  }
-  TimeCalls(state, [&](size_t i) {
-    benchmark::DoNotOptimize(authorizer.ValidateToken(workload.tokens[i]));
-  });
-}
-
 }  // namespace
 }  // namespace verdict::bench
 
@@ -198,17 +116,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   Authorizer authorizer(**store, [] { return absl::Now(); });
-  // The workloads and the store live until the process exits, as the benchmarks do.
-  const std::string suffix = absl::StrCat("/agents:", agents);
-  auto* direct = new Workload(ProbesOf(ProbeKind::kDirect, agents));
-  auto* three_hops = new Workload(ProbesOf(ProbeKind::kThreeHops, agents));
-  auto* tokens = new Workload(TokensOf(agents));
-  benchmark::RegisterBenchmark(("BM_PostgresAuthorizeDirect" + suffix).c_str(),
-                               [&](benchmark::State& s) { Authorize(s, authorizer, *direct); });
-  benchmark::RegisterBenchmark(("BM_PostgresAuthorizeThreeHops" + suffix).c_str(),
-                               [&](benchmark::State& s) { Authorize(s, authorizer, *three_hops); });
-  benchmark::RegisterBenchmark(("BM_PostgresValidateToken" + suffix).c_str(),
-                               [&](benchmark::State& s) { ValidateToken(s, authorizer, *tokens); });
+  // The store lives until the process exits, as the benchmarks do.
+  RegisterStorePathBenchmarks("BM_Postgres", agents, authorizer);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
