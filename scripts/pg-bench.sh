@@ -32,7 +32,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
-"${bazel_cmd[@]}" build ${BAZEL_OUTPUT_BASE:+--symlink_prefix=/} -c opt \
+# --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
+"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt \
   //server:verdictd //bench:loadgen //bench:make_dataset //bench:postgres_store_bench
 bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
 
