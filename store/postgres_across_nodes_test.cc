@@ -8,21 +8,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "store/postgres_test_support.h"
+#include "tests/decision_traffic.h"
 #include "tests/verdictd_process.h"
 #include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -64,55 +62,6 @@ constexpr char kPolicy[] = R"json({
      "max_depth": 1, "status": "active"}
   ]
 })json";
-
-v1::AuthorizeResponse Decide(v1::DecisionService::Stub& stub, const std::string& agent_id,
-                             bool* failed = nullptr) {
-  v1::AuthorizeRequest request;
-  request.mutable_subject()->set_agent_id(agent_id);
-  request.set_action("read");
-  request.set_resource("docs:report:7");
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-  v1::AuthorizeResponse response;
-  const grpc::Status status = stub.Authorize(&context, request, &response);
-  if (failed != nullptr) *failed = !status.ok();
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  return response;
-}
-
-// Asks for `agent_id` through one sidecar, sequentially, until stopped.
-class Traffic {
- public:
-  Traffic(v1::DecisionService::Stub& stub, std::string agent_id)
-      : thread_([this, &stub, agent_id] {
-          while (!stop_.load()) {
-            bool failed = false;
-            const v1::AuthorizeResponse response = Decide(stub, agent_id, &failed);
-            if (failed) ++errors_;
-            if (response.verdict() == v1::DENY) seen_deny_ = true;
-            if (seen_deny_ && response.verdict() == v1::ALLOW) ++allows_after_deny_;
-            ++calls_;
-          }
-        }) {}
-
-  void AwaitCalls(int count) {
-    while (calls_.load() < count) absl::SleepFor(absl::Milliseconds(1));
-  }
-  void Stop() {
-    stop_ = true;
-    thread_.join();
-  }
-  int errors() const { return errors_; }
-  int allows_after_deny() const { return allows_after_deny_; }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::atomic<int> calls_{0};
-  int errors_ = 0;
-  bool seen_deny_ = false;
-  int allows_after_deny_ = 0;
-  std::thread thread_;  // last: starts once the counters exist
-};
 
 struct Revocation {
   const char* what;
@@ -212,18 +161,19 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
   };
   for (const Revocation& revocation : revocations) {
     SCOPED_TRACE(revocation.what);
-    for (auto& stub : stubs) ASSERT_EQ(Decide(*stub, revocation.subject).verdict(), v1::ALLOW);
+    for (auto& stub : stubs)
+      ASSERT_EQ(DecideReadDocs(*stub, revocation.subject).verdict(), v1::ALLOW);
 
     // Both sidecars keep answering while the revocation commits.
-    std::vector<std::unique_ptr<Traffic>> traffic;
+    std::vector<std::unique_ptr<DecisionTraffic>> traffic;
     for (auto& stub : stubs)
-      traffic.push_back(std::make_unique<Traffic>(*stub, revocation.subject));
+      traffic.push_back(std::make_unique<DecisionTraffic>(*stub, revocation.subject));
     for (auto& flow : traffic) flow->AwaitCalls(3);
     const grpc::Status revoked = revocation.revoke(*admin, AdminContext().get());
     ASSERT_TRUE(revoked.ok()) << revoked.error_message();
 
     for (auto& stub : stubs) {
-      const v1::AuthorizeResponse next = Decide(*stub, revocation.subject);
+      const v1::AuthorizeResponse next = DecideReadDocs(*stub, revocation.subject);
       EXPECT_EQ(next.verdict(), v1::DENY);
       EXPECT_EQ(next.reason(), revocation.reason) << next.message();
     }
