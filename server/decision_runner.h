@@ -18,7 +18,8 @@
 //   DecisionRunner runner(store, clock, observer, access_tokens, workers, /*inline_slots=*/2);
 //   runner.Run<Decision>(
 //       [request](Authorizer& authorizer) { return authorizer.Authorize(request); },
-//       [reactor](absl::StatusOr<Decision> decision) { ... answer the call ... });
+//       [reactor](absl::StatusOr<Decision> decision) { ... answer the call ... },
+//       [context] { return context->IsCancelled(); });
 #ifndef VERDICT_SERVER_DECISION_RUNNER_H_
 #define VERDICT_SERVER_DECISION_RUNNER_H_
 
@@ -57,14 +58,19 @@ class DecisionRunner {
   DecisionRunner& operator=(const DecisionRunner&) = delete;
 
   // Runs `decide` and then `answer`, either both before Run returns or both on a worker.
-  template <typename T>
-  void Run(Decide<T> decide, Answer<T> answer) {
-    if (std::optional<absl::StatusOr<T>> outcome = TryInline(decide)) {
+  // `gave_up()` (a `bool() const` callable: the call was cancelled or ran out of time) is asked
+  // before each attempt: a caller that gave up, typically while its call waited for a worker,
+  // gets nothing decided for it, so no rate-limit slot or approval is spent for a caller that is
+  // gone, and `answer` gets CANCELLED.
+  template <typename T, typename GaveUp>
+  void Run(Decide<T> decide, Answer<T> answer, GaveUp gave_up) {
+    if (std::optional<absl::StatusOr<T>> outcome = TryInline(decide, gave_up)) {
       std::move(answer)(*std::move(outcome));
       return;
     }
-    workers_.Schedule([this, decide = std::move(decide), answer = std::move(answer)]() mutable {
-      std::move(answer)(decide(writing_authorizer_));
+    workers_.Schedule([this, decide = std::move(decide), answer = std::move(answer),
+                       gave_up = std::move(gave_up)]() mutable {
+      std::move(answer)(DecideUnlessGaveUp(decide, gave_up, writing_authorizer_));
     });
   }
 
@@ -73,10 +79,17 @@ class DecisionRunner {
   static bool IsDeferredToWorker(const absl::Status& status);
 
  private:
-  template <typename T>
-  std::optional<absl::StatusOr<T>> TryInline(Decide<T>& decide) {
+  template <typename T, typename GaveUp>
+  static absl::StatusOr<T> DecideUnlessGaveUp(Decide<T>& decide, const GaveUp& gave_up,
+                                              Authorizer& authorizer) {
+    if (gave_up()) return absl::CancelledError("the caller gave up before its decision was made");
+    return decide(authorizer);
+  }
+
+  template <typename T, typename GaveUp>
+  std::optional<absl::StatusOr<T>> TryInline(Decide<T>& decide, const GaveUp& gave_up) {
     if (!AcquireInlineSlot()) return std::nullopt;
-    absl::StatusOr<T> outcome = decide(inline_authorizer_);
+    absl::StatusOr<T> outcome = DecideUnlessGaveUp(decide, gave_up, inline_authorizer_);
     ReleaseInlineSlot();
     if (!outcome.ok() && IsDeferredToWorker(outcome.status())) return std::nullopt;
     return outcome;

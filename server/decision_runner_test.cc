@@ -90,15 +90,23 @@ class DecisionRunnerTest : public ::testing::Test {
         store, [] { return absl::Now(); }, &observer_, access_tokens, workers_, inline_slots);
   }
 
-  // Runs Authorize(request) and waits for its answer.
-  static void Authorize(DecisionRunner& runner, const Request& request, Answered& answered) {
+  // Runs Authorize(request) for a caller who gives up when `gave_up` says so, without waiting.
+  static void StartAuthorize(DecisionRunner& runner, const Request& request, Answered& answered,
+                             const std::atomic<bool>& gave_up) {
     runner.Run<Decision>(
         [request](Authorizer& authorizer) { return authorizer.Authorize(request); },
         [&answered](absl::StatusOr<Decision> decision) {
           answered.decision = std::move(decision);
           answered.thread = std::this_thread::get_id();
           answered.done.Notify();
-        });
+        },
+        [&gave_up] { return gave_up.load(); });
+  }
+
+  // Runs Authorize(request) for a caller who waits for its answer.
+  static void Authorize(DecisionRunner& runner, const Request& request, Answered& answered) {
+    static const std::atomic<bool> kWaits{false};
+    StartAuthorize(runner, request, answered, kWaits);
     answered.done.WaitForNotification();
   }
 
@@ -180,7 +188,8 @@ TEST_F(DecisionRunnerTest, DecisionBeyondTheInlineSlotsGoesToAWorker) {
         [&](absl::StatusOr<Decision> decision) {
           held.decision = std::move(decision);
           held.done.Notify();
-        });
+        },
+        [] { return false; });
   });
   holding.WaitForNotification();
   Answered answered;
@@ -205,6 +214,51 @@ TEST_F(DecisionRunnerTest, StoreErrorIsAnsweredAsItIsNeverAnAllow) {
 TEST(IsDeferredToWorkerTest, AnAbortedErrorWithoutTheMarkIsNotARefusal) {
   EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(absl::AbortedError("transaction aborted")));
   EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(absl::OkStatus()));
+}
+
+TEST_F(DecisionRunnerTest, CallerWhoGaveUpGetsNothingDecided) {
+  Allow(R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  const std::atomic<bool> gave_up{true};
+  Answered abandoned;
+  StartAuthorize(*runner, ReadDocs("agt_a"), abandoned, gave_up);
+  abandoned.done.WaitForNotification();
+  EXPECT_EQ(abandoned.decision.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(observer_.decisions, 0);
+  // Its rate-limit slot is still there for the next caller.
+  Answered next;
+  Authorize(*runner, ReadDocs("agt_a"), next);
+  ASSERT_TRUE(next.decision.ok()) << next.decision.status();
+  EXPECT_EQ(next.decision->reason, ReasonCode::kAllowed);
+}
+
+TEST_F(DecisionRunnerTest, CallerWhoGivesUpWhileWaitingForAWorkerGetsNothingDecided) {
+  Allow(R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  // Both workers busy: the decision, which writes its rate-limit slot, waits in the queue.
+  absl::Notification busy_a, busy_b, free_workers;
+  for (absl::Notification* busy : {&busy_a, &busy_b}) {
+    workers_.Schedule([busy, &free_workers] {
+      busy->Notify();
+      free_workers.WaitForNotification();
+    });
+  }
+  busy_a.WaitForNotification();
+  busy_b.WaitForNotification();
+  std::atomic<bool> gave_up{false};
+  Answered abandoned;
+  StartAuthorize(*runner, ReadDocs("agt_a"), abandoned, gave_up);
+  EXPECT_FALSE(abandoned.done.HasBeenNotified()) << "a decision that writes waits for a worker";
+  gave_up = true;
+  free_workers.Notify();
+  abandoned.done.WaitForNotification();
+  EXPECT_EQ(abandoned.decision.status().code(), absl::StatusCode::kCancelled);
+  // The inline attempt was refused before anything was spent, and nothing was decided after.
+  EXPECT_EQ(observer_.decisions, 0);
+  Answered next;
+  Authorize(*runner, ReadDocs("agt_a"), next);
+  ASSERT_TRUE(next.decision.ok()) << next.decision.status();
+  EXPECT_EQ(next.decision->reason, ReasonCode::kAllowed);
 }
 
 }  // namespace

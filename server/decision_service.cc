@@ -41,16 +41,8 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
     return reactor;
   }
   runner.Run<T>(
-      [context, decide = *std::move(decide)](Authorizer& authorizer) mutable -> absl::StatusOr<T> {
-        // A caller that gave up while the call waited for a worker gets nothing decided for it.
-        if (context->IsCancelled()) return absl::CancelledError();
-        return decide(authorizer);
-      },
+      *std::move(decide),
       [reactor, response_bytes, to_wire](absl::StatusOr<T> outcome) {
-        if (outcome.status().code() == absl::StatusCode::kCancelled) {
-          reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled before decided"));
-          return;
-        }
         if (!outcome.ok()) {
           reactor->Finish(ToGrpcStatus(outcome.status()));
           return;
@@ -60,7 +52,8 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
         bool own_buffer = false;
         reactor->Finish(grpc::SerializationTraits<WireResponse>::Serialize(response, response_bytes,
                                                                            &own_buffer));
-      });
+      },
+      [context] { return context->IsCancelled(); });
   return reactor;
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "server/grpc_status.h"
 
 namespace verdict {
 namespace {
@@ -82,7 +83,7 @@ void AnswerToCheckResponse(const HttpAnswer& answer, CheckResponse* response) {
   denied->set_body(answer.body);
 }
 
-grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* /*context*/,
+grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* context,
                                                  const CheckRequest* request,
                                                  CheckResponse* response) {
   TimedUnaryReactor* reactor = check_.StartCall();
@@ -106,11 +107,16 @@ grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* /*
         return answer;
       },
       [reactor, response](absl::StatusOr<HttpAnswer> answer) {
+        if (answer.status().code() == absl::StatusCode::kCancelled) {
+          reactor->Finish(ToGrpcStatus(answer.status()));  // nobody is waiting for an answer
+          return;
+        }
         // Only a deferred attempt fails, and the runner decides that one again; should any other
         // failure arrive, it denies like every decision error.
         AnswerToCheckResponse(answer.ok() ? *answer : AnswerForDecision(answer.status()), response);
         reactor->Finish(grpc::Status::OK);
-      });
+      },
+      [context] { return context->IsCancelled(); });
   return reactor;
 }
 

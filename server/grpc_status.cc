@@ -15,6 +15,8 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
     case absl::StatusCode::kUnavailable:
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, message);
+    case absl::StatusCode::kCancelled:
+      return grpc::Status(grpc::StatusCode::CANCELLED, message);
     default:
       // Keep the original code in the message: it is the first thing an operator needs.
       return grpc::Status(grpc::StatusCode::INTERNAL,

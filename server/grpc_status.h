@@ -1,6 +1,7 @@
-// How an absl::Status from the Authorizer reaches a gRPC client. Only three codes leave the
+// How an absl::Status from the Authorizer reaches a gRPC client. Only four codes leave the
 // server: INVALID_ARGUMENT (the caller's fault, with the message saying what is wrong),
-// UNAVAILABLE (the store cannot be read now; retrying may help) and INTERNAL (anything else).
+// UNAVAILABLE (the store cannot be read now; retrying may help), CANCELLED (the caller gave up
+// before its decision was made, so none was: DecisionRunner) and INTERNAL (anything else).
 // An error never carries a decision: the caller must treat it as a deny.
 //
 //   if (!decision.ok()) return reactor->Finish(ToGrpcStatus(decision.status()));

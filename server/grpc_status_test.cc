@@ -13,7 +13,7 @@ using ::testing::HasSubstr;
 
 TEST(ToGrpcStatusTest, OkStaysOk) { EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok()); }
 
-TEST(ToGrpcStatusTest, OnlyThreeErrorCodesLeaveTheServer) {
+TEST(ToGrpcStatusTest, OnlyFourErrorCodesLeaveTheServer) {
   struct Case {
     absl::Status status;
     grpc::StatusCode expected;
@@ -21,6 +21,7 @@ TEST(ToGrpcStatusTest, OnlyThreeErrorCodesLeaveTheServer) {
   const Case cases[] = {
       {absl::InvalidArgumentError("action: empty"), grpc::StatusCode::INVALID_ARGUMENT},
       {absl::UnavailableError("database is locked"), grpc::StatusCode::UNAVAILABLE},
+      {absl::CancelledError("the caller gave up"), grpc::StatusCode::CANCELLED},
       {absl::InternalError("bad constraints"), grpc::StatusCode::INTERNAL},
       {absl::FailedPreconditionError("approval already used"), grpc::StatusCode::INTERNAL},
       {absl::NotFoundError("no such table"), grpc::StatusCode::INTERNAL},
