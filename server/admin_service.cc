@@ -34,13 +34,21 @@ GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decisio
 
 // The call's work goes to the service's own threads: gRPC's callback threads also carry the
 // decision calls, and an admin call may hold one for an Argon2id verification or a write that
-// waits on SQLite's lock.
+// waits on SQLite's lock. A call whose caller gave up (its deadline passed, it cancelled, the
+// server is shutting down) while it waited here or while it was authenticated does nothing: the
+// caller would never learn of its write, and a token it minted would be lost with the answer.
 template <typename Body>
 grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* context, Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   workers_.Schedule([this, context, reactor, body = std::move(body)]() mutable {
-    absl::Status authenticated = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
-    reactor->Finish(AdminGrpcStatus(authenticated.ok() ? body() : authenticated));
+    const auto gave_up = [context] {
+      return context->IsCancelled() ? absl::CancelledError("the caller gave up before the call ran")
+                                    : absl::OkStatus();
+    };
+    absl::Status ready = gave_up();
+    if (ready.ok()) ready = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
+    if (ready.ok()) ready = gave_up();
+    reactor->Finish(AdminGrpcStatus(ready.ok() ? body() : ready));
   });
   return reactor;
 }

@@ -5,6 +5,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <set>
@@ -13,6 +14,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "common/json.h"
 #include "crypto/secret_hash.h"
 #include "crypto/sha256.h"
@@ -650,6 +653,49 @@ TEST_F(AdminServiceTest, VerifyDecisionLogReportsTheFirstBadRow) {
   EXPECT_FALSE(verified.intact());
   EXPECT_EQ(verified.first_bad_seq(), 3u);
   EXPECT_THAT(verified.problem(), HasSubstr("edited"));
+}
+
+TEST_F(AdminServiceTest, CallWhoseCallerGaveUpWhileItWaitedWritesNothing) {
+  // Another process holds SQLite's write lock: the service's two threads wait in their writes.
+  SQLite::Database lock_holder(path_, SQLite::OPEN_READWRITE);
+  lock_holder.exec("BEGIN IMMEDIATE");
+  struct Call {
+    std::unique_ptr<grpc::ClientContext> context = Context();
+    v1::CreateAgentRequest request;
+    v1::CreateAgentResponse response;
+    grpc::Status status;
+    absl::Notification done;
+  };
+  auto start = [this](Call& call, absl::string_view name) {
+    call.request.set_owner("alice");
+    call.request.set_name(std::string(name));
+    stub_->async()->CreateAgent(call.context.get(), &call.request, &call.response,
+                                [&call](grpc::Status status) {
+                                  call.status = std::move(status);
+                                  call.done.Notify();
+                                });
+  };
+  Call first, second, late;
+  start(first, "first");
+  start(second, "second");
+  absl::SleepFor(absl::Seconds(1));  // both reach their writes (the store waits up to 5 s)
+  late.context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  start(late, "late");
+  late.done.WaitForNotification();
+  EXPECT_EQ(late.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+
+  lock_holder.exec("ROLLBACK");
+  for (Call* call : {&first, &second}) {
+    call->done.WaitForNotification();
+    EXPECT_TRUE(call->status.ok()) << call->status.error_message();
+  }
+  server_->Shutdown(absl::Seconds(5));  // the late call has run (or been dropped) by now
+  server_ = nullptr;
+  absl::StatusOr<AgentPage> agents = store_->ListAgents({});
+  ASSERT_TRUE(agents.ok()) << agents.status();
+  std::set<std::string> names;
+  for (const Agent& agent : agents->agents) names.insert(agent.name);
+  EXPECT_EQ(names, (std::set<std::string>{"first", "second"}));
 }
 
 // --- The whole policy -------------------------------------------------------------------------
