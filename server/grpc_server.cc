@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "grpc/health/v1/health.pb.h"
 
 namespace verdict {
 namespace {
@@ -16,9 +17,6 @@ namespace {
 constexpr int kKeepaliveTimeMs = 60 * 1000;
 constexpr int kKeepaliveTimeoutMs = 20 * 1000;
 constexpr int kMinClientPingIntervalMs = 10 * 1000;
-
-// gRPC's default health service, which reflection lists beside the server's own services.
-constexpr char kHealthServiceName[] = "grpc.health.v1.Health";
 
 // "127.0.0.1:0" bound to port 41877 reads "127.0.0.1:41877"; unix sockets stay as given.
 std::string BoundAddress(const std::string& listen, int selected_port) {
@@ -56,7 +54,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   std::unique_ptr<ReflectionService> reflection_service;
   if (reflection == Reflection::kOn) {
     std::vector<std::string> listed = service_names;
-    listed.push_back(kHealthServiceName);
+    // gRPC's default health service too, named through the descriptor that lets reflection
+    // describe it (the reference also keeps proto/grpc/health/v1's descriptors linked).
+    listed.push_back(
+        grpc::health::v1::HealthCheckRequest::descriptor()->file()->service(0)->full_name());
     reflection_service = std::make_unique<ReflectionService>(std::move(listed));
     builder.RegisterService(reflection_service.get());
   }

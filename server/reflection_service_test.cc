@@ -304,5 +304,33 @@ TEST(GrpcServerReflectionTest, OnlyAServerStartedWithReflectionServesIt) {
   }
 }
 
+// What grpcurl does first: list the services, then describe each one.
+TEST(GrpcServerReflectionTest, EveryServiceListedCanBeDescribed) {
+  v1::DecisionService::CallbackService decision;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
+      "127.0.0.1:0", {{v1::DecisionService::service_full_name(), &decision}}, Reflection::kOn);
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::unique_ptr<ServerReflection::Stub> stub = ServerReflection::NewStub(
+      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  std::unique_ptr<Stream> stream = stub->ServerReflectionInfo(&context);
+  ServerReflectionResponse listed;
+  ASSERT_TRUE(stream->Write(ListServices()));
+  ASSERT_TRUE(stream->Read(&listed));
+  ASSERT_THAT(ServiceNames(listed), ::testing::SizeIs(3));
+  for (const std::string& name : ServiceNames(listed)) {
+    ServerReflectionResponse described;
+    ASSERT_TRUE(stream->Write(FileContainingSymbol(name)));
+    ASSERT_TRUE(stream->Read(&described));
+    EXPECT_FALSE(described.has_error_response())
+        << name << ": " << described.error_response().error_message();
+    EXPECT_FALSE(FileNames(described).empty()) << name;
+  }
+  ASSERT_TRUE(stream->WritesDone());
+  EXPECT_TRUE(stream->Finish().ok());
+  (*server)->Shutdown(absl::ZeroDuration());
+}
+
 }  // namespace
 }  // namespace verdict

@@ -1,7 +1,8 @@
 // Times and counts the calls of one unary callback method into its RpcSeries (server/metrics.h):
-// in flight while the call runs, then its status code and latency, exactly once. An UNAVAILABLE
-// status also counts as a store error: by server/grpc_status.h it means the policy store could
-// not be read.
+// in flight until the call is answered or cancelled, then its status code and latency, exactly
+// once (a cancelled call's decision may still be finishing on a worker; it answers nobody). An
+// UNAVAILABLE status also counts as a store error: by server/grpc_status.h it means the policy
+// store could not be read.
 //
 // The services record their own calls rather than through a gRPC server interceptor: merely
 // installing one sends every batch of every call through gRPC's interception machinery, a cost
@@ -25,8 +26,9 @@
 
 namespace verdict {
 
-// The reactor of one call. Answer with this class's Finish, never ServerUnaryReactor::Finish,
-// which would leave the call counted as CANCELLED.
+// The reactor of one call. Answer with this class's Finish, never ServerUnaryReactor::Finish:
+// that one is not virtual, so a call answered through a base pointer or reference is never
+// counted and stays in flight in the metrics (unless its client cancels).
 class TimedUnaryReactor final : public grpc::ServerUnaryReactor {
  public:
   // Counts the call in flight from now; `metrics` and `series` must outlive the call.

@@ -1,8 +1,9 @@
 // A fixed set of threads that run queued work in order of arrival.
 //
-// verdictd runs its decision calls here rather than on gRPC's callback threads: a call may wait
-// on the database (a lock held by another process, every store connection busy), and gRPC's own
-// threads must stay free meanwhile for health probes, new calls and shutdown.
+// verdictd runs here the work that may wait on the database (a lock held by another process,
+// every store connection busy) rather than on gRPC's callback threads, which must stay free
+// meanwhile for health probes, new calls and shutdown: the decisions that write
+// (server/decision_runner.h, which decides read-only calls inline) and the admin calls.
 //
 //   WorkerPool workers(4);
 //   workers.Schedule([] { ... });
