@@ -63,13 +63,21 @@ bool IsIpAddress(absl::string_view text) {
          inet_pton(AF_INET6, address.c_str(), buffer) == 1;
 }
 
-// A path the upstream could read differently from the way it is matched here is refused: a dot
-// segment ("/a/../admin", also percent-encoded) or an encoded slash or backslash would let a
-// request match one pattern and reach another resource.
+// A path the upstream could read differently from the way it is matched here is refused, as it
+// would let a request match one pattern and reach another resource: a dot segment
+// ("/a/../admin", also percent-encoded), an encoded slash or backslash, an empty segment
+// ("/docs//secret", which many servers merge into one slash) or a path parameter
+// ("/docs/secret;v=1/7", "/x/..;/secret", which servlet containers strip before routing).
 bool IsNormalisedPath(absl::string_view path) {
-  if (!absl::StartsWith(path, "/") || absl::StrContains(path, '\\')) return false;
+  if (!absl::StartsWith(path, "/") || absl::StrContains(path, '\\') ||
+      absl::StrContains(path, "//") || absl::StrContains(path, ';')) {
+    return false;
+  }
   std::string lower = absl::AsciiStrToLower(path);
-  if (absl::StrContains(lower, "%2f") || absl::StrContains(lower, "%5c")) return false;
+  if (absl::StrContains(lower, "%2f") || absl::StrContains(lower, "%5c") ||
+      absl::StrContains(lower, "%3b")) {
+    return false;
+  }
   for (absl::string_view segment : absl::StrSplit(lower, '/')) {
     std::string decoded = absl::StrReplaceAll(segment, {{"%2e", "."}});
     if (decoded == "." || decoded == "..") return false;
@@ -208,8 +216,10 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
   if (std::optional<absl::string_view> action =
           Lookup(attributes.context_extension, kActionExtension)) {
     request.action = std::string(*action);
-  } else if (auto named = config.method_actions.find(attributes.method);
+  } else if (auto named = config.method_actions.find(absl::AsciiStrToUpper(attributes.method));
              named != config.method_actions.end()) {
+    // Looked up as the table's keys are written: an upstream that accepts "get" as GET must not
+    // see it decided as some other action.
     request.action = named->second;
   } else {
     request.action = absl::AsciiStrToLower(attributes.method);

@@ -101,6 +101,10 @@ TEST(MapHttpRequestTest, MethodActionTableOverridesLowerCasing) {
   FakeHttpRequest del;
   del.method = "DELETE";
   EXPECT_EQ(MapOrFail(config, del).action, "delete");
+  // Methods are looked up in upper case, as the table's keys are stored.
+  FakeHttpRequest lower_case_get;
+  lower_case_get.method = "get";
+  EXPECT_EQ(MapOrFail(config, lower_case_get).action, "read");
 }
 
 TEST(MapHttpRequestTest, RouteContextExtensionsNameActionAndResource) {
@@ -196,8 +200,23 @@ TEST(MapHttpRequestTest, MalformedCredentialIsUnauthorizedTokenInvalid) {
 
 TEST(MapHttpRequestTest, PathsTheUpstreamCouldReadDifferentlyAreBadRequests) {
   const char* paths[] = {
-      "/docs/../admin", "/docs/%2e%2E/admin", "/docs/./7", "/docs/.", "/docs/%2E", "/docs%2Fadmin",
-      "/docs%5cadmin",  "/docs\\admin",       "*",         "docs/7",  "",
+      "/docs/../admin",
+      "/docs/%2e%2E/admin",
+      "/docs/./7",
+      "/docs/.",
+      "/docs/%2E",
+      "/docs%2Fadmin",
+      "/docs%5cadmin",
+      "/docs\\admin",
+      "*",
+      "docs/7",
+      "",
+      // Read as /docs/secret/1 by servers that merge slashes or strip path parameters.
+      "/docs//secret/1",
+      "//docs/secret/1",
+      "/docs/secret;x/1",
+      "/docs/x/..;/secret/1",
+      "/docs/secret%3Bx/1",
   };
   for (const char* path : paths) {
     SCOPED_TRACE(path);
