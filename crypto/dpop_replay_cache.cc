@@ -19,7 +19,9 @@ size_t DpopReplayCache::size() const {
 }
 
 void DpopReplayCache::ForgetExpired(absl::Time now) {
-  while (!by_expiry_.empty() && by_expiry_.top().first <= now) {
+  // An id's expiry is the last instant its proof is accepted (crypto/dpop.cc accepts a proof
+  // exactly iat_window old), so the id is remembered through that instant.
+  while (!by_expiry_.empty() && by_expiry_.top().first < now) {
     expiry_by_id_.erase(by_expiry_.top().second);
     by_expiry_.pop();
   }

@@ -33,7 +33,8 @@ class DpopReplayCache {
   DpopReplayCache(const DpopReplayCache&) = delete;
   DpopReplayCache& operator=(const DpopReplayCache&) = delete;
 
-  // Records `id` until `expires_at`, first forgetting every id expired at `now`.
+  // Records `id` through `expires_at`, the last instant its proof is accepted, first forgetting
+  // every id whose expiry is before `now`.
   Result Record(absl::string_view id, absl::Time expires_at, absl::Time now);
 
   // Live and expired-but-not-yet-forgotten ids.

@@ -20,8 +20,11 @@ TEST(DpopReplayCacheTest, AnIdIsUsedOnceUntilItExpires) {
   EXPECT_EQ(cache.Record("a", expires_at, kNow), Result::kFirstUse);
   EXPECT_EQ(cache.Record("a", expires_at, kNow + absl::Seconds(59)), Result::kReplay);
   EXPECT_EQ(cache.Record("b", expires_at, kNow), Result::kFirstUse);
-  // Expired ids are forgotten: by then the proof itself is too old to be accepted.
-  EXPECT_EQ(cache.Record("a", expires_at + absl::Seconds(60), expires_at), Result::kFirstUse);
+  // Still remembered at the last instant the proof itself is accepted...
+  EXPECT_EQ(cache.Record("a", expires_at, expires_at), Result::kReplay);
+  // ...and forgotten after it, when the proof is too old to be accepted anyway.
+  EXPECT_EQ(cache.Record("a", expires_at + absl::Seconds(60), expires_at + absl::Nanoseconds(1)),
+            Result::kFirstUse);
 }
 
 TEST(DpopReplayCacheTest, ForgetsExpiredIdsOnTheNextRecord) {
@@ -42,8 +45,8 @@ TEST(DpopReplayCacheTest, WhenFullOfLiveIdsRefusesRatherThanForgets) {
   EXPECT_EQ(cache.Record("c", kNow + absl::Seconds(20), kNow), Result::kFull);
   // Still remembered: being full did not evict a live id.
   EXPECT_EQ(cache.Record("a", kNow + absl::Seconds(10), kNow), Result::kReplay);
-  // Once "a" expires there is room again.
-  EXPECT_EQ(cache.Record("c", kNow + absl::Seconds(30), kNow + absl::Seconds(10)),
+  // Once "a" has expired there is room again.
+  EXPECT_EQ(cache.Record("c", kNow + absl::Seconds(30), kNow + absl::Seconds(11)),
             Result::kFirstUse);
 }
 
