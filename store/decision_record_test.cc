@@ -257,6 +257,16 @@ TEST(DecisionRecordDecodingTest, AnEffectThatIsNeitherAllowNorDenyIsInternal) {
   }
 }
 
+TEST(DecisionRecordDecodingTest, APermissionThatCouldMatchNothingIsInternal) {
+  // A deny decoded without its resource or an action would quietly stop denying.
+  ASSERT_TRUE(DecodePermissionRecords("1:32:p11:a1:x1:r4:deny2:{}1:0").ok());
+  for (const std::string text :
+       {"1:32:p11:a0:1:r4:deny2:{}1:0", "1:32:p11:a1:x0:4:deny2:{}1:0",
+        "1:32:p11:a1:x2:r,4:deny2:{}1:0", "1:32:p11:a1:x2:,r4:deny2:{}1:0"}) {
+    EXPECT_EQ(DecodePermissionRecords(text).status().code(), absl::StatusCode::kInternal) << text;
+  }
+}
+
 TEST(DecisionRecordDecodingTest, NoRecordsAreNoRows) {
   EXPECT_THAT(*DecodePermissionRecords(""), IsEmpty());
   EXPECT_THAT(*DecodeDelegationRecords("", kNow), IsEmpty());

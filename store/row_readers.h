@@ -16,6 +16,7 @@
 #ifndef VERDICT_STORE_ROW_READERS_H_
 #define VERDICT_STORE_ROW_READERS_H_
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,6 +81,14 @@ absl::Status ReadPermissionColumnsInto(const Row& row, Permission& permission) {
   AssignText(permission.agent_id, row.Text(1));
   AssignText(permission.resource, row.Text(2));
   SplitActionsInto(row.Text(3), permission.actions);
+  // A permission that could match nothing is not a guess to make quietly: a deny read that way
+  // would stop denying.
+  if (permission.resource.empty() || permission.actions.empty() ||
+      std::any_of(permission.actions.begin(), permission.actions.end(),
+                  [](const std::string& action) { return action.empty(); })) {
+    return CorruptRow("permissions", permission.id,
+                      absl::InvalidArgumentError("an empty resource pattern or action"));
+  }
   absl::StatusOr<Effect> effect = ParseEffect(row.Text(4));
   if (!effect.ok()) return CorruptRow("permissions", permission.id, effect.status());
   permission.effect = *effect;
