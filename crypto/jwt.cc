@@ -53,6 +53,9 @@ absl::StatusOr<AccessTokenClaims> ReadClaims(const JsonValue& claims) {
     if (!value.ok()) return value.status();
     *field = *std::move(value);
   }
+  if (absl::Status revocable = CheckTokenId(result.jti); !revocable.ok()) {
+    return JwtRejection(JwtError::kMalformed, revocable.message());
+  }
   for (auto [name, field] :
        {std::pair<absl::string_view, std::string*>{"client_id", &result.client_id},
         {"scope", &result.scope}}) {
@@ -106,6 +109,15 @@ absl::Status CheckClaims(const AccessTokenClaims& claims, const JwtPolicy& polic
 }
 
 }  // namespace
+
+absl::Status CheckTokenId(absl::string_view jti) {
+  if (jti.empty() || jti.size() > kMaxTokenIdLength ||
+      !std::all_of(jti.begin(), jti.end(), [](char c) { return c >= 0x20 && c < 0x7f; })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("jti: must be 1 to ", kMaxTokenIdLength, " bytes of printable ASCII"));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<AccessTokenClaims> VerifyAccessToken(absl::string_view token, const KeySet& keys,
                                                     const JwtPolicy& policy, absl::Time now) {

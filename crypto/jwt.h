@@ -54,6 +54,14 @@ struct AccessTokenClaims {
   std::string cnf_jkt;
 };
 
+// The longest token id ("jti") the revocation list keeps.
+inline constexpr size_t kMaxTokenIdLength = 256;
+
+// OK when `jti` is a token id the revocation list can hold: 1 to kMaxTokenIdLength bytes of
+// printable ASCII; INVALID_ARGUMENT otherwise. VerifyAccessToken refuses a token whose "jti" is
+// not one (kMalformed): such a token could never be revoked.
+absl::Status CheckTokenId(absl::string_view jti);
+
 // Verifies signature, type and claims: "iss", "sub", "aud", "exp", "iat" and "jti" are required.
 // Every refusal is a status that JwtErrorOf reads (kInvalidPolicy when the policy has no issuer or
 // audience, or a negative leeway).

@@ -241,9 +241,27 @@ TEST_F(VerifyAccessTokenTest, RefusesClaimsOutsideThePolicy) {
        JwtError::kMalformed},
       {"cnf a string", [](auto&, auto& claims) { claims["cnf"] = JsonValue::String("jkt"); },
        JwtError::kMalformed},
+      // A token whose jti the revocation list could not hold could never be revoked.
+      {"jti empty", [](auto&, auto& claims) { claims["jti"] = JsonValue::String(""); },
+       JwtError::kMalformed},
+      {"jti of 257 bytes",
+       [](auto&, auto& claims) { claims["jti"] = JsonValue::String(std::string(257, 'j')); },
+       JwtError::kMalformed},
+      {"jti not printable ASCII",
+       [](auto&, auto& claims) { claims["jti"] = JsonValue::String("caf\xc3\xa9"); },
+       JwtError::kMalformed},
   };
   for (const auto& c : kCases) {
     EXPECT_THAT(Reason(EdDsaToken(c.edit)), Optional(c.error)) << c.name;
+  }
+}
+
+TEST(TokenIdTest, IsOneTo256BytesOfPrintableAscii) {
+  EXPECT_TRUE(CheckTokenId("b6f1c2e4-3f4a-4d7e-9a55-1c2d3e4f5a6b").ok());
+  EXPECT_TRUE(CheckTokenId(std::string(256, 'j')).ok());
+  for (const std::string& bad :
+       {std::string(), std::string(257, 'j'), std::string("a\nb"), std::string("\xc3\xa9")}) {
+    EXPECT_EQ(CheckTokenId(bad).code(), absl::StatusCode::kInvalidArgument) << bad;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "crypto/jwt.h"
 
 namespace verdict {
 
@@ -476,7 +477,7 @@ absl::Status MemoryPolicyStore::PutSigningKey(const SigningKey& key) {
 }
 
 absl::Status MemoryPolicyStore::RevokeTokenId(absl::string_view jti) {
-  if (jti.empty()) return absl::InvalidArgumentError("token id: empty");
+  if (absl::Status s = CheckTokenId(jti); !s.ok()) return s;
   absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
   Writable(current_.revoked_token_ids).insert(std::string(jti));
   return absl::OkStatus();

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "crypto/jwt.h"
 #include "store/admin_input.h"
 #include "store/postgres_lookups.h"
 #include "store/postgres_store.h"

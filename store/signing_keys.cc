@@ -104,15 +104,6 @@ absl::StatusOr<SigningKey> PrepareSigningKey(const NewSigningKey& key, absl::Tim
   return row;
 }
 
-absl::Status CheckTokenId(absl::string_view jti) {
-  if (jti.empty() || jti.size() > kMaxTokenIdLength ||
-      !std::all_of(jti.begin(), jti.end(), [](char c) { return c >= 0x20 && c < 0x7f; })) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("jti: must be 1 to ", kMaxTokenIdLength, " bytes of printable ASCII"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CheckSigningKeyRotatable(const SigningKey& key) {
   if (key.status == SigningKeyStatus::kRetired) {
     return absl::FailedPreconditionError(

@@ -22,8 +22,6 @@
 
 namespace verdict {
 
-// A token id ("jti") is 1 to 256 bytes of printable ASCII.
-inline constexpr size_t kMaxTokenIdLength = 256;
 // A revoked token id is kept this long past its token's expiry, beyond any clock leeway, and may
 // then be dropped: the token is refused as expired anyway.
 inline constexpr absl::Duration kRevokedTokenIdRetention = absl::Hours(24);
@@ -34,8 +32,6 @@ inline constexpr absl::Duration kRevokedTokenIdRetention = absl::Hours(24);
 // kept in that order); an Ed25519 or P-256 key must be public only, since a verifier never needs
 // the private part. INVALID_ARGUMENT otherwise.
 absl::StatusOr<SigningKey> PrepareSigningKey(const NewSigningKey& key, absl::Time now);
-
-absl::Status CheckTokenId(absl::string_view jti);
 
 // FAILED_PRECONDITION for a retired key: its kid is never used again.
 absl::Status CheckSigningKeyRotatable(const SigningKey& key);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "crypto/jwt.h"
 #include "store/admin_input.h"
 #include "store/signing_keys.h"
 #include "store/sqlite_lookups.h"
