@@ -177,6 +177,67 @@ TEST_F(DecisionRecordTablesTest, AgentChangesAndDeletionFollow) {
   EXPECT_FALSE(RecordOf(*connection_, "agt_a").has_value());
 }
 
+// Another process may write with REPLACE, which deletes the conflicting row without firing its
+// delete trigger: a write that would silently take a row from another agent is refused, so no
+// record keeps a row its tables no longer hold.
+TEST_F(DecisionRecordTablesTest, AReplaceThatWouldTakeAnotherAgentsRowIsRefused) {
+  Sql(kTwoAgents);
+  Sql("INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints, created_at)"
+      " VALUES ('p1', 'agt_a', 'docs:*', 'read', 'allow', '{}', 5)");
+  Sql("INSERT INTO delegations (id, from_agent_id, to_agent_id, permissions, max_depth, status,"
+      " expires_at, created_at) VALUES ('d1', 'agt_b', 'agt_a', '[{\"actions\":[\"read\"],"
+      "\"constraints\":{},\"resource\":\"docs:*\"}]', 1, 'active', NULL, 8)");
+  const char* refused[] = {
+      // p1 moved onto agt_b by id, or by its seq
+      "INSERT OR REPLACE INTO permissions (id, agent_id, resource, actions, effect, constraints,"
+      " created_at) VALUES ('p1', 'agt_b', 'x:y', 'read', 'allow', '{}', 9)",
+      "INSERT OR REPLACE INTO permissions (seq, id, agent_id, resource, actions, effect,"
+      " constraints, created_at) SELECT seq, 'p9', 'agt_b', 'x:y', 'read', 'allow', '{}', 9"
+      " FROM permissions WHERE id = 'p1'",
+      // agt_b's own permission renamed onto p1
+      "INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints, created_at)"
+      " VALUES ('p2', 'agt_b', 'x:y', 'read', 'allow', '{}', 9);"
+      "UPDATE OR REPLACE permissions SET id = 'p1' WHERE id = 'p2'",
+      // d1 re-pointed at agt_b
+      "INSERT OR REPLACE INTO delegations (id, from_agent_id, to_agent_id, permissions,"
+      " max_depth, status, expires_at, created_at) VALUES ('d1', 'agt_a', 'agt_b', '[]', 1,"
+      " 'active', NULL, 9)",
+      // agt_b given agt_a's token hash, which deletes agt_a
+      "UPDATE OR REPLACE agents SET token_hash = x'01' WHERE id = 'agt_b'",
+      "INSERT OR REPLACE INTO agents (id, owner, name, kind, status, expires_at, token_hash,"
+      " token_prefix, created_at, updated_at) VALUES ('agt_c', 'carol', 'C', 'service',"
+      " 'active', NULL, x'01', 'vdt_c', 1, 2)",
+  };
+  for (const char* sql : refused) {
+    SCOPED_TRACE(sql);
+    Sql("SAVEPOINT attempt");
+    EXPECT_THROW(Sql(sql), SQLite::Exception);
+    Sql("ROLLBACK TO attempt; RELEASE attempt");
+    ExpectRecordMatchesTables("agt_a");
+    ExpectRecordMatchesTables("agt_b");
+    ExpectRecordMatchesTables("agt_c");
+  }
+  // A REPLACE within one agent's rows keeps every record right, and is allowed.
+  Sql("INSERT OR REPLACE INTO permissions (id, agent_id, resource, actions, effect, constraints,"
+      " created_at) VALUES ('p1', 'agt_a', 'docs:1:*', 'read', 'deny', '{}', 9)");
+  ExpectRecordMatchesTables("agt_a");
+}
+
+TEST_F(DecisionRecordTablesTest, ARecordIsRewrittenWhateverConflictClauseTheWriteCarries) {
+  Sql(kTwoAgents);
+  // A record left behind for an agent that is gone (written there by hand).
+  Sql("INSERT INTO decision_records (agent_id, agent, permissions, delegations_into)"
+      " SELECT 'agt_ghost', agent, permissions, delegations_into FROM decision_records"
+      " WHERE agent_id = 'agt_a'");
+  // SQLite applies the outer OR IGNORE to the statements of the triggers it fires.
+  Sql("INSERT OR IGNORE INTO agents (id, owner, name, kind, status, expires_at, token_hash,"
+      " token_prefix, created_at, updated_at) VALUES ('agt_ghost', 'gail', 'G', 'service',"
+      " 'revoked', NULL, x'07', 'vdt_g', 1, 2)");
+  ExpectRecordMatchesTables("agt_ghost");
+  Sql("UPDATE OR IGNORE agents SET status = 'suspended' WHERE id = 'agt_a'");
+  ExpectRecordMatchesTables("agt_a");
+}
+
 TEST_F(DecisionRecordTablesTest, ATokenFindsItsAgentsRecordDuringItsGraceOnly) {
   Sql(kTwoAgents);
   Sql("UPDATE agents SET prev_token_hash = x'01', prev_token_expires_at = 1800000000000001,"

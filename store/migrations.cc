@@ -263,6 +263,72 @@ constexpr char kDecisionRecords[] =
         "decision_records.agent_id") " WHERE agent_id = OLD.to_agent_id;"
     " END;";
 
+// Version 5: the records stay equal to their tables whatever conflict clause a write carries.
+//
+// An agent's record is deleted and inserted again rather than written with INSERT OR REPLACE:
+// SQLite lets the outer statement's conflict clause override the one in a trigger body, so under
+// an INSERT OR IGNORE into agents the trigger's REPLACE became IGNORE and a stale record stayed.
+//
+// A row that a REPLACE deletes to make room fires no delete trigger (recursive_triggers is off,
+// and another process's connection decides that for itself), so that row's owner would keep a
+// record holding it. The owners the AFTER triggers refresh (the written row's old and new agent)
+// are always right; a write that would silently delete a row of any other agent -- a permission
+// or a delegation moved onto another agent's id, an agent given another agent's token hash -- is
+// refused instead. verdict never writes with REPLACE; this guards what anything else might write.
+// clang-format off
+#define VERDICT_REWRITE_AGENT_RECORD                                                   \
+  " DELETE FROM decision_records WHERE agent_id = NEW.id;"                               \
+  " INSERT INTO decision_records (agent_id, agent, permissions, delegations_into)"       \
+  " VALUES (NEW.id, " VERDICT_AGENT_RECORD("NEW") ", " VERDICT_PERMISSION_RECORDS(       \
+      "NEW.id") ", " VERDICT_DELEGATION_RECORDS("NEW.id") ");"
+#define VERDICT_REFUSE(what)                                                           \
+  " SELECT RAISE(ABORT, 'decision_records: " what "');"
+// clang-format on
+constexpr char kDecisionRecordsWhateverTheConflictClause[] =
+    "DROP TRIGGER decision_records_agent_inserted;"
+    "DROP TRIGGER decision_records_agent_updated;"
+    "CREATE TRIGGER decision_records_agent_inserted AFTER INSERT ON agents BEGIN"
+    VERDICT_REWRITE_AGENT_RECORD
+    " END;"
+    // An agent's id never changes in verdict; should anything change one, its record moves.
+    "CREATE TRIGGER decision_records_agent_updated AFTER UPDATE ON agents BEGIN"
+    " DELETE FROM decision_records WHERE agent_id = OLD.id;"
+    VERDICT_REWRITE_AGENT_RECORD
+    " END;"
+
+    "CREATE TRIGGER decision_records_agent_replaces_none BEFORE INSERT ON agents"
+    " WHEN EXISTS (SELECT 1 FROM agents o WHERE o.id <> NEW.id"
+    "  AND (o.token_hash = NEW.token_hash OR o.prev_token_hash = NEW.prev_token_hash)) BEGIN"
+    VERDICT_REFUSE("the agent would replace another agent with the same token hash")
+    " END;"
+    "CREATE TRIGGER decision_records_agent_update_replaces_none BEFORE UPDATE ON agents"
+    " WHEN EXISTS (SELECT 1 FROM agents o WHERE o.id NOT IN (OLD.id, NEW.id)"
+    "  AND (o.token_hash = NEW.token_hash OR o.prev_token_hash = NEW.prev_token_hash)) BEGIN"
+    VERDICT_REFUSE("the agent would replace another agent with the same token hash")
+    " END;"
+    "CREATE TRIGGER decision_records_permission_replaces_none BEFORE INSERT ON permissions"
+    " WHEN EXISTS (SELECT 1 FROM permissions o WHERE (o.seq = NEW.seq OR o.id = NEW.id)"
+    "  AND o.agent_id IS NOT NEW.agent_id) BEGIN"
+    VERDICT_REFUSE("the permission would replace a permission of another agent")
+    " END;"
+    "CREATE TRIGGER decision_records_permission_update_replaces_none BEFORE UPDATE ON permissions"
+    " WHEN EXISTS (SELECT 1 FROM permissions o WHERE (o.seq = NEW.seq OR o.id = NEW.id)"
+    "  AND o.seq <> OLD.seq AND o.agent_id NOT IN (OLD.agent_id, NEW.agent_id)) BEGIN"
+    VERDICT_REFUSE("the permission would replace a permission of another agent")
+    " END;"
+    "CREATE TRIGGER decision_records_delegation_replaces_none BEFORE INSERT ON delegations"
+    " WHEN EXISTS (SELECT 1 FROM delegations o WHERE o.id = NEW.id"
+    "  AND o.to_agent_id IS NOT NEW.to_agent_id) BEGIN"
+    VERDICT_REFUSE("the delegation would replace a delegation into another agent")
+    " END;"
+    "CREATE TRIGGER decision_records_delegation_update_replaces_none BEFORE UPDATE ON delegations"
+    " WHEN NEW.id IS NOT OLD.id AND EXISTS (SELECT 1 FROM delegations o WHERE o.id = NEW.id"
+    "  AND o.to_agent_id NOT IN (OLD.to_agent_id, NEW.to_agent_id)) BEGIN"
+    VERDICT_REFUSE("the delegation would replace a delegation into another agent")
+    " END;";
+
+#undef VERDICT_REFUSE
+#undef VERDICT_REWRITE_AGENT_RECORD
 #undef VERDICT_FIELD
 #undef VERDICT_AGENT_RECORD
 #undef VERDICT_PERMISSION_RECORDS
@@ -273,6 +339,7 @@ constexpr Migration kMigrations[] = {
     {2, kAdminPlane},
     {3, kSigningKeys},
     {4, kDecisionRecords},
+    {5, kDecisionRecordsWhateverTheConflictClause},
 };
 
 }  // namespace
