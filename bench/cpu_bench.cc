@@ -348,12 +348,11 @@ class RecordingSnapshot : public ReadSnapshot {
     });
     return base_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
   }
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    Record([id = std::string(permission_id), window_start_unix](PolicyView& view) {
-      return view.RateCount(id, window_start_unix);
-    });
-    return base_->RateCount(permission_id, window_start_unix);
+    Record([agent = std::string(agent_id), id = std::string(permission_id), window_start_unix](
+               PolicyView& view) { return view.RateCount(agent, id, window_start_unix); });
+    return base_->RateCount(agent_id, permission_id, window_start_unix);
   }
 
  private:

@@ -126,7 +126,9 @@ class UnreadableKeysView : public PolicyView {
                                                                   absl::Time) override {
     return Fail();
   }
-  absl::StatusOr<int64_t> RateCount(absl::string_view, int64_t) override { return Fail(); }
+  absl::StatusOr<int64_t> RateCount(absl::string_view, absl::string_view, int64_t) override {
+    return Fail();
+  }
   absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view) override {
     return Fail();
   }

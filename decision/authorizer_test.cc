@@ -69,9 +69,9 @@ class FailingPermissionsStore : public PolicyStore {
         absl::string_view arguments_hash, absl::Time now) override {
       return inner_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
     }
-    absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+    absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                       int64_t window_start_unix) override {
-      return inner_->RateCount(permission_id, window_start_unix);
+      return inner_->RateCount(agent_id, permission_id, window_start_unix);
     }
 
    private:
@@ -158,11 +158,12 @@ class AuthorizerTest : public ::testing::Test {
     return simulation.value_or(Simulation());
   }
 
-  int64_t RateCount(const std::string& permission_id, int64_t window_seconds) {
+  int64_t RateCount(const std::string& agent_id, const std::string& permission_id,
+                    int64_t window_seconds) {
     absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
     EXPECT_TRUE(snapshot.ok());
     const int64_t window_start = absl::ToUnixSeconds(now_) / window_seconds * window_seconds;
-    return (*snapshot)->RateCount(permission_id, window_start).value_or(-1);
+    return (*snapshot)->RateCount(agent_id, permission_id, window_start).value_or(-1);
   }
 
   absl::Time now_ = kStart;
@@ -231,13 +232,13 @@ TEST_F(AuthorizerTest, ARateLimitSpendsOnlyOnAllow) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(Simulate(Read("agt_a", "docs:1")).decision.reason, ReasonCode::kAllowed);
   }
-  EXPECT_EQ(RateCount(permission, 60), 0);  // Simulate spends nothing
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 0);  // Simulate spends nothing
   EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kAllowed);
   EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kAllowed);
-  EXPECT_EQ(RateCount(permission, 60), 2);
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 2);
   EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kRateLimited);
   EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kRateLimited);
-  EXPECT_EQ(RateCount(permission, 60), 2);
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 2);
 }
 
 TEST_F(AuthorizerTest, ACallRefusedByAnotherConstraintSpendsNoQuota) {
@@ -251,7 +252,7 @@ TEST_F(AuthorizerTest, ACallRefusedByAnotherConstraintSpendsNoQuota) {
   inside.client_ip = "10.0.0.1";
   EXPECT_EQ(Authorize(outside).reason, ReasonCode::kIpNotAllowed);
   EXPECT_EQ(Authorize(outside).reason, ReasonCode::kIpNotAllowed);
-  EXPECT_EQ(RateCount(permission, 60), 0);
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 0);
   EXPECT_EQ(Authorize(inside).reason, ReasonCode::kAllowed);
   EXPECT_EQ(Authorize(inside).reason, ReasonCode::kRateLimited);
 }
@@ -272,14 +273,14 @@ TEST_F(AuthorizerTest, ApprovalOpensOneRequestPerCallAndAllowsOnceAtQuorum) {
   EXPECT_EQ(second.verdict, Verdict::kNeedsApproval);
   EXPECT_EQ(second.approval_request_id, first.approval_request_id);
   ASSERT_EQ(store_.ApprovalRequests().size(), 1u);
-  EXPECT_EQ(RateCount(permission, 60), 0);  // waiting spends no quota
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 0);  // waiting spends no quota
 
   ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice").ok());
   EXPECT_EQ(Authorize(request).reason, ReasonCode::kApprovalRequired);
   ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "bob").ok());
   EXPECT_EQ(Authorize(request).reason, ReasonCode::kAllowed);
   EXPECT_EQ(store_.ApprovalRequests()[0].status, ApprovalStatus::kUsed);
-  EXPECT_EQ(RateCount(permission, 60), 1);
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 1);
 
   Decision after = Authorize(request);
   EXPECT_EQ(after.verdict, Verdict::kNeedsApproval);

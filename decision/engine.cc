@@ -534,15 +534,16 @@ class Decider {
       const RateLimit& limit = *constraints->rate_limit;
       const int64_t window_start = RateWindowStart(limit, now_);
       std::string grant_id = element.GrantId();
-      absl::StatusOr<int64_t> count = view_.RateCount(grant_id, window_start);
+      absl::StatusOr<int64_t> count = view_.RateCount(subject_id_, grant_id, window_start);
       if (!count.ok()) return count.status();
       if (*count >= limit.max_calls) {
         return fail(CheckStage::kRateLimit, ReasonCode::kRateLimited,
                     absl::StrCat("rate limit of ", limit.max_calls, " calls per ",
                                  limit.window_seconds, " s reached for ", grant_id));
       }
-      outcome.side_effects.rate_spends.push_back(
-          {std::move(grant_id), window_start, limit.max_calls, limit.window_seconds});
+      outcome.side_effects.rate_spends.push_back({std::string(subject_id_), std::move(grant_id),
+                                                  window_start, limit.max_calls,
+                                                  limit.window_seconds});
     }
     return outcome;
   }

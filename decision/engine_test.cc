@@ -54,10 +54,10 @@ class CountingView : public PolicyView {
     ++calls["FindOpenApproval"];
     return base_.FindOpenApproval(agent_id, action, resource, arguments_hash, now);
   }
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
     ++calls["RateCount:" + std::string(permission_id)];
-    return base_.RateCount(permission_id, window_start_unix);
+    return base_.RateCount(agent_id, permission_id, window_start_unix);
   }
 
   std::map<std::string, int> calls;
@@ -142,11 +142,12 @@ class EngineTest : public ::testing::Test {
     ASSERT_TRUE((*transaction)->Commit().ok());
   }
 
-  void Spend(const std::string& permission_id, int64_t window_start, int times) {
+  void Spend(const std::string& agent_id, const std::string& permission_id, int64_t window_start,
+             int times) {
     absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store_.BeginWrite();
     ASSERT_TRUE(transaction.ok());
     for (int i = 0; i < times; ++i) {
-      ASSERT_TRUE((*transaction)->SpendRate({permission_id, window_start, 0}).ok());
+      ASSERT_TRUE((*transaction)->SpendRate({agent_id, permission_id, window_start, 0}).ok());
     }
     ASSERT_TRUE((*transaction)->Commit().ok());
   }
@@ -425,16 +426,17 @@ TEST_F(EngineTest, ARateLimitAllowsUntilItsWindowIsFull) {
   const std::string permission =
       Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 2, "window_seconds": 60}})");
   const int64_t window_start = absl::ToUnixSeconds(kNoon) / 60 * 60;
-  Spend(permission, window_start, 1);
+  Spend("agt_a", permission, window_start, 1);
   Decision allowed = DecideNow(Read("agt_a", "docs:1"));
   EXPECT_EQ(allowed.reason, ReasonCode::kAllowed);
   ASSERT_EQ(allowed.side_effects.rate_spends.size(), 1u);
+  EXPECT_EQ(allowed.side_effects.rate_spends[0].agent_id, "agt_a");
   EXPECT_EQ(allowed.side_effects.rate_spends[0].permission_id, permission);
   EXPECT_EQ(allowed.side_effects.rate_spends[0].window_start_unix, window_start);
   EXPECT_EQ(allowed.side_effects.rate_spends[0].limit, 2);
   EXPECT_EQ(allowed.side_effects.rate_spends[0].window_seconds, 60);
 
-  Spend(permission, window_start, 1);
+  Spend("agt_a", permission, window_start, 1);
   Decision limited = DecideNow(Read("agt_a", "docs:1"));
   EXPECT_EQ(limited.verdict, Verdict::kDeny);
   EXPECT_EQ(limited.reason, ReasonCode::kRateLimited);
@@ -451,7 +453,7 @@ TEST_F(EngineTest, TheFailureThatGotFurthestIsReported) {
   const std::string limited =
       Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
   Allow("agt_a", "docs:*", R"({"ip_allowlist": ["10.0.0.0/8"]})");
-  Spend(limited, absl::ToUnixSeconds(kNoon) / 60 * 60, 1);
+  Spend("agt_a", limited, absl::ToUnixSeconds(kNoon) / 60 * 60, 1);
   Decision decision = DecideNow(Read("agt_a", "docs:1"));
   EXPECT_EQ(decision.reason, ReasonCode::kRateLimited);
   EXPECT_EQ(decision.matched_grant->permission_id, limited);
@@ -689,6 +691,26 @@ TEST_F(EngineTest, ALentRateLimitSpendsTheLentPermissionsOwnSlot) {
   ASSERT_EQ(decision.side_effects.rate_spends.size(), 2u);
   EXPECT_EQ(decision.side_effects.rate_spends[0].permission_id, origin);
   EXPECT_EQ(decision.side_effects.rate_spends[1].permission_id, link + "#0");
+}
+
+// Rate counters are per (agent, permission, window): each agent that holds a rate-limited
+// grant, its own or one lent to it, spends its own quota of it.
+TEST_F(EngineTest, EachAgentSpendsItsOwnQuotaOfARateLimitedGrant) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  const std::string origin =
+      Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
+  Delegate("agt_a", "agt_b", "docs:*", 1);
+  const int64_t window_start = absl::ToUnixSeconds(kNoon) / 60 * 60;
+  Spend("agt_a", origin, window_start, 1);
+  EXPECT_EQ(DecideNow(Read("agt_a", "docs:1")).reason, ReasonCode::kRateLimited);
+  Decision lent = DecideNow(Read("agt_b", "docs:1"));
+  EXPECT_EQ(lent.reason, ReasonCode::kAllowed);
+  ASSERT_EQ(lent.side_effects.rate_spends.size(), 1u);
+  EXPECT_EQ(lent.side_effects.rate_spends[0].agent_id, "agt_b");
+  EXPECT_EQ(lent.side_effects.rate_spends[0].permission_id, origin);
+  Spend("agt_b", origin, window_start, 1);
+  EXPECT_EQ(DecideNow(Read("agt_b", "docs:1")).reason, ReasonCode::kRateLimited);
 }
 
 TEST_F(EngineTest, OwnPermissionsComeBeforeLentOnes) {

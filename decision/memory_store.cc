@@ -201,9 +201,10 @@ class MemoryReadSnapshot final : public MemoryPolicyView<ReadSnapshot> {
     tables_ = Tables();
   }
 
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    return RateCountIn(*tables_.rates, RateKey(std::string(permission_id), window_start_unix));
+    return RateCountIn(*tables_.rates, RateKey(std::string(agent_id), std::string(permission_id),
+                                               window_start_unix));
   }
 };
 
@@ -220,15 +221,15 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
     if (!finished_) store_.no_transaction_open_ = true;
   }
 
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    RateKey key(std::string(permission_id), window_start_unix);
+    RateKey key(std::string(agent_id), std::string(permission_id), window_start_unix);
     return RateCountIn(*tables_.rates, key) + RateCountIn(spent_, key);
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
     if (finished_) return Finished();
-    ++spent_[RateKey(spend.permission_id, spend.window_start_unix)];
+    ++spent_[RateKey(spend.agent_id, spend.permission_id, spend.window_start_unix)];
     return absl::OkStatus();
   }
 

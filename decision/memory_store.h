@@ -24,6 +24,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,7 +68,7 @@ struct ApprovalTable {
   std::vector<std::string> in_creation_order;
 };
 
-using RateKey = std::pair<std::string, int64_t>;  // permission id, window start
+using RateKey = std::tuple<std::string, std::string, int64_t>;  // agent, permission, window start
 using RateTable = absl::flat_hash_map<RateKey, int64_t>;
 
 // One version of the whole state. Copying it copies pointers only.

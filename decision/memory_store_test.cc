@@ -240,19 +240,19 @@ TEST(MemoryPolicyStore, ARotatedTokenWorksUntilItsGraceEnds) {
 TEST(MemoryPolicyStore, TransactionWritesAreSeenInsideAndAfterCommitOnly) {
   MemoryPolicyStore store;
   std::unique_ptr<WriteTransaction> transaction = Write(store);
-  ASSERT_TRUE(transaction->SpendRate({"perm_1", 60, 5}).ok());
-  ASSERT_TRUE(transaction->SpendRate({"perm_1", 60, 5}).ok());
+  ASSERT_TRUE(transaction->SpendRate({"agt_1", "perm_1", 60, 5}).ok());
+  ASSERT_TRUE(transaction->SpendRate({"agt_1", "perm_1", 60, 5}).ok());
   absl::StatusOr<std::string> approval = transaction->OpenApproval(ApprovalFor("agt_a", 1), kNow);
   ASSERT_TRUE(approval.ok());
-  EXPECT_EQ(*transaction->RateCount("perm_1", 60), 2);
+  EXPECT_EQ(*transaction->RateCount("agt_1", "perm_1", 60), 2);
   EXPECT_EQ((*transaction->FindOpenApproval("agt_a", "read", "docs:1", "hash", kNow))->id,
             *approval);
-  EXPECT_EQ(*Read(store)->RateCount("perm_1", 60), 0);
+  EXPECT_EQ(*Read(store)->RateCount("agt_1", "perm_1", 60), 0);
   EXPECT_FALSE(*Read(store)->FindOpenApproval("agt_a", "read", "docs:1", "hash", kNow));
 
   ASSERT_TRUE(transaction->Commit().ok());
-  EXPECT_EQ(*Read(store)->RateCount("perm_1", 60), 2);
-  EXPECT_EQ(*Read(store)->RateCount("perm_1", 120), 0);
+  EXPECT_EQ(*Read(store)->RateCount("agt_1", "perm_1", 60), 2);
+  EXPECT_EQ(*Read(store)->RateCount("agt_1", "perm_1", 120), 0);
   EXPECT_TRUE(*Read(store)->FindOpenApproval("agt_a", "read", "docs:1", "hash", kNow));
   EXPECT_EQ(transaction->Commit().code(), absl::StatusCode::kFailedPrecondition);
 }
@@ -261,10 +261,10 @@ TEST(MemoryPolicyStore, ATransactionDestroyedUncommittedLeavesNoTrace) {
   MemoryPolicyStore store;
   {
     std::unique_ptr<WriteTransaction> transaction = Write(store);
-    ASSERT_TRUE(transaction->SpendRate({"perm_1", 60, 5}).ok());
+    ASSERT_TRUE(transaction->SpendRate({"agt_1", "perm_1", 60, 5}).ok());
     ASSERT_TRUE(transaction->OpenApproval(ApprovalFor("agt_a", 1), kNow).ok());
   }
-  EXPECT_EQ(*Read(store)->RateCount("perm_1", 60), 0);
+  EXPECT_EQ(*Read(store)->RateCount("agt_1", "perm_1", 60), 0);
   EXPECT_TRUE(store.ApprovalRequests().empty());
   // And the store takes the next writer.
   ASSERT_TRUE(store.AddAgent(NewAgent("agt_a")).ok());
@@ -329,13 +329,13 @@ TEST(MemoryPolicyStore, ConcurrentTransactionsNeverLoseASpend) {
       for (int i = 0; i < kSpendsPerThread; ++i) {
         std::unique_ptr<ReadSnapshot> reader = Read(store);  // readers never block writers
         std::unique_ptr<WriteTransaction> transaction = Write(store);
-        ASSERT_TRUE(transaction->SpendRate({"perm_1", 0, 0}).ok());
+        ASSERT_TRUE(transaction->SpendRate({"agt_1", "perm_1", 0, 0}).ok());
         ASSERT_TRUE(transaction->Commit().ok());
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(*Read(store)->RateCount("perm_1", 0), kThreads * kSpendsPerThread);
+  EXPECT_EQ(*Read(store)->RateCount("agt_1", "perm_1", 0), kThreads * kSpendsPerThread);
 }
 
 }  // namespace

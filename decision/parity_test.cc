@@ -110,7 +110,7 @@ void Populate(Corpus& corpus, Universe& universe) {
         std::unique_ptr<WriteTransaction> transaction = *store.BeginWrite();
         const int64_t window = corpus.Chance(50) ? 60 : 3600;
         const int64_t start = absl::ToUnixSeconds(universe.now) / window * window;
-        ASSERT_TRUE(transaction->SpendRate({*id, start, 0}).ok());
+        ASSERT_TRUE(transaction->SpendRate({permission.agent_id, *id, start, 0}).ok());
         ASSERT_TRUE(transaction->Commit().ok());
       }
     }

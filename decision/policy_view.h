@@ -63,9 +63,10 @@ class PolicyView {
       absl::string_view agent_id, absl::string_view action, absl::string_view resource,
       absl::string_view arguments_hash, absl::Time now) = 0;
 
-  // Calls already counted against the permission in the window that starts at
+  // Calls of `agent_id` already counted against the permission in the window that starts at
   // window_start_unix (seconds).
-  virtual absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  virtual absl::StatusOr<int64_t> RateCount(absl::string_view agent_id,
+                                            absl::string_view permission_id,
                                             int64_t window_start_unix) = 0;
 
   // JWT access tokens (design section 2). A view that keeps neither signing keys nor revoked

@@ -161,8 +161,11 @@ struct Grant {
   std::string constraints_json;
 };
 
-// A rate-limit slot an ALLOW spends: one count in (permission, window).
+// A rate-limit slot an ALLOW spends: one count in (agent, permission, window), the agent being
+// the subject of the call, so every agent that holds a rate-limited grant (its own permission or
+// one lent to it) spends its own quota of it (design section 1).
 struct RateSpend {
+  std::string agent_id;
   std::string permission_id;
   int64_t window_start_unix = 0;  // seconds
   int64_t limit = 0;
@@ -171,7 +174,8 @@ struct RateSpend {
   int64_t window_seconds = 0;
 };
 
-// The start of the earliest window of spend.permission_id a store keeps once `spend` is
+// The start of the earliest window of (spend.agent_id, spend.permission_id) a store keeps once
+// `spend` is
 // counted: the previous window's, for sidecars whose clocks differ by less than a window.
 // nullopt when the window's length is unknown: then every window is kept.
 inline std::optional<int64_t> EarliestKeptRateWindow(const RateSpend& spend) {

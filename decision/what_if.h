@@ -13,8 +13,8 @@
 namespace verdict {
 
 struct WhatIf {
-  std::optional<absl::Time> at;            // decide as of this time
-  std::optional<std::string> client_ip;    // instead of the request's
+  std::optional<absl::Time> at;               // decide as of this time
+  std::optional<std::string> client_ip;       // instead of the request's
   std::vector<Permission> extra_permissions;  // added to the subject's own (ids may be empty)
   std::vector<Delegation> extra_delegations;  // treated as active links
   std::vector<std::string> removed_delegation_ids;

@@ -65,9 +65,10 @@ absl::StatusOr<std::optional<ApprovalRequest>> WhatIfView::FindOpenApproval(
   return base_.FindOpenApproval(agent_id, action, resource, arguments_hash, now);
 }
 
-absl::StatusOr<int64_t> WhatIfView::RateCount(absl::string_view permission_id,
+absl::StatusOr<int64_t> WhatIfView::RateCount(absl::string_view agent_id,
+                                              absl::string_view permission_id,
                                               int64_t window_start_unix) {
-  return base_.RateCount(permission_id, window_start_unix);
+  return base_.RateCount(agent_id, permission_id, window_start_unix);
 }
 
 absl::StatusOr<std::optional<SigningKey>> WhatIfView::FindActiveSigningKey(absl::string_view kid) {

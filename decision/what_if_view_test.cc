@@ -113,7 +113,7 @@ TEST_F(WhatIfViewTest, AnEmptyWhatIfChangesNothing) {
             (std::vector<std::string>{real_delegation_}));
   EXPECT_EQ((*view.FindAgent("agt_b"))->id, "agt_b");
   EXPECT_FALSE(*view.FindAgent("agt_x"));
-  EXPECT_EQ(*view.RateCount("perm_real", 0), 0);
+  EXPECT_EQ(*view.RateCount("agt_a", "perm_real", 0), 0);
 }
 
 }  // namespace

@@ -334,12 +334,38 @@ constexpr char kDecisionRecordsWhateverTheConflictClause[] =
 #undef VERDICT_PERMISSION_RECORDS
 #undef VERDICT_DELEGATION_RECORDS
 
+// Version 6: rate counters per (agent, permission, window) (design section 1), where they were per
+// (permission, window) and every agent holding a lent grant spent one quota with its lender. A
+// count kept from before goes to the agent whose permission it counted (or, for a lent
+// permission's slot "dlg_...#i", the delegation's borrower): the counts its owner made itself.
+constexpr char kRateCountersPerAgent[] = R"sql(
+CREATE TABLE rate_counters_per_agent (
+  agent_id TEXT NOT NULL,
+  permission_id TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (agent_id, permission_id, window_start)
+) WITHOUT ROWID;
+INSERT INTO rate_counters_per_agent (agent_id, permission_id, window_start, count)
+  SELECT owner, permission_id, window_start, count FROM (
+    SELECT coalesce(
+             (SELECT p.agent_id FROM permissions p WHERE p.id = r.permission_id),
+             (SELECT d.to_agent_id FROM delegations d
+               WHERE d.id = substr(r.permission_id, 1, instr(r.permission_id, '#') - 1))) AS owner,
+           r.permission_id, r.window_start, r.count
+    FROM rate_counters r)
+  WHERE owner IS NOT NULL;
+DROP TABLE rate_counters;
+ALTER TABLE rate_counters_per_agent RENAME TO rate_counters;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
     {2, kAdminPlane},
     {3, kSigningKeys},
     {4, kDecisionRecords},
     {5, kDecisionRecordsWhateverTheConflictClause},
+    {6, kRateCountersPerAgent},
 };
 
 }  // namespace

@@ -113,10 +113,12 @@ absl::StatusOr<bool> PgLookupTokenIdRevoked(PostgresConnection& connection, absl
 }
 
 absl::StatusOr<int64_t> PgLookupRateCount(PostgresConnection& connection,
+                                          absl::string_view agent_id,
                                           absl::string_view permission_id,
                                           int64_t window_start_unix) {
-  absl::StatusOr<PgResult> rows = connection.Execute(
-      PgStatement::kRateCount, PgParams().Text(permission_id).Int64(window_start_unix));
+  absl::StatusOr<PgResult> rows =
+      connection.Execute(PgStatement::kRateCount,
+                         PgParams().Text(agent_id).Text(permission_id).Int64(window_start_unix));
   if (!rows.ok()) return rows.status();
   return rows->size() == 0 ? 0 : rows->row(0).Int64(0);
 }

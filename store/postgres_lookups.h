@@ -54,6 +54,7 @@ absl::StatusOr<std::optional<ApprovalRequest>> PgLookupOpenApproval(
     PostgresConnection& connection, absl::string_view agent_id, absl::string_view action,
     absl::string_view resource, absl::string_view arguments_hash, absl::Time now);
 absl::StatusOr<int64_t> PgLookupRateCount(PostgresConnection& connection,
+                                          absl::string_view agent_id,
                                           absl::string_view permission_id,
                                           int64_t window_start_unix);
 

@@ -137,10 +137,25 @@ CREATE TABLE signing_keys (
 );
 )sql";
 
+// Version 6 (4 and 5 are SQLite's own): rate counters per (agent, permission, window), as in
+// SQLite's version 6 (store/migrations.cc says why); a count kept from before goes to the agent
+// whose permission it counted, or for a lent permission's slot to the delegation's borrower.
+constexpr char kRateCountersPerAgent[] = R"sql(
+ALTER TABLE rate_counters ADD COLUMN agent_id TEXT COLLATE "C";
+UPDATE rate_counters r SET agent_id = coalesce(
+  (SELECT p.agent_id FROM permissions p WHERE p.id = r.permission_id),
+  (SELECT d.to_agent_id FROM delegations d WHERE d.id = split_part(r.permission_id, '#', 1)));
+DELETE FROM rate_counters WHERE agent_id IS NULL;
+ALTER TABLE rate_counters ALTER COLUMN agent_id SET NOT NULL;
+ALTER TABLE rate_counters DROP CONSTRAINT rate_counters_pkey;
+ALTER TABLE rate_counters ADD PRIMARY KEY (agent_id, permission_id, window_start);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
     {2, kAdminPlane},
     {3, kSigningKeys},
+    {6, kRateCountersPerAgent},
 };
 
 }  // namespace

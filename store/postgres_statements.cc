@@ -51,12 +51,15 @@ constexpr PgStatementSql kStatements[] = {
                " AND (a.expires_at IS NULL OR a.expires_at > $5)"
                " ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1"},
     {PgStatement::kRateCount, "RateCount",
-     "SELECT count FROM rate_counters WHERE permission_id = $1 AND window_start = $2"},
+     "SELECT count FROM rate_counters"
+     " WHERE agent_id = $1 AND permission_id = $2 AND window_start = $3"},
     {PgStatement::kSpendRate, "SpendRate",
-     "INSERT INTO rate_counters AS r (permission_id, window_start, count) VALUES ($1, $2, 1)"
-     " ON CONFLICT (permission_id, window_start) DO UPDATE SET count = r.count + 1"},
+     "INSERT INTO rate_counters AS r (agent_id, permission_id, window_start, count)"
+     " VALUES ($1, $2, $3, 1)"
+     " ON CONFLICT (agent_id, permission_id, window_start) DO UPDATE SET count = r.count + 1"},
     {PgStatement::kForgetEndedRateWindows, "ForgetEndedRateWindows",
-     "DELETE FROM rate_counters WHERE permission_id = $1 AND window_start < $2"},
+     "DELETE FROM rate_counters"
+     " WHERE agent_id = $1 AND permission_id = $2 AND window_start < $3"},
     {PgStatement::kInsertApproval, "InsertApproval",
      "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
      " status, expires_at, created_at, updated_at)"

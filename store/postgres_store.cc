@@ -74,9 +74,9 @@ class PostgresPolicyView : public Base {
     return PgLookupOpenApproval(connection(), agent_id, action, resource, arguments_hash, now);
   }
 
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    return PgLookupRateCount(connection(), permission_id, window_start_unix);
+    return PgLookupRateCount(connection(), agent_id, permission_id, window_start_unix);
   }
 
   absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
@@ -109,16 +109,17 @@ class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransactio
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
-    absl::Status spent =
-        connection()
-            .Execute(PgStatement::kSpendRate,
-                     PgParams().Text(spend.permission_id).Int64(spend.window_start_unix))
-            .status();
+    absl::Status spent = connection()
+                             .Execute(PgStatement::kSpendRate, PgParams()
+                                                                   .Text(spend.agent_id)
+                                                                   .Text(spend.permission_id)
+                                                                   .Int64(spend.window_start_unix))
+                             .status();
     const std::optional<int64_t> earliest = EarliestKeptRateWindow(spend);
     if (!spent.ok() || !earliest) return spent;
     return connection()
         .Execute(PgStatement::kForgetEndedRateWindows,
-                 PgParams().Text(spend.permission_id).Int64(*earliest))
+                 PgParams().Text(spend.agent_id).Text(spend.permission_id).Int64(*earliest))
         .status();
   }
 

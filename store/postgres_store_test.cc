@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,7 @@
 #include "store/postgres_connection.h"
 #include "store/postgres_libpq.h"
 #include "store/postgres_migrations.h"
+#include "store/postgres_schema.h"
 #include "store/postgres_statements.h"
 #include "store/postgres_test_support.h"
 #include "store/schema.h"
@@ -73,11 +75,11 @@ class PostgresStoreTest : public ::testing::Test {
   std::unique_ptr<PostgresTestSchema> schema_;
 };
 
-// SQLite's decision_records (migration 4, store/decision_record.h) are derived rows that save
-// SQLite two index searches per agent a decision reads, found from a token through the index
+// SQLite's decision_records (migrations 4 and 5, store/decision_record.h) are derived rows that
+// save SQLite two index searches per agent a decision reads, found from a token through the index
 // agents_by_token_hash; PostgreSQL's cost per lookup is the round trip, so its lookups stay on
-// the tables and it has no such migration.
-constexpr int kSqliteOnlyVersion = 4;
+// the tables and it has no such migrations.
+constexpr int kSqliteOnlyVersions[] = {4, 5};
 constexpr char kSqliteOnlyTable[] = "decision_records";
 constexpr char kSqliteOnlyIndex[] = "agents_by_token_hash";
 
@@ -130,13 +132,41 @@ TEST_F(PostgresStoreTest, SchemaHasSqlitesTablesColumnsAndIndexes) {
 TEST_F(PostgresStoreTest, MigrationsAreNumberedAsSqlites) {
   std::vector<int> sqlite_versions;
   for (const Migration& migration : Migrations()) {
-    if (migration.version != kSqliteOnlyVersion) sqlite_versions.push_back(migration.version);
+    if (absl::c_linear_search(kSqliteOnlyVersions, migration.version)) continue;
+    sqlite_versions.push_back(migration.version);
   }
   std::vector<int> postgres_versions;
   for (const Migration& migration : PostgresMigrations()) {
     postgres_versions.push_back(migration.version);
   }
   EXPECT_EQ(postgres_versions, sqlite_versions);
+}
+
+// As SQLite's (store/schema_test.cc): counts kept from before per-agent rate counters go to the
+// agent whose permission they counted.
+TEST_F(PostgresStoreTest, RateCountsFromBeforePerAgentCountersGoToTheirPermissionsAgent) {
+  std::unique_ptr<PostgresConnection> connection = Connect();
+  ASSERT_NE(connection, nullptr);
+  ASSERT_TRUE(MigratePostgresSchema(*connection, PostgresMigrations().subspan(0, 3)).ok());
+  ASSERT_TRUE(
+      connection
+          ->ExecuteScript(
+              "INSERT INTO agents (id, owner, name, kind, status, token_hash, token_prefix,"
+              " created_at, updated_at) VALUES ('agt_a', 'o', 'A', 'autonomous', 'active',"
+              " '\\x01', 'vdt_a', 1, 1), ('agt_b', 'o', 'B', 'delegated', 'active', '\\x02',"
+              " 'vdt_b', 1, 1);"
+              "INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints,"
+              " created_at) VALUES ('p1', 'agt_a', 'docs:*', 'read', 'allow', '{}', 1);"
+              "INSERT INTO delegations (id, from_agent_id, to_agent_id, permissions, max_depth,"
+              " status, created_at) VALUES ('d1', 'agt_a', 'agt_b', '[]', 1, 'active', 1);"
+              "INSERT INTO rate_counters (permission_id, window_start, count) VALUES"
+              " ('p1', 60, 3), ('d1#0', 60, 2), ('p_gone', 60, 9)")
+          .ok());
+  ASSERT_TRUE(MigratePostgresSchema(*connection, PostgresMigrations()).ok());
+  EXPECT_THAT(Query("SELECT agent_id || ' ' || permission_id || ' ' || window_start || ' ' ||"
+                    " count FROM rate_counters ORDER BY agent_id, permission_id"),
+              ::testing::ElementsAre(::testing::ElementsAre("agt_a p1 60 3"),
+                                     ::testing::ElementsAre("agt_b d1#0 60 2")));
 }
 
 TEST_F(PostgresStoreTest, ProcessesOpeningANewDatabaseAtOnceMigrateItOnce) {

@@ -105,6 +105,31 @@ TEST_F(SchemaTest, OnlyMigrationsNewerThanTheDatabaseRun) {
   EXPECT_TRUE(db.tableExists("two"));
 }
 
+// Version 6 keys rate counters by agent too; counts kept from before go to the agent whose
+// permission they counted (a lent permission's slot: the delegation's borrower).
+TEST_F(SchemaTest, RateCountsFromBeforePerAgentCountersGoToTheirPermissionsAgent) {
+  SQLite::Database db = OpenDatabase(NewDatabasePath());
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, 5)).ok());
+  db.exec(
+      "INSERT INTO agents (id, owner, name, kind, status, token_hash, token_prefix, created_at,"
+      " updated_at) VALUES ('agt_a', 'o', 'A', 'autonomous', 'active', x'01', 'vdt_a', 1, 1),"
+      " ('agt_b', 'o', 'B', 'delegated', 'active', x'02', 'vdt_b', 1, 1);"
+      "INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints, created_at)"
+      " VALUES ('p1', 'agt_a', 'docs:*', 'read', 'allow', '{}', 1);"
+      "INSERT INTO delegations (id, from_agent_id, to_agent_id, permissions, max_depth, status,"
+      " created_at) VALUES ('d1', 'agt_a', 'agt_b', '[]', 1, 'active', 1);"
+      "INSERT INTO rate_counters (permission_id, window_start, count) VALUES ('p1', 60, 3),"
+      " ('d1#0', 60, 2), ('p_gone', 60, 9)");
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations()).ok());
+  SQLite::Statement rows(db,
+                         "SELECT agent_id || ' ' || permission_id || ' ' || window_start || ' ' ||"
+                         " count FROM rate_counters ORDER BY agent_id, permission_id");
+  std::vector<std::string> counts;
+  while (rows.executeStep()) counts.push_back(rows.getColumn(0).getString());
+  // A count of a permission that no longer exists is never read again: it is dropped.
+  EXPECT_EQ(counts, (std::vector<std::string>{"agt_a p1 60 3", "agt_b d1#0 60 2"}));
+}
+
 TEST_F(SchemaTest, FailedMigrationLeavesTheDatabaseAsItWas) {
   const Migration broken[] = {{1, "CREATE TABLE one (x INTEGER)"},
                               {2, "CREATE TABLE two (x INTEGER); THIS IS NOT SQL"}};

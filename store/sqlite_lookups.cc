@@ -108,12 +108,13 @@ absl::StatusOr<std::optional<Delegation>> LookupDelegation(SqliteConnection& con
   return ReadFirstRow<Delegation>(find, ReadDelegationColumns<ScopedStatement>);
 }
 
-absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection,
+absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection, absl::string_view agent_id,
                                         absl::string_view permission_id,
                                         int64_t window_start_unix) {
   ScopedStatement find = connection.Use(StatementId::kRateCount);
-  find.BindText(1, permission_id);
-  find.BindInt64(2, window_start_unix);
+  find.BindText(1, agent_id);
+  find.BindText(2, permission_id);
+  find.BindInt64(3, window_start_unix);
   return find.Step() ? find.Int64(0) : 0;
 }
 

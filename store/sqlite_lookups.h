@@ -63,7 +63,7 @@ absl::StatusOr<std::vector<Delegation>> LookupActiveDelegationsInto(SqliteConnec
 absl::StatusOr<std::optional<ApprovalRequest>> LookupOpenApproval(
     SqliteConnection& connection, absl::string_view agent_id, absl::string_view action,
     absl::string_view resource, absl::string_view arguments_hash, absl::Time now);
-absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection,
+absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection, absl::string_view agent_id,
                                         absl::string_view permission_id, int64_t window_start_unix);
 
 // The approval request with this id; a pending or approved one past its expiry at `now` reads

@@ -47,12 +47,15 @@ constexpr StatementSql kStatements[] = {
      " AND (a.expires_at IS NULL OR a.expires_at > ?9)"
      " ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1"},
     {StatementId::kRateCount, "RateCount",
-     "SELECT count FROM rate_counters WHERE permission_id = ?1 AND window_start = ?2"},
+     "SELECT count FROM rate_counters"
+     " WHERE agent_id = ?1 AND permission_id = ?2 AND window_start = ?3"},
     {StatementId::kSpendRate, "SpendRate",
-     "INSERT INTO rate_counters (permission_id, window_start, count) VALUES (?1, ?2, 1)"
-     " ON CONFLICT (permission_id, window_start) DO UPDATE SET count = count + 1"},
+     "INSERT INTO rate_counters (agent_id, permission_id, window_start, count)"
+     " VALUES (?1, ?2, ?3, 1)"
+     " ON CONFLICT (agent_id, permission_id, window_start) DO UPDATE SET count = count + 1"},
     {StatementId::kForgetEndedRateWindows, "ForgetEndedRateWindows",
-     "DELETE FROM rate_counters WHERE permission_id = ?1 AND window_start < ?2"},
+     "DELETE FROM rate_counters"
+     " WHERE agent_id = ?1 AND permission_id = ?2 AND window_start < ?3"},
     {StatementId::kInsertApproval, "InsertApproval",
      "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
      " status, expires_at, created_at, updated_at)"

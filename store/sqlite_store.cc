@@ -136,10 +136,10 @@ class SqlitePolicyView : public Base {
     });
   }
 
-  absl::StatusOr<int64_t> RateCount(absl::string_view permission_id,
+  absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
     return CatchSqlite(connection(), [&] {
-      return LookupRateCount(connection(), permission_id, window_start_unix);
+      return LookupRateCount(connection(), agent_id, permission_id, window_start_unix);
     });
   }
 
@@ -197,13 +197,15 @@ class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
   absl::Status SpendRate(const RateSpend& spend) override {
     return CatchSqlite(connection(), [&] {
       ScopedStatement upsert = connection().Use(StatementId::kSpendRate);
-      upsert.BindText(1, spend.permission_id);
-      upsert.BindInt64(2, spend.window_start_unix);
+      upsert.BindText(1, spend.agent_id);
+      upsert.BindText(2, spend.permission_id);
+      upsert.BindInt64(3, spend.window_start_unix);
       upsert.Execute();
       if (std::optional<int64_t> earliest = EarliestKeptRateWindow(spend)) {
         ScopedStatement forget = connection().Use(StatementId::kForgetEndedRateWindows);
-        forget.BindText(1, spend.permission_id);
-        forget.BindInt64(2, *earliest);
+        forget.BindText(1, spend.agent_id);
+        forget.BindText(2, spend.permission_id);
+        forget.BindInt64(3, *earliest);
         forget.Execute();
       }
       return absl::OkStatus();

@@ -512,56 +512,70 @@ TEST_P(StoreContractTest, ApprovedRequestIsUsedOnce) {
   EXPECT_EQ(store_->GetApproval(id)->status, ApprovalStatus::kUsed);
 }
 
-TEST_P(StoreContractTest, SpendRateCountsPerPermissionAndWindow) {
+TEST_P(StoreContractTest, SpendRateCountsPerAgentPermissionAndWindow) {
   for (int i = 0; i < 3; ++i) {
     std::unique_ptr<WriteTransaction> write = Write();
-    ASSERT_TRUE(write->SpendRate({.permission_id = "perm_a", .window_start_unix = 60}).ok());
+    ASSERT_TRUE(
+        write->SpendRate({.agent_id = "agt_a", .permission_id = "perm_a", .window_start_unix = 60})
+            .ok());
     ASSERT_TRUE(write->Commit().ok());
   }
   std::unique_ptr<WriteTransaction> write = Write();
-  ASSERT_TRUE(write->SpendRate({.permission_id = "perm_a", .window_start_unix = 120}).ok());
-  EXPECT_EQ(*write->RateCount("perm_a", 120), 1);  // a write transaction reads its own writes
+  ASSERT_TRUE(
+      write->SpendRate({.agent_id = "agt_a", .permission_id = "perm_a", .window_start_unix = 120})
+          .ok());
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 120), 1);  // it reads its own writes
+  ASSERT_TRUE(
+      write->SpendRate({.agent_id = "agt_b", .permission_id = "perm_a", .window_start_unix = 60})
+          .ok());
   ASSERT_TRUE(write->Commit().ok());
 
   auto snapshot = Read();
-  EXPECT_EQ(*snapshot->RateCount("perm_a", 60), 3);
-  EXPECT_EQ(*snapshot->RateCount("perm_a", 120), 1);
-  EXPECT_EQ(*snapshot->RateCount("perm_b", 60), 0);
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_a", 60), 3);
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_a", 120), 1);
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_b", 60), 0);
+  EXPECT_EQ(*snapshot->RateCount("agt_b", "perm_a", 60), 1);  // another agent's own count
 }
 
 // Only the current window is ever read; the previous one is kept for sidecars whose clocks
 // differ by less than a window. Older ones would only make the table grow.
-TEST_P(StoreContractTest, SpendingForgetsThePermissionsWindowsBeforeThePreviousOne) {
-  auto spend = [&](const std::string& permission, int64_t window_start) {
+TEST_P(StoreContractTest, SpendingForgetsTheWindowsBeforeThePreviousOne) {
+  auto spend = [&](const std::string& agent, const std::string& permission, int64_t window_start) {
     std::unique_ptr<WriteTransaction> write = Write();
     ASSERT_TRUE(write
-                    ->SpendRate({.permission_id = permission,
+                    ->SpendRate({.agent_id = agent,
+                                 .permission_id = permission,
                                  .window_start_unix = window_start,
                                  .limit = 10,
                                  .window_seconds = 60})
                     .ok());
     ASSERT_TRUE(write->Commit().ok());
   };
-  spend("perm_a", 0);
-  spend("perm_a", 0);
-  spend("perm_b", 0);
-  spend("perm_a", 60);
-  EXPECT_EQ(*Read()->RateCount("perm_a", 0), 2);  // the previous window stays
+  spend("agt_a", "perm_a", 0);
+  spend("agt_a", "perm_a", 0);
+  spend("agt_a", "perm_b", 0);
+  spend("agt_b", "perm_a", 0);
+  spend("agt_a", "perm_a", 60);
+  EXPECT_EQ(*Read()->RateCount("agt_a", "perm_a", 0), 2);  // the previous window stays
 
-  spend("perm_a", 120);
+  spend("agt_a", "perm_a", 120);
   auto snapshot = Read();
-  EXPECT_EQ(*snapshot->RateCount("perm_a", 0), 0);
-  EXPECT_EQ(*snapshot->RateCount("perm_a", 60), 1);
-  EXPECT_EQ(*snapshot->RateCount("perm_a", 120), 1);
-  EXPECT_EQ(*snapshot->RateCount("perm_b", 0), 1);  // another permission's windows stay
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_a", 0), 0);
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_a", 60), 1);
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_a", 120), 1);
+  // Another permission's and another agent's windows stay.
+  EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_b", 0), 1);
+  EXPECT_EQ(*snapshot->RateCount("agt_b", "perm_a", 0), 1);
 }
 
 TEST_P(StoreContractTest, UncommittedWriteIsRolledBack) {
   {
     std::unique_ptr<WriteTransaction> write = Write();
-    ASSERT_TRUE(write->SpendRate({.permission_id = "perm_a", .window_start_unix = 0}).ok());
+    ASSERT_TRUE(
+        write->SpendRate({.agent_id = "agt_a", .permission_id = "perm_a", .window_start_unix = 0})
+            .ok());
   }
-  EXPECT_EQ(*Read()->RateCount("perm_a", 0), 0);
+  EXPECT_EQ(*Read()->RateCount("agt_a", "perm_a", 0), 0);
 }
 
 TEST_P(StoreContractTest, SecondCommitIsRefused) {
@@ -586,10 +600,11 @@ TEST_P(StoreContractTest, WriteTransactionsSerialiseSoCountsReadInsideThemStayEx
         absl::StatusOr<std::unique_ptr<WriteTransaction>> write = store.BeginWrite();
         ASSERT_TRUE(write.ok()) << write.status();
         // Read, then write what was read plus one: a lost update shows as a wrong total.
-        absl::StatusOr<int64_t> before = (*write)->RateCount("perm_shared", 0);
+        absl::StatusOr<int64_t> before = (*write)->RateCount("agt_a", "perm_shared", 0);
         ASSERT_TRUE(before.ok()) << before.status();
-        ASSERT_TRUE((*write)->SpendRate({.permission_id = "perm_shared"}).ok());
-        absl::StatusOr<int64_t> after = (*write)->RateCount("perm_shared", 0);
+        ASSERT_TRUE(
+            (*write)->SpendRate({.agent_id = "agt_a", .permission_id = "perm_shared"}).ok());
+        absl::StatusOr<int64_t> after = (*write)->RateCount("agt_a", "perm_shared", 0);
         if (!after.ok() || *after != *before + 1) ++lost;
         ASSERT_TRUE((*write)->Commit().ok());
       }
@@ -597,7 +612,7 @@ TEST_P(StoreContractTest, WriteTransactionsSerialiseSoCountsReadInsideThemStayEx
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(lost.load(), 0);
-  EXPECT_EQ(*Read()->RateCount("perm_shared", 0), kThreads * kSpendsEach);
+  EXPECT_EQ(*Read()->RateCount("agt_a", "perm_shared", 0), kThreads * kSpendsEach);
 }
 
 // --- Freshness (design section 3) ---
