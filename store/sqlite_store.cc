@@ -173,6 +173,9 @@ class SqlitePolicyView : public Base {
       return found.status();
     }
     slot.exists = *found;
+    // The slot's record holds an earlier transaction's text: an agent that does not exist
+    // holds nothing.
+    if (!slot.exists) slot.record = DecisionRecord();
     return &slot;
   }
 

@@ -403,6 +403,33 @@ TEST_P(StoreContractTest, ReferencesAndSpansAnswerAsTheCopiesDo) {
   EXPECT_EQ(*snapshot->FindAgentRef("agt_nobody"), nullptr);
 }
 
+// A connection reuses what it decoded in earlier transactions; an agent that does not exist
+// must still answer empty, never another agent's rows.
+TEST_P(StoreContractTest, AnAgentThatDoesNotExistHoldsNothing) {
+  NewAgent("agt_from");
+  NewAgent("agt_to");
+  Grant("agt_from", "docs:*", {"read"});
+  Grant("agt_to", "docs:*", {"read"});
+  ASSERT_TRUE(Delegate("agt_from", "agt_to", "docs:*").ok());
+  std::unique_ptr<Store> one_connection = database_->Open(clock_, 1);
+  ASSERT_NE(one_connection, nullptr);
+  for (const char* agent : {"agt_to", "agt_nobody"}) {
+    SCOPED_TRACE(agent);
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = one_connection->BeginRead();
+    ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+    absl::StatusOr<absl::Span<const Permission>> permissions = (*snapshot)->PermissionsSpan(agent);
+    absl::StatusOr<absl::Span<const Delegation>> into =
+        (*snapshot)->ActiveDelegationsIntoSpan(agent, clock_.Now());
+    absl::StatusOr<bool> holds_allow = (*snapshot)->HoldsAllowPermission(agent);
+    ASSERT_TRUE(permissions.ok() && into.ok() && holds_allow.ok());
+    const bool exists = std::string(agent) == "agt_to";
+    EXPECT_EQ(permissions->size(), exists ? 1u : 0u);
+    EXPECT_EQ(into->size(), exists ? 1u : 0u);
+    EXPECT_EQ(*holds_allow, exists);
+    EXPECT_EQ((*snapshot)->PermissionsOf(agent)->size(), exists ? 1u : 0u);
+  }
+}
+
 // What makes a delegator the origin of a chain: one allow of its own, whatever else it holds.
 TEST_P(StoreContractTest, AnAgentHoldsAnAllowPermissionWhenAnyOfItsOwnAllows) {
   NewAgent("agt_allows");
