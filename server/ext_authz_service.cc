@@ -1,9 +1,12 @@
 #include "server/ext_authz_service.h"
 
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "server/grpc_status.h"
 
@@ -23,16 +26,30 @@ std::optional<absl::string_view> FindInMap(
   return absl::string_view(it->second);
 }
 
+// A header's value. Envoy's `headers` map holds a repeated header's values joined with commas
+// (RFC 9110 section 5.3); from the raw `header_map` they are joined the same way, into
+// `joined`, so that a request with two credentials (two authorization or dpop headers, which
+// RFC 9449 section 4.3 refuses) is read as the malformed value it is, not as whichever came
+// first.
 std::optional<absl::string_view> FindHeader(const AttributeContext::HttpRequest& http,
-                                            absl::string_view name) {
+                                            absl::string_view name,
+                                            std::deque<std::string>& joined) {
   if (!http.headers().empty()) return FindInMap(http.headers(), name);
+  std::optional<absl::string_view> found;
+  std::string* all = nullptr;
   for (const HeaderValue& header : http.header_map().headers()) {
-    if (absl::EqualsIgnoreCase(header.key(), name)) {
-      return header.value().empty() ? absl::string_view(header.raw_value())
-                                    : absl::string_view(header.value());
+    if (!absl::EqualsIgnoreCase(header.key(), name)) continue;
+    const absl::string_view value = header.value().empty() ? absl::string_view(header.raw_value())
+                                                           : absl::string_view(header.value());
+    if (!found.has_value()) {
+      found = value;
+      continue;
     }
+    if (all == nullptr) all = &joined.emplace_back(*found);
+    absl::StrAppend(all, ",", value);
+    found = *all;
   }
-  return std::nullopt;
+  return found;
 }
 
 void AddHeaders(const HttpAnswer& answer,
@@ -58,7 +75,9 @@ HttpRequestAttributes AttributesFromCheckRequest(const CheckRequest& request) {
   attributes.host = http.host();
   attributes.request_id = http.id();
   attributes.source_ip = context.source().address().socket_address().address();
-  attributes.header = [&http](absl::string_view name) { return FindHeader(http, name); };
+  // Joined values live as long as the lookup: the attributes' views into them stay valid.
+  attributes.header = [&http, joined = std::make_shared<std::deque<std::string>>()](
+                          absl::string_view name) { return FindHeader(http, name, *joined); };
   attributes.context_extension = [&context](absl::string_view name) {
     return FindInMap(context.context_extensions(), name);
   };

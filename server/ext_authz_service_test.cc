@@ -249,6 +249,26 @@ TEST_F(ExtAuthzServiceTest, RawHeaderMapIsReadWhenEnvoySendsNoHeaderMap) {
   EXPECT_TRUE(Check(request).has_ok_response());
 }
 
+TEST_F(ExtAuthzServiceTest, RepeatedCredentialHeadersAreRefusedNotReadFirstComeFirstServed) {
+  for (const char* repeated : {"authorization", "dpop"}) {
+    SCOPED_TRACE(repeated);
+    CheckRequest request = EnvoyCheckRequest("GET", "/api/docs/7", "");
+    auto* http = request.mutable_attributes()->mutable_request()->mutable_http();
+    http->mutable_headers()->clear();
+    auto add = [http](const std::string& key, const std::string& value) {
+      auto* raw = http->mutable_header_map()->add_headers();
+      raw->set_key(key);
+      raw->set_raw_value(value);
+    };
+    add("authorization", "Bearer " + kReaderToken);
+    add(repeated, std::string(repeated) == "dpop" ? "a.b.c" : "Bearer " + kReaderToken);
+    add(repeated, std::string(repeated) == "dpop" ? "d.e.f" : "Bearer " + kUnknownToken);
+    const CheckResponse response = Check(request);
+    EXPECT_FALSE(response.has_ok_response());
+    EXPECT_EQ(response.denied_response().status().code(), 401);
+  }
+}
+
 TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) {
   UnavailableStore store;
   Metrics metrics;

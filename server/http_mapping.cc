@@ -207,6 +207,9 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
   Request request;
   request.subject.token = std::string(token);
   if (std::optional<absl::string_view> proof = Lookup(attributes.header, kDpopHeader)) {
+    // RFC 9449 section 4.3: one proof. Repeated headers arrive joined with commas, which no
+    // compact JWS contains; refused whatever the token, never read first come first served.
+    if (absl::StrContains(*proof, ',')) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
     request.subject.dpop.proof = std::string(*proof);
     request.subject.dpop.http_method = std::string(attributes.method);
     // RFC 9449 section 4.2: the URI without its query and fragment.
