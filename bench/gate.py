@@ -16,6 +16,12 @@ bench/curated.txt says what gates (its header documents the rules). Two kinds of
   BM_Calibration benchmark of the same run, so a faster or slower machine cancels out), or, with
   --baseline=git:REV, the benchmarks of revision REV built from `git archive` and run in the
   same session, interleaved with the current ones (the most trustworthy on a noisy machine).
+* `instructions` rules count, with valgrind's callgrind, the instructions one call of a function
+  (`verdict::Authorizer::Authorize`) executes inside a benchmark, against the count stored in
+  the committed baseline. A count is repeatable whatever else the machine does, where a busy
+  neighbour on a shared host moves a memory-bound benchmark's time 1.5x to 3x for minutes; the
+  short (CI) form judges speed this way, so noise cannot fail it and a regression cannot hide
+  in it. Cache misses and waits are not instructions: the full form's timed rules see those.
 * `ratio` rules are machine-independent: the median of one benchmark over the median of another
   from the same run (cost at 1,000,000 agents over cost at 1,000) must stay under a limit. A rule
   may name a `control`: flags that break the code on purpose (drop an index); the gate then runs
@@ -53,6 +59,16 @@ class GateError(Exception):
 class BenchRule:
     binary: str
     pattern: str
+    max_slowdown: float
+    modes: tuple
+    line: int
+
+
+@dataclasses.dataclass
+class InstructionRule:
+    binary: str
+    pattern: str
+    function: str  # its name as callgrind prints it, up to the parameter list
     max_slowdown: float
     modes: tuple
     line: int
@@ -129,6 +145,11 @@ def parse_curated(text):
             rules.append(BenchRule(_binary(words[1], number), _anchored(words[2], number),
                                    _number(options, "max_slowdown", number),
                                    _modes(options, number), number))
+        elif kind == "instructions" and len(words) >= 4:
+            options = _options(words[4:], number, {"max_slowdown", "modes"})
+            rules.append(InstructionRule(_binary(words[1], number), _anchored(words[2], number),
+                                         words[3], _number(options, "max_slowdown", number),
+                                         _modes(options, number), number))
         elif kind == "ratio" and len(words) >= 5 and words[3] == "/":
             options = _options(words[5:], number, {"max", "modes", "control"})
             control = tuple(shlex.split(options["control"])) if "control" in options else ()
@@ -137,7 +158,8 @@ def parse_curated(text):
                                    _modes(options, number), control, number))
         else:
             raise GateError(f"curated.txt:{number}: cannot read {raw.strip()!r}; expected "
-                            "'bench BINARY ^NAME$ max_slowdown=X [modes=...]' or "
+                            "'bench BINARY ^NAME$ max_slowdown=X [modes=...]', "
+                            "'instructions BINARY ^NAME$ FUNCTION max_slowdown=X [modes=...]' or "
                             "'ratio BINARY ^NAME$ / ^NAME$ max=X [modes=...] [control=...]'")
     return rules
 
@@ -257,6 +279,49 @@ def run_benchmarks(binary_path, patterns, repetitions, min_time, extra_flags=())
             return samples_from_json(json.load(report))
 
 
+_CALLER_COUNT = re.compile(r"\(([\d,]+)x\)")
+
+
+def instructions_per_call(annotated, function):
+    """Inclusive instructions per call of `function` from `callgrind_annotate --inclusive=yes
+    --tree=caller` output: its own line (marked '*') and the call counts of its callers ('<')."""
+    for block in annotated.split("\n\n"):
+        lines = [line for line in block.splitlines() if line.strip()]
+        own = [line for line in lines if re.match(r"^\s*[\d,]+ \([^)]*\)\s+\*\s", line)
+               and re.search(r"[:\s]" + re.escape(function) + r"\(", line)]
+        if not own:
+            continue
+        inclusive = int(own[0].split()[0].replace(",", ""))
+        calls = sum(int(count.replace(",", "")) for line in lines
+                    if re.match(r"^\s*[\d,]+ \([^)]*\)\s+<\s", line)
+                    for count in _CALLER_COUNT.findall(line))
+        if calls == 0:
+            raise GateError(f"callgrind saw {function} but no call to it")
+        return inclusive / calls
+    raise GateError(f"callgrind saw no call to {function}")
+
+
+def count_instructions(binary_path, pattern, function, extra_flags=()):
+    """Instructions per call of `function` while the benchmark matching `pattern` runs."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        raise GateError("instructions rules need valgrind (scripts/install-deps.sh installs it)")
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "callgrind.out")
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary_path,
+                   f"--benchmark_filter={pattern}", "--benchmark_min_time=0.01"]
+        if os.path.basename(binary_path).startswith("store_bench"):
+            command += agents_flag([pattern])
+        command += list(extra_flags)
+        print("$ " + " ".join(shlex.quote(c) for c in command), flush=True)
+        ran = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if ran.returncode != 0:
+            raise GateError(f"{binary_path} under valgrind exited with {ran.returncode}:\n"
+                            f"{ran.stdout[-4000:]}")
+        annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--tree=caller", out],
+                                   check=True, stdout=subprocess.PIPE, text=True).stdout
+    return instructions_per_call(annotated, function)
+
+
 def merge_samples(into, more):
     for name, values in more.items():
         into.setdefault(name, []).extend(values)
@@ -297,6 +362,19 @@ def check_bench(rule, current, baseline, alpha):
     verdict = "REGRESSION" if failed else "ok"
     return not failed, (f"bench  {name}: x{slowdown:.2f} of baseline (max x{rule.max_slowdown:.2f}"
                         f", Mann-Whitney p={p_value:.3f}, n={len(now)}/{len(base)}) {verdict}")
+
+
+def check_instructions(rule, now, base):
+    """(ok, message) for one instructions rule: counts are repeatable, so no test is needed."""
+    name = rule.pattern.strip("^$")
+    if base is None:
+        return True, (f"instr  {name}: no baseline count, skipped "
+                      "(refresh the baseline)")
+    slowdown = now / base
+    ok = slowdown <= rule.max_slowdown
+    return ok, (f"instr  {name}: {now:,.0f} instructions per {rule.function} call, "
+                f"x{slowdown:.2f} of baseline's {base:,.0f} (max x{rule.max_slowdown:.2f}) "
+                f"{'ok' if ok else 'REGRESSION'}")
 
 
 def ratio_value(rule, samples):
@@ -373,12 +451,14 @@ def build_revision(revision, scratch):
 
 
 def load_committed_baseline(path):
+    """(normalised time samples, instruction counts), each {binary: {benchmark: ...}}."""
     try:
         with open(path) as f:
             stored = json.load(f)
     except FileNotFoundError:
         raise GateError(f"no committed baseline at {path}: run the gate with --write_baseline")
-    return {binary: normalised(samples) for binary, samples in stored["samples"].items()}
+    samples = {binary: normalised(samples) for binary, samples in stored["samples"].items()}
+    return samples, stored.get("instructions", {})
 
 
 # --- Main -----------------------------------------------------------------------------------
@@ -396,17 +476,39 @@ def patterns_by_binary(rules):
     return patterns
 
 
+def count_baseline_instructions(rules):
+    """{binary: {benchmark name: instructions per call}} for every instructions rule."""
+    counts = {}
+    for rule in rules:
+        if isinstance(rule, InstructionRule):
+            counts.setdefault(rule.binary, {})[rule.pattern.strip("^$")] = count_instructions(
+                os.path.join("bench", rule.binary), rule.pattern, rule.function)
+    return counts
+
+
 def write_baseline(rules, args):
-    """Measures every bench rule of every mode and stores the raw samples."""
-    stored = {"written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "host": platform.node(), "machine": platform.machine(),
-              "command": "bazel run -c opt //bench:gate -- --write_baseline",
-              "repetitions": args.repetitions, "samples": {}}
-    for binary, patterns in patterns_by_binary([r for r in rules
-                                                if isinstance(r, BenchRule)]).items():
-        stored["samples"][binary] = run_benchmarks(os.path.join("bench", binary), patterns,
-                                                   args.repetitions, args.min_time)
+    """Measures every bench and instructions rule of every mode and stores the raw figures.
+
+    With --write_baseline=instructions only the instruction counts are measured again and the
+    stored time samples are kept: counts do not depend on the moment, samples do.
+    """
     path = os.path.join(workspace_dir(), BASELINE_PATH)
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    if args.write_baseline == "instructions":
+        with open(path) as f:
+            stored = json.load(f)
+        stored["instructions"] = count_baseline_instructions(rules)
+        stored["instructions_written"] = now
+    else:
+        stored = {"written": now, "host": platform.node(), "machine": platform.machine(),
+                  "command": "bazel run -c opt //bench:gate -- --write_baseline",
+                  "repetitions": args.repetitions, "samples": {}}
+        for binary, patterns in patterns_by_binary([r for r in rules
+                                                    if isinstance(r, BenchRule)]).items():
+            stored["samples"][binary] = run_benchmarks(os.path.join("bench", binary), patterns,
+                                                       args.repetitions, args.min_time)
+        stored["instructions"] = count_baseline_instructions(rules)
+        stored["instructions_written"] = now
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(stored, f, indent=1, sort_keys=True)
@@ -453,6 +555,7 @@ def judge_bench_rules(rules, measure, judge, attempts, pause, sleep=time.sleep):
 def run_gate(rules, args):
     mode = "short" if args.short else "full"
     bench_rules = selected(rules, mode, BenchRule)
+    instruction_rules = selected(rules, mode, InstructionRule)
     ratio_rules = selected(rules, mode, RatioRule)
     results = []
     scratch = tempfile.mkdtemp(prefix="verdict-gate-")
@@ -460,11 +563,12 @@ def run_gate(rules, args):
         same_run = args.baseline.startswith("git:")
         baseline_binaries = {}
         committed = {}
+        committed_instructions = {}
         if same_run:
             commit, baseline_binaries = build_revision(args.baseline[len("git:"):], scratch)
             print(f"baseline: {commit[:12]}, measured in this run, interleaved")
         else:
-            committed = load_committed_baseline(args.baseline_file)
+            committed, committed_instructions = load_committed_baseline(args.baseline_file)
             print(f"baseline: committed {args.baseline_file}, normalised by {CALIBRATION}")
         rounds = args.rounds if same_run else 1
         # At least two per round: three samples a side can never reach p < 0.05.
@@ -504,6 +608,15 @@ def run_gate(rules, args):
 
         results += judge_bench_rules(bench_rules, measure_bench, judge, args.attempts,
                                      args.retry_pause)
+        for rule in instruction_rules:
+            now = count_instructions(os.path.join("bench", rule.binary), rule.pattern,
+                                     rule.function)
+            if same_run:
+                base = count_instructions(baseline_binaries[rule.binary], rule.pattern,
+                                          rule.function)
+            else:
+                base = committed_instructions.get(rule.binary, {}).get(rule.pattern.strip("^$"))
+            results.append(check_instructions(rule, now, base))
         for rule in ratio_rules:
             # Ratios of one run: the calibration's scale, if applied, cancels out.
             results.append(check_ratio(rule, first[rule.binary][0]))
@@ -545,8 +658,10 @@ def main(argv):
                         help="seconds between the measurements of a failed bench rule")
     parser.add_argument("--alpha", type=float, default=0.05,
                         help="significance level of the Mann-Whitney test")
-    parser.add_argument("--write_baseline", action="store_true",
-                        help="measure and write bench/baseline/baseline.json in the source tree")
+    parser.add_argument("--write_baseline", nargs="?", const="all",
+                        choices=("all", "instructions"),
+                        help="measure and write bench/baseline/baseline.json in the source tree "
+                             "(=instructions: the instruction counts only)")
     args = parser.parse_args(argv)
     if args.repetitions is None:
         args.repetitions = 5 if args.short else 9

@@ -40,6 +40,14 @@ class ParseCurated(unittest.TestCase):
                          ("^BM_A/agents:1000000$", "^BM_A/agents:1000$", 2.0, ("full",),
                           ("--drop_index=x",)))
 
+    def test_reads_instructions_rules(self):
+        (rule,) = gate.parse_curated(
+            "instructions store_bench ^BM_A/agents:1000$ verdict::Authorizer::Authorize "
+            "max_slowdown=2 modes=short")
+        self.assertEqual((rule.binary, rule.pattern, rule.function, rule.max_slowdown, rule.modes),
+                         ("store_bench", "^BM_A/agents:1000$", "verdict::Authorizer::Authorize",
+                          2.0, ("short",)))
+
     def test_rejects_what_it_cannot_enforce(self):
         bad_lines = [
             "bench cpu_bench BM_Unanchored max_slowdown=1.5",
@@ -51,6 +59,8 @@ class ParseCurated(unittest.TestCase):
             "ratio store_bench ^BM_A$ ^BM_B$ max=2",  # no '/'
             "ratio store_bench ^BM_A$ / ^BM_B$",
             "benchmark cpu_bench ^BM_X$ max_slowdown=1.5",
+            "instructions cpu_bench ^BM_X$ max_slowdown=2",  # no function
+            "instructions cpu_bench BM_X f max_slowdown=2",  # unanchored
         ]
         for line in bad_lines:
             with self.subTest(line=line), self.assertRaises(gate.GateError):
@@ -176,6 +186,44 @@ class Retries(unittest.TestCase):
         self.assertEqual((len(measured), pauses), (1, []))
 
 
+class Instructions(unittest.TestCase):
+    # callgrind_annotate --inclusive=yes --tree=caller, trimmed: each block is a function's callers
+    # ('<'), the function itself ('*') and what it calls ('>').
+    ANNOTATED = """
+--------------------------------------------------------------------------------
+Ir                   file:function
+--------------------------------------------------------------------------------
+3,000,000 (60.0%)  < ???:void bench::TimeCalls<...>(benchmark::State&, ...) (90x) [/bin/b]
+  300,000 ( 6.0%)  < ???:bench::AnswersAreRight<...>(...) (10x) [/bin/b]
+3,300,000 (66.0%)  *  ???:verdict::Authorizer::Authorize(verdict::Request const&) [/bin/b]
+1,000,000 (20.0%)  >   ???:sqlite3_step (200x) [/lib/libsqlite3.so]
+
+  500,000 (10.0%)  < ???:verdict::Authorizer::Authorize(verdict::Request const&) (100x) [/bin/b]
+  500,000 (10.0%)  *  ???:verdict::Authorizer::AuthorizeInternal(verdict::Request const&) [/bin/b]
+"""
+
+    def test_inclusive_count_over_the_calls_from_every_caller(self):
+        self.assertEqual(
+            gate.instructions_per_call(self.ANNOTATED, "verdict::Authorizer::Authorize"), 33000)
+
+    def test_a_function_name_is_not_a_prefix_match(self):
+        self.assertEqual(
+            gate.instructions_per_call(self.ANNOTATED, "verdict::Authorizer::AuthorizeInternal"),
+            5000)
+        with self.assertRaises(gate.GateError):
+            gate.instructions_per_call(self.ANNOTATED, "verdict::Authorizer::Author")
+
+    def test_a_function_never_called_is_an_error_not_a_pass(self):
+        with self.assertRaises(gate.GateError):
+            gate.instructions_per_call(self.ANNOTATED, "verdict::Authorizer::ValidateToken")
+
+    def test_fails_beyond_the_limit_only(self):
+        rule = gate.InstructionRule("store_bench", "^BM_A$", "f", 2.0, ("short",), 1)
+        self.assertTrue(gate.check_instructions(rule, 39000, 20000)[0])
+        self.assertFalse(gate.check_instructions(rule, 41000, 20000)[0])
+        self.assertIn("REGRESSION", gate.check_instructions(rule, 41000, 20000)[1])
+
+
 class BenchmarkOutput(unittest.TestCase):
     def test_reads_iterations_in_nanoseconds_and_skips_aggregates(self):
         report = {"benchmarks": [
@@ -205,7 +253,8 @@ class CuratedFile(unittest.TestCase):
         with open(path) as f:
             rules = gate.parse_curated(f.read())
         for mode in ("full", "short"):
-            self.assertTrue(gate.selected(rules, mode, gate.BenchRule), mode)
+            self.assertTrue(gate.selected(rules, mode, gate.BenchRule) or
+                            gate.selected(rules, mode, gate.InstructionRule), mode)
             ratios = gate.selected(rules, mode, gate.RatioRule)
             self.assertTrue(any(r.control for r in ratios), f"{mode}: no control")
 

@@ -12,7 +12,7 @@ packages=(
   android-libboringssl-dev libsqlitecpp-dev libsqlite3-dev sqlite3 libargon2-dev libpq-dev
   tzdata
   # Tests and benchmarks.
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev valgrind
   python3 python3-grpcio python3-grpc-tools python3-protobuf
   clang libclang-rt-14-dev
   postgresql

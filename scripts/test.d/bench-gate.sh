@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The short form of the benchmark gate (bench/PERFORMANCE.md): the cost at 100,000 agents over
-# the cost at 1,000 must stay under 2x (and a copy without the token index must break that
-# check), and the curated benchmarks must not have slowed down 2x against the committed
-# baseline. A few minutes, data generation included.
+# The short form of the benchmark gate (bench/PERFORMANCE.md): instructions per call of the
+# decision API and the matcher, counted by valgrind, must stay under 2x the committed baseline's
+# (times swing up to 3x on a shared host, counts do not); the cost at 100,000 agents over the
+# cost at 1,000 must stay under 3x, and a copy without an index must break that check. About a
+# minute with the datasets cached, a minute more to generate them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 exec bazel run -c opt //bench:gate -- --short
