@@ -517,7 +517,7 @@ def write_baseline(rules, args):
 
 
 def judge_bench_rules(rules, measure, judge, attempts, pause, sleep=time.sleep):
-    """[(ok, message)] for the bench rules, re-measuring the failed ones before believing them.
+    """[(ok, message)] for timed rules, re-measuring the failed ones before believing them.
 
     measure(rules) takes fresh samples for those rules (new processes) and returns what
     judge(rule, samples) needs. A rule fails only if it fails on every one of `attempts`
@@ -530,7 +530,7 @@ def judge_bench_rules(rules, measure, judge, attempts, pause, sleep=time.sleep):
     pending = list(rules)
     for attempt in range(1, attempts + 1):
         if attempt > 1:
-            print(f"\n{len(pending)} bench rule(s) failed; measuring them again in "
+            print(f"\n{len(pending)} timed rule(s) failed; measuring them again in "
                   f"{pause:g} s (attempt {attempt} of {attempts})", flush=True)
             sleep(pause)
         samples = measure(pending)
@@ -598,16 +598,22 @@ def run_gate(rules, args):
             now, base = measured[rule.binary]
             return check_bench(rule, now, base, args.alpha)
 
-        # The first measurement serves the ratio rules too; a retry re-measures failed bench
-        # rules alone.
+        # The first measurement serves both kinds of timed rules; a retry re-measures the
+        # failed rules of one kind alone.
         first = measure(bench_rules, ratio_rules)
-        unused_first = [first]
+        unused_first = {"bench": [first], "ratio": [first]}
 
-        def measure_bench(subset):
-            return unused_first.pop() if unused_first else measure(subset, [])
+        def measure_again(kind, bench_subset, ratio_subset):
+            return unused_first[kind].pop() if unused_first[kind] else measure(bench_subset,
+                                                                               ratio_subset)
 
-        results += judge_bench_rules(bench_rules, measure_bench, judge, args.attempts,
-                                     args.retry_pause)
+        results += judge_bench_rules(bench_rules, lambda subset: measure_again("bench", subset, []),
+                                     judge, args.attempts, args.retry_pause)
+        # Ratios of one run: the calibration's scale, if applied, cancels out.
+        ratio_results = judge_bench_rules(
+            ratio_rules, lambda subset: measure_again("ratio", [], subset),
+            lambda rule, measured: check_ratio(rule, measured[rule.binary][0]), args.attempts,
+            args.retry_pause)
         for rule in instruction_rules:
             now = count_instructions(os.path.join("bench", rule.binary), rule.pattern,
                                      rule.function)
@@ -617,9 +623,8 @@ def run_gate(rules, args):
             else:
                 base = committed_instructions.get(rule.binary, {}).get(rule.pattern.strip("^$"))
             results.append(check_instructions(rule, now, base))
-        for rule in ratio_rules:
-            # Ratios of one run: the calibration's scale, if applied, cancels out.
-            results.append(check_ratio(rule, first[rule.binary][0]))
+        for rule, ratio_result in zip(ratio_rules, ratio_results):
+            results.append(ratio_result)
             if rule.control:
                 # A lost index costs orders of magnitude: a few repetitions show it.
                 broken = run_benchmarks(os.path.join("bench", rule.binary),
