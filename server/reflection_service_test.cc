@@ -273,6 +273,20 @@ TEST_F(ReflectionServiceTest, AClientThatLeavesMidStreamEndsIt) {
   Close(*stream);
 }
 
+// A reflection stream to the server at `address`, open for 10 s.
+struct ReflectionSession {
+  explicit ReflectionSession(const std::string& address)
+      : stub(ServerReflection::NewStub(
+            grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    stream = stub->ServerReflectionInfo(&context);
+  }
+
+  std::unique_ptr<ServerReflection::Stub> stub;
+  grpc::ClientContext context;
+  std::unique_ptr<Stream> stream;
+};
+
 // verdictd's servers: the main one offers reflection (and lists health), the admin one none.
 TEST(GrpcServerReflectionTest, OnlyAServerStartedWithReflectionServesIt) {
   v1::DecisionService::CallbackService decision;
@@ -280,11 +294,8 @@ TEST(GrpcServerReflectionTest, OnlyAServerStartedWithReflectionServesIt) {
     absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
         "127.0.0.1:0", {{v1::DecisionService::service_full_name(), &decision}}, reflection);
     ASSERT_TRUE(server.ok()) << server.status();
-    std::unique_ptr<ServerReflection::Stub> stub = ServerReflection::NewStub(
-        grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    std::unique_ptr<Stream> stream = stub->ServerReflectionInfo(&context);
+    ReflectionSession session((*server)->address());
+    std::unique_ptr<Stream>& stream = session.stream;
     stream->Write(ListServices());
     stream->WritesDone();
     ServerReflectionResponse response;
@@ -310,11 +321,8 @@ TEST(GrpcServerReflectionTest, EveryServiceListedCanBeDescribed) {
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
       "127.0.0.1:0", {{v1::DecisionService::service_full_name(), &decision}}, Reflection::kOn);
   ASSERT_TRUE(server.ok()) << server.status();
-  std::unique_ptr<ServerReflection::Stub> stub = ServerReflection::NewStub(
-      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  std::unique_ptr<Stream> stream = stub->ServerReflectionInfo(&context);
+  ReflectionSession session((*server)->address());
+  std::unique_ptr<Stream>& stream = session.stream;
   ServerReflectionResponse listed;
   ASSERT_TRUE(stream->Write(ListServices()));
   ASSERT_TRUE(stream->Read(&listed));
