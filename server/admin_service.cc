@@ -41,13 +41,14 @@ template <typename Body>
 grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* context, Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   workers_.Schedule([this, context, reactor, body = std::move(body)]() mutable {
-    const auto gave_up = [context] {
+    // OK while the caller still waits for the answer.
+    const auto still_awaited = [context] {
       return context->IsCancelled() ? absl::CancelledError("the caller gave up before the call ran")
                                     : absl::OkStatus();
     };
-    absl::Status ready = gave_up();
+    absl::Status ready = still_awaited();
     if (ready.ok()) ready = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
-    if (ready.ok()) ready = gave_up();
+    if (ready.ok()) ready = still_awaited();
     reactor->Finish(AdminGrpcStatus(ready.ok() ? body() : ready));
   });
   return reactor;
