@@ -113,6 +113,17 @@ std::string TokenDisplayPrefix(absl::string_view token) {
   return std::string(token.substr(0, kTokenDisplayPrefixLength));
 }
 
+absl::Status CheckTokenDisplayPrefix(absl::string_view prefix) {
+  const bool shaped = prefix.size() == kTokenDisplayPrefixLength &&
+                      prefix.substr(0, kAgentTokenPrefix.size()) == kAgentTokenPrefix &&
+                      std::all_of(prefix.begin() + kAgentTokenPrefix.size(), prefix.end(),
+                                  [](char c) { return Base64UrlValue(c) != kNotBase64Url; });
+  if (shaped) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("token prefix must be the first ", kTokenDisplayPrefixLength,
+                   " characters of an agent token (\"", kAgentTokenPrefix, "...\")"));
+}
+
 std::string Base64UrlEncode(absl::string_view bytes) {
   std::string text;
   text.reserve((bytes.size() * 4 + 2) / 3);

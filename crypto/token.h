@@ -44,6 +44,9 @@ absl::Status CheckCompactJwsShape(absl::string_view token);
 
 // The first kTokenDisplayPrefixLength characters.
 std::string TokenDisplayPrefix(absl::string_view token);
+// OK when `prefix` is what TokenDisplayPrefix cuts from an agent token: kAgentTokenPrefix and
+// base64url characters, kTokenDisplayPrefixLength in all; INVALID_ARGUMENT otherwise.
+absl::Status CheckTokenDisplayPrefix(absl::string_view prefix);
 
 // RFC 4648 section 5, without padding.
 std::string Base64UrlEncode(absl::string_view bytes);

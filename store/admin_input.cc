@@ -29,11 +29,20 @@ absl::Status CheckEnum(Enum value, absl::string_view (*name)(Enum),
   return parse(name(value)).status();
 }
 
+// The agent's token's first characters, or "" while it has no token anyone knows.
+absl::Status CheckTokenPrefix(absl::string_view prefix) {
+  if (prefix.empty()) return absl::OkStatus();
+  absl::Status shaped = CheckTokenDisplayPrefix(prefix);
+  if (shaped.ok()) return shaped;
+  return absl::InvalidArgumentError(absl::StrCat("token_prefix: ", shaped.message()));
+}
+
 absl::Status CheckAgentFields(const Agent& agent) {
   if (absl::Status s = CheckId("id", agent.id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("owner", agent.owner); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("name", agent.name); !s.ok()) return s;
   if (absl::Status s = CheckEnum(agent.kind, AgentKindName, ParseAgentKind); !s.ok()) return s;
+  if (absl::Status s = CheckTokenPrefix(agent.token_prefix); !s.ok()) return s;
   return CheckEnum(agent.status, AgentStatusName, ParseAgentStatus);
 }
 
@@ -68,6 +77,19 @@ absl::Status CanonicalizeLent(std::vector<LentPermission>& lent) {
 }  // namespace
 
 absl::Time StoredTime(absl::Time time) { return TimeFromMicros(TimeToMicros(time)); }
+
+absl::StatusOr<std::optional<absl::Time>> PreviousTokenValidUntil(absl::Duration grace,
+                                                                  absl::Time now) {
+  if (grace < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("grace: must not be negative");
+  }
+  if (grace == absl::ZeroDuration()) return std::nullopt;
+  const absl::Time until = now + grace;
+  if (until == absl::InfiniteFuture()) {
+    return absl::InvalidArgumentError("grace: must end at a time a store can keep");
+  }
+  return StoredTime(until);
+}
 
 absl::StatusOr<int> PageSizeOf(const PageRequest& page) {
   if (page.page_size == 0) return kDefaultPageSize;

@@ -28,6 +28,13 @@ namespace verdict {
 // later read returns.
 absl::Time StoredTime(absl::Time time);
 
+// Until when the token an agent had keeps working after a rotation at `now` with `grace`:
+// nullopt when it stops at once (no grace). INVALID_ARGUMENT for a negative grace or one that
+// reaches past any time a store can keep (an infinite grace would otherwise be stored as
+// "never", which for a previous token means "already gone").
+absl::StatusOr<std::optional<absl::Time>> PreviousTokenValidUntil(absl::Duration grace,
+                                                                  absl::Time now);
+
 // The page size a request asks for; INVALID_ARGUMENT outside 0 (the default) to kMaxPageSize.
 absl::StatusOr<int> PageSizeOf(const PageRequest& page);
 

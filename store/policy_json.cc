@@ -22,6 +22,14 @@ namespace {
 
 constexpr int kPolicyVersion = 1;
 constexpr char kUtcTimeFormat[] = "%Y-%m-%d%ET%H:%M:%E*SZ";
+
+// What the stores keep and an export writes back the same: whole microseconds of the years 0001
+// to 9999 (absl reads "infinite-future" too, and any year or precision).
+bool ExportsAsImported(absl::Time time) {
+  const absl::CivilSecond civil = absl::ToCivilSecond(time, absl::UTCTimeZone());
+  return time != absl::InfiniteFuture() && time != absl::InfinitePast() && civil.year() >= 1 &&
+         civil.year() <= 9999 && absl::FromUnixMicros(absl::ToUnixMicros(time)) == time;
+}
 constexpr size_t kTokenHashHexLength = 64;
 
 absl::Status Invalid(absl::string_view where, absl::string_view problem) {
@@ -101,6 +109,9 @@ class ObjectReader {
     if (!absl::ParseTime(absl::RFC3339_full, **text, &time, &error)) {
       return Invalid(Where(key), absl::StrCat("not an RFC 3339 time (", error, ")"));
     }
+    if (!ExportsAsImported(time)) {
+      return Invalid(Where(key), "must be a time of the years 0001 to 9999 in whole microseconds");
+    }
     return time;
   }
 
@@ -139,9 +150,10 @@ absl::StatusOr<std::string> TokenHashFromHex(absl::string_view hex, absl::string
 }
 
 absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::string& where) {
-  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
-      value, where,
-      {"id", "owner", "name", "kind", "status", "expires_at", "token_sha256", "token"});
+  absl::StatusOr<ObjectReader> reader =
+      ObjectReader::Open(value, where,
+                         {"id", "owner", "name", "kind", "status", "expires_at", "token_sha256",
+                          "token_prefix", "token"});
   if (!reader.ok()) return reader.status();
   StoredAgent stored;
   Agent& agent = stored.agent;
@@ -173,13 +185,20 @@ absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::str
   if (!hash_hex.ok()) return hash_hex.status();
   absl::StatusOr<std::optional<std::string>> token = reader->OptionalString("token");
   if (!token.ok()) return token.status();
+  absl::StatusOr<std::optional<std::string>> prefix = reader->OptionalString("token_prefix");
+  if (!prefix.ok()) return prefix.status();
   if (hash_hex->has_value() && token->has_value()) {
     return Invalid(where, "give token or token_sha256, not both");
+  }
+  if (prefix->has_value() && !hash_hex->has_value()) {
+    return Invalid(reader->Where("token_prefix"), "goes with token_sha256 (a token has its own)");
   }
   if (hash_hex->has_value()) {
     absl::StatusOr<std::string> hash = TokenHashFromHex(**hash_hex, reader->Where("token_sha256"));
     if (!hash.ok()) return hash.status();
     stored.token_sha256 = *std::move(hash);
+    // Checked with the agent's other fields when the policy is imported.
+    agent.token_prefix = prefix->value_or("");
   } else if (token->has_value()) {
     if (absl::Status shape = CheckAgentTokenShape(**token); !shape.ok()) {
       return Invalid(reader->Where("token"), shape.message());
@@ -304,6 +323,9 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     object.emplace("status", JsonValue::String(std::string(AgentStatusName(agent.status))));
     PutTimeUnlessNever(object, "expires_at", agent.expires_at);
     object.emplace("token_sha256", JsonValue::String(HexEncode(stored.token_sha256)));
+    if (!agent.token_prefix.empty()) {
+      object.emplace("token_prefix", JsonValue::String(agent.token_prefix));
+    }
     agents.push_back(JsonValue::MakeObject(std::move(object)));
   }
   JsonValue::Array permissions;

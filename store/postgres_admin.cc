@@ -177,13 +177,12 @@ absl::StatusOr<Agent> PostgresStore::SetAgentStatus(absl::string_view agent_id,
 
 absl::StatusOr<RotatedToken> PostgresStore::RotateToken(absl::string_view agent_id,
                                                         absl::Duration grace) {
-  if (grace < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("grace: must not be negative");
-  }
   const absl::Time now = StoredTime(options_.clock());
+  absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
+  if (!previous_until.ok()) return previous_until.status();
   RotatedToken rotated;
   rotated.token = NewAgentToken();
-  rotated.previous_token_expires_at = StoredTime(now + grace);
+  rotated.previous_token_expires_at = previous_until->value_or(now);
   const std::string token_sha256 = Sha256(rotated.token);
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](PostgresConnection& c) {
     absl::StatusOr<Agent> found = ExistingRow(PgLookupAgent(c, agent_id), "agent", agent_id);
@@ -194,7 +193,7 @@ absl::StatusOr<RotatedToken> PostgresStore::RotateToken(absl::string_view agent_
     rotated.agent.updated_at = now;
     PgParams params;
     params.Text(agent_id);
-    if (grace > absl::ZeroDuration()) {
+    if (previous_until->has_value()) {
       params.Time(rotated.previous_token_expires_at);
     } else {
       params.NullInt64();  // the old token stops now

@@ -173,13 +173,12 @@ absl::StatusOr<Agent> SqliteStore::SetAgentStatus(absl::string_view agent_id, Ag
 
 absl::StatusOr<RotatedToken> SqliteStore::RotateToken(absl::string_view agent_id,
                                                       absl::Duration grace) {
-  if (grace < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("grace: must not be negative");
-  }
   const absl::Time now = StoredTime(options_.clock());
+  absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
+  if (!previous_until.ok()) return previous_until.status();
   RotatedToken rotated;
   rotated.token = NewAgentToken();
-  rotated.previous_token_expires_at = StoredTime(now + grace);
+  rotated.previous_token_expires_at = previous_until->value_or(now);
   const std::string token_sha256 = Sha256(rotated.token);
   absl::Status status = InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     absl::StatusOr<Agent> found = ExistingRow(LookupAgent(c, agent_id), "agent", agent_id);
@@ -190,7 +189,7 @@ absl::StatusOr<RotatedToken> SqliteStore::RotateToken(absl::string_view agent_id
     rotated.agent.updated_at = now;
     ScopedStatement update = c.Use(StatementId::kRotateToken);
     update.BindText(1, agent_id);
-    if (grace > absl::ZeroDuration()) {
+    if (previous_until->has_value()) {
       update.BindTime(2, rotated.previous_token_expires_at);
     } else {
       update.BindNull(2);  // the old token stops now

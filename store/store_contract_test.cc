@@ -799,10 +799,18 @@ TEST_P(StoreContractTest, SuspendedAgentCanBeReactivatedButRevocationIsFinal) {
             absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_P(StoreContractTest, NegativeGraceIsRefused) {
+// A grace must end at a time a store keeps: an endless one would be kept as "never", which for
+// a previous token means it is already gone.
+TEST_P(StoreContractTest, NegativeOrEndlessGraceIsRefused) {
   NewAgent("agt_a");
-  EXPECT_EQ(store_->RotateToken("agt_a", absl::Seconds(-1)).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  for (const absl::Duration grace : {absl::Seconds(-1), absl::InfiniteDuration()}) {
+    EXPECT_EQ(store_->RotateToken("agt_a", grace).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << grace;
+  }
+  // The agent's token is still the one it was created with.
+  EXPECT_THAT(*Read()->FindAgentByTokenHash(Sha256(tokens_["agt_a"]), clock_.Now()),
+              HasAgentId("agt_a"));
 }
 
 // --- The admin plane: permissions ---
@@ -1132,6 +1140,16 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   EXPECT_THAT(*(*snapshot)->FindAgentByTokenHash(Sha256(tokens_["agt_a"]), other_clock.Now()),
               HasAgentId("agt_a"));
+}
+
+TEST_P(StoreContractTest, ImportRefusesATokenPrefixNoTokenHas) {
+  PolicyContents policy;
+  policy.agents.push_back(
+      {.agent = {.id = "agt_a", .owner = "o", .name = "n", .token_prefix = "vdt_\x01\xff"}});
+  absl::Status imported = store_->ImportPolicy(policy);
+  EXPECT_EQ(imported.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(imported.message(), HasSubstr("agents[0].token_prefix"));
+  EXPECT_TRUE(*store_->IsEmpty());
 }
 
 TEST_P(StoreContractTest, ImportIsAllOrNothing) {
