@@ -43,19 +43,6 @@ Grant GrantOf(const Delegation& link, size_t index) {
                lent.constraints_json};
 }
 
-// kAllowed when `agent` may act at `now`; otherwise why not.
-ReasonCode LivenessOf(const Agent& agent, absl::Time now) {
-  switch (agent.status) {
-    case AgentStatus::kActive:
-      return now < agent.expires_at ? ReasonCode::kAllowed : ReasonCode::kAgentExpired;
-    case AgentStatus::kSuspended:
-      return ReasonCode::kAgentSuspended;
-    case AgentStatus::kRevoked:
-      return ReasonCode::kAgentRevoked;
-  }
-  return ReasonCode::kAllowed;
-}
-
 // The lookups of one call, each made at most once; nothing outlives the call (design
 // section 3). A call looks up a handful of agents, so a short list searched in order beats a
 // hash map. The view keeps the rows its spans show (PolicyView::PermissionsSpan) for as long
@@ -898,6 +885,18 @@ absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agen
       });
   if (!status.ok()) return status;
   return effective;
+}
+
+ReasonCode LivenessOf(const Agent& agent, absl::Time now) {
+  switch (agent.status) {
+    case AgentStatus::kActive:
+      return now < agent.expires_at ? ReasonCode::kAllowed : ReasonCode::kAgentExpired;
+    case AgentStatus::kSuspended:
+      return ReasonCode::kAgentSuspended;
+    case AgentStatus::kRevoked:
+      return ReasonCode::kAgentRevoked;
+  }
+  return ReasonCode::kAllowed;
 }
 
 }  // namespace verdict

@@ -36,6 +36,10 @@ inline constexpr int kMaxDelegationDepth = 8;
 absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
                                 Trace* trace, AccessTokenAuthenticator* access_tokens = nullptr);
 
+// kAllowed when `agent` may act at `now` (active and unexpired); otherwise why not
+// (AGENT_SUSPENDED, AGENT_REVOKED, AGENT_EXPIRED). A delegator on a chain must be live too.
+ReasonCode LivenessOf(const Agent& agent, absl::Time now);
+
 // Who a subject is (a token when agent_id is empty, checked for shape before any lookup): the
 // agent when it exists and is live (active, unexpired) at `now`; otherwise the reason
 // (TOKEN_INVALID, AGENT_NOT_FOUND, AGENT_SUSPENDED, AGENT_REVOKED, AGENT_EXPIRED) and a message.

@@ -51,6 +51,9 @@ class MemoizedGraph {
   absl::StatusOr<const std::vector<Delegation>*> From(const std::string& agent_id) {
     return Memoized(from_, agent_id, [&] { return graph_.ActiveDelegationsFrom(agent_id); });
   }
+  absl::StatusOr<const bool*> IsLive(const std::string& agent_id) {
+    return Memoized(live_, agent_id, [&] { return graph_.IsLive(agent_id); });
+  }
 
  private:
   template <typename Rows, typename Read>
@@ -67,6 +70,7 @@ class MemoizedGraph {
   absl::flat_hash_map<std::string, std::vector<Permission>> permissions_;
   absl::flat_hash_map<std::string, std::vector<Delegation>> into_;
   absl::flat_hash_map<std::string, std::vector<Delegation>> from_;
+  absl::flat_hash_map<std::string, bool> live_;
 };
 
 absl::Status CheckNoCycle(const NewDelegation& delegation, MemoizedGraph& graph) {
@@ -116,8 +120,19 @@ class HoldingSearch {
   absl::StatusOr<bool> Holds(const std::string& agent, int links, int depth_limit,
                              std::vector<std::string>& above) {
     if (++agents_visited_ > kMaxAgentsVisited) return TooLarge();
+    // As the engine walks a chain: a dead agent passes nothing on, nor one whose own deny
+    // covers all that is lent.
+    absl::StatusOr<const bool*> live = graph_.IsLive(agent);
+    if (!live.ok()) return live.status();
+    if (!**live) return false;
     absl::StatusOr<const std::vector<Permission>*> own = graph_.PermissionsOf(agent);
     if (!own.ok()) return own.status();
+    if (std::any_of((*own)->begin(), (*own)->end(), [&](const Permission& permission) {
+          return permission.effect == Effect::kDeny &&
+                 Covers(permission.resource, permission.actions, lent_);
+        })) {
+      return false;
+    }
     for (const Permission& permission : **own) {
       if (permission.effect != Effect::kAllow ||
           !Covers(permission.resource, permission.actions, lent_)) {

@@ -39,12 +39,17 @@ class DelegationGraph {
       absl::string_view agent_id) = 0;
   virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(
       absl::string_view agent_id) = 0;
+  // Whether the agent exists and is live (decision/engine.h, LivenessOf) at the time of the
+  // check.
+  virtual absl::StatusOr<bool> IsLive(absl::string_view agent_id) = 0;
 };
 
 // OK, or FAILED_PRECONDITION when:
 //  - the delegate can already reach the delegator through active delegations (a cycle);
 //  - a lent permission is covered neither by an allow permission of the delegator's own nor,
-//    recursively, by a permission lent to it through active delegations (more than held);
+//    recursively, by a permission lent to it through active delegations (more than held),
+//    counting only live agents on the chain, none of which denies all of it (the engine passes
+//    nothing through a dead agent or over such a deny);
 //  - it is covered only through chains so long that, with the new link, some link's max_depth
 //    (the new one's included) would be exceeded.
 // Paths below the delegate are not checked: their links were checked when created, and the

@@ -1,6 +1,7 @@
 #include "store/delegation_rules.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,10 +109,16 @@ class FakeGraph : public DelegationGraph {
     }
     return from;
   }
+  // Every agent is live until Kill (revoked, suspended or expired: the rules see no difference).
+  void Kill(const std::string& agent) { dead_.insert(agent); }
+  absl::StatusOr<bool> IsLive(absl::string_view agent_id) override {
+    return dead_.count(std::string(agent_id)) == 0;
+  }
 
  private:
   std::map<std::string, std::vector<Permission>> permissions_;
   std::vector<Delegation> delegations_;
+  std::set<std::string> dead_;
 };
 
 NewDelegation Lend(const std::string& from, const std::string& to, const std::string& resource,
@@ -161,6 +168,38 @@ TEST(CheckNewDelegationTest, RightsLentByAnAgentThatLostThemCannotBeLentOn) {
   graph.Delegate("a", "b", "docs:*", {"read"});  // a holds nothing (any more)
   EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph).code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// As the engine walks a chain, a dead agent or an agent's own deny over all that is lent passes
+// nothing on: lending through either could never work.
+TEST(CheckNewDelegationTest, RightsHeldThroughADeadUpstreamAgentCannotBeLentOn) {
+  FakeGraph graph;
+  graph.Grant("a", "docs:*", {"read"});
+  graph.Delegate("a", "b", "docs:*", {"read"});
+  ASSERT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph).ok());
+  graph.Kill("a");
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(CheckNewDelegationTest, WhatTheDelegatorsOwnDenyCoversCannotBeLent) {
+  FakeGraph graph;
+  graph.Grant("b", "docs:*", {"read"});
+  graph.Grant("b", "docs:secret:*", {"read"}, Effect::kDeny);
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:secret:1", {"read"}), graph).code(),
+            absl::StatusCode::kFailedPrecondition);
+  // A deny over part of what is lent leaves the rest to lend; the engine applies it per call.
+  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:*", {"read"}), graph).ok());
+}
+
+TEST(CheckNewDelegationTest, AnUpstreamDenyOverAllThatIsLentBlocksTheChain) {
+  FakeGraph graph;
+  graph.Grant("a", "docs:*", {"read"});
+  graph.Grant("a", "docs:secret:*", {"*"}, Effect::kDeny);
+  graph.Delegate("a", "b", "docs:*", {"read"});
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:secret:1", {"read"}), graph).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:public:1", {"read"}), graph).ok());
 }
 
 TEST(CheckNewDelegationTest, PathLongerThanAnUpstreamMaxDepthIsRefused) {

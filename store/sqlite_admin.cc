@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/engine.h"
 #include "store/admin_input.h"
 #include "store/delegation_rules.h"
 #include "store/policy_encoding.h"
@@ -33,6 +34,11 @@ class ConnectionGraph final : public DelegationGraph {
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(
       absl::string_view agent_id) override {
     return LookupActiveDelegationsFrom(connection_, agent_id, now_);
+  }
+  absl::StatusOr<bool> IsLive(absl::string_view agent_id) override {
+    absl::StatusOr<std::optional<Agent>> agent = LookupAgent(connection_, agent_id);
+    if (!agent.ok()) return agent.status();
+    return agent->has_value() && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
   }
 
  private:
