@@ -9,6 +9,7 @@
 #include "decision/engine.h"
 #include "store/admin_input.h"
 #include "store/delegation_rules.h"
+#include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/policy_validation.h"
 #include "store/postgres_lookups.h"
@@ -124,6 +125,7 @@ absl::StatusOr<CreatedAgent> PostgresStore::CreateAgent(const NewAgent& agent) {
 }
 
 absl::StatusOr<Agent> PostgresStore::GetAgent(absl::string_view agent_id) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   Agent agent;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](PostgresConnection& c) {
     absl::StatusOr<Agent> found = ExistingRow(PgLookupAgent(c, agent_id), "agent", agent_id);
@@ -138,6 +140,10 @@ absl::StatusOr<Agent> PostgresStore::GetAgent(absl::string_view agent_id) {
 absl::StatusOr<AgentPage> PostgresStore::ListAgents(const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
+  // A page token is the last agent id of the page before.
+  if (!page.page_token.empty()) {
+    if (absl::Status s = CheckId("page_token", page.page_token, kAgentIdPrefix); !s.ok()) return s;
+  }
   AgentPage result;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](PostgresConnection& c) {
     // Ids sort after "" and the token is the last id of the previous page; one row more than
@@ -160,6 +166,7 @@ absl::StatusOr<AgentPage> PostgresStore::ListAgents(const PageRequest& page) {
 
 absl::StatusOr<Agent> PostgresStore::SetAgentStatus(absl::string_view agent_id,
                                                     AgentStatus status) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
   const absl::Time now = StoredTime(options_.clock());
   Agent agent;
@@ -183,6 +190,7 @@ absl::StatusOr<Agent> PostgresStore::SetAgentStatus(absl::string_view agent_id,
 
 absl::StatusOr<RotatedToken> PostgresStore::RotateToken(absl::string_view agent_id,
                                                         absl::Duration grace) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   const absl::Time now = StoredTime(options_.clock());
   absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
   if (!previous_until.ok()) return previous_until.status();
@@ -230,6 +238,8 @@ absl::StatusOr<Permission> PostgresStore::GrantPermission(const NewPermission& p
 }
 
 absl::Status PostgresStore::RevokePermission(absl::string_view permission_id) {
+  if (absl::Status s = CheckId("permission_id", permission_id, kPermissionIdPrefix); !s.ok())
+    return s;
   return InTransaction(TransactionKind::kWrite, [&](PostgresConnection& c) {
     absl::StatusOr<PgResult> removed =
         c.Execute(PgStatement::kDeletePermission, PgParams().Text(permission_id));
@@ -267,6 +277,8 @@ absl::StatusOr<Delegation> PostgresStore::CreateDelegation(const NewDelegation& 
 }
 
 absl::Status PostgresStore::RevokeDelegation(absl::string_view delegation_id) {
+  if (absl::Status s = CheckId("delegation_id", delegation_id, kDelegationIdPrefix); !s.ok())
+    return s;
   return InTransaction(TransactionKind::kWrite, [&](PostgresConnection& c) {
     absl::StatusOr<Delegation> found =
         ExistingRow(PgLookupDelegation(c, delegation_id), "delegation", delegation_id);
@@ -313,6 +325,7 @@ absl::StatusOr<ApprovalPage> PostgresStore::ListApprovals(std::optional<Approval
 }
 
 absl::StatusOr<ApprovalRequest> PostgresStore::GetApproval(absl::string_view approval_id) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   const absl::Time now = options_.clock();
   ApprovalRequest approval;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](PostgresConnection& c) {
@@ -329,6 +342,7 @@ absl::StatusOr<ApprovalRequest> PostgresStore::GetApproval(absl::string_view app
 absl::StatusOr<ApprovalRequest> PostgresStore::VoteOnApproval(absl::string_view approval_id,
                                                               absl::string_view approver,
                                                               bool approve, absl::Time now) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
   now = StoredTime(now);
   ApprovalRequest approval;

@@ -9,6 +9,7 @@
 #include "decision/engine.h"
 #include "store/admin_input.h"
 #include "store/delegation_rules.h"
+#include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/policy_validation.h"
 #include "store/row_readers.h"
@@ -119,6 +120,7 @@ absl::StatusOr<CreatedAgent> SqliteStore::CreateAgent(const NewAgent& agent) {
 }
 
 absl::StatusOr<Agent> SqliteStore::GetAgent(absl::string_view agent_id) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   Agent agent;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
     absl::StatusOr<Agent> found = ExistingRow(LookupAgent(c, agent_id), "agent", agent_id);
@@ -133,6 +135,10 @@ absl::StatusOr<Agent> SqliteStore::GetAgent(absl::string_view agent_id) {
 absl::StatusOr<AgentPage> SqliteStore::ListAgents(const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
+  // A page token is the last agent id of the page before.
+  if (!page.page_token.empty()) {
+    if (absl::Status s = CheckId("page_token", page.page_token, kAgentIdPrefix); !s.ok()) return s;
+  }
   AgentPage result;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
     ScopedStatement list = c.Use(StatementId::kListAgents);
@@ -155,6 +161,7 @@ absl::StatusOr<AgentPage> SqliteStore::ListAgents(const PageRequest& page) {
 }
 
 absl::StatusOr<Agent> SqliteStore::SetAgentStatus(absl::string_view agent_id, AgentStatus status) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
   const absl::Time now = StoredTime(options_.clock());
   Agent agent;
@@ -179,6 +186,7 @@ absl::StatusOr<Agent> SqliteStore::SetAgentStatus(absl::string_view agent_id, Ag
 
 absl::StatusOr<RotatedToken> SqliteStore::RotateToken(absl::string_view agent_id,
                                                       absl::Duration grace) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   const absl::Time now = StoredTime(options_.clock());
   absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
   if (!previous_until.ok()) return previous_until.status();
@@ -230,6 +238,8 @@ absl::StatusOr<Permission> SqliteStore::GrantPermission(const NewPermission& per
 }
 
 absl::Status SqliteStore::RevokePermission(absl::string_view permission_id) {
+  if (absl::Status s = CheckId("permission_id", permission_id, kPermissionIdPrefix); !s.ok())
+    return s;
   return InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     ScopedStatement remove = c.Use(StatementId::kDeletePermission);
     remove.BindText(1, permission_id);
@@ -268,6 +278,8 @@ absl::StatusOr<Delegation> SqliteStore::CreateDelegation(const NewDelegation& de
 }
 
 absl::Status SqliteStore::RevokeDelegation(absl::string_view delegation_id) {
+  if (absl::Status s = CheckId("delegation_id", delegation_id, kDelegationIdPrefix); !s.ok())
+    return s;
   return InTransaction(TransactionKind::kWrite, [&](SqliteConnection& c) {
     absl::StatusOr<Delegation> found =
         ExistingRow(LookupDelegation(c, delegation_id), "delegation", delegation_id);
@@ -317,6 +329,7 @@ absl::StatusOr<ApprovalPage> SqliteStore::ListApprovals(std::optional<ApprovalSt
 }
 
 absl::StatusOr<ApprovalRequest> SqliteStore::GetApproval(absl::string_view approval_id) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   const absl::Time now = options_.clock();
   ApprovalRequest approval;
   absl::Status status = InTransaction(TransactionKind::kRead, [&](SqliteConnection& c) {
@@ -333,6 +346,7 @@ absl::StatusOr<ApprovalRequest> SqliteStore::GetApproval(absl::string_view appro
 absl::StatusOr<ApprovalRequest> SqliteStore::VoteOnApproval(absl::string_view approval_id,
                                                             absl::string_view approver,
                                                             bool approve, absl::Time now) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
   now = StoredTime(now);
   ApprovalRequest approval;

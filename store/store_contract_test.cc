@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/json.h"
@@ -750,6 +751,27 @@ TEST_P(StoreContractTest, UnknownAgentIsNotFound) {
             absl::StatusCode::kNotFound);
   EXPECT_EQ(store_->RotateToken("agt_x", absl::ZeroDuration()).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// An id no row can have is the caller's mistake, answered alike by every backend (PostgreSQL
+// cannot even compare text holding a NUL byte).
+TEST_P(StoreContractTest, AnIdNoRowCanHaveIsAnInvalidArgument) {
+  for (const std::string& id : {std::string("agt_a\0x", 7), std::string("nobody"),
+                                std::string("agt_"), std::string(300, 'x')}) {
+    SCOPED_TRACE(absl::CHexEscape(id));
+    EXPECT_EQ(store_->GetAgent(id).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->SetAgentStatus(id, AgentStatus::kSuspended).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->RotateToken(id, absl::ZeroDuration()).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->RevokePermission(id).code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->RevokeDelegation(id).code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->GetApproval(id).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->VoteOnApproval(id, "alice", true, clock_.Now()).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->ListAgents({.page_token = id}).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
 }
 
 TEST_P(StoreContractTest, AgentsAreListedByIdBytewiseOnePageAtATime) {
