@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@ sigset_t TerminationSignalSet() {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   return set;
 }
 
@@ -24,6 +26,11 @@ absl::Status BlockTerminationSignals() {
   const sigset_t set = TerminationSignalSet();
   if (const int error = pthread_sigmask(SIG_BLOCK, &set, nullptr); error != 0) {
     return absl::InternalError(absl::StrCat("pthread_sigmask: ", std::strerror(error)));
+  }
+  // A write to a pipe or socket whose reader is gone then fails with EPIPE, which the writer
+  // handles (a JSON decision log on a closed stdout), instead of ending the process undrained.
+  if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+    return absl::InternalError(absl::StrCat("ignoring SIGPIPE: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
