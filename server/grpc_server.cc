@@ -36,6 +36,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // No TLS in the process: the mesh proxy terminates mTLS and verdictd listens on loopback or a
   // Unix socket (see third_party/system.BUILD for why the TLS-capable gRPC is not linked).
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  // gRPC binds with SO_REUSEPORT by default: a second verdictd on a port already served would
+  // start and share its connections, each answering from its own database. A port in use is an
+  // error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams);
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxMetadataBytes);
