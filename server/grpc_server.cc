@@ -1,7 +1,12 @@
 #include "server/grpc_server.h"
 
 #include <grpcpp/health_check_service_interface.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -25,10 +30,35 @@ std::string BoundAddress(const std::string& listen, int selected_port) {
   return absl::StrCat(host, ":", selected_port);
 }
 
+// gRPC removes whatever socket file is at a unix: address before it binds, so a second
+// verdictd would take over a running one's socket (and remove it when it exits). A socket that
+// answers a connect belongs to a live server: refused. One that does not is stale, left by a
+// process that died, and gRPC may replace it.
+absl::Status CheckUnixSocketUnclaimed(const std::string& listen) {
+  if (!absl::StartsWith(listen, "unix:")) return absl::OkStatus();
+  std::string path = listen.substr(std::strlen("unix:"));
+  if (absl::StartsWith(path, "//")) path = path.substr(2);  // unix:///abs/path
+  sockaddr_un address{};
+  if (path.empty() || path.size() >= sizeof(address.sun_path)) return absl::OkStatus();
+  struct stat file;
+  if (stat(path.c_str(), &file) != 0 || !S_ISSOCK(file.st_mode)) return absl::OkStatus();
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.data(), path.size());
+  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return absl::OkStatus();
+  const bool answered =
+      connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  close(probe);
+  if (!answered) return absl::OkStatus();
+  return absl::UnavailableError(
+      absl::StrCat("cannot listen on ", listen, ": another process is serving that socket"));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     const std::string& listen, const std::vector<NamedService>& services, Reflection reflection) {
+  if (absl::Status unclaimed = CheckUnixSocketUnclaimed(listen); !unclaimed.ok()) return unclaimed;
   grpc::EnableDefaultHealthCheckService(true);
 
   grpc::ServerBuilder builder;

@@ -2,10 +2,17 @@
 #include "server/grpc_server.h"
 
 #include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -25,6 +32,40 @@ TEST(GrpcServerTest, APortAnotherServerListensOnIsRefused) {
       GrpcServer::Start((*first)->address(), {{v1::DecisionService::service_full_name(), &other}});
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
   (*first)->Shutdown(absl::ZeroDuration());
+}
+
+// gRPC replaces a socket file before binding: a live server's socket must not be taken over,
+// while one a dead process left behind may be.
+TEST(GrpcServerTest, AUnixSocketALiveServerListensOnIsRefusedAStaleOneIsReplaced) {
+  // Short: TEST_TMPDIR is longer than a socket path may be.
+  const std::string path = absl::StrCat("/tmp/verdict-grpc-server-test-", getpid(), ".sock");
+  unlink(path.c_str());
+  const std::string listen = "unix:" + path;
+  v1::DecisionService::CallbackService decision;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> first =
+      GrpcServer::Start(listen, {{v1::DecisionService::service_full_name(), &decision}});
+  ASSERT_TRUE(first.ok()) << first.status();
+  v1::DecisionService::CallbackService other;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> second =
+      GrpcServer::Start(listen, {{v1::DecisionService::service_full_name(), &other}});
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  struct stat file;
+  EXPECT_EQ(stat(path.c_str(), &file), 0) << "the live server's socket is still there";
+  (*first)->Shutdown(absl::ZeroDuration());
+
+  // A socket file nobody listens on, as a crashed process leaves it.
+  unlink(path.c_str());
+  const int stale = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.data(), path.size());
+  ASSERT_EQ(bind(stale, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+  close(stale);
+  absl::StatusOr<std::unique_ptr<GrpcServer>> after_crash =
+      GrpcServer::Start(listen, {{v1::DecisionService::service_full_name(), &other}});
+  ASSERT_TRUE(after_crash.ok()) << after_crash.status();
+  (*after_crash)->Shutdown(absl::ZeroDuration());
+  unlink(path.c_str());
 }
 
 }  // namespace
