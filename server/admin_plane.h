@@ -64,7 +64,7 @@ class AdminPlane {
   ~AdminPlane();
 
   // The decision log writer for the Authorizer, or null without --decision_log.
-  DecisionObserver* decision_log() { return writer_.get(); }
+  DecisionLogWriter* decision_log() { return writer_.get(); }
   // The admin listener's address, or "" when there is none.
   std::string address() const { return server_ ? server_->address() : ""; }
 

@@ -165,7 +165,21 @@ int Serve(const ServerOptions& options) {
                                "JSON decision log lines that could not be written.",
                                [&json_log] { return json_log->lines_failed(); });
   }
-  if ((*admin_plane)->decision_log() != nullptr) observers.Add((*admin_plane)->decision_log());
+  if (DecisionLogWriter* log = (*admin_plane)->decision_log(); log != nullptr) {
+    observers.Add(log);
+    // A decision the log could not keep is counted here, where an operator looks, not only on
+    // stderr: its row is missing, and the chain, which links the rows written, cannot show it.
+    metrics.AddExternalCounter("verdict_decision_log_written_total",
+                               "Decisions written to the hash-chained decision log.",
+                               [log] { return log->counters().written; });
+    metrics.AddExternalCounter(
+        "verdict_decision_log_dropped_total",
+        "Decisions not logged: the decision log's queue was full, or it had shut down.",
+        [log] { return log->counters().dropped; });
+    metrics.AddExternalCounter("verdict_decision_log_failed_total",
+                               "Decisions not logged: the database refused their batch.",
+                               [log] { return log->counters().failed; });
+  }
   // Declared before the server, so they stop after the server has finished every call.
   WorkerPool workers(options.workers);
   DecisionRunner runner(

@@ -52,6 +52,10 @@ class MetricsTest(unittest.TestCase):
         self.assertGreater(values[("verdict_decisions_total",
                                    '{verdict="DENY",reason="DENIED_BY_POLICY"}')], 0)
         self.assertEqual(values[("verdict_store_errors_total", "")], 0)
+        # The hash-chained decision log says what it could not keep.
+        self.assertGreaterEqual(values[("verdict_decision_log_written_total", "")], 0)
+        self.assertEqual(values[("verdict_decision_log_dropped_total", "")], 0)
+        self.assertEqual(values[("verdict_decision_log_failed_total", "")], 0)
         self.assertTrue(any(name == "verdict_build_info" and value == 1
                             for (name, _), value in values.items()))
 

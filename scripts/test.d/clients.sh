@@ -36,7 +36,7 @@ start_verdictd() {
   local name=$1 seed=$2
   "$verdictd" --listen=127.0.0.1:0 --db="$work/$name.db" --seed="$seed" \
     --admin_secret_file="$work/admin-secret" --test_only_weak_admin_hash \
-    --metrics_listen=127.0.0.1:0 --decision_json_log="$work/$name.jsonl" \
+    --metrics_listen=127.0.0.1:0 --decision_json_log="$work/$name.jsonl" --decision_log \
     >"$work/$name.out" 2>"$work/$name.err" &
   pids+=($!)
   addr=""
