@@ -97,6 +97,13 @@ int Serve(const ServerOptions& options) {
     std::cerr << "verdictd: " << access_tokens.status().message() << "\n";
     return kExitConfiguration;
   }
+  // Checked before anything is created: a bad flag leaves no database or log file behind.
+  absl::StatusOr<AdminPlaneOptions> admin_options =
+      AdminPlaneOptionsFromFlags(options.db_path, options.listen);
+  if (!admin_options.ok()) {
+    std::cerr << "verdictd: " << admin_options.status().message() << "\n";
+    return kExitConfiguration;
+  }
   std::unique_ptr<DecisionJsonLog> json_log;
   if (!options.decision_json_log_path.empty()) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
@@ -143,12 +150,6 @@ int Serve(const ServerOptions& options) {
               << "); answering UNAVAILABLE until it is\n";
   }
 
-  absl::StatusOr<AdminPlaneOptions> admin_options =
-      AdminPlaneOptionsFromFlags(options.db_path, options.listen);
-  if (!admin_options.ok()) {
-    std::cerr << "verdictd: " << admin_options.status().message() << "\n";
-    return kExitConfiguration;
-  }
   absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane =
       AdminPlane::Start(*admin_options, options.db_path, **store, [] { return absl::Now(); });
   if (!admin_plane.ok()) {
@@ -180,6 +181,22 @@ int Serve(const ServerOptions& options) {
                                "Decisions not logged: the database refused their batch.",
                                [log] { return log->counters().failed; });
   }
+  // Before the decision server starts: a metrics address that cannot be served stops start-up
+  // before anything answers.
+  std::unique_ptr<MetricsHttpServer> metrics_server;
+  if (!options.metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
+        options.metrics_listen, [&metrics] { return metrics.RenderPrometheusText(); });
+    if (!started.ok()) {
+      std::cerr << "verdictd: --metrics_listen: " << started.status().message() << "\n";
+      return kExitStartup;
+    }
+    metrics_server = *std::move(started);
+    const std::string& listen = options.metrics_listen;
+    std::cout << "verdictd metrics on " << listen.substr(0, listen.rfind(':')) << ":"
+              << metrics_server->port() << "/metrics" << std::endl;
+  }
+
   // Declared before the server, so they stop after the server has finished every call.
   WorkerPool workers(options.workers);
   DecisionRunner runner(
@@ -211,20 +228,6 @@ int Serve(const ServerOptions& options) {
         }
       },
       kAvailabilityInterval);
-
-  std::unique_ptr<MetricsHttpServer> metrics_server;
-  if (!options.metrics_listen.empty()) {
-    absl::StatusOr<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
-        options.metrics_listen, [&metrics] { return metrics.RenderPrometheusText(); });
-    if (!started.ok()) {
-      std::cerr << "verdictd: --metrics_listen: " << started.status().message() << "\n";
-      return kExitStartup;
-    }
-    metrics_server = *std::move(started);
-    const std::string& listen = options.metrics_listen;
-    std::cout << "verdictd metrics on " << listen.substr(0, listen.rfind(':')) << ":"
-              << metrics_server->port() << "/metrics" << std::endl;
-  }
 
   std::cout << "verdictd serving on " << (*server)->address() << " (db "
             << DescribeStoreLocation(options.db_path) << ")" << std::endl;
