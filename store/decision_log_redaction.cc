@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
 #include "common/json.h"
@@ -13,9 +14,55 @@ namespace {
 // Substrings of a normalised key that mark a secret. Over-redacting a harmless key costs a log
 // reader a value; under-redacting leaks a credential into an append-only table.
 constexpr absl::string_view kSecretMarkers[] = {
-    "token",  "secret", "password",   "passwd",     "passphrase", "authorization",
-    "cookie", "apikey", "privatekey", "credential", "sessionid",  "jwt",
+    "token",  "secret",     "password",   "passwd",    "passphrase", "authorization", "cookie",
+    "apikey", "privatekey", "credential", "sessionid", "jwt",        "pwd",
 };
+
+// Text inside any string value that marks a credential, whatever the key: an authorization
+// scheme, a credential in a query string, verdict's agent token prefix (compared lower-cased).
+constexpr absl::string_view kCredentialMarkers[] = {
+    "bearer ",   "dpop ",          "basic ",   "access_token=",
+    "id_token=", "refresh_token=", "api_key=", "vdt_",
+};
+
+bool IsBase64UrlCharacter(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+}
+
+// A compact JWS: "eyJ" (a base64url JSON object) and two more base64url segments after dots.
+bool HoldsACompactJws(absl::string_view text) {
+  for (size_t at = text.find("eyJ"); at != absl::string_view::npos; at = text.find("eyJ", at + 1)) {
+    size_t i = at;
+    int dots = 0;
+    while (i < text.size() && (IsBase64UrlCharacter(text[i]) || (text[i] == '.' && dots < 2))) {
+      if (text[i] == '.') ++dots;
+      ++i;
+    }
+    if (dots == 2 && IsBase64UrlCharacter(text[i - 1])) return true;
+  }
+  return false;
+}
+
+// True when a string value carries a credential of a known shape, under whatever key.
+bool LooksLikeACredential(absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(text);
+  for (absl::string_view marker : kCredentialMarkers) {
+    if (absl::StrContains(lower, marker)) return true;
+  }
+  return HoldsACompactJws(text);
+}
+
+// {"name": "DB_PASSWORD", "value": "..."}: a secret named by a sibling, as environment
+// variables and headers are often listed.
+bool NamesASecret(const JsonValue::Object& object) {
+  for (absl::string_view naming : {"name", "key", "header"}) {
+    auto it = object.find(std::string(naming));
+    if (it != object.end() && it->second.is_string() && IsSecretKey(it->second.as_string())) {
+      return true;
+    }
+  }
+  return false;
+}
 
 std::string NormaliseKey(absl::string_view key) {
   std::string normalised;
@@ -29,11 +76,16 @@ std::string NormaliseKey(absl::string_view key) {
 }
 
 void RedactInPlace(JsonValue& value) {
-  if (value.is_array()) {
+  if (value.is_string()) {
+    if (LooksLikeACredential(value.as_string())) {
+      value = JsonValue::String(std::string(kRedactedValue));
+    }
+  } else if (value.is_array()) {
     for (JsonValue& item : value.as_array()) RedactInPlace(item);
   } else if (value.is_object()) {
+    const bool named_secret = NamesASecret(value.as_object());
     for (auto& [key, member] : value.as_object()) {
-      if (IsSecretKey(key)) {
+      if (IsSecretKey(key) || (named_secret && key == "value")) {
         member = JsonValue::String(std::string(kRedactedValue));
       } else {
         RedactInPlace(member);

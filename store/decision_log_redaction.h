@@ -3,6 +3,10 @@
 // A value is redacted, whatever its type, when its key names a secret: the key, lower-cased and
 // stripped of everything but letters and digits, contains a marker such as "token", "secret",
 // "password", "authorization" or "cookie". Keys are checked at every depth, inside arrays too.
+// So is the "value" beside a "name", "key" or "header" that names a secret
+// ({"name":"DB_PASSWORD","value":"..."}), and any string that carries a credential of a known
+// shape under whatever key: an authorization scheme ("Bearer ...", "DPoP ...", "Basic ..."), a
+// compact JWS, a verdict agent token, a token in a query string ("...?access_token=...").
 //
 //   RedactSecrets(R"({"user":"ann","auth":{"Access-Token":"abc"}})")
 //     == R"({"auth":{"Access-Token":"[REDACTED]"},"user":"ann"})"

@@ -47,13 +47,32 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"credentials":"[REDACTED]","secrets":"[REDACTED]","token":"[REDACTED]"})"},
         RedactionCase{"UnparseableIsRedactedWhole", R"({"password": "p")", R"("[REDACTED]")"},
         RedactionCase{"SecretLookingValuesUnderPlainKeysStay", R"({"note":"my password is p"})",
-                      R"({"note":"my password is p"})"}),
+                      R"({"note":"my password is p"})"},
+        // Credentials of a known shape, under any key.
+        RedactionCase{
+            "AuthorizationSchemes",
+            R"({"auth":"Bearer vdt_x","h":[["Authorization","DPoP eyJx"]],"b":"basic dXNlcg=="})",
+            R"({"auth":"[REDACTED]","b":"[REDACTED]","h":[["Authorization","[REDACTED]"]]})"},
+        RedactionCase{"CompactJwsAnywhere",
+                      R"({"id":"x eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhIn0.c2ln y"})",
+                      R"({"id":"[REDACTED]"})"},
+        RedactionCase{"AgentToken", R"({"cfg":{"t":"vdt_AAAAAAAAAAAA"}})",
+                      R"({"cfg":{"t":"[REDACTED]"}})"},
+        RedactionCase{"TokenInAQueryString",
+                      R"({"url":"https://x.example/cb?code=1&access_token=abc"})",
+                      R"({"url":"[REDACTED]"})"},
+        RedactionCase{
+            "ValueNamedBySibling",
+            R"({"env":[{"name":"DB_PASSWORD","value":"hunter2"},{"name":"HOME","value":"/h"}]})",
+            R"({"env":[{"name":"DB_PASSWORD","value":"[REDACTED]"},{"name":"HOME","value":"/h"}]})"},
+        RedactionCase{"DottedTextIsNoJws", R"({"v":"eyJ.but not a token","w":"1.2.3"})",
+                      R"({"v":"eyJ.but not a token","w":"1.2.3"})"}),
     [](const testing::TestParamInfo<RedactionCase>& info) { return info.param.name; });
 
 TEST(IsSecretKeyTest, RecognisesSecretBearingNames) {
   for (const char* key : {"token", "TOKEN", "refresh_token", "secret", "password", "passwd",
                           "passphrase", "authorization", "Proxy-Authorization", "cookie", "apiKey",
-                          "private_key", "credential", "session_id", "id_jwt"}) {
+                          "private_key", "credential", "session_id", "id_jwt", "db_pwd"}) {
     EXPECT_TRUE(IsSecretKey(key)) << key;
   }
   for (const char* key : {"user", "resource", "author", "amount", "path", "session"}) {
