@@ -1,5 +1,6 @@
 #include "decision/authorizer.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -150,6 +151,12 @@ absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
   return (*transaction)->Commit();
 }
 
+// The time since `start` on the decision clock, which is the wall clock in verdictd: stepped
+// back meanwhile, it would give a negative latency, and a latency sum that goes backwards.
+absl::Duration ElapsedSince(const Clock& clock, absl::Time start) {
+  return std::max(absl::ZeroDuration(), clock() - start);
+}
+
 }  // namespace
 
 Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer,
@@ -165,7 +172,7 @@ absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
       DecideAndApply(store_, clock_, access_tokens_, absl::MakeConstSpan(&request, 1),
                      absl::MakeSpan(&decision, 1));
   if (!decided.ok()) return decided;
-  if (observer_) observer_->OnDecision(request, decision, clock_() - start);
+  if (observer_) observer_->OnDecision(request, decision, ElapsedSince(clock_, start));
   return decision;
 }
 
@@ -194,8 +201,10 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
   absl::Status decided =
       DecideAndApply(store_, clock_, access_tokens_, requests, absl::MakeSpan(decisions));
   if (!decided.ok()) return decided;
-  if (observer_) {
-    const absl::Duration latency = clock_() - start;
+  if (observer_ && !requests.empty()) {
+    // Each decision of the batch its share: the sum over them is the time the batch took.
+    const absl::Duration latency =
+        ElapsedSince(clock_, start) / static_cast<int64_t>(requests.size());
     for (size_t i = 0; i < requests.size(); ++i) {
       observer_->OnDecision(requests[i], decisions[i], latency);
     }

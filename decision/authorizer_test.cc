@@ -544,5 +544,31 @@ TEST_F(AuthorizerTest, TheObserverHearsEveryDecisionOfRecordWithItsLatency) {
   EXPECT_GT(observer_.latencies[1], absl::ZeroDuration());
 }
 
+TEST_F(AuthorizerTest, ABatchsDecisionsShareItsTimeAndAClockSteppedBackIsNoNegativeLatency) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  absl::Time now = kStart;
+  Authorizer authorizer(
+      store_, [&now] { return now; }, &observer_);
+  ASSERT_TRUE(authorizer.BatchAuthorize({Read("agt_a", "docs:1", "b1")}).ok());
+  // A wall clock stepped back during the call.
+  int reads = 0;
+  Authorizer stepped_back(
+      store_, [&reads] { return kStart - absl::Seconds(reads++); }, &observer_);
+  ASSERT_TRUE(stepped_back.Authorize(Read("agt_a", "docs:1", "r1")).ok());
+  int ticks = 0;
+  Authorizer ticking(
+      store_, [&ticks] { return kStart + absl::Milliseconds(10 * ticks++); }, &observer_);
+  ASSERT_TRUE(
+      ticking.BatchAuthorize({Read("agt_a", "docs:1", "b2"), Read("agt_a", "docs:2", "b3")}).ok());
+  ASSERT_EQ(observer_.latencies.size(), 4u);
+  EXPECT_EQ(observer_.latencies[1], absl::ZeroDuration());
+  // The batch's two decisions each carry half of the time the batch took.
+  EXPECT_EQ(observer_.latencies[2], observer_.latencies[3]);
+  EXPECT_GT(observer_.latencies[2], absl::ZeroDuration());
+  const int64_t batch_ms = 10 * (ticks - 1);
+  EXPECT_EQ(observer_.latencies[2] + observer_.latencies[3], absl::Milliseconds(batch_ms));
+}
+
 }  // namespace
 }  // namespace verdict
