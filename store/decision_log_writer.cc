@@ -86,20 +86,27 @@ void DecisionLogWriter::WriteUntilShutdown() {
       rows.push_back(MakeDecisionLogRow(pending.request, pending.decision, pending.latency,
                                         pending.decided_at));
     }
-    const absl::Status status = log_->Append(rows);
-    if (!status.ok()) {
-      std::fprintf(stderr, "verdict: decision log: %zu rows not written: %s\n", rows.size(),
-                   status.ToString().c_str());
+    // A refused batch is tried again, retry_delay apart (a lock another process holds past the
+    // busy timeout passes), and its rows are given up only after max_batch_attempts.
+    absl::Status status;
+    for (int attempt = 1; attempt <= options_.max_batch_attempts; ++attempt) {
+      status = log_->Append(rows);
+      if (status.ok()) break;
+      std::fprintf(stderr, "verdict: decision log: %zu rows not written (attempt %d of %d): %s\n",
+                   rows.size(), attempt, options_.max_batch_attempts, status.ToString().c_str());
+      if (attempt < options_.max_batch_attempts) PauseUnlessStopping();
     }
     absl::MutexLock lock(&mu_);
     (status.ok() ? counters_.written : counters_.failed) += rows.size();
     finished_ += rows.size();
-    if (!status.ok() && !stopping_) {
-      // Wakes early on Shutdown, which then drains without pausing between batches.
-      auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
-      mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.retry_delay);
-    }
   }
+}
+
+void DecisionLogWriter::PauseUnlessStopping() {
+  absl::MutexLock lock(&mu_);
+  // Wakes early on Shutdown, which then drains without pausing.
+  auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+  mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.retry_delay);
 }
 
 }  // namespace verdict

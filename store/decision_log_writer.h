@@ -35,15 +35,17 @@ struct DecisionLogWriterOptions {
   size_t max_queued_bytes = 32 << 20;
   // Rows per transaction, at most.
   size_t max_batch_rows = 1000;
-  // After a failed batch the writer waits this long before the next, so a broken database
-  // costs neither a busy loop nor a flood of error lines.
+  // A batch the database refuses is tried this many times, retry_delay apart (no pause once
+  // shutting down), before its rows are counted failed: a lock held past the busy timeout then
+  // costs a delay, not rows; a broken database costs neither a busy loop nor a flood of errors.
+  int max_batch_attempts = 5;
   absl::Duration retry_delay = absl::Seconds(1);
 };
 
 struct DecisionLogCounters {
   uint64_t written = 0;
   uint64_t dropped = 0;  // refused: the queue was full, or the writer had shut down
-  uint64_t failed = 0;   // in a batch the database refused
+  uint64_t failed = 0;   // in a batch the database refused max_batch_attempts times
 };
 
 class DecisionLogWriter : public DecisionObserver {
@@ -79,6 +81,8 @@ class DecisionLogWriter : public DecisionObserver {
   };
 
   void WriteUntilShutdown();
+  // Waits retry_delay, or less once Shutdown begins.
+  void PauseUnlessStopping();
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::unique_ptr<DecisionLogStore> log_;

@@ -128,6 +128,37 @@ TEST(DecisionLogWriterTest, TheQueueIsBoundedInBytesToo) {
   EXPECT_EQ(writer.counters().written, 1u);
 }
 
+// The log, refusing its first `refusals` batches as a database locked past the busy timeout does.
+class RefusingAtFirst : public DecisionLogStore {
+ public:
+  RefusingAtFirst(const std::string& path, int refusals) : log_(path), refusals_(refusals) {}
+  absl::Status Append(std::vector<DecisionLogRow>& rows) override {
+    if (refusals_-- > 0) return absl::UnavailableError("database is locked");
+    return log_.Append(rows);
+  }
+  absl::StatusOr<DecisionLogPage> Query(const DecisionLogFilter& filter, int page_size,
+                                        absl::string_view page_token) override {
+    return log_.Query(filter, page_size, page_token);
+  }
+  absl::StatusOr<ChainVerification> VerifyChain() override { return log_.VerifyChain(); }
+
+ private:
+  DecisionLog log_;
+  int refusals_;
+};
+
+TEST(DecisionLogWriterTest, ABatchRefusedForAWhileIsWrittenWhenTheDatabaseAcceptsIt) {
+  const std::string path = FreshDatabasePath("refused_at_first");
+  DecisionLogWriterOptions options;
+  options.retry_delay = absl::Milliseconds(1);
+  DecisionLogWriter writer(std::make_unique<RefusingAtFirst>(path, 3), FixedClock(), options);
+  for (int i = 0; i < 10; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  writer.Flush();
+  EXPECT_EQ(writer.counters().written, 10u);
+  EXPECT_EQ(writer.counters().failed, 0u);
+  EXPECT_EQ(AllRows(path).size(), 10u);
+}
+
 TEST(DecisionLogWriterTest, RowsTheDatabaseRefusesAreCountedFailed) {
   DecisionLogWriterOptions options;
   options.retry_delay = absl::Milliseconds(1);
