@@ -678,7 +678,9 @@ TEST_F(AdminServiceTest, CallWhoseCallerGaveUpWhileItWaitedWritesNothing) {
   Call first, second, late;
   start(first, "first");
   start(second, "second");
-  absl::SleepFor(absl::Seconds(1));  // both reach their writes (the store waits up to 5 s)
+  // Both reach their writes and wait there (the store waits up to 5 s): 2 s leaves a loaded
+  // machine time to get them there before the late call arrives.
+  absl::SleepFor(absl::Seconds(2));
   late.context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
   start(late, "late");
   late.done.WaitForNotification();
