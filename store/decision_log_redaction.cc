@@ -18,12 +18,40 @@ constexpr absl::string_view kSecretMarkers[] = {
     "apikey", "privatekey", "credential", "sessionid", "jwt",        "pwd",
 };
 
-// Text inside any string value that marks a credential, whatever the key: an authorization
-// scheme, a credential in a query string, verdict's agent token prefix (compared lower-cased).
+// Text inside any string value that marks a credential, whatever the key: a credential in a
+// query string, verdict's agent token prefix (compared lower-cased).
 constexpr absl::string_view kCredentialMarkers[] = {
-    "bearer ",   "dpop ",          "basic ",   "access_token=",
-    "id_token=", "refresh_token=", "api_key=", "vdt_",
+    "access_token=", "id_token=", "refresh_token=", "api_key=", "vdt_",
 };
+
+// Authorization schemes (RFC 9110 section 11.4), followed by a credential.
+constexpr absl::string_view kAuthorizationSchemes[] = {"bearer", "dpop", "basic"};
+
+bool IsCredentialCharacter(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+         c == '~' || c == '+' || c == '/' || c == '=';
+}
+
+// "Bearer <credential>" at a word's start, the credential at least 8 characters of token68
+// (RFC 9110) with one that is not a letter: "Basic dXNlcg==" is one, "basic income" is not.
+bool HoldsAnAuthorizationCredential(absl::string_view text, absl::string_view lower) {
+  for (absl::string_view scheme : kAuthorizationSchemes) {
+    for (size_t at = lower.find(scheme); at != absl::string_view::npos;
+         at = lower.find(scheme, at + 1)) {
+      const size_t space = at + scheme.size();
+      const bool word_start = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
+      if (!word_start || space >= text.size() || text[space] != ' ') continue;
+      size_t end = space + 1;
+      bool beyond_letters = false;
+      while (end < text.size() && IsCredentialCharacter(text[end])) {
+        beyond_letters |= !std::isalpha(static_cast<unsigned char>(text[end]));
+        ++end;
+      }
+      if (end - (space + 1) >= 8 && beyond_letters) return true;
+    }
+  }
+  return false;
+}
 
 bool IsBase64UrlCharacter(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
@@ -49,7 +77,7 @@ bool LooksLikeACredential(absl::string_view text) {
   for (absl::string_view marker : kCredentialMarkers) {
     if (absl::StrContains(lower, marker)) return true;
   }
-  return HoldsACompactJws(text);
+  return HoldsAnAuthorizationCredential(text, lower) || HoldsACompactJws(text);
 }
 
 // {"name": "DB_PASSWORD", "value": "..."}: a secret named by a sibling, as environment

@@ -51,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Credentials of a known shape, under any key.
         RedactionCase{
             "AuthorizationSchemes",
-            R"({"auth":"Bearer vdt_x","h":[["Authorization","DPoP eyJx"]],"b":"basic dXNlcg=="})",
+            R"({"auth":"Bearer vdt_x","h":[["Authorization","DPoP Zm9vYmFyMTIz"]],"b":"basic dXNlcg=="})",
             R"({"auth":"[REDACTED]","b":"[REDACTED]","h":[["Authorization","[REDACTED]"]]})"},
         RedactionCase{"CompactJwsAnywhere",
                       R"({"id":"x eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhIn0.c2ln y"})",
@@ -66,7 +66,13 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"env":[{"name":"DB_PASSWORD","value":"hunter2"},{"name":"HOME","value":"/h"}]})",
             R"({"env":[{"name":"DB_PASSWORD","value":"[REDACTED]"},{"name":"HOME","value":"/h"}]})"},
         RedactionCase{"DottedTextIsNoJws", R"({"v":"eyJ.but not a token","w":"1.2.3"})",
-                      R"({"v":"eyJ.but not a token","w":"1.2.3"})"}),
+                      R"({"v":"eyJ.but not a token","w":"1.2.3"})"},
+        RedactionCase{
+            "SchemeWordsInProseStay",
+            R"({"q":"basic income","p":"Basic tier","n":"the bearer of bad news","d":"dpop hmm"})",
+            R"({"d":"dpop hmm","n":"the bearer of bad news","p":"Basic tier","q":"basic income"})"},
+        RedactionCase{"SchemeWithACredential", R"({"h":"x Bearer abc123def456 y"})",
+                      R"({"h":"[REDACTED]"})"}),
     [](const testing::TestParamInfo<RedactionCase>& info) { return info.param.name; });
 
 TEST(IsSecretKeyTest, RecognisesSecretBearingNames) {
