@@ -1,5 +1,6 @@
 #include "store/decision_log_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -87,19 +88,28 @@ void DecisionLogWriter::WriteUntilShutdown() {
                                         pending.decided_at));
     }
     // A refused batch is tried again, retry_delay apart (a lock another process holds past the
-    // busy timeout passes), and its rows are given up only after max_batch_attempts.
+    // busy timeout passes), and its rows are given up only after max_batch_attempts. Once
+    // shutting down it is tried once: every attempt may wait out the busy timeout, and a drain
+    // must end.
+    const int attempts = std::max(1, options_.max_batch_attempts);
     absl::Status status;
-    for (int attempt = 1; attempt <= options_.max_batch_attempts; ++attempt) {
+    for (int attempt = 1;; ++attempt) {
       status = log_->Append(rows);
       if (status.ok()) break;
       std::fprintf(stderr, "verdict: decision log: %zu rows not written (attempt %d of %d): %s\n",
-                   rows.size(), attempt, options_.max_batch_attempts, status.ToString().c_str());
-      if (attempt < options_.max_batch_attempts) PauseUnlessStopping();
+                   rows.size(), attempt, attempts, status.ToString().c_str());
+      if (attempt >= attempts || Stopping()) break;
+      PauseUnlessStopping();
     }
     absl::MutexLock lock(&mu_);
     (status.ok() ? counters_.written : counters_.failed) += rows.size();
     finished_ += rows.size();
   }
+}
+
+bool DecisionLogWriter::Stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
 }
 
 void DecisionLogWriter::PauseUnlessStopping() {

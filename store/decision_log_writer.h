@@ -35,8 +35,8 @@ struct DecisionLogWriterOptions {
   size_t max_queued_bytes = 32 << 20;
   // Rows per transaction, at most.
   size_t max_batch_rows = 1000;
-  // A batch the database refuses is tried this many times, retry_delay apart (no pause once
-  // shutting down), before its rows are counted failed: a lock held past the busy timeout then
+  // A batch the database refuses is tried this many times (once while shutting down), retry_delay
+  // apart, before its rows are counted failed: a lock held past the busy timeout then
   // costs a delay, not rows; a broken database costs neither a busy loop nor a flood of errors.
   int max_batch_attempts = 5;
   absl::Duration retry_delay = absl::Seconds(1);
@@ -83,6 +83,7 @@ class DecisionLogWriter : public DecisionObserver {
   void WriteUntilShutdown();
   // Waits retry_delay, or less once Shutdown begins.
   void PauseUnlessStopping();
+  bool Stopping() const;
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::unique_ptr<DecisionLogStore> log_;
