@@ -217,6 +217,12 @@ Ir                   file:function
         with self.assertRaises(gate.GateError):
             gate.instructions_per_call(self.ANNOTATED, "verdict::Authorizer::ValidateToken")
 
+    def test_a_rule_without_a_baseline_count_fails_rather_than_passing_unjudged(self):
+        rule = gate.InstructionRule("store_bench", "^BM_Renamed$", "f", 2.0, ("short",), 1)
+        ok, message = gate.check_instructions(rule, 20000, None)
+        self.assertFalse(ok)
+        self.assertIn("NO BASELINE COUNT", message)
+
     def test_fails_beyond_the_limit_only(self):
         rule = gate.InstructionRule("store_bench", "^BM_A$", "f", 2.0, ("short",), 1)
         self.assertTrue(gate.check_instructions(rule, 39000, 20000)[0])
