@@ -1,11 +1,14 @@
 #include "server/grpc_server.h"
 
+#include <fcntl.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -31,34 +34,53 @@ std::string BoundAddress(const std::string& listen, int selected_port) {
 }
 
 // gRPC removes whatever socket file is at a unix: address before it binds, so a second
-// verdictd would take over a running one's socket (and remove it when it exits). A socket that
-// answers a connect belongs to a live server: refused. One that does not is stale, left by a
-// process that died, and gRPC may replace it.
-absl::Status CheckUnixSocketUnclaimed(const std::string& listen) {
-  if (!absl::StartsWith(listen, "unix:")) return absl::OkStatus();
+// verdictd would take over a running one's socket (and remove it when it exits). Each server
+// holds an flock on "<path>.lock" for as long as it runs, which makes the check and the bind
+// one step for verdictd processes starting together, and the lock dies with its process. A
+// socket that still answers a connect, or that cannot be probed, belongs to some other live
+// server: refused too. One that does not answer is stale, left by a process that died, and gRPC
+// may replace it. Returns the lock's descriptor, or -1 for an address that is not a unix: one.
+absl::StatusOr<int> ClaimUnixSocket(const std::string& listen) {
+  if (!absl::StartsWith(listen, "unix:")) return -1;
   std::string path = listen.substr(std::strlen("unix:"));
   if (absl::StartsWith(path, "//")) path = path.substr(2);  // unix:///abs/path
   sockaddr_un address{};
-  if (path.empty() || path.size() >= sizeof(address.sun_path)) return absl::OkStatus();
+  if (path.empty() || path.size() >= sizeof(address.sun_path)) return -1;  // gRPC says why
+  const auto in_use = [&listen] {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", listen, ": another process is serving that socket"));
+  };
+  const std::string lock_path = path + ".lock";
+  const int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", listen, ": ", lock_path, ": ", std::strerror(errno)));
+  }
+  if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    close(lock);
+    return in_use();
+  }
   struct stat file;
-  if (stat(path.c_str(), &file) != 0 || !S_ISSOCK(file.st_mode)) return absl::OkStatus();
+  if (stat(path.c_str(), &file) != 0 || !S_ISSOCK(file.st_mode)) return lock;
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, path.data(), path.size());
-  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (probe < 0) return absl::OkStatus();
-  const bool answered =
-      connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (probe < 0) return lock;
+  const bool stale =
+      connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 &&
+      (errno == ECONNREFUSED || errno == ENOENT);
   close(probe);
-  if (!answered) return absl::OkStatus();
-  return absl::UnavailableError(
-      absl::StrCat("cannot listen on ", listen, ": another process is serving that socket"));
+  if (stale) return lock;
+  close(lock);
+  return in_use();
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     const std::string& listen, const std::vector<NamedService>& services, Reflection reflection) {
-  if (absl::Status unclaimed = CheckUnixSocketUnclaimed(listen); !unclaimed.ok()) return unclaimed;
+  absl::StatusOr<int> socket_lock = ClaimUnixSocket(listen);
+  if (!socket_lock.ok()) return socket_lock.status();
   grpc::EnableDefaultHealthCheckService(true);
 
   grpc::ServerBuilder builder;
@@ -98,11 +120,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   // The port is known only once bound; 0 means the address could not be bound.
   if (server == nullptr || selected_port == 0) {
+    if (*socket_lock >= 0) close(*socket_lock);
     return absl::UnavailableError(absl::StrCat("cannot listen on ", listen));
   }
   auto grpc_server = std::unique_ptr<GrpcServer>(
       new GrpcServer(std::move(reflection_service), std::move(server),
-                     BoundAddress(listen, selected_port), std::move(service_names)));
+                     BoundAddress(listen, selected_port), std::move(service_names), *socket_lock));
   // The default health service starts SERVING; nothing is served before the store opens.
   grpc_server->SetServing(false);
   return grpc_server;
@@ -110,11 +133,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
 
 GrpcServer::GrpcServer(std::unique_ptr<ReflectionService> reflection,
                        std::unique_ptr<grpc::Server> server, std::string address,
-                       std::vector<std::string> service_names)
+                       std::vector<std::string> service_names, int socket_lock)
     : reflection_(std::move(reflection)),
       server_(std::move(server)),
       address_(std::move(address)),
-      service_names_(std::move(service_names)) {}
+      service_names_(std::move(service_names)),
+      socket_lock_(socket_lock) {}
 
 GrpcServer::~GrpcServer() { Shutdown(absl::ZeroDuration()); }
 
@@ -131,6 +155,9 @@ void GrpcServer::Shutdown(absl::Duration grace) {
   server_->GetHealthCheckService()->Shutdown();
   server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
   server_->Wait();
+  // The socket is no longer served: another server may claim it.
+  if (socket_lock_ >= 0) close(socket_lock_);
+  socket_lock_ = -1;
 }
 
 }  // namespace verdict

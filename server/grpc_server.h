@@ -61,13 +61,16 @@ class GrpcServer {
 
  private:
   GrpcServer(std::unique_ptr<ReflectionService> reflection, std::unique_ptr<grpc::Server> server,
-             std::string address, std::vector<std::string> service_names);
+             std::string address, std::vector<std::string> service_names, int socket_lock);
 
   // Declared before the server, which serves it until the server is destroyed.
   std::unique_ptr<ReflectionService> reflection_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   std::vector<std::string> service_names_;
+  // For a unix: address, the flock on "<path>.lock" that claims the socket until Shutdown; -1
+  // otherwise.
+  int socket_lock_;
   bool shut_down_ = false;
 };
 

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +21,21 @@
 
 namespace verdict {
 namespace {
+
+// A socket path in a fresh directory of its own under /tmp: TEST_TMPDIR is longer than a socket
+// path may be, and tests run in parallel (in PID namespaces, so a pid is no name).
+std::string ShortSocketPath() {
+  char directory[] = "/tmp/verdict-gsXXXXXX";
+  EXPECT_NE(mkdtemp(directory), nullptr);
+  return absl::StrCat(directory, "/s.sock");
+}
+
+// Removes the socket, its lock file and their directory.
+void RemoveSocketPath(const std::string& path) {
+  unlink(path.c_str());
+  unlink((path + ".lock").c_str());
+  rmdir(path.substr(0, path.rfind('/')).c_str());
+}
 
 // Two servers on one port would split its connections between them, each answering from its
 // own store: the second is refused.
@@ -37,9 +54,7 @@ TEST(GrpcServerTest, APortAnotherServerListensOnIsRefused) {
 // gRPC replaces a socket file before binding: a live server's socket must not be taken over,
 // while one a dead process left behind may be.
 TEST(GrpcServerTest, AUnixSocketALiveServerListensOnIsRefusedAStaleOneIsReplaced) {
-  // Short: TEST_TMPDIR is longer than a socket path may be.
-  const std::string path = absl::StrCat("/tmp/verdict-grpc-server-test-", getpid(), ".sock");
-  unlink(path.c_str());
+  const std::string path = ShortSocketPath();
   const std::string listen = "unix:" + path;
   v1::DecisionService::CallbackService decision;
   absl::StatusOr<std::unique_ptr<GrpcServer>> first =
@@ -65,7 +80,33 @@ TEST(GrpcServerTest, AUnixSocketALiveServerListensOnIsRefusedAStaleOneIsReplaced
       GrpcServer::Start(listen, {{v1::DecisionService::service_full_name(), &other}});
   ASSERT_TRUE(after_crash.ok()) << after_crash.status();
   (*after_crash)->Shutdown(absl::ZeroDuration());
-  unlink(path.c_str());
+  RemoveSocketPath(path);
+}
+
+TEST(GrpcServerTest, OfServersStartingTogetherOnOneUnixSocketExactlyOneServes) {
+  const std::string path = ShortSocketPath();
+  constexpr int kServers = 6;
+  std::vector<v1::DecisionService::CallbackService> services(kServers);
+  std::vector<absl::StatusOr<std::unique_ptr<GrpcServer>>> started(kServers);
+  std::vector<std::thread> starters;
+  for (int i = 0; i < kServers; ++i) {
+    starters.emplace_back([&, i] {
+      started[i] = GrpcServer::Start("unix:" + path,
+                                     {{v1::DecisionService::service_full_name(), &services[i]}});
+    });
+  }
+  for (std::thread& starter : starters) starter.join();
+  int serving = 0;
+  for (auto& server : started) {
+    if (!server.ok()) {
+      EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable) << server.status();
+      continue;
+    }
+    ++serving;
+    (*server)->Shutdown(absl::ZeroDuration());
+  }
+  EXPECT_EQ(serving, 1);
+  RemoveSocketPath(path);
 }
 
 }  // namespace
