@@ -337,7 +337,8 @@ constexpr char kDecisionRecordsWhateverTheConflictClause[] =
 // Version 6: rate counters per (agent, permission, window) (design section 1), where they were per
 // (permission, window) and every agent holding a lent grant spent one quota with its lender. A
 // count kept from before goes to the agent whose permission it counted (or, for a lent
-// permission's slot "dlg_...#i", the delegation's borrower): the counts its owner made itself.
+// permission's slot "dlg_...#i", the delegation's borrower); it may include calls borrowers
+// made, which then weigh on the owner until the window ends, never on anyone's later windows.
 constexpr char kRateCountersPerAgent[] = R"sql(
 CREATE TABLE rate_counters_per_agent (
   agent_id TEXT NOT NULL,
