@@ -73,6 +73,11 @@ class InstructionRule:
     modes: tuple
     line: int
 
+    @property
+    def benchmark(self):
+        """The benchmark's name, as the baseline keeps its count."""
+        return self.pattern.strip("^$")
+
 
 @dataclasses.dataclass
 class RatioRule:
@@ -366,7 +371,7 @@ def check_bench(rule, current, baseline, alpha):
 
 def check_instructions(rule, now, base):
     """(ok, message) for one instructions rule: counts are repeatable, so no test is needed."""
-    name = rule.pattern.strip("^$")
+    name = rule.benchmark
     if base is None:
         # A rule that cannot judge is a failure: skipping it would turn CI's speed check off.
         return False, (f"instr  {name}: NO BASELINE COUNT (bazel run -c opt //bench:gate -- "
@@ -482,7 +487,7 @@ def count_baseline_instructions(rules):
     counts = {}
     for rule in rules:
         if isinstance(rule, InstructionRule):
-            counts.setdefault(rule.binary, {})[rule.pattern.strip("^$")] = count_instructions(
+            counts.setdefault(rule.binary, {})[rule.benchmark] = count_instructions(
                 os.path.join("bench", rule.binary), rule.pattern, rule.function)
     return counts
 
@@ -622,7 +627,7 @@ def run_gate(rules, args):
                 base = count_instructions(baseline_binaries[rule.binary], rule.pattern,
                                           rule.function)
             else:
-                base = committed_instructions.get(rule.binary, {}).get(rule.pattern.strip("^$"))
+                base = committed_instructions.get(rule.binary, {}).get(rule.benchmark)
             results.append(check_instructions(rule, now, base))
         for rule, ratio_result in zip(ratio_rules, ratio_results):
             results.append(ratio_result)
