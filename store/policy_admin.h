@@ -1,5 +1,6 @@
-// The writes and reads of verdict's admin plane, apart from any one database, so the SQLite
-// store (store/sqlite_store.h) and a later PostgreSQL store implement the same contract.
+// The writes and reads of verdict's admin plane, apart from any one database. Both stores
+// implement it with the same code (store/admin_calls.h), each reading and writing its rows in
+// its own SQL (store/admin_transaction.h).
 //
 // Each call is one transaction (writes serialise with every other writer) and validates its
 // input first. Refusals: INVALID_ARGUMENT (malformed input), NOT_FOUND (no such row),

@@ -25,6 +25,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "store/admin_calls.h"
+#include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_pool.h"
@@ -48,7 +50,7 @@ struct PostgresOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 
-class PostgresStore final : public Store {
+class PostgresStore final : public StoreWithAdminCalls {
  public:
   // Connects to `conninfo` (a postgresql:// URL, or libpq's key=value form) and brings the
   // schema up to date. INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION
@@ -63,26 +65,7 @@ class PostgresStore final : public Store {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // PolicyAdmin.
-  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
-  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
-  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) override;
-  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) override;
-  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
-                                           absl::Duration grace) override;
-  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) override;
-  absl::Status RevokePermission(absl::string_view permission_id) override;
-  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) override;
-  absl::Status RevokeDelegation(absl::string_view delegation_id) override;
-  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
-                                             const PageRequest& page) override;
-  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
-  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
-                                                 absl::string_view approver, bool approve,
-                                                 absl::Time now) override;
-  absl::StatusOr<PolicyContents> ExportPolicy() override;
-  absl::Status ImportPolicy(const PolicyContents& policy) override;
-  absl::StatusOr<bool> IsEmpty() override;
+  // PolicyAdmin: the calls are StoreWithAdminCalls's; what is here is its JWT half.
   absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override;
   absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override;
   absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
@@ -90,14 +73,17 @@ class PostgresStore final : public Store {
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
 
  private:
-  enum class TransactionKind { kRead, kWrite };
-
   PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
 
   // Runs `body` in one transaction on a pooled connection: committed when `body` returns OK,
   // rolled back otherwise.
   absl::Status InTransaction(TransactionKind kind,
                              absl::FunctionRef<absl::Status(PostgresConnection&)> body);
+
+  // StoreWithAdminCalls.
+  absl::Status InAdminTransaction(TransactionKind kind,
+                                  absl::FunctionRef<absl::Status(AdminTransaction&)> body) override;
+  absl::Time AdminClock() override;
 
   PostgresOptions options_;
   PostgresPool pool_;

@@ -21,6 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/policy_store.h"
+#include "store/admin_calls.h"
+#include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
 #include "store/policy_admin.h"
@@ -50,7 +52,7 @@ struct SqliteOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 
-class SqliteStore final : public Store {
+class SqliteStore final : public StoreWithAdminCalls {
  public:
   // Opens `path` and brings its schema up to date (creating the file when allowed).
   // INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION (a database written
@@ -66,26 +68,7 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // PolicyAdmin.
-  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
-  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
-  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) override;
-  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) override;
-  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
-                                           absl::Duration grace) override;
-  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) override;
-  absl::Status RevokePermission(absl::string_view permission_id) override;
-  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) override;
-  absl::Status RevokeDelegation(absl::string_view delegation_id) override;
-  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
-                                             const PageRequest& page) override;
-  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
-  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
-                                                 absl::string_view approver, bool approve,
-                                                 absl::Time now) override;
-  absl::StatusOr<PolicyContents> ExportPolicy() override;
-  absl::Status ImportPolicy(const PolicyContents& policy) override;
-  absl::StatusOr<bool> IsEmpty() override;
+  // PolicyAdmin: the calls are StoreWithAdminCalls's; what is here is its JWT half.
   absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override;
   absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override;
   absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
@@ -93,14 +76,17 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
 
  private:
-  enum class TransactionKind { kRead, kWrite };
-
   SqliteStore(std::string path, SqliteOptions options);
 
   // Runs `body` in one transaction on a pooled connection: committed when `body` returns OK,
   // rolled back otherwise.
   absl::Status InTransaction(TransactionKind kind,
                              absl::FunctionRef<absl::Status(SqliteConnection&)> body);
+
+  // StoreWithAdminCalls.
+  absl::Status InAdminTransaction(TransactionKind kind,
+                                  absl::FunctionRef<absl::Status(AdminTransaction&)> body) override;
+  absl::Time AdminClock() override;
 
   SqliteOptions options_;
   ConnectionPool pool_;

@@ -1,0 +1,343 @@
+#include "store/admin_calls.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "crypto/sha256.h"
+#include "crypto/token.h"
+#include "decision/engine.h"
+#include "store/admin_input.h"
+#include "store/delegation_rules.h"
+#include "store/ids.h"
+#include "store/policy_validation.h"
+
+namespace verdict {
+namespace {
+
+// The delegation rules' view of the store, inside the caller's write transaction.
+class TransactionGraph final : public DelegationGraph {
+ public:
+  TransactionGraph(AdminTransaction& rows, absl::Time now) : rows_(rows), now_(now) {}
+
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    return rows_.PermissionsOf(agent_id);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
+      absl::string_view agent_id) override {
+    return rows_.ActiveDelegationsInto(agent_id, now_);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(
+      absl::string_view agent_id) override {
+    return rows_.ActiveDelegationsFrom(agent_id, now_);
+  }
+  absl::StatusOr<bool> IsLive(absl::string_view agent_id) override {
+    absl::StatusOr<std::optional<Agent>> agent = rows_.FindAgent(agent_id);
+    if (!agent.ok()) return agent.status();
+    return agent->has_value() && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
+  }
+
+ private:
+  AdminTransaction& rows_;
+  const absl::Time now_;
+};
+
+absl::Status SetApprovalStatus(AdminTransaction& rows, ApprovalRequest& approval,
+                               ApprovalStatus status, absl::Time now) {
+  if (absl::Status s = rows.SetApprovalStatus(approval.id, status, now); !s.ok()) return s;
+  approval.status = status;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& agent) {
+  absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(AdminClock()));
+  if (!row.ok()) return row.status();
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    const std::string& id = row->agent.id;
+    if (absl::Status s = CheckUnused(Found(t.FindAgent(id)), "agent", id); !s.ok()) return s;
+    return t.InsertAgent(row->agent, row->token_sha256);
+  });
+  if (!status.ok()) return status;
+  return CreatedAgent{std::move(row->agent), std::move(row->token)};
+}
+
+absl::StatusOr<Agent> StoreWithAdminCalls::GetAgent(absl::string_view agent_id) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
+  Agent agent;
+  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
+    if (!found.ok()) return found.status();
+    agent = *std::move(found);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return agent;
+}
+
+absl::StatusOr<AgentPage> StoreWithAdminCalls::ListAgents(const PageRequest& page) {
+  absl::StatusOr<int> page_size = PageSizeOf(page);
+  if (!page_size.ok()) return page_size.status();
+  // A page token is the last agent id of the page before.
+  if (!page.page_token.empty()) {
+    if (absl::Status s = CheckId("page_token", page.page_token, kAgentIdPrefix); !s.ok()) return s;
+  }
+  AgentPage result;
+  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    // Ids sort after "", so the first page starts at the empty token; one row more than the
+    // page tells whether another page follows.
+    absl::StatusOr<std::vector<Agent>> agents = t.ListAgents(page.page_token, *page_size + 1);
+    if (!agents.ok()) return agents.status();
+    result.agents = *std::move(agents);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  if (result.agents.size() > static_cast<size_t>(*page_size)) {
+    result.agents.resize(*page_size);
+    result.next_page_token = result.agents.back().id;
+  }
+  return result;
+}
+
+absl::StatusOr<Agent> StoreWithAdminCalls::SetAgentStatus(absl::string_view agent_id,
+                                                          AgentStatus status) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
+  if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
+  const absl::Time now = StoredTime(AdminClock());
+  Agent agent;
+  absl::Status result = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
+    if (!found.ok()) return found.status();
+    agent = *std::move(found);
+    absl::StatusOr<bool> change = StatusChangeNeeded(agent, status);
+    if (!change.ok() || !*change) return change.status();
+    if (absl::Status s = t.SetAgentStatus(agent_id, status, now); !s.ok()) return s;
+    agent.status = status;
+    agent.updated_at = now;
+    return absl::OkStatus();
+  });
+  if (!result.ok()) return result;
+  return agent;
+}
+
+absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view agent_id,
+                                                              absl::Duration grace) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
+  const absl::Time now = StoredTime(AdminClock());
+  absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
+  if (!previous_until.ok()) return previous_until.status();
+  RotatedToken rotated;
+  rotated.token = NewAgentToken();
+  rotated.previous_token_expires_at = previous_until->value_or(now);
+  const std::string token_sha256 = Sha256(rotated.token);
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
+    if (!found.ok()) return found.status();
+    rotated.agent = *std::move(found);
+    if (absl::Status s = CheckTokenRotatable(rotated.agent); !s.ok()) return s;
+    rotated.agent.token_prefix = TokenDisplayPrefix(rotated.token);
+    rotated.agent.updated_at = now;
+    return t.ReplaceToken(agent_id, *previous_until, token_sha256, rotated.agent.token_prefix, now);
+  });
+  if (!status.ok()) return status;
+  return rotated;
+}
+
+absl::StatusOr<Permission> StoreWithAdminCalls::GrantPermission(const NewPermission& permission) {
+  absl::StatusOr<Permission> row = PrepareNewPermission(permission, StoredTime(AdminClock()));
+  if (!row.ok()) return row.status();
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<Agent> agent = ExistingRow(t.FindAgent(row->agent_id), "agent", row->agent_id);
+    if (!agent.ok()) return agent.status();
+    if (absl::Status s = CheckGrantable(*agent); !s.ok()) return s;
+    if (absl::Status s = CheckUnused(Found(t.FindPermission(row->id)), "permission", row->id);
+        !s.ok()) {
+      return s;
+    }
+    return t.InsertPermission(*row);
+  });
+  if (!status.ok()) return status;
+  return row;
+}
+
+absl::Status StoreWithAdminCalls::RevokePermission(absl::string_view permission_id) {
+  if (absl::Status s = CheckId("permission_id", permission_id, kPermissionIdPrefix); !s.ok()) {
+    return s;
+  }
+  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<bool> deleted = t.DeletePermission(permission_id);
+    if (!deleted.ok()) return deleted.status();
+    if (!*deleted) {
+      return absl::NotFoundError(absl::StrCat("permission ", permission_id, " does not exist"));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelegation& delegation) {
+  const absl::Time now = StoredTime(AdminClock());
+  absl::StatusOr<DelegationToCreate> prepared = PrepareNewDelegation(delegation, now);
+  if (!prepared.ok()) return prepared.status();
+  const Delegation& row = prepared->delegation;
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<Agent> from =
+        ExistingRow(t.FindAgent(row.from_agent_id), "agent", row.from_agent_id);
+    if (!from.ok()) return from.status();
+    absl::StatusOr<Agent> to = ExistingRow(t.FindAgent(row.to_agent_id), "agent", row.to_agent_id);
+    if (!to.ok()) return to.status();
+    if (absl::Status s = CheckDelegationParties(*from, *to, now); !s.ok()) return s;
+    if (absl::Status s = CheckUnused(Found(t.FindDelegation(row.id)), "delegation", row.id);
+        !s.ok()) {
+      return s;
+    }
+    TransactionGraph graph(t, now);
+    if (absl::Status s = CheckNewDelegation(prepared->checked, graph); !s.ok()) return s;
+    return t.InsertDelegation(row, prepared->lent_json);
+  });
+  if (!status.ok()) return status;
+  return std::move(prepared->delegation);
+}
+
+absl::Status StoreWithAdminCalls::RevokeDelegation(absl::string_view delegation_id) {
+  if (absl::Status s = CheckId("delegation_id", delegation_id, kDelegationIdPrefix); !s.ok()) {
+    return s;
+  }
+  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<Delegation> found =
+        ExistingRow(t.FindDelegation(delegation_id), "delegation", delegation_id);
+    if (!found.ok()) return found.status();
+    if (found->status == DelegationStatus::kRevoked) return absl::OkStatus();
+    return t.RevokeDelegation(delegation_id);
+  });
+}
+
+absl::StatusOr<ApprovalPage> StoreWithAdminCalls::ListApprovals(
+    std::optional<ApprovalStatus> status, const PageRequest& page) {
+  absl::StatusOr<int> page_size = PageSizeOf(page);
+  if (!page_size.ok()) return page_size.status();
+  if (status.has_value()) {
+    if (absl::Status s = CheckApprovalStatus(*status); !s.ok()) return s;
+  }
+  absl::StatusOr<ApprovalPageStart> start = ParseApprovalPageToken(page.page_token);
+  if (!start.ok()) return start.status();
+  const absl::Time now = AdminClock();
+  ApprovalPage result;
+  absl::Status outcome = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    // One row more than the page tells whether another page follows.
+    absl::StatusOr<std::vector<ApprovalRequest>> approvals =
+        t.ListApprovals(*start, status, *page_size + 1, now);
+    if (!approvals.ok()) return approvals.status();
+    result.approvals = *std::move(approvals);
+    return absl::OkStatus();
+  });
+  if (!outcome.ok()) return outcome;
+  if (result.approvals.size() > static_cast<size_t>(*page_size)) {
+    result.approvals.resize(*page_size);
+    result.next_page_token = ApprovalPageToken(result.approvals.back());
+  }
+  return result;
+}
+
+absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::GetApproval(absl::string_view approval_id) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
+  const absl::Time now = AdminClock();
+  ApprovalRequest approval;
+  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    absl::StatusOr<ApprovalRequest> found =
+        ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
+    if (!found.ok()) return found.status();
+    approval = *std::move(found);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return approval;
+}
+
+absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string_view approval_id,
+                                                                    absl::string_view approver,
+                                                                    bool approve, absl::Time now) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
+  if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
+  now = StoredTime(now);
+  ApprovalRequest approval;
+  bool expired = false;
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<ApprovalRequest> found =
+        ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
+    if (!found.ok()) return found.status();
+    approval = *std::move(found);
+    if (approval.status == ApprovalStatus::kExpired) {
+      // Committed although the vote is refused: the request is expired for everyone.
+      expired = true;
+      return SetApprovalStatus(t, approval, ApprovalStatus::kExpired, now);
+    }
+    if (approval.status != ApprovalStatus::kPending) return VotingClosed(approval);
+    absl::StatusOr<bool> voted = t.HasVoted(approval_id, approver);
+    if (!voted.ok()) return voted.status();
+    if (*voted) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(approver, " has already voted on approval ", approval_id));
+    }
+    if (absl::Status s = t.InsertVote(approval_id, approver, approve, now); !s.ok()) return s;
+    if (!approve) return SetApprovalStatus(t, approval, ApprovalStatus::kDenied, now);
+    if (++approval.approvals >= approval.quorum) {
+      return SetApprovalStatus(t, approval, ApprovalStatus::kApproved, now);
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  if (expired) return ExpiredApproval(approval);
+  return approval;
+}
+
+absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
+  PolicyContents policy;
+  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    absl::StatusOr<PolicyContents> read = t.ReadPolicy();
+    if (!read.ok()) return read.status();
+    policy = *std::move(read);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return policy;
+}
+
+absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
+  // Everything is validated before the database is touched: an import is all or nothing.
+  absl::StatusOr<PolicyToImport> prepared = PreparePolicyImport(policy, StoredTime(AdminClock()));
+  if (!prepared.ok()) return prepared.status();
+  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<bool> empty = t.PolicyIsEmpty();
+    if (!empty.ok()) return empty.status();
+    if (!*empty) return ImportNeedsEmptyStore();
+    for (const StoredAgent& stored : prepared->agents) {
+      if (absl::Status s = t.InsertAgent(stored.agent, stored.token_sha256); !s.ok()) return s;
+    }
+    for (const Permission& permission : prepared->permissions) {
+      if (absl::Status s = t.InsertPermission(permission); !s.ok()) return s;
+    }
+    for (size_t i = 0; i < prepared->delegations.size(); ++i) {
+      if (absl::Status s = t.InsertDelegation(prepared->delegations[i], prepared->lent_json[i]);
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
+  bool empty = false;
+  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    absl::StatusOr<bool> is_empty = t.PolicyIsEmpty();
+    if (!is_empty.ok()) return is_empty.status();
+    empty = *is_empty;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return empty;
+}
+
+}  // namespace verdict

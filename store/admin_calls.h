@@ -1,0 +1,56 @@
+// The admin plane's calls (store/policy_admin.h), written once for every database: each call
+// checks its input, then reads and writes in one transaction by the rules of design section 1.
+// A store derives from StoreWithAdminCalls and supplies its transactions, whose rows it reads
+// and writes in its own SQL (store/admin_transaction.h), and the clock of its writes.
+//
+//   class SqliteStore final : public StoreWithAdminCalls { ... InAdminTransaction ... };
+#ifndef VERDICT_STORE_ADMIN_CALLS_H_
+#define VERDICT_STORE_ADMIN_CALLS_H_
+
+#include <optional>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "decision/types.h"
+#include "store/admin_transaction.h"
+#include "store/admin_types.h"
+#include "store/store.h"
+
+namespace verdict {
+
+class StoreWithAdminCalls : public Store {
+ public:
+  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) final;
+  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) final;
+  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) final;
+  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) final;
+  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id, absl::Duration grace) final;
+  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) final;
+  absl::Status RevokePermission(absl::string_view permission_id) final;
+  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) final;
+  absl::Status RevokeDelegation(absl::string_view delegation_id) final;
+  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
+                                             const PageRequest& page) final;
+  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) final;
+  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
+                                                 absl::string_view approver, bool approve,
+                                                 absl::Time now) final;
+  absl::StatusOr<PolicyContents> ExportPolicy() final;
+  absl::Status ImportPolicy(const PolicyContents& policy) final;
+  absl::StatusOr<bool> IsEmpty() final;
+
+ protected:
+  // Runs `body` in one transaction: committed when it returns OK, rolled back otherwise. A
+  // write transaction serialises with every other writer.
+  virtual absl::Status InAdminTransaction(
+      TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) = 0;
+  // The time of admin writes (created_at, updated_at, grace expiries) and of approvals' expiry.
+  virtual absl::Time AdminClock() = 0;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_ADMIN_CALLS_H_

@@ -1,0 +1,91 @@
+// The rows one admin-plane transaction reads and writes, in one database's SQL: what the
+// SQLite and PostgreSQL stores supply so that the admin calls themselves (their checks, the
+// order of their reads and writes, the rules between them) are written once, in
+// store/admin_calls.h.
+//
+// Every method runs inside the caller's transaction. A failing method returns the store's
+// status (UNAVAILABLE, INTERNAL); the SQLite store may throw instead, caught where its
+// transaction ends.
+#ifndef VERDICT_STORE_ADMIN_TRANSACTION_H_
+#define VERDICT_STORE_ADMIN_TRANSACTION_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "decision/types.h"
+#include "store/admin_input.h"
+#include "store/admin_types.h"
+
+namespace verdict {
+
+// A write transaction serialises with every other writer.
+enum class TransactionKind { kRead, kWrite };
+
+class AdminTransaction {
+ public:
+  virtual ~AdminTransaction() = default;
+
+  // The row with this id, or nullopt. An approval past its expiry at `now` reads as expired.
+  virtual absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) = 0;
+  virtual absl::StatusOr<std::optional<Permission>> FindPermission(
+      absl::string_view permission_id) = 0;
+  virtual absl::StatusOr<std::optional<Delegation>> FindDelegation(
+      absl::string_view delegation_id) = 0;
+  virtual absl::StatusOr<std::optional<ApprovalRequest>> FindApproval(absl::string_view approval_id,
+                                                                      absl::Time now) = 0;
+
+  // Up to `limit` agents whose ids sort after `after_id`, in id order.
+  virtual absl::StatusOr<std::vector<Agent>> ListAgents(absl::string_view after_id,
+                                                        int64_t limit) = 0;
+  // Up to `limit` approval requests after `start` in (created_at, id) order, with `status`
+  // (any when nullopt) as read at `now`.
+  virtual absl::StatusOr<std::vector<ApprovalRequest>> ListApprovals(
+      const ApprovalPageStart& start, std::optional<ApprovalStatus> status, int64_t limit,
+      absl::Time now) = 0;
+
+  // What the delegation rules read (store/delegation_rules.h): an agent's permissions, and the
+  // delegations into and out of it that are active and unexpired at `now`.
+  virtual absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) = 0;
+  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                        absl::Time now) = 0;
+  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(absl::string_view agent_id,
+                                                                        absl::Time now) = 0;
+
+  // True when `approver` has voted on the approval.
+  virtual absl::StatusOr<bool> HasVoted(absl::string_view approval_id,
+                                        absl::string_view approver) = 0;
+  // True when there is no agent, permission or delegation.
+  virtual absl::StatusOr<bool> PolicyIsEmpty() = 0;
+  // Every agent (with its token's hash), permission and delegation, in creation order.
+  virtual absl::StatusOr<PolicyContents> ReadPolicy() = 0;
+
+  virtual absl::Status InsertAgent(const Agent& agent, absl::string_view token_sha256) = 0;
+  virtual absl::Status SetAgentStatus(absl::string_view agent_id, AgentStatus status,
+                                      absl::Time now) = 0;
+  // The agent's token becomes `token_sha256`; its previous token keeps working until
+  // `previous_until` (nullopt: it stops now).
+  virtual absl::Status ReplaceToken(absl::string_view agent_id,
+                                    std::optional<absl::Time> previous_until,
+                                    absl::string_view token_sha256, absl::string_view token_prefix,
+                                    absl::Time now) = 0;
+  // `permission.constraints_json` must be canonical (CanonicalConstraintsJson).
+  virtual absl::Status InsertPermission(const Permission& permission) = 0;
+  // False when there was no such permission.
+  virtual absl::StatusOr<bool> DeletePermission(absl::string_view permission_id) = 0;
+  virtual absl::Status InsertDelegation(const Delegation& delegation,
+                                        absl::string_view lent_json) = 0;
+  virtual absl::Status RevokeDelegation(absl::string_view delegation_id) = 0;
+  virtual absl::Status InsertVote(absl::string_view approval_id, absl::string_view approver,
+                                  bool approve, absl::Time now) = 0;
+  virtual absl::Status SetApprovalStatus(absl::string_view approval_id, ApprovalStatus status,
+                                         absl::Time now) = 0;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_ADMIN_TRANSACTION_H_
