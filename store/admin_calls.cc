@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/engine.h"
@@ -12,6 +13,7 @@
 #include "store/delegation_rules.h"
 #include "store/ids.h"
 #include "store/policy_validation.h"
+#include "store/signing_keys.h"
 
 namespace verdict {
 namespace {
@@ -338,6 +340,85 @@ absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
   });
   if (!status.ok()) return status;
   return empty;
+}
+
+absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Time expires_at) {
+  if (absl::Status s = CheckTokenId(jti); !s.ok()) return s;
+  if (expires_at == absl::InfiniteFuture()) {
+    return absl::InvalidArgumentError("expires_at: the token's \"exp\" is required");
+  }
+  const absl::Time now = StoredTime(AdminClock());
+  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    // Entries long past their token's expiry protect nothing: they go as new ones come.
+    if (absl::Status s = t.PruneRevokedTokenIds(now - kRevokedTokenIdRetention); !s.ok()) {
+      return s;
+    }
+    return t.RevokeTokenId(jti, expires_at);
+  });
+}
+
+absl::StatusOr<SigningKey> StoreWithAdminCalls::AddSigningKey(const NewSigningKey& key) {
+  absl::StatusOr<SigningKey> row = PrepareSigningKey(key, StoredTime(AdminClock()));
+  if (!row.ok()) return row.status();
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    if (absl::Status s = CheckUnused(Found(t.FindSigningKey(row->kid)), "signing key", row->kid);
+        !s.ok()) {
+      return s;
+    }
+    return t.InsertSigningKey(*row);
+  });
+  if (!status.ok()) return status;
+  return row;
+}
+
+absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSigningKey& key) {
+  absl::StatusOr<SigningKey> content = PrepareSigningKey(key, StoredTime(AdminClock()));
+  if (!content.ok()) return content.status();
+  SigningKey rotated;
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<SigningKey> current =
+        ExistingRow(t.FindSigningKey(content->kid), "signing key", content->kid);
+    if (!current.ok()) return current.status();
+    if (absl::Status s = CheckSigningKeyRotatable(*current); !s.ok()) return s;
+    if (absl::Status s = t.ReplaceSigningKeyContent(*content); !s.ok()) return s;
+    rotated = *std::move(current);
+    rotated.jwk_json = content->jwk_json;
+    rotated.allowed_algorithms = content->allowed_algorithms;
+    rotated.updated_at = content->updated_at;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return rotated;
+}
+
+absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_view kid) {
+  const absl::Time now = StoredTime(AdminClock());
+  SigningKey retired;
+  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<SigningKey> current = ExistingRow(t.FindSigningKey(kid), "signing key", kid);
+    if (!current.ok()) return current.status();
+    retired = *std::move(current);
+    if (retired.status == SigningKeyStatus::kRetired) return absl::OkStatus();
+    if (absl::Status s = t.RetireSigningKey(kid, now); !s.ok()) return s;
+    retired.status = SigningKeyStatus::kRetired;
+    retired.retired_at = now;
+    retired.updated_at = now;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return retired;
+}
+
+absl::StatusOr<std::vector<SigningKey>> StoreWithAdminCalls::ListSigningKeys() {
+  std::vector<SigningKey> keys;
+  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+    absl::StatusOr<std::vector<SigningKey>> rows = t.ListSigningKeys();
+    if (!rows.ok()) return rows.status();
+    keys = *std::move(rows);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return keys;
 }
 
 }  // namespace verdict

@@ -8,6 +8,7 @@
 #define VERDICT_STORE_ADMIN_CALLS_H_
 
 #include <optional>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -41,6 +42,11 @@ class StoreWithAdminCalls : public Store {
   absl::StatusOr<PolicyContents> ExportPolicy() final;
   absl::Status ImportPolicy(const PolicyContents& policy) final;
   absl::StatusOr<bool> IsEmpty() final;
+  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) final;
+  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) final;
+  absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) final;
+  absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) final;
+  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() final;
 
  protected:
   // Runs `body` in one transaction: committed when it returns OK, rolled back otherwise. A

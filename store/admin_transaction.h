@@ -84,6 +84,20 @@ class AdminTransaction {
                                   bool approve, absl::Time now) = 0;
   virtual absl::Status SetApprovalStatus(absl::string_view approval_id, ApprovalStatus status,
                                          absl::Time now) = 0;
+
+  // JWT access tokens (design section 2).
+  // The signing key with this kid, active or retired, or nullopt.
+  virtual absl::StatusOr<std::optional<SigningKey>> FindSigningKey(absl::string_view kid) = 0;
+  // Every signing key, oldest first.
+  virtual absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() = 0;
+  virtual absl::Status InsertSigningKey(const SigningKey& key) = 0;
+  // The key's JWK and algorithms become `content`'s (a rotation in place).
+  virtual absl::Status ReplaceSigningKeyContent(const SigningKey& content) = 0;
+  virtual absl::Status RetireSigningKey(absl::string_view kid, absl::Time now) = 0;
+  // Forgets revoked token ids whose tokens expired before `expired_before`.
+  virtual absl::Status PruneRevokedTokenIds(absl::Time expired_before) = 0;
+  // Revokes the token id until `expires_at`; revoking it again keeps the later expiry.
+  virtual absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) = 0;
 };
 
 }  // namespace verdict

@@ -9,6 +9,7 @@
 #include "store/postgres_lookups.h"
 #include "store/postgres_store.h"
 #include "store/row_readers.h"
+#include "store/signing_keys.h"
 
 namespace verdict {
 namespace {
@@ -176,6 +177,41 @@ class PostgresAdminTransaction final : public AdminTransaction {
                                  absl::Time now) override {
     return Run(PgStatement::kSetApprovalStatus,
                PgParams().Text(approval_id).Text(ApprovalStatusName(status)).Time(now));
+  }
+
+  absl::StatusOr<std::optional<SigningKey>> FindSigningKey(absl::string_view kid) override {
+    return PgLookupSigningKey(c_, kid);
+  }
+  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override {
+    absl::StatusOr<PgResult> rows = c_.Execute(PgStatement::kListSigningKeys);
+    if (!rows.ok()) return rows.status();
+    return PgReadAll<SigningKey>(*rows, ReadSigningKeyColumns<PgRow>);
+  }
+  absl::Status InsertSigningKey(const SigningKey& key) override {
+    return Run(PgStatement::kInsertSigningKey, PgParams()
+                                                   .Text(key.kid)
+                                                   .Text(key.jwk_json)
+                                                   .Text(JoinAlgorithms(key.allowed_algorithms))
+                                                   .Text(SigningKeyStatusName(key.status))
+                                                   .Time(key.created_at)
+                                                   .Time(key.updated_at)
+                                                   .Time(key.retired_at));
+  }
+  absl::Status ReplaceSigningKeyContent(const SigningKey& content) override {
+    return Run(PgStatement::kRotateSigningKey, PgParams()
+                                                   .Text(content.kid)
+                                                   .Text(content.jwk_json)
+                                                   .Text(JoinAlgorithms(content.allowed_algorithms))
+                                                   .Time(content.updated_at));
+  }
+  absl::Status RetireSigningKey(absl::string_view kid, absl::Time now) override {
+    return Run(PgStatement::kRetireSigningKey, PgParams().Text(kid).Time(now));
+  }
+  absl::Status PruneRevokedTokenIds(absl::Time expired_before) override {
+    return Run(PgStatement::kPruneRevokedTokenIds, PgParams().Time(expired_before));
+  }
+  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override {
+    return Run(PgStatement::kRevokeTokenId, PgParams().Text(jti).Time(expires_at));
   }
 
  private:

@@ -8,7 +8,9 @@
 #include "store/admin_transaction.h"
 #include "store/policy_encoding.h"
 #include "store/row_readers.h"
+#include "store/signing_keys.h"
 #include "store/sqlite_lookups.h"
+#include "store/sqlite_signing_keys.h"
 #include "store/sqlite_store.h"
 
 namespace verdict {
@@ -198,6 +200,55 @@ class SqliteAdminTransaction final : public AdminTransaction {
     update.BindText(2, ApprovalStatusName(status));
     update.BindTime(3, now);
     update.Execute();
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::optional<SigningKey>> FindSigningKey(absl::string_view kid) override {
+    return LookupSigningKey(c_, kid);
+  }
+  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override {
+    ScopedStatement list = c_.Use(StatementId::kListSigningKeys);
+    return ReadAllRows<SigningKey>(list, ReadSigningKeyColumns<ScopedStatement>);
+  }
+  absl::Status InsertSigningKey(const SigningKey& key) override {
+    ScopedStatement insert = c_.Use(StatementId::kInsertSigningKey);
+    insert.BindText(1, key.kid);
+    insert.BindText(2, key.jwk_json);
+    insert.BindText(3, JoinAlgorithms(key.allowed_algorithms));
+    insert.BindText(4, SigningKeyStatusName(key.status));
+    insert.BindTime(5, key.created_at);
+    insert.BindTime(6, key.updated_at);
+    insert.BindTime(7, key.retired_at);
+    insert.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status ReplaceSigningKeyContent(const SigningKey& content) override {
+    ScopedStatement update = c_.Use(StatementId::kRotateSigningKey);
+    update.BindText(1, content.kid);
+    update.BindText(2, content.jwk_json);
+    update.BindText(3, JoinAlgorithms(content.allowed_algorithms));
+    update.BindTime(4, content.updated_at);
+    update.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status RetireSigningKey(absl::string_view kid, absl::Time now) override {
+    ScopedStatement update = c_.Use(StatementId::kRetireSigningKey);
+    update.BindText(1, kid);
+    update.BindTime(2, now);
+    update.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status PruneRevokedTokenIds(absl::Time expired_before) override {
+    ScopedStatement prune = c_.Use(StatementId::kPruneRevokedTokenIds);
+    prune.BindTime(1, expired_before);
+    prune.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override {
+    ScopedStatement revoke = c_.Use(StatementId::kRevokeTokenId);
+    revoke.BindText(1, jti);
+    revoke.BindTime(2, expires_at);
+    revoke.Execute();
     return absl::OkStatus();
   }
 

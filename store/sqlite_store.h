@@ -68,12 +68,7 @@ class SqliteStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // PolicyAdmin: the calls are StoreWithAdminCalls's; what is here is its JWT half.
-  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override;
-  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override;
-  absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
-  absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
-  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
+  // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
  private:
   SqliteStore(std::string path, SqliteOptions options);
