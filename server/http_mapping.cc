@@ -63,24 +63,46 @@ bool IsIpAddress(absl::string_view text) {
          inet_pton(AF_INET6, address.c_str(), buffer) == 1;
 }
 
+// RFC 3986 section 2.3: characters a URI never needs to percent-encode. A normalising proxy
+// (Envoy's normalize_path, Istio's default) decodes them, and every server reads "%73" as "s".
+bool IsUnreserved(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // A path the upstream could read differently from the way it is matched here is refused, as it
-// would let a request match one pattern and reach another resource: a dot segment
-// ("/a/../admin", also percent-encoded), an encoded slash or backslash, an empty segment
-// ("/docs//secret", which many servers merge into one slash) or a path parameter
-// ("/docs/secret;v=1/7", "/x/..;/secret", which servlet containers strip before routing).
+// would let a request match one pattern and reach another resource: a percent-encoded
+// character that needs no encoding ("/docs/%73ecret" is /docs/secret to the server, and
+// "/a/%2e%2e/admin" is a dot segment), an encoded slash, backslash or semicolon, a malformed
+// escape, a dot segment ("/a/../admin"), a backslash, an empty segment ("/docs//secret", which
+// many servers merge into one slash) or a path parameter ("/docs/secret;v=1/7",
+// "/x/..;/secret", which servlet containers strip before routing).
 bool IsNormalisedPath(absl::string_view path) {
   if (!absl::StartsWith(path, "/") || absl::StrContains(path, '\\') ||
       absl::StrContains(path, "//") || absl::StrContains(path, ';')) {
     return false;
   }
-  std::string lower = absl::AsciiStrToLower(path);
-  if (absl::StrContains(lower, "%2f") || absl::StrContains(lower, "%5c") ||
-      absl::StrContains(lower, "%3b")) {
-    return false;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') continue;
+    if (i + 2 >= path.size()) return false;
+    const int high = HexDigitValue(path[i + 1]);
+    const int low = HexDigitValue(path[i + 2]);
+    if (high < 0 || low < 0) return false;
+    const char decoded = static_cast<char>(high * 16 + low);
+    if (IsUnreserved(decoded) || decoded == '/' || decoded == '\\' || decoded == ';') {
+      return false;
+    }
+    i += 2;
   }
-  for (absl::string_view segment : absl::StrSplit(lower, '/')) {
-    std::string decoded = absl::StrReplaceAll(segment, {{"%2e", "."}});
-    if (decoded == "." || decoded == "..") return false;
+  for (absl::string_view segment : absl::StrSplit(path, '/')) {
+    if (segment == "." || segment == "..") return false;
   }
   return true;
 }

@@ -217,6 +217,15 @@ TEST(MapHttpRequestTest, PathsTheUpstreamCouldReadDifferentlyAreBadRequests) {
       "/docs/secret;x/1",
       "/docs/x/..;/secret/1",
       "/docs/secret%3Bx/1",
+      // Characters that need no encoding, which every server decodes: /docs/secret/1 again.
+      "/docs/%73ecret/1",
+      "/docs/SECRE%54/1",
+      "/docs/secret%2D1",
+      "/docs/%7Esecret",
+      // Malformed escapes, which servers read in different ways.
+      "/docs/secret%",
+      "/docs/secret%4",
+      "/docs/secret%zz/1",
   };
   for (const char* path : paths) {
     SCOPED_TRACE(path);
@@ -227,6 +236,12 @@ TEST(MapHttpRequestTest, PathsTheUpstreamCouldReadDifferentlyAreBadRequests) {
     EXPECT_EQ(answer.http_status, 400);
     EXPECT_EQ(HeaderOf(answer, "x-verdict-reason"), "INVALID_REQUEST");
   }
+}
+
+TEST(MapHttpRequestTest, EscapesOfCharactersAPathMustEncodeAreKeptAsSent) {
+  FakeHttpRequest http;
+  http.path = "/files/annual%20report%3F.pdf";
+  EXPECT_EQ(MapOrFail(HttpMappingConfig(), http).resource, "/files/annual%20report%3F.pdf");
 }
 
 TEST(MapHttpRequestTest, DotsInsideSegmentsAndInTheQueryAreFine) {
