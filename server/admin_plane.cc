@@ -5,6 +5,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "server/admin_secret.h"
 #include "store/open_store.h"
@@ -58,12 +59,16 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
   if (listen == "off" || (listen.empty() && on_postgres)) {
     options.listen = "";
   } else if (listen.empty()) {
-    options.listen = absl::StrCat("unix:", db_path, ".admin.sock");
+    // Next to the database file: "sqlite:///var/lib/v.db" names the file /var/lib/v.db.
+    options.listen =
+        absl::StrCat("unix:", location.ok() ? location->location : db_path, ".admin.sock");
   } else {
     options.listen = listen;
     options.listen_required = true;
   }
-  if (!options.listen.empty() && options.listen == decision_listen) {
+  // Port 0 asks for any free port, a different one for each listener.
+  if (!options.listen.empty() && options.listen == decision_listen &&
+      !absl::EndsWith(options.listen, ":0")) {
     return absl::InvalidArgumentError(
         "--admin_listen: must differ from --listen: AdminService is never served on the "
         "decision port");
@@ -112,7 +117,11 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
       options.listen, {{v1::AdminService::service_full_name(), &plane->service_}});
   if (!server.ok()) {
     if (options.listen_required) return server.status();
-    std::cerr << "verdictd: no admin listener (" << server.status().message() << ")\n";
+    // The default socket: a second verdictd on one database finds the first one's, and a
+    // database on a volume mounted after the start has no directory for it yet. Decisions are
+    // served anyway; the message says how to name another listener.
+    std::cerr << "verdictd: no admin listener (" << server.status().message()
+              << "); name one with --admin_listen\n";
     return plane;
   }
   plane->server_ = *std::move(server);

@@ -1,8 +1,16 @@
 #include "server/admin_plane.h"
 
+#include <stdlib.h>
+
+#include <memory>
+#include <string>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/sqlite_store.h"
 
 namespace verdict {
 namespace {
@@ -28,6 +36,13 @@ TEST_F(AdminPlaneOptionsTest, ByDefaultAdminListensOnASocketNextToTheDatabase) {
   EXPECT_EQ(options->hash_params.time_cost, SecretHashParams().time_cost);
 }
 
+TEST_F(AdminPlaneOptionsTest, TheDefaultSocketIsNextToTheFileASqliteUrlNames) {
+  absl::StatusOr<AdminPlaneOptions> options =
+      AdminPlaneOptionsFromFlags("sqlite:///var/lib/verdict/verdict.db", "127.0.0.1:50051");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->listen, "unix:/var/lib/verdict/verdict.db.admin.sock");
+}
+
 TEST_F(AdminPlaneOptionsTest, AnAddressTheOperatorChoseIsRequired) {
   absl::SetFlag(&FLAGS_admin_listen, "127.0.0.1:50052");
   absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:50051");
@@ -50,11 +65,67 @@ TEST_F(AdminPlaneOptionsTest, TheDecisionPortNeverServesTheAdminService) {
   EXPECT_THAT(options.status().message(), HasSubstr("--admin_listen"));
 }
 
+TEST_F(AdminPlaneOptionsTest, BothListenersMayAskForAnyFreePort) {
+  absl::SetFlag(&FLAGS_admin_listen, "127.0.0.1:0");
+  absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:0");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->listen, "127.0.0.1:0");
+}
+
 TEST_F(AdminPlaneOptionsTest, WeakHashingIsForTestsThatAskForIt) {
   absl::SetFlag(&FLAGS_test_only_weak_admin_hash, true);
   absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:1");
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_LT(options->hash_params.memory_kib, SecretHashParams().memory_kib);
+}
+
+// A real SQLite store in a fresh directory under /tmp (unix socket paths must stay short).
+class AdminPlaneStartTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/verdict-admin-plane-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+  }
+
+  std::unique_ptr<SqliteStore> OpenStore(const std::string& db_path) {
+    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(db_path);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(AdminPlaneStartTest, ASecondPlaneOnOneDatabaseRunsWithoutTheDefaultSocket) {
+  const std::string db_path = dir_ + "/v.db";
+  std::unique_ptr<SqliteStore> store = OpenStore(db_path);
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags(db_path, "127.0.0.1:1");
+  ASSERT_TRUE(options.ok()) << options.status();
+  absl::StatusOr<std::unique_ptr<AdminPlane>> first =
+      AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)->address(), "unix:" + db_path + ".admin.sock");
+
+  absl::StatusOr<std::unique_ptr<AdminPlane>> second =
+      AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*second)->address(), "");
+}
+
+TEST_F(AdminPlaneStartTest, AnAddressTheOperatorChoseThatCannotBeServedStopsTheStart) {
+  const std::string db_path = dir_ + "/v.db";
+  std::unique_ptr<SqliteStore> store = OpenStore(db_path);
+  ASSERT_NE(store, nullptr);
+  // Longer than a unix socket path may be (107 bytes).
+  absl::SetFlag(&FLAGS_admin_listen, "unix:" + dir_ + "/" + std::string(110, 's'));
+  absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags(db_path, "127.0.0.1:1");
+  absl::SetFlag(&FLAGS_admin_listen, "");
+  ASSERT_TRUE(options.ok()) << options.status();
+  absl::StatusOr<std::unique_ptr<AdminPlane>> plane =
+      AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+  EXPECT_FALSE(plane.ok());
 }
 
 }  // namespace

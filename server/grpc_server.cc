@@ -47,7 +47,7 @@ absl::StatusOr<int> ClaimUnixSocket(const std::string& listen) {
   sockaddr_un address{};
   if (path.empty() || path.size() >= sizeof(address.sun_path)) return -1;  // gRPC says why
   const auto in_use = [&listen] {
-    return absl::UnavailableError(
+    return absl::AlreadyExistsError(
         absl::StrCat("cannot listen on ", listen, ": another process is serving that socket"));
   };
   const std::string lock_path = path + ".lock";

@@ -42,7 +42,8 @@ enum class Reflection { kOff, kOn };
 class GrpcServer {
  public:
   // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
-  // services, which must outlive the server. UNAVAILABLE when the address cannot be bound.
+  // services, which must outlive the server. UNAVAILABLE when the address cannot be bound;
+  // ALREADY_EXISTS when another live process serves the unix socket.
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
       const std::string& listen, const std::vector<NamedService>& services,
       Reflection reflection = Reflection::kOff);

@@ -63,7 +63,7 @@ TEST(GrpcServerTest, AUnixSocketALiveServerListensOnIsRefusedAStaleOneIsReplaced
   v1::DecisionService::CallbackService other;
   absl::StatusOr<std::unique_ptr<GrpcServer>> second =
       GrpcServer::Start(listen, {{v1::DecisionService::service_full_name(), &other}});
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kAlreadyExists);
   struct stat file;
   EXPECT_EQ(stat(path.c_str(), &file), 0) << "the live server's socket is still there";
   (*first)->Shutdown(absl::ZeroDuration());
@@ -99,7 +99,7 @@ TEST(GrpcServerTest, OfServersStartingTogetherOnOneUnixSocketExactlyOneServes) {
   int serving = 0;
   for (auto& server : started) {
     if (!server.ok()) {
-      EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable) << server.status();
+      EXPECT_EQ(server.status().code(), absl::StatusCode::kAlreadyExists) << server.status();
       continue;
     }
     ++serving;
