@@ -1,7 +1,7 @@
 """verdictd's metrics and JSON decision log, read after clients have called it.
 
     VERDICT_METRICS_URL=http://127.0.0.1:9464/metrics VERDICT_JSON_LOG=/tmp/decisions.jsonl \
-        VERDICT_SECRETS=vdt_...,vdt_... python3 observability_test.py
+        VERDICT_SECRETS=vdt_...,vdt_... /usr/bin/python3 observability_test.py
 
 The clients' calls must have happened first (scripts/test.d/clients.sh runs this last).
 VERDICT_SECRETS lists tokens that were sent to verdictd and must never appear in its log.

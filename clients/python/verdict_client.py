@@ -1,9 +1,9 @@
 """A small Python client for verdict's DecisionService (and Envoy's ext_authz Check).
 
 The message and stub modules are generated from proto/ with grpc_tools (Debian's
-python3-grpc-tools), into a directory on sys.path:
+python3-grpc-tools, so Debian's /usr/bin/python3), into a directory on sys.path:
 
-    python3 -m grpc_tools.protoc -I proto -I /usr/include \
+    /usr/bin/python3 -m grpc_tools.protoc -I proto -I /usr/include \
         --python_out=OUT --grpc_python_out=OUT proto/verdict/v1/decision.proto
 
     client = VerdictClient("127.0.0.1:50051")

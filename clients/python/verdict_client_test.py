@@ -1,6 +1,6 @@
 """verdict's Python client against a running verdictd seeded with deploy/demo-policy.json.
 
-    VERDICT_ADDR=127.0.0.1:50051 VERDICT_STUBS=/tmp/stubs python3 verdict_client_test.py
+    VERDICT_ADDR=127.0.0.1:50051 VERDICT_STUBS=/tmp/stubs /usr/bin/python3 verdict_client_test.py
 
 VERDICT_STUBS is where grpc_tools generated the verdict.v1 (and, for the ext_authz tests,
 envoy and google.rpc) modules. VERDICT_MESH_ADDR, when set, is a verdictd seeded with
