@@ -64,9 +64,11 @@ absl::StatusOr<ParsedOptions> ParseOptions(absl::Span<const std::string> args,
     }
     if (equals != std::string::npos) {
       parsed.given_[name] = arg.substr(equals + 1);
-    } else if (i + 1 < args.size()) {
+    } else if (i + 1 < args.size() && !absl::StartsWith(args[i + 1], "--")) {
       parsed.given_[name] = args[++i];
     } else {
+      // "--name --kind=x" is a forgotten value, never the name "--kind=x" (write --name=--x for
+      // a value that starts with two dashes).
       return absl::InvalidArgumentError(absl::StrCat(Usage(*spec), ": the value is missing"));
     }
   }

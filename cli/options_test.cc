@@ -39,6 +39,10 @@ TEST(ParseOptionsTest, TakesBothValueFormsSwitchesAndDefaults) {
   EXPECT_TRUE(spaced->Has("grace"));
   EXPECT_FALSE(spaced->Switch("json"));
 
+  absl::StatusOr<ParsedOptions> dashes = Parse({"--id=--odd"});
+  ASSERT_TRUE(dashes.ok()) << dashes.status();
+  EXPECT_EQ(dashes->Get("id"), "--odd");
+
   absl::StatusOr<ParsedOptions> empty_value = Parse({"--id="});
   ASSERT_TRUE(empty_value.ok()) << empty_value.status();
   EXPECT_EQ(empty_value->Get("id"), "");
@@ -61,6 +65,9 @@ TEST(ParseOptionsTest, RefusesWhatItWasNotToldAbout) {
            {{"--id=a", "--color=red"}, "unknown option --color"},
            {{"--id=a", "extra"}, "unexpected argument \"extra\""},
            {{"--id"}, "the value is missing"},
+           // A forgotten value never swallows the next option.
+           {{"--id", "--json"}, "the value is missing"},
+           {{"--grace", "--id=a"}, "the value is missing"},
            {{"--id=a", "--id=b"}, "given twice"},
            {{"--id=a", "--json=yes"}, "takes no value"},
            {{"--id=a", "--"}, "unexpected argument"},

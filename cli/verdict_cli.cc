@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -113,11 +114,17 @@ class Session {
       json.preserve_proto_field_names = true;
       json.always_print_primitive_fields = true;
       std::string text;
-      (void)google::protobuf::util::MessageToJsonString(message, &text, json);
-      env_.out << text << "\n";
-      return;
+      const auto printed = google::protobuf::util::MessageToJsonString(message, &text, json);
+      if (printed.ok()) {
+        env_.out << text << "\n";
+        return;
+      }
+      // Never lose an answer (a new token is shown only once): the text form holds it all.
+      env_.err << "verdict: cannot print the answer as JSON (" << printed.message().as_string()
+               << "); printing it as text\n";
     }
     google::protobuf::TextFormat::Printer printer;
+    printer.SetUseUtf8StringEscaping(true);  // "josé", not "jos\303\251"
     printer.SetSingleLineMode(one_line);
     std::string text;
     printer.PrintToString(message, &text);
@@ -150,18 +157,24 @@ class Session {
       return kExitOk;
     }
     std::optional<std::string> from_env = env_.getenv(kAdminSecretEnv);
-    if (!from_env || from_env->empty()) {
+    const std::string stripped(absl::StripAsciiWhitespace(from_env.value_or("")));
+    if (stripped.empty()) {
       return UsageError(absl::StrCat("no admin secret: set ", kAdminSecretEnv,
                                      " or pass --admin_secret_file=PATH"));
     }
-    *secret = std::string(absl::StripAsciiWhitespace(*from_env));
+    // Checked here as a file's is: a secret the server can never accept would only count as a
+    // failed credential against every caller on this socket.
+    if (absl::Status checked = CheckAdminSecret(stripped); !checked.ok()) {
+      return UsageError(absl::StrCat(kAdminSecretEnv, ": ", checked.message()));
+    }
+    *secret = stripped;
     return kExitOk;
   }
 
   int PrepareContext(grpc::ClientContext* context) {
     absl::Duration timeout;
     if (!absl::ParseDuration(options_.Get("timeout"), &timeout) ||
-        timeout <= absl::ZeroDuration()) {
+        timeout <= absl::ZeroDuration() || timeout == absl::InfiniteDuration()) {
       return UsageError(absl::StrCat("--timeout: \"", options_.Get("timeout"),
                                      "\" is not a positive duration such as 10s"));
     }
@@ -211,6 +224,8 @@ bool ParseTimestamp(absl::string_view text, google::protobuf::Timestamp* timesta
   absl::Time time;
   std::string error;
   if (!absl::ParseTime(absl::RFC3339_full, text, &time, &error)) return false;
+  // absl also reads "infinite-future" and "infinite-past", which are no times.
+  if (time == absl::InfiniteFuture() || time == absl::InfinitePast()) return false;
   timestamp->set_seconds(absl::ToUnixSeconds(time));
   timestamp->set_nanos(static_cast<int32_t>(
       absl::ToInt64Nanoseconds(time - absl::FromUnixSeconds(absl::ToUnixSeconds(time)))));
@@ -300,10 +315,13 @@ int RotateToken(Session& session) {
   request.set_agent_id(session.options().Get("id"));
   absl::Duration grace;
   if (!absl::ParseDuration(session.options().Get("grace"), &grace) ||
-      grace < absl::ZeroDuration()) {
-    return session.UsageError("--grace: a duration such as 0s, 10m or 24h");
+      grace < absl::ZeroDuration() || grace == absl::InfiniteDuration()) {
+    return session.UsageError("--grace: a duration such as 0s, 900ms, 10m or 24h");
   }
-  request.mutable_grace()->set_seconds(absl::ToInt64Seconds(grace));
+  const int64_t seconds = absl::ToInt64Seconds(grace);
+  request.mutable_grace()->set_seconds(seconds);
+  request.mutable_grace()->set_nanos(
+      static_cast<int32_t>(absl::ToInt64Nanoseconds(grace - absl::Seconds(seconds))));
   v1::RotateTokenResponse response;
   int code = session.CallAdmin(&AdminStub::RotateToken, request, &response);
   if (code != kExitOk) return code;
@@ -481,22 +499,42 @@ int ExportPolicy(Session& session) {
   return kExitOk;
 }
 
-int ImportPolicy(Session& session) {
-  const std::string& path = session.options().Get("file");
+// The document an option names: a regular file, or - for standard input.
+int ReadDocument(Session& session, const std::string& option, std::string* document) {
+  const std::string& path = session.options().Get(option);
   std::ostringstream contents;
   if (path == "-") {
     contents << session.in().rdbuf();
   } else {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+      return session.UsageError(
+          absl::StrCat("--", option, ": cannot read ", path, " (not a regular file)"));
+    }
     std::ifstream file(path, std::ios::binary);
-    if (!file) return session.UsageError(absl::StrCat("--file: cannot read ", path));
+    if (!file) return session.UsageError(absl::StrCat("--", option, ": cannot read ", path));
     contents << file.rdbuf();
   }
+  *document = contents.str();
+  return kExitOk;
+}
+
+int ImportPolicy(Session& session) {
   v1::ImportPolicyRequest request;
-  request.set_policy_json(contents.str());
+  if (int code = ReadDocument(session, "file", request.mutable_policy_json()); code != kExitOk) {
+    return code;
+  }
   v1::ImportPolicyResponse response;
   int code = session.CallAdmin(&AdminStub::ImportPolicy, request, &response);
-  if (code == kExitOk) session.Print(response);
-  return code;
+  if (code != kExitOk) return code;
+  if (session.options().Switch("json")) {
+    session.Print(response);
+  } else {
+    // Zero counts too, which the text form would leave out.
+    session.out() << "imported " << response.agents() << " agents, " << response.permissions()
+                  << " permissions, " << response.delegations() << " delegations\n";
+  }
+  return kExitOk;
 }
 
 int RevokeTokenId(Session& session) {
@@ -517,16 +555,9 @@ int RevokeTokenId(Session& session) {
 // input) and its algorithms (--alg).
 template <typename Request>
 int SigningKeyFromOptions(Session& session, Request* request) {
-  const std::string& path = session.options().Get("jwk");
-  std::ostringstream contents;
-  if (path == "-") {
-    contents << session.in().rdbuf();
-  } else {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) return session.UsageError(absl::StrCat("--jwk: cannot read ", path));
-    contents << file.rdbuf();
+  if (int code = ReadDocument(session, "jwk", request->mutable_jwk_json()); code != kExitOk) {
+    return code;
   }
-  request->set_jwk_json(contents.str());
   for (const std::string& algorithm : SplitList(session.options().Get("alg"))) {
     request->add_allowed_algorithms(algorithm);
   }

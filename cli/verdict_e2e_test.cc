@@ -160,6 +160,25 @@ TEST_F(VerdictCliTest, UsageErrorsExitOne) {
   Outcome no_secret = Admin({"agents", "list"}, /*secret=*/"");
   EXPECT_EQ(no_secret.exit_code, 1);
   EXPECT_THAT(no_secret.err, HasSubstr("VERDICT_ADMIN_SECRET"));
+  // A secret the server could never accept is refused here, not counted against the socket.
+  EXPECT_EQ(Admin({"agents", "list"}, /*secret=*/"   ").exit_code, 1);
+  Outcome short_secret = Admin({"agents", "list"}, /*secret=*/"short");
+  EXPECT_EQ(short_secret.exit_code, 1);
+  EXPECT_THAT(short_secret.err, HasSubstr("at least 16"));
+  // A forgotten value never takes the next option as the value.
+  Outcome no_name = Admin({"agents", "create", "--owner=ops", "--name", "--kind=service"});
+  EXPECT_EQ(no_name.exit_code, 1);
+  EXPECT_THAT(no_name.err, HasSubstr("the value is missing"));
+  // absl's special values are no times or durations.
+  EXPECT_EQ(Admin({"agents", "create", "--owner=o", "--name=n", "--expires_at=infinite-future"})
+                .exit_code,
+            1);
+  EXPECT_EQ(Admin({"agents", "rotate", "--id=agt_x", "--grace=inf"}).exit_code, 1);
+  EXPECT_EQ(Admin({"agents", "list", "--timeout=inf"}).exit_code, 1);
+  // A directory is not a document.
+  Outcome directory = Admin({"policy", "import", "--file=."});
+  EXPECT_EQ(directory.exit_code, 1);
+  EXPECT_THAT(directory.err, HasSubstr("not a regular file"));
 }
 
 TEST_F(VerdictCliTest, AWrongSecretOrNoServerExitsFour) {
@@ -202,6 +221,16 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   EXPECT_EQ(Check({"--token", token, "--action=read", "--resource=docs:1"}).exit_code, 2);
   EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 0);
 
+  // A grace under a second is kept, not rounded down to none.
+  Outcome briefly = Admin({"agents", "rotate", "--id", id, "--grace=900ms", "--json"});
+  ASSERT_EQ(briefly.exit_code, 0) << briefly.err;
+  const std::string briefly_token = Member(ParseOutput(briefly), "token");
+  EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 0)
+      << "the previous token works for 900 ms";
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 2);
+  EXPECT_EQ(Check({"--token", briefly_token, "--action=read", "--resource=docs:1"}).exit_code, 0);
+
   Outcome got = Admin({"agents", "get", "--id", id, "--json"});
   EXPECT_EQ(got.exit_code, 0);
   EXPECT_EQ(Member(ParseOutput(got), "status"), "ACTIVE");
@@ -211,6 +240,13 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   Outcome reactivate_revoked = Admin({"agents", "reactivate", "--id", id});
   EXPECT_EQ(reactivate_revoked.exit_code, 3);
   EXPECT_EQ(Admin({"agents", "get", "--id=agt_nobody"}).exit_code, 3);
+}
+
+TEST_F(VerdictCliTest, TextOutputShowsUtf8AsIs) {
+  Outcome created = Admin({"agents", "create", "--owner=josé@exemple.fr", "--name=Büro"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_THAT(created.out, HasSubstr("josé@exemple.fr"));
+  EXPECT_THAT(created.out, HasSubstr("Büro"));
 }
 
 TEST_F(VerdictCliTest, ListAgentsPagesWithTokens) {
@@ -358,6 +394,7 @@ TEST_F(VerdictCliTest, PolicyExportsAndRefusesImportIntoAFullStore) {
   EXPECT_THAT(policy, Not(HasSubstr("\"token\"")));
   Outcome into_full = Admin({"policy", "import", "--file=policy.json"});
   EXPECT_EQ(into_full.exit_code, 3);
+  EXPECT_THAT(exported.err, Not(HasSubstr("JSON")));
   EXPECT_EQ(Admin({"policy", "import", "--file=missing.json"}).exit_code, 1);
 }
 

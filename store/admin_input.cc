@@ -84,9 +84,11 @@ absl::StatusOr<std::optional<absl::Time>> PreviousTokenValidUntil(absl::Duration
     return absl::InvalidArgumentError("grace: must not be negative");
   }
   if (grace == absl::ZeroDuration()) return std::nullopt;
+  // The last time an answer can carry (google.protobuf.Timestamp ends with the year 9999).
+  static const absl::Time kLatest = absl::FromUnixSeconds(253402300799);
   const absl::Time until = now + grace;
-  if (until == absl::InfiniteFuture()) {
-    return absl::InvalidArgumentError("grace: must end at a time a store can keep");
+  if (until > kLatest) {
+    return absl::InvalidArgumentError("grace: must end by 9999-12-31T23:59:59Z");
   }
   return StoredTime(until);
 }

@@ -821,11 +821,13 @@ TEST_P(StoreContractTest, SuspendedAgentCanBeReactivatedButRevocationIsFinal) {
             absl::StatusCode::kFailedPrecondition);
 }
 
-// A grace must end at a time a store keeps: an endless one would be kept as "never", which for
-// a previous token means it is already gone.
+// A grace must end at a time a store keeps and an answer can carry: an endless one would be
+// kept as "never", which for a previous token means it is already gone, and one ending after
+// the year 9999 cannot be told to the caller (who would lose the new token with the answer).
 TEST_P(StoreContractTest, NegativeOrEndlessGraceIsRefused) {
   NewAgent("agt_a");
-  for (const absl::Duration grace : {absl::Seconds(-1), absl::InfiniteDuration()}) {
+  for (const absl::Duration grace :
+       {absl::Seconds(-1), absl::InfiniteDuration(), absl::Hours(24 * 365 * 10000)}) {
     EXPECT_EQ(store_->RotateToken("agt_a", grace).status().code(),
               absl::StatusCode::kInvalidArgument)
         << grace;
