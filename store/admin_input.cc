@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/constraints.h"
 #include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/policy_validation.h"
@@ -49,8 +50,21 @@ absl::Status CheckAgentFields(const Agent& agent) {
 absl::Status CheckPermissionFields(const Permission& permission) {
   if (absl::Status s = CheckId("id", permission.id, kPermissionIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckEnum(permission.effect, EffectName, ParseEffect); !s.ok()) return s;
-  return CheckPermissionSpec("", permission.resource, permission.actions,
-                             permission.constraints_json);
+  if (absl::Status s = CheckPermissionSpec("", permission.resource, permission.actions,
+                                           permission.constraints_json);
+      !s.ok()) {
+    return s;
+  }
+  // Constraints narrow a matching allow (design section 2, step 5); a deny applies whenever it
+  // matches, so constraints on one would be kept and never read.
+  if (permission.effect == Effect::kDeny) {
+    absl::StatusOr<Constraints> constraints = ParseConstraints(permission.constraints_json);
+    if (constraints.ok() && !constraints->empty()) {
+      return absl::InvalidArgumentError(
+          "constraints: a deny permission takes none (it denies whenever it matches)");
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckDelegationFields(const Delegation& delegation) {

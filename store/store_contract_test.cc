@@ -308,23 +308,30 @@ TEST_P(StoreContractTest, PermissionsComeInCreationOrderWithCanonicalConstraints
                   ->GrantPermission({.agent_id = "agt_a",
                                      .resource = "docs:secret:*",
                                      .actions = {"*"},
-                                     .effect = Effect::kDeny,
                                      .constraints_json = R"({ "rate_limit" : {"window_seconds":60,
                                                               "max_calls": 5} })",
                                      .id = "perm_a"})
                   .ok());
+  ASSERT_TRUE(store_
+                  ->GrantPermission({.agent_id = "agt_a",
+                                     .resource = "docs:secret:keys",
+                                     .actions = {"*"},
+                                     .effect = Effect::kDeny,
+                                     .id = "perm_b"})
+                  .ok());
 
   absl::StatusOr<std::vector<Permission>> permissions = Read()->PermissionsOf("agt_a");
   ASSERT_TRUE(permissions.ok()) << permissions.status();
-  ASSERT_THAT(*permissions, ElementsAre(HasId("perm_z"), HasId("perm_a")));
+  ASSERT_THAT(*permissions, ElementsAre(HasId("perm_z"), HasId("perm_a"), HasId("perm_b")));
   EXPECT_EQ((*permissions)[0].resource, "docs:*");
   EXPECT_THAT((*permissions)[0].actions, ElementsAre("write", "read"));
   EXPECT_EQ((*permissions)[0].effect, Effect::kAllow);
   EXPECT_EQ((*permissions)[0].constraints_json, "{}");
-  EXPECT_EQ((*permissions)[1].effect, Effect::kDeny);
   EXPECT_EQ((*permissions)[1].constraints_json,
             R"({"rate_limit":{"max_calls":5,"window_seconds":60}})");
   EXPECT_EQ((*permissions)[1].agent_id, "agt_a");
+  EXPECT_EQ((*permissions)[2].effect, Effect::kDeny);
+  EXPECT_EQ((*permissions)[2].constraints_json, "{}");
 }
 
 TEST_P(StoreContractTest, OnlyActiveUnexpiredDelegationsLeadIntoAnAgent) {
@@ -845,7 +852,6 @@ TEST_P(StoreContractTest, GrantedPermissionIsReturnedAsStored) {
       store_->GrantPermission({.agent_id = "agt_a",
                                .resource = "/api/**",
                                .actions = {"GET", "POST"},
-                               .effect = Effect::kDeny,
                                .constraints_json = R"({"ip_allowlist": ["10.0.0.0/8"]})"});
   ASSERT_TRUE(granted.ok()) << granted.status();
   EXPECT_THAT(granted->id, MatchesRegex("perm_[0-9a-f]{16}"));
@@ -906,6 +912,21 @@ TEST_P(StoreContractTest, MalformedOrMisplacedPermissionsAreRefused) {
        {.agent_id = "agt_a", .resource = "d", .actions = {"r"}, .effect = static_cast<Effect>(9)},
        invalid,
        "effect"},
+      {"a deny with constraints, which would never be read",
+       {.agent_id = "agt_a",
+        .resource = "d",
+        .actions = {"r"},
+        .effect = Effect::kDeny,
+        .constraints_json = R"({"ip_allowlist":["10.0.0.0/8"]})"},
+       invalid,
+       "a deny permission takes none"},
+      {"stars alone in a colon segment, which would match only themselves",
+       {.agent_id = "agt_a",
+        .resource = "docs:secret:**",
+        .actions = {"r"},
+        .effect = Effect::kDeny},
+       invalid,
+       "literal text"},
       {"unknown agent",
        {.agent_id = "agt_x", .resource = "d", .actions = {"r"}},
        absl::StatusCode::kNotFound,
