@@ -1,9 +1,13 @@
 #include "store/open_store.h"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
@@ -41,18 +45,39 @@ absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db) {
   return StoreLocation{StoreKind::kSqlite, std::string(db)};
 }
 
+// "password=..." and "sslpassword=..." in a URL's query string (libpq takes any parameter
+// there) with their values masked.
+std::string MaskQueryPasswords(absl::string_view query) {
+  std::vector<std::string> parameters;
+  for (absl::string_view parameter : absl::StrSplit(query, '&')) {
+    const absl::string_view key = parameter.substr(0, parameter.find('='));
+    if (key == "password" || key == "sslpassword") {
+      parameters.push_back(absl::StrCat(key, "=***"));
+    } else {
+      parameters.emplace_back(parameter);
+    }
+  }
+  return absl::StrJoin(parameters, "&");
+}
+
 std::string DescribeStoreLocation(absl::string_view db) {
   if (!IsPostgresUrl(db)) return std::string(db);
+  const size_t query_start = db.find('?');
+  std::string query;
+  if (query_start != absl::string_view::npos) {
+    query = absl::StrCat("?", MaskQueryPasswords(db.substr(query_start + 1)));
+    db = db.substr(0, query_start);
+  }
   // postgresql://user:password@host/...: the password sits between the first ':' after the
   // scheme and the last '@' of the authority.
   const size_t authority = db.find(kSchemeSeparator) + kSchemeSeparator.size();
-  const size_t authority_end = db.find_first_of("/?", authority);
+  const size_t authority_end = db.find('/', authority);
   const absl::string_view userinfo_and_host = db.substr(authority, authority_end - authority);
   const size_t at = userinfo_and_host.rfind('@');
-  if (at == absl::string_view::npos) return std::string(db);
-  const size_t colon = userinfo_and_host.substr(0, at).find(':');
-  if (colon == absl::string_view::npos) return std::string(db);
-  return absl::StrCat(db.substr(0, authority + colon + 1), "***", db.substr(authority + at));
+  const size_t colon =
+      at == absl::string_view::npos ? at : userinfo_and_host.substr(0, at).find(':');
+  if (colon == absl::string_view::npos) return absl::StrCat(db, query);
+  return absl::StrCat(db.substr(0, authority + colon + 1), "***", db.substr(authority + at), query);
 }
 
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOptions options) {

@@ -55,6 +55,12 @@ TEST(OpenStoreTest, DescriptionNeverShowsAPassword) {
   EXPECT_EQ(DescribeStoreLocation("postgresql://verdict@db/verdict"),
             "postgresql://verdict@db/verdict");
   EXPECT_EQ(DescribeStoreLocation("/var/lib/verdict.db"), "/var/lib/verdict.db");
+  // libpq takes any parameter in the query string, passwords included.
+  EXPECT_EQ(DescribeStoreLocation(
+                "postgresql://verdict@db/verdict?password=hunter2&sslmode=disable&sslpassword=k"),
+            "postgresql://verdict@db/verdict?password=***&sslmode=disable&sslpassword=***");
+  EXPECT_EQ(DescribeStoreLocation("postgresql://u:p@db?password=x"),
+            "postgresql://u:***@db?password=***");
 }
 
 TEST(OpenStoreTest, OpensASqliteStoreFromASqliteUrl) {
