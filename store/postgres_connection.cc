@@ -140,9 +140,18 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
   // way to what it says.
   const std::string connect_timeout =
       absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout)));
-  const char* const keywords[] = {"connect_timeout", "fallback_application_name", "dbname",
-                                  nullptr};
-  const char* const values[] = {connect_timeout.c_str(), "verdictd", conninfo.c_str(), nullptr};
+  // A server that stops answering without closing the connection (a network partition, a
+  // paused machine) must not hold a call forever, and statement_timeout is the server's to
+  // enforce: TCP gives up on data the server does not acknowledge after tcp_user_timeout, and
+  // keepalives find a silent peer of an idle connection. The URL may set other values.
+  const std::string user_timeout =
+      absl::StrCat(absl::ToInt64Milliseconds(options.statement_timeout));
+  const char* const keywords[] = {
+      "connect_timeout",     "fallback_application_name", "tcp_user_timeout", "keepalives_idle",
+      "keepalives_interval", "keepalives_count",          "dbname",           nullptr};
+  const char* const values[] = {
+      connect_timeout.c_str(), "verdictd", user_timeout.c_str(), "10", "5", "3",
+      conninfo.c_str(),        nullptr};
   std::unique_ptr<PostgresConnection> opened(
       new PostgresConnection(pq, pq.connectdbParams(keywords, values, /*expand_dbname=*/1)));
   if (opened->connection_ == nullptr) {
@@ -163,6 +172,19 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
       Milliseconds(options.statement_timeout * 3), "'");
   if (absl::Status set = opened->ExecuteScript(settings.c_str()); !set.ok()) return set;
   return opened;
+}
+
+bool PostgresConnection::StillUsable() {
+  if (broken_) return false;
+  if (commit_in_flight_) return AwaitCommit().ok();
+  // Twice: a server that ended the connection sent its FATAL message, then closed; one read
+  // may take the message without reaching the end. Neither read waits.
+  for (int read = 0; read < 2 && !broken_; ++read) {
+    if (pq_.consumeInput(connection_) != 1 || pq_.status(connection_) != CONNECTION_OK) {
+      broken_ = true;
+    }
+  }
+  return !broken_;
 }
 
 PostgresConnection::~PostgresConnection() {

@@ -147,6 +147,11 @@ class PostgresConnection {
   // COMMIT on its way does not count.
   bool InTransaction() const;
 
+  // Whether an idle connection can still be used: false when its server ended it meanwhile (a
+  // restart, a failover, pg_terminate_backend, an idle timeout), which would otherwise fail the
+  // next call that leases it. Reads what the server sent; waits only for a COMMIT in flight.
+  bool StillUsable();
+
   // Closes the connection when it returns to the pool.
   void MarkBroken() { broken_ = true; }
   bool broken() const { return broken_; }

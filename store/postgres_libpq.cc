@@ -64,6 +64,7 @@ absl::StatusOr<LibPq> Load() {
   Resolve(library, "PQenterPipelineMode", pq.enterPipelineMode, error);
   Resolve(library, "PQexitPipelineMode", pq.exitPipelineMode, error);
   Resolve(library, "PQpipelineSync", pq.pipelineSync, error);
+  Resolve(library, "PQconsumeInput", pq.consumeInput, error);
   if (!error.empty()) return absl::UnavailableError(error);
   return pq;
 }

@@ -51,6 +51,8 @@ struct LibPq {
   decltype(&::PQenterPipelineMode) enterPipelineMode;
   decltype(&::PQexitPipelineMode) exitPipelineMode;
   decltype(&::PQpipelineSync) pipelineSync;
+  // Reading what an idle connection's server sent meanwhile (the FATAL message of a restart).
+  decltype(&::PQconsumeInput) consumeInput;
 };
 
 // The process's libpq, loaded on the first call and kept until exit; thread-safe. UNAVAILABLE

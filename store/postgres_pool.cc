@@ -14,14 +14,24 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout() {
   std::unique_ptr<PostgresConnection> connection;
   {
     absl::MutexLock lock(&mutex_);
-    mutex_.Await(absl::Condition(
-        +[](int* free_slots) { return *free_slots > 0; }, &free_slots_));
+    // Every connection held by a call that waits on a silent server must not stall the callers
+    // behind it past what a statement may take: they are told UNAVAILABLE instead.
+    if (!mutex_.AwaitWithTimeout(
+            absl::Condition(
+                +[](int* free_slots) { return *free_slots > 0; }, &free_slots_),
+            options_.statement_timeout)) {
+      return absl::UnavailableError(
+          "policy store unavailable: every PostgreSQL connection stayed busy for the statement "
+          "timeout");
+    }
     --free_slots_;
     if (!idle_.empty()) {
       connection = std::move(idle_.back());
       idle_.pop_back();
     }
   }
+  // An idle connection the server has ended since is dropped here, not left to fail the call.
+  if (connection != nullptr && !connection->StillUsable()) connection.reset();
   if (connection == nullptr) {
     // Opened outside the lock: connecting may wait on the network or on another migration.
     absl::StatusOr<std::unique_ptr<PostgresConnection>> opened =
