@@ -41,9 +41,20 @@ url_of() {
   echo "postgresql://postgres@127.0.0.1:$(cat "$1/port")/verdict"
 }
 
+# Starts the initialised cluster in $dir on the port it was created with.
+start_server() {
+  local port
+  port=$(cat "$dir/port")
+  as_owner "$pg_bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start \
+    -o "-k $dir -c listen_addresses=127.0.0.1 -p $port -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" \
+    >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+}
+
 case "$command" in
   start)
-    if [[ -e "$dir/PG_VERSION" ]] && as_owner "$pg_bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+    if [[ -e "$dir/PG_VERSION" ]]; then
+      # Created before: running, or stopped some other way (pg_ctl stop, a reboot).
+      if ! as_owner "$pg_bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then start_server; fi
       url_of "$dir"
       exit 0
     fi
@@ -62,9 +73,7 @@ case "$command" in
       echo "host all verdict_scram 127.0.0.1/32 reject"
       cat "$dir/pg_hba.conf"; } | as_owner tee "$dir/pg_hba.conf.new" >/dev/null
     as_owner mv "$dir/pg_hba.conf.new" "$dir/pg_hba.conf"
-    as_owner "$pg_bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start \
-      -o "-k $dir -c listen_addresses=127.0.0.1 -p $port -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" \
-      >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    start_server
     as_owner "$pg_bin/psql" -q -h "$dir" -p "$port" -U postgres -d postgres \
       -c "CREATE DATABASE verdict" \
       -c "CREATE ROLE verdict_scram LOGIN PASSWORD 'verdict-scram-test'" >/dev/null
@@ -74,7 +83,7 @@ case "$command" in
     if [[ -e "$dir/PG_VERSION" ]]; then
       as_owner "$pg_bin/pg_ctl" -D "$dir" -m immediate -w stop >/dev/null 2>&1 || true
     fi
-    rm -rf "$dir"
+    rm -rf "$dir" "$dir.initdb.log"
     ;;
   url)
     url_of "$dir"
