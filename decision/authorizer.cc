@@ -246,17 +246,18 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
 
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
   if (!snapshot.ok()) return snapshot.status();
-  const absl::Time now = what_if.at.value_or(clock_());
+  const absl::Time presented_at = clock_();
+  const absl::Time now = what_if.at.value_or(presented_at);
   // The what-if permissions belong to the subject, whom a token names only through the store.
   OncePerCall authenticator(access_tokens_, clock_);
   std::string subject_id = request.subject.agent_id;
   if (subject_id.empty()) {
     absl::StatusOr<SubjectResolution> resolution =
-        ResolveSubject(request.subject, **snapshot, now, authenticator.get());
+        ResolveSubject(request.subject, **snapshot, presented_at, authenticator.get());
     if (!resolution.ok()) return resolution.status();
     subject_id = resolution->agent_id;
   }
-  WhatIfView view(**snapshot, what_if, subject_id);
+  WhatIfView view(**snapshot, what_if, subject_id, presented_at);
   Simulation simulation;
   absl::StatusOr<Decision> decision =
       Decide(simulated, view, now, &simulation.trace, authenticator.get());

@@ -496,6 +496,27 @@ TEST_F(AuthorizerTest, SimulateGivesATokenSubjectsWhatIfPermissionsToItsAgent) {
   EXPECT_EQ(Simulate(request, what_if).decision.reason, ReasonCode::kAllowed);
 }
 
+// A token is a credential presented now: a what-if time back in a rotated-out token's grace
+// period does not bring the token back (the what-if time applies to the policy).
+TEST_F(AuthorizerTest, SimulateJudgesATokenAtTheRealTimeOfTheCall) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  const std::string old_token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(old_token)).ok());
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(NewAgentToken()), now_ + absl::Minutes(1)).ok());
+  Request request = Read("", "docs:1");
+  request.subject.token = old_token;
+  WhatIf a_minute_ago;
+  a_minute_ago.at = now_ - absl::Minutes(1);
+  EXPECT_EQ(Simulate(request, a_minute_ago).decision.reason, ReasonCode::kAllowed)
+      << "within the grace period";
+
+  now_ += absl::Minutes(2);  // the grace is over
+  EXPECT_EQ(Simulate(request).decision.reason, ReasonCode::kTokenInvalid);
+  a_minute_ago.at = now_ - absl::Minutes(2);
+  EXPECT_EQ(Simulate(request, a_minute_ago).decision.reason, ReasonCode::kTokenInvalid);
+}
+
 TEST_F(AuthorizerTest, SimulateRefusesWhatIfPolicyTheStoreWouldRefuse) {
   AddAgent("agt_a");
   struct Case {

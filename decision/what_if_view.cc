@@ -7,8 +7,10 @@
 
 namespace verdict {
 
-WhatIfView::WhatIfView(PolicyView& base, const WhatIf& what_if, std::string subject_agent_id)
+WhatIfView::WhatIfView(PolicyView& base, const WhatIf& what_if, std::string subject_agent_id,
+                       absl::Time presented_at)
     : base_(base),
+      presented_at_(presented_at),
       extra_permissions_(what_if.extra_permissions),
       extra_delegations_(what_if.extra_delegations),
       removed_delegation_ids_(what_if.removed_delegation_ids) {
@@ -28,8 +30,8 @@ absl::StatusOr<std::optional<Agent>> WhatIfView::FindAgent(absl::string_view age
 }
 
 absl::StatusOr<std::optional<Agent>> WhatIfView::FindAgentByTokenHash(
-    absl::string_view token_sha256, absl::Time now) {
-  return base_.FindAgentByTokenHash(token_sha256, now);
+    absl::string_view token_sha256, absl::Time /*decision_time*/) {
+  return base_.FindAgentByTokenHash(token_sha256, presented_at_);
 }
 
 absl::StatusOr<std::vector<Permission>> WhatIfView::PermissionsOf(absl::string_view agent_id) {

@@ -6,9 +6,11 @@
 // (active and unexpired at `now`); removed delegations disappear, real or extra. Entries without
 // an id get "whatif:perm:N" / "whatif:dlg:N", N being their index in the what-if lists.
 // The what-if time and client IP are not the view's business: the caller decides at that time
-// with that IP.
+// with that IP. A token, though, is a credential presented now: an opaque token is looked up at
+// `presented_at` (the real time of the call) whatever time the caller asks about, so a token
+// rotated out is not accepted by setting the what-if time back into its grace period.
 //
-//   WhatIfView view(*snapshot, what_if, "agt_subject");
+//   WhatIfView view(*snapshot, what_if, "agt_subject", clock());
 //   absl::StatusOr<Decision> d = Decide(request, view, what_if.at.value_or(now), &trace);
 #ifndef VERDICT_DECISION_WHAT_IF_VIEW_H_
 #define VERDICT_DECISION_WHAT_IF_VIEW_H_
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "decision/policy_view.h"
 #include "decision/what_if.h"
 
@@ -24,7 +27,8 @@ namespace verdict {
 class WhatIfView : public PolicyView {
  public:
   // `base` must outlive the view; `what_if` is copied.
-  WhatIfView(PolicyView& base, const WhatIf& what_if, std::string subject_agent_id);
+  WhatIfView(PolicyView& base, const WhatIf& what_if, std::string subject_agent_id,
+             absl::Time presented_at);
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override;
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
@@ -46,6 +50,7 @@ class WhatIfView : public PolicyView {
   bool Removed(absl::string_view delegation_id) const;
 
   PolicyView& base_;
+  const absl::Time presented_at_;
   std::vector<Permission> extra_permissions_;  // with ids and owners filled in
   std::vector<Delegation> extra_delegations_;  // with ids filled in
   std::vector<std::string> removed_delegation_ids_;

@@ -59,7 +59,7 @@ TEST_F(WhatIfViewTest, ExtraPermissionsFollowTheSubjectsOwnWithWhatIfIds) {
   extra.actions = {"send"};
   what_if.extra_permissions = {extra, extra};
   what_if.extra_permissions[1].id = "perm_mine";
-  WhatIfView view(*snapshot_, what_if, "agt_a");
+  WhatIfView view(*snapshot_, what_if, "agt_a", absl::Now());
 
   std::vector<Permission> permissions = *view.PermissionsOf("agt_a");
   ASSERT_EQ(permissions.size(), 3u);
@@ -77,7 +77,7 @@ TEST_F(WhatIfViewTest, AnExtraPermissionNamingAnotherAgentIsThatAgents) {
   extra.resource = "docs:*";
   extra.actions = {"read"};
   what_if.extra_permissions = {extra};
-  WhatIfView view(*snapshot_, what_if, "agt_a");
+  WhatIfView view(*snapshot_, what_if, "agt_a", absl::Now());
   EXPECT_EQ(view.PermissionsOf("agt_a")->size(), 1u);
   ASSERT_EQ(view.PermissionsOf("agt_b")->size(), 1u);
   EXPECT_EQ(view.PermissionsOf("agt_b")->at(0).id, "whatif:perm:0");
@@ -91,7 +91,7 @@ TEST_F(WhatIfViewTest, ExtraDelegationsJoinUnderTheStoresRules) {
   revoked.status = DelegationStatus::kRevoked;
   what_if.extra_delegations = {Link("", "agt_c", "agt_a"), expired, revoked,
                                Link("dlg_named", "agt_c", "agt_a"), Link("", "agt_a", "agt_b")};
-  WhatIfView view(*snapshot_, what_if, "agt_a");
+  WhatIfView view(*snapshot_, what_if, "agt_a", absl::Now());
   EXPECT_EQ(IdsOf(*view.ActiveDelegationsInto("agt_a", kNow)),
             (std::vector<std::string>{real_delegation_, "whatif:dlg:0", "dlg_named"}));
   EXPECT_EQ(IdsOf(*view.ActiveDelegationsInto("agt_b", kNow)),
@@ -102,12 +102,12 @@ TEST_F(WhatIfViewTest, RemovedDelegationsDisappearRealOrExtra) {
   WhatIf what_if;
   what_if.extra_delegations = {Link("dlg_extra", "agt_c", "agt_a")};
   what_if.removed_delegation_ids = {real_delegation_, "dlg_extra"};
-  WhatIfView view(*snapshot_, what_if, "agt_a");
+  WhatIfView view(*snapshot_, what_if, "agt_a", absl::Now());
   EXPECT_TRUE(view.ActiveDelegationsInto("agt_a", kNow)->empty());
 }
 
 TEST_F(WhatIfViewTest, AnEmptyWhatIfChangesNothing) {
-  WhatIfView view(*snapshot_, WhatIf(), "agt_a");
+  WhatIfView view(*snapshot_, WhatIf(), "agt_a", absl::Now());
   EXPECT_EQ(view.PermissionsOf("agt_a")->size(), 1u);
   EXPECT_EQ(IdsOf(*view.ActiveDelegationsInto("agt_a", kNow)),
             (std::vector<std::string>{real_delegation_}));
