@@ -21,7 +21,8 @@ namespace verdict {
 namespace {
 
 constexpr int kPolicyVersion = 1;
-constexpr char kUtcTimeFormat[] = "%Y-%m-%d%ET%H:%M:%E*SZ";
+// %4Y: RFC 3339 years have four digits, 0999 too.
+constexpr char kUtcTimeFormat[] = "%4Y-%m-%d%ET%H:%M:%E*SZ";
 
 // What the stores keep and an export writes back the same: whole microseconds of the years 0001
 // to 9999 (absl reads "infinite-future" too, and any year or precision).

@@ -31,6 +31,7 @@ constexpr char kFullPolicy[] = R"json({
      "status": "suspended",
      "token_sha256": "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"},
     {"id": "agt_gone", "owner": "bob", "name": "old", "kind": "service", "status": "revoked",
+     "expires_at": "0999-06-01T12:00:00Z",
      "token_sha256": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
   ],
   "permissions": [
