@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "cli/exit_codes.h"
 #include "cli/options.h"
+#include "common/admin_limits.h"
 #include "server/admin_secret.h"
 #include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -93,8 +94,12 @@ class Session {
     grpc::ClientContext context;
     if (int code = PrepareContext(&context); code != kExitOk) return code;
     context.AddMetadata("authorization", absl::StrCat("Bearer ", secret));
-    auto stub = v1::AdminService::NewStub(
-        grpc::CreateChannel(options_.Get("admin_addr"), grpc::InsecureChannelCredentials()));
+    // A policy export comes back whole in one message (common/admin_limits.h).
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(kMaxAdminMessageBytes);
+    arguments.SetMaxSendMessageSize(kMaxAdminMessageBytes);
+    auto stub = v1::AdminService::NewStub(grpc::CreateCustomChannel(
+        options_.Get("admin_addr"), grpc::InsecureChannelCredentials(), arguments));
     return Finish((stub.get()->*method)(&context, request, response));
   }
 
@@ -523,6 +528,11 @@ int ImportPolicy(Session& session) {
   v1::ImportPolicyRequest request;
   if (int code = ReadDocument(session, "file", request.mutable_policy_json()); code != kExitOk) {
     return code;
+  }
+  if (request.policy_json().size() > static_cast<size_t>(kMaxPolicyDocumentBytes)) {
+    return session.UsageError(absl::StrCat("--file: ", request.policy_json().size(),
+                                           " bytes, more than the ", kMaxPolicyDocumentBytes >> 20,
+                                           " MiB a policy document may have"));
   }
   v1::ImportPolicyResponse response;
   int code = session.CallAdmin(&AdminStub::ImportPolicy, request, &response);

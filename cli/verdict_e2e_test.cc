@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -396,6 +397,42 @@ TEST_F(VerdictCliTest, PolicyExportsAndRefusesImportIntoAFullStore) {
   EXPECT_EQ(into_full.exit_code, 3);
   EXPECT_THAT(exported.err, Not(HasSubstr("JSON")));
   EXPECT_EQ(Admin({"policy", "import", "--file=missing.json"}).exit_code, 1);
+}
+
+// A policy travels whole in one admin message: one over gRPC's default 4 MiB imports and
+// exports, and one over the 64 MiB a policy document may have is refused before it is sent.
+TEST_F(VerdictCliTest, APolicyOverFourMebibytesImportsAndExports) {
+  absl::StatusOr<std::unique_ptr<VerdictdProcess>> empty_store =
+      VerdictdProcess::Start({"--db=big.db", "--admin_listen=unix:big-admin.sock",
+                              "--admin_secret_file=admin-secret", "--test_only_weak_admin_hash"});
+  ASSERT_TRUE(empty_store.ok()) << empty_store.status();
+  std::string policy = R"({"version": 1, "agents": [)";
+  const std::string long_name(250, 'n');
+  for (int i = 0; i < 14000; ++i) {
+    absl::StrAppend(&policy, i == 0 ? "" : ",", R"({"id": "agt_big)", i,
+                    R"(", "owner": "o", "name": ")", long_name, R"(", "token_sha256": ")",
+                    absl::StrFormat("%064x", i), R"("})");
+  }
+  policy += "]}";
+  ASSERT_GT(policy.size(), size_t{5} << 20);
+  std::ofstream("big-policy.json") << policy;
+
+  Outcome imported = Verdict({"policy", "import", "--file=big-policy.json",
+                              "--admin_addr=unix:big-admin.sock", "--timeout=60s"});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_THAT(imported.out, HasSubstr("imported 14000 agents"));
+  Outcome exported = Verdict({"policy", "export", "--out=big-export.json",
+                              "--admin_addr=unix:big-admin.sock", "--timeout=60s"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_GT(ReadFile("big-export.json").size(), size_t{4} << 20);
+
+  std::ofstream("huge-policy.json") << std::string((64 << 20) + 1, ' ');
+  Outcome huge =
+      Verdict({"policy", "import", "--file=huge-policy.json", "--admin_addr=unix:big-admin.sock"});
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_THAT(huge.err, HasSubstr("64 MiB"));
+  (*empty_store)->Signal(SIGTERM);
+  EXPECT_TRUE((*empty_store)->AwaitExit(absl::Seconds(20)).ok());
 }
 
 TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/admin_limits.h"
 #include "server/admin_secret.h"
 #include "store/open_store.h"
 
@@ -113,8 +114,10 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
     }
   }
   if (options.listen.empty()) return plane;
-  absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
-      options.listen, {{v1::AdminService::service_full_name(), &plane->service_}});
+  // A policy import carries the whole document.
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+      GrpcServer::Start(options.listen, {{v1::AdminService::service_full_name(), &plane->service_}},
+                        Reflection::kOff, kMaxAdminMessageBytes);
   if (!server.ok()) {
     if (options.listen_required) return server.status();
     // The default socket: a second verdictd on one database finds the first one's, and a

@@ -78,7 +78,8 @@ absl::StatusOr<int> ClaimUnixSocket(const std::string& listen) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
-    const std::string& listen, const std::vector<NamedService>& services, Reflection reflection) {
+    const std::string& listen, const std::vector<NamedService>& services, Reflection reflection,
+    int max_receive_message_bytes) {
   absl::StatusOr<int> socket_lock = ClaimUnixSocket(listen);
   if (!socket_lock.ok()) return socket_lock.status();
   grpc::EnableDefaultHealthCheckService(true);
@@ -92,7 +93,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // start and share its connections, each answering from its own database. A port in use is an
   // error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  builder.SetMaxReceiveMessageSize(max_receive_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams);
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxMetadataBytes);
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);

@@ -44,9 +44,11 @@ class GrpcServer {
   // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
   // services, which must outlive the server. UNAVAILABLE when the address cannot be bound;
   // ALREADY_EXISTS when another live process serves the unix socket.
+  // A message larger than `max_receive_message_bytes` is refused (RESOURCE_EXHAUSTED).
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
       const std::string& listen, const std::vector<NamedService>& services,
-      Reflection reflection = Reflection::kOff);
+      Reflection reflection = Reflection::kOff,
+      int max_receive_message_bytes = kMaxReceiveMessageBytes);
 
   ~GrpcServer();
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "common/admin_limits.h"
 #include "common/json.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
@@ -368,7 +369,8 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
 
 absl::StatusOr<PolicyContents> PolicyFromJson(absl::string_view json) {
   // A policy may be large: allow a bigger document than a call's arguments, and no deeper.
-  absl::StatusOr<JsonValue> parsed = ParseJson(json, JsonLimits{.max_bytes = 64 << 20});
+  absl::StatusOr<JsonValue> parsed =
+      ParseJson(json, JsonLimits{.max_bytes = kMaxPolicyDocumentBytes});
   if (!parsed.ok()) return Invalid("policy", parsed.status().message());
   absl::StatusOr<ObjectReader> document =
       ObjectReader::Open(*parsed, "policy", {"version", "agents", "permissions", "delegations"});
