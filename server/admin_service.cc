@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
+#include "store/admin_calls.h"
 #include "store/policy_json.h"
 
 namespace verdict {
@@ -35,8 +36,9 @@ GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decisio
 // The call's work goes to the service's own threads: gRPC's callback threads also carry the
 // decision calls, and an admin call may hold one for an Argon2id verification or a write that
 // waits on SQLite's lock. A call whose caller gave up (its deadline passed, it cancelled, the
-// server is shutting down) while it waited here or while it was authenticated does nothing: the
-// caller would never learn of its write, and a token it minted would be lost with the answer.
+// server is shutting down) while it waited here, while it was authenticated or while its write
+// ran does nothing: the caller would never learn of its write, and a token it minted would be
+// lost with the answer.
 template <typename Body>
 grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* context, Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -49,6 +51,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     absl::Status ready = still_awaited();
     if (ready.ok()) ready = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
     if (ready.ok()) ready = still_awaited();
+    // And once more just before a write commits: the caller may give up while it runs.
+    CommitOnlyWhile awaited(still_awaited);
     reactor->Finish(AdminGrpcStatus(ready.ok() ? body() : ready));
   });
   return reactor;

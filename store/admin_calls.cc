@@ -52,12 +52,38 @@ absl::Status SetApprovalStatus(AdminTransaction& rows, ApprovalRequest& approval
   return absl::OkStatus();
 }
 
+thread_local const CommitOnlyWhile* innermost_commit_condition = nullptr;
+
 }  // namespace
+
+CommitOnlyWhile::CommitOnlyWhile(std::function<absl::Status()> still_wanted)
+    : still_wanted_(std::move(still_wanted)), outer_(innermost_commit_condition) {
+  innermost_commit_condition = this;
+}
+
+CommitOnlyWhile::~CommitOnlyWhile() { innermost_commit_condition = outer_; }
+
+absl::Status CommitOnlyWhile::Check() {
+  for (const CommitOnlyWhile* condition = innermost_commit_condition; condition != nullptr;
+       condition = condition->outer_) {
+    if (absl::Status wanted = condition->still_wanted_(); !wanted.ok()) return wanted;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreWithAdminCalls::Transact(
+    TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
+  return InAdminTransaction(kind, [&](AdminTransaction& t) {
+    absl::Status done = body(t);
+    if (done.ok() && kind == TransactionKind::kWrite) done = CommitOnlyWhile::Check();
+    return done;
+  });
+}
 
 absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& agent) {
   absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     const std::string& id = row->agent.id;
     if (absl::Status s = CheckUnused(Found(t.FindAgent(id)), "agent", id); !s.ok()) return s;
     return t.InsertAgent(row->agent, row->token_sha256);
@@ -69,7 +95,7 @@ absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& ag
 absl::StatusOr<Agent> StoreWithAdminCalls::GetAgent(absl::string_view agent_id) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   Agent agent;
-  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     agent = *std::move(found);
@@ -87,7 +113,7 @@ absl::StatusOr<AgentPage> StoreWithAdminCalls::ListAgents(const PageRequest& pag
     if (absl::Status s = CheckId("page_token", page.page_token, kAgentIdPrefix); !s.ok()) return s;
   }
   AgentPage result;
-  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     // Ids sort after "", so the first page starts at the empty token; one row more than the
     // page tells whether another page follows.
     absl::StatusOr<std::vector<Agent>> agents = t.ListAgents(page.page_token, *page_size + 1);
@@ -109,7 +135,7 @@ absl::StatusOr<Agent> StoreWithAdminCalls::SetAgentStatus(absl::string_view agen
   if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
   const absl::Time now = StoredTime(AdminClock());
   Agent agent;
-  absl::Status result = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status result = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     agent = *std::move(found);
@@ -134,7 +160,7 @@ absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view 
   rotated.token = NewAgentToken();
   rotated.previous_token_expires_at = previous_until->value_or(now);
   const std::string token_sha256 = Sha256(rotated.token);
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     rotated.agent = *std::move(found);
@@ -150,7 +176,7 @@ absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view 
 absl::StatusOr<Permission> StoreWithAdminCalls::GrantPermission(const NewPermission& permission) {
   absl::StatusOr<Permission> row = PrepareNewPermission(permission, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> agent = ExistingRow(t.FindAgent(row->agent_id), "agent", row->agent_id);
     if (!agent.ok()) return agent.status();
     if (absl::Status s = CheckGrantable(*agent); !s.ok()) return s;
@@ -168,7 +194,7 @@ absl::Status StoreWithAdminCalls::RevokePermission(absl::string_view permission_
   if (absl::Status s = CheckId("permission_id", permission_id, kPermissionIdPrefix); !s.ok()) {
     return s;
   }
-  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<bool> deleted = t.DeletePermission(permission_id);
     if (!deleted.ok()) return deleted.status();
     if (!*deleted) {
@@ -183,7 +209,7 @@ absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelega
   absl::StatusOr<DelegationToCreate> prepared = PrepareNewDelegation(delegation, now);
   if (!prepared.ok()) return prepared.status();
   const Delegation& row = prepared->delegation;
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> from =
         ExistingRow(t.FindAgent(row.from_agent_id), "agent", row.from_agent_id);
     if (!from.ok()) return from.status();
@@ -206,7 +232,7 @@ absl::Status StoreWithAdminCalls::RevokeDelegation(absl::string_view delegation_
   if (absl::Status s = CheckId("delegation_id", delegation_id, kDelegationIdPrefix); !s.ok()) {
     return s;
   }
-  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<Delegation> found =
         ExistingRow(t.FindDelegation(delegation_id), "delegation", delegation_id);
     if (!found.ok()) return found.status();
@@ -226,7 +252,7 @@ absl::StatusOr<ApprovalPage> StoreWithAdminCalls::ListApprovals(
   if (!start.ok()) return start.status();
   const absl::Time now = AdminClock();
   ApprovalPage result;
-  absl::Status outcome = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status outcome = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     // One row more than the page tells whether another page follows.
     absl::StatusOr<std::vector<ApprovalRequest>> approvals =
         t.ListApprovals(*start, status, *page_size + 1, now);
@@ -246,7 +272,7 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::GetApproval(absl::string_vi
   if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   const absl::Time now = AdminClock();
   ApprovalRequest approval;
-  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<ApprovalRequest> found =
         ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();
@@ -265,7 +291,7 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string
   now = StoredTime(now);
   ApprovalRequest approval;
   bool expired = false;
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<ApprovalRequest> found =
         ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();
@@ -296,7 +322,7 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string
 
 absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
   PolicyContents policy;
-  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<PolicyContents> read = t.ReadPolicy();
     if (!read.ok()) return read.status();
     policy = *std::move(read);
@@ -310,7 +336,7 @@ absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
   // Everything is validated before the database is touched: an import is all or nothing.
   absl::StatusOr<PolicyToImport> prepared = PreparePolicyImport(policy, StoredTime(AdminClock()));
   if (!prepared.ok()) return prepared.status();
-  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<bool> empty = t.PolicyIsEmpty();
     if (!empty.ok()) return empty.status();
     if (!*empty) return ImportNeedsEmptyStore();
@@ -332,7 +358,7 @@ absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
 
 absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
   bool empty = false;
-  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<bool> is_empty = t.PolicyIsEmpty();
     if (!is_empty.ok()) return is_empty.status();
     empty = *is_empty;
@@ -348,7 +374,7 @@ absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Tim
     return absl::InvalidArgumentError("expires_at: the token's \"exp\" is required");
   }
   const absl::Time now = StoredTime(AdminClock());
-  return InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     // Entries long past their token's expiry protect nothing: they go as new ones come.
     if (absl::Status s = t.PruneRevokedTokenIds(now - kRevokedTokenIdRetention); !s.ok()) {
       return s;
@@ -360,7 +386,7 @@ absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Tim
 absl::StatusOr<SigningKey> StoreWithAdminCalls::AddSigningKey(const NewSigningKey& key) {
   absl::StatusOr<SigningKey> row = PrepareSigningKey(key, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     if (absl::Status s = CheckUnused(Found(t.FindSigningKey(row->kid)), "signing key", row->kid);
         !s.ok()) {
       return s;
@@ -375,7 +401,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSignin
   absl::StatusOr<SigningKey> content = PrepareSigningKey(key, StoredTime(AdminClock()));
   if (!content.ok()) return content.status();
   SigningKey rotated;
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<SigningKey> current =
         ExistingRow(t.FindSigningKey(content->kid), "signing key", content->kid);
     if (!current.ok()) return current.status();
@@ -394,7 +420,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSignin
 absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_view kid) {
   const absl::Time now = StoredTime(AdminClock());
   SigningKey retired;
-  absl::Status status = InAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<SigningKey> current = ExistingRow(t.FindSigningKey(kid), "signing key", kid);
     if (!current.ok()) return current.status();
     retired = *std::move(current);
@@ -411,7 +437,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_vi
 
 absl::StatusOr<std::vector<SigningKey>> StoreWithAdminCalls::ListSigningKeys() {
   std::vector<SigningKey> keys;
-  absl::Status status = InAdminTransaction(TransactionKind::kRead, [&](AdminTransaction& t) {
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<std::vector<SigningKey>> rows = t.ListSigningKeys();
     if (!rows.ok()) return rows.status();
     keys = *std::move(rows);

@@ -7,6 +7,7 @@
 #ifndef VERDICT_STORE_ADMIN_CALLS_H_
 #define VERDICT_STORE_ADMIN_CALLS_H_
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -21,6 +22,25 @@
 #include "store/store.h"
 
 namespace verdict {
+
+// While one lives, the admin calls its thread makes commit only if `still_wanted` answers OK
+// just before they would commit; otherwise they roll back and return its status. The admin
+// service's caller may give up (a deadline, a cancel) while a write runs, and must then find
+// nothing written: it would never learn of the write, nor of a token the write minted.
+class CommitOnlyWhile {
+ public:
+  explicit CommitOnlyWhile(std::function<absl::Status()> still_wanted);
+  ~CommitOnlyWhile();
+  CommitOnlyWhile(const CommitOnlyWhile&) = delete;
+  CommitOnlyWhile& operator=(const CommitOnlyWhile&) = delete;
+
+  // OK, or the status of this thread's first condition, innermost first, that no longer holds.
+  static absl::Status Check();
+
+ private:
+  std::function<absl::Status()> still_wanted_;
+  const CommitOnlyWhile* const outer_;
+};
 
 class StoreWithAdminCalls : public Store {
  public:
@@ -55,6 +75,11 @@ class StoreWithAdminCalls : public Store {
       TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) = 0;
   // The time of admin writes (created_at, updated_at, grace expiries) and of approvals' expiry.
   virtual absl::Time AdminClock() = 0;
+
+ private:
+  // InAdminTransaction, with a write committed only while CommitOnlyWhile::Check() is OK.
+  absl::Status Transact(TransactionKind kind,
+                        absl::FunctionRef<absl::Status(AdminTransaction&)> body);
 };
 
 }  // namespace verdict

@@ -24,6 +24,7 @@
 #include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/admin_calls.h"
 #include "store/postgres_store.h"
 #include "store/postgres_test_support.h"
 #include "store/sqlite_store.h"
@@ -842,6 +843,21 @@ TEST_P(StoreContractTest, NegativeOrEndlessGraceIsRefused) {
   // The agent's token is still the one it was created with.
   EXPECT_THAT(*Read()->FindAgentByTokenHash(Sha256(tokens_["agt_a"]), clock_.Now()),
               HasAgentId("agt_a"));
+}
+
+// The admin service's caller may give up while a write runs: the write then commits nothing.
+TEST_P(StoreContractTest, AWriteWhoseCallerGaveUpCommitsNothing) {
+  {
+    CommitOnlyWhile gave_up([] { return absl::CancelledError("the caller gave up"); });
+    absl::StatusOr<CreatedAgent> created = store_->CreateAgent({.owner = "o", .name = "n"});
+    EXPECT_EQ(created.status().code(), absl::StatusCode::kCancelled);
+    absl::StatusOr<bool> empty = store_->IsEmpty();  // reads are answered
+    ASSERT_TRUE(empty.ok()) << empty.status();
+    EXPECT_TRUE(*empty);
+  }
+  CommitOnlyWhile awaited([] { return absl::OkStatus(); });
+  EXPECT_TRUE(store_->CreateAgent({.owner = "o", .name = "n"}).ok());
+  EXPECT_FALSE(*store_->IsEmpty());
 }
 
 // --- The admin plane: permissions ---
