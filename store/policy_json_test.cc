@@ -92,6 +92,20 @@ TEST_F(PolicyJsonTest, ExportImportsIntoAnotherStoreUnchanged) {
   EXPECT_EQ(Export(*other), first);
 }
 
+TEST_F(PolicyJsonTest, ARevokedLinkClosesNoCycle) {
+  constexpr char kPolicy[] = R"({"version": 1, "agents": [
+      {"id": "agt_a", "owner": "o", "name": "n"}, {"id": "agt_b", "owner": "o", "name": "n"}],
+      "permissions": [{"id": "perm_a", "agent_id": "agt_a", "resource": "r", "actions": ["a"]}],
+      "delegations": [
+      {"id": "dlg_ab", "from_agent_id": "agt_a", "to_agent_id": "agt_b",
+       "permissions": [{"resource": "r", "actions": ["a"]}]},
+      {"id": "dlg_ba", "from_agent_id": "agt_b", "to_agent_id": "agt_a", "status": "revoked",
+       "permissions": [{"resource": "r", "actions": ["a"]}]}]})";
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, kPolicy);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->delegations, 2);
+}
+
 TEST_F(PolicyJsonTest, ImportedAgentIsLiveForTheDecisionPath) {
   ASSERT_TRUE(ImportPolicyJson(*store_, kFullPolicy).ok());
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
@@ -226,6 +240,19 @@ TEST_F(PolicyJsonTest, MalformedDocumentsAreRefusedAndChangeNothing) {
          "from_agent_id": "agt_a", "to_agent_id": "agt_b", "max_depth": 0,
          "permissions": [{"resource": "r", "actions": ["a"]}]}]})",
        "delegations[0].max_depth"},
+      // The admin plane would refuse the link that closes a cycle; so does an import.
+      {"a cycle of active delegations", R"({"version": 1, "agents": [
+         {"id": "agt_a", "owner": "o", "name": "n"}, {"id": "agt_b", "owner": "o", "name": "n"},
+         {"id": "agt_c", "owner": "o", "name": "n"}], "permissions": [
+         {"id": "perm_a", "agent_id": "agt_a", "resource": "r", "actions": ["a"]}],
+         "delegations": [
+         {"id": "dlg_ab", "from_agent_id": "agt_a", "to_agent_id": "agt_b",
+          "permissions": [{"resource": "r", "actions": ["a"]}]},
+         {"id": "dlg_bc", "from_agent_id": "agt_b", "to_agent_id": "agt_c",
+          "permissions": [{"resource": "r", "actions": ["a"]}]},
+         {"id": "dlg_ca", "from_agent_id": "agt_c", "to_agent_id": "agt_a",
+          "permissions": [{"resource": "r", "actions": ["a"]}]}]})",
+       "closes a cycle of active delegations"},
   };
   for (const RefusalCase& c : cases) {
     absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, c.json);
