@@ -1,19 +1,27 @@
 #include "server/seed.h"
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "store/admin_input.h"
 #include "store/policy_json.h"
 
 namespace verdict {
 
-absl::Status SeedIfEmpty(PolicyAdmin& admin, absl::string_view policy_json) {
+absl::StatusOr<SeedOutcome> SeedIfEmpty(PolicyAdmin& admin, absl::string_view policy_json) {
+  absl::StatusOr<PolicyContents> policy = PolicyFromJson(policy_json);
+  if (!policy.ok()) return policy.status();
+  if (absl::Status valid = PreparePolicyImport(*policy, absl::Now()).status(); !valid.ok()) {
+    return valid;
+  }
   absl::StatusOr<bool> empty = admin.IsEmpty();
   if (!empty.ok()) return empty.status();
-  if (!*empty) return absl::OkStatus();
-  absl::Status imported = ImportPolicyJson(admin, policy_json).status();
+  if (!*empty) return SeedOutcome::kStoreHeldAPolicy;
+  absl::Status imported = admin.ImportPolicy(*policy);
+  if (imported.ok()) return SeedOutcome::kImported;
   if (imported.code() == absl::StatusCode::kFailedPrecondition) {
     // Import refuses a store that is not empty: another process seeded it in between.
     absl::StatusOr<bool> still_empty = admin.IsEmpty();
-    if (still_empty.ok() && !*still_empty) return absl::OkStatus();
+    if (still_empty.ok() && !*still_empty) return SeedOutcome::kStoreHeldAPolicy;
   }
   return imported;
 }

@@ -2,21 +2,28 @@
 // so a demo or a test starts with a known policy. A store that already holds a policy is left
 // as it is: restarting with the same flags never duplicates or overwrites anything.
 //
-//   absl::Status seeded = SeedIfEmpty(store, policy_json);
+//   absl::StatusOr<SeedOutcome> seeded = SeedIfEmpty(store, policy_json);
 #ifndef VERDICT_SERVER_SEED_H_
 #define VERDICT_SERVER_SEED_H_
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "store/policy_admin.h"
 
 namespace verdict {
 
-// OK when the store held a policy already or now holds `policy_json`. INVALID_ARGUMENT when the
-// document is not a valid policy; the store's status (UNAVAILABLE...) when it cannot be used.
-// Safe when several processes seed one new database at once: one imports, the others find it
-// seeded.
-absl::Status SeedIfEmpty(PolicyAdmin& admin, absl::string_view policy_json);
+enum class SeedOutcome {
+  kImported,
+  kStoreHeldAPolicy,  // left as it was
+};
+
+// What happened to `policy_json`. INVALID_ARGUMENT when the document is not a valid policy,
+// whether or not the store is empty: a seed file broken since the first start is reported at
+// every start, not first when the database is new. The store's status (UNAVAILABLE...) when it
+// cannot be used. Safe when several processes seed one new database at once: one imports, the
+// others find it seeded.
+absl::StatusOr<SeedOutcome> SeedIfEmpty(PolicyAdmin& admin, absl::string_view policy_json);
 
 }  // namespace verdict
 

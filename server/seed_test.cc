@@ -40,7 +40,9 @@ std::unique_ptr<SqliteStore> OpenStore(const std::string& name, bool defer_open_
 TEST(SeedIfEmptyTest, ImportsThePolicyIntoAnEmptyStore) {
   std::unique_ptr<SqliteStore> store = OpenStore("empty.db");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(SeedIfEmpty(*store, kAlicePolicy).ok());
+  absl::StatusOr<SeedOutcome> seeded = SeedIfEmpty(*store, kAlicePolicy);
+  ASSERT_TRUE(seeded.ok()) << seeded.status();
+  EXPECT_EQ(*seeded, SeedOutcome::kImported);
   absl::StatusOr<Agent> alice = store->GetAgent("agt_alice");
   ASSERT_TRUE(alice.ok()) << alice.status();
   EXPECT_EQ(alice->name, "alice");
@@ -50,9 +52,11 @@ TEST(SeedIfEmptyTest, LeavesAStoreThatHoldsAPolicyAsItIs) {
   std::unique_ptr<SqliteStore> store = OpenStore("seeded.db");
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(SeedIfEmpty(*store, kAlicePolicy).ok());
-  // A restart with the same or another seed changes nothing.
-  EXPECT_TRUE(SeedIfEmpty(*store, kAlicePolicy).ok());
-  EXPECT_TRUE(SeedIfEmpty(*store, kBobPolicy).ok());
+  // A restart with the same or another seed changes nothing, and says so.
+  EXPECT_EQ(SeedIfEmpty(*store, kAlicePolicy).value_or(SeedOutcome::kImported),
+            SeedOutcome::kStoreHeldAPolicy);
+  EXPECT_EQ(SeedIfEmpty(*store, kBobPolicy).value_or(SeedOutcome::kImported),
+            SeedOutcome::kStoreHeldAPolicy);
   EXPECT_TRUE(store->GetAgent("agt_alice").ok());
   EXPECT_EQ(store->GetAgent("agt_bob").status().code(), absl::StatusCode::kNotFound);
 }
@@ -63,18 +67,26 @@ TEST(SeedIfEmptyTest, RefusesADocumentThatIsNotAPolicy) {
   for (const char* bad : {"", "{not json", R"({"version": 1, "agents": [{"id": "agt_x"}]})",
                           R"({"version": 1, "agents": [{"id": "agt_x", "owner": "o", "name": "n",
                               "kind": "robot", "status": "active"}]})"}) {
-    EXPECT_EQ(SeedIfEmpty(*store, bad).code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(SeedIfEmpty(*store, bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
   absl::StatusOr<bool> empty = store->IsEmpty();
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_TRUE(*empty) << "a refused seed writes nothing";
 }
 
+TEST(SeedIfEmptyTest, ABrokenSeedIsRefusedEvenWhenTheStoreHoldsAPolicy) {
+  std::unique_ptr<SqliteStore> store = OpenStore("seeded-then-broken.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(SeedIfEmpty(*store, kAlicePolicy).ok());
+  EXPECT_EQ(SeedIfEmpty(*store, "{\"version\": 1, \"agents\": [").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(SeedIfEmptyTest, StoreThatCannotBeUsedReportsUnavailable) {
   std::unique_ptr<SqliteStore> store =
       OpenStore("no/such/directory/verdict.db", /*defer_open_errors=*/true);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(SeedIfEmpty(*store, kAlicePolicy).code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(SeedIfEmpty(*store, kAlicePolicy).status().code(), absl::StatusCode::kUnavailable);
 }
 
 }  // namespace

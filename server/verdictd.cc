@@ -142,12 +142,17 @@ int Serve(const ServerOptions& options) {
 
   // Ready means: the database can be used and, with --seed, holds a policy.
   bool seeded = !seed_policy.has_value();
-  auto check_ready = [&store, &seed_policy, &seeded]() -> absl::Status {
+  auto check_ready = [&store, &seed_policy, &seeded, &options]() -> absl::Status {
     if (absl::Status available = (*store)->CheckAvailable(); !available.ok()) return available;
     if (seeded) return absl::OkStatus();
-    absl::Status seed = SeedIfEmpty(**store, *seed_policy);
-    seeded = seed.ok();
-    return seed;
+    absl::StatusOr<SeedOutcome> seed = SeedIfEmpty(**store, *seed_policy);
+    if (!seed.ok()) return seed.status();
+    seeded = true;
+    if (*seed == SeedOutcome::kStoreHeldAPolicy) {
+      std::cerr << "verdictd: --seed=" << options.seed_path
+                << " not imported: the database already holds a policy\n";
+    }
+    return absl::OkStatus();
   };
   const absl::Status ready = check_ready();
   if (!ready.ok()) {
