@@ -1,6 +1,9 @@
 #include "store/postgres_connection.h"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <utility>
 
@@ -152,8 +155,10 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
   const char* const values[] = {
       connect_timeout.c_str(), "verdictd", user_timeout.c_str(), "10", "5", "3",
       conninfo.c_str(),        nullptr};
+  // The server answers within statement_timeout or says why not; the margin lets it say so.
   std::unique_ptr<PostgresConnection> opened(
-      new PostgresConnection(pq, pq.connectdbParams(keywords, values, /*expand_dbname=*/1)));
+      new PostgresConnection(pq, pq.connectdbParams(keywords, values, /*expand_dbname=*/1),
+                             options.statement_timeout + absl::Seconds(2)));
   if (opened->connection_ == nullptr) {
     return absl::UnavailableError("policy store unavailable: libpq is out of memory");
   }
@@ -172,6 +177,40 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
       Milliseconds(options.statement_timeout * 3), "'");
   if (absl::Status set = opened->ExecuteScript(settings.c_str()); !set.ok()) return set;
   return opened;
+}
+
+PGresult* PostgresConnection::NextResult() {
+  const absl::Time deadline = absl::Now() + answer_limit_;
+  while (pq_.isBusy(connection_)) {
+    const int64_t left = absl::ToInt64Milliseconds(deadline - absl::Now());
+    pollfd readable{pq_.socket(connection_), POLLIN, 0};
+    const int polled = left > 0 ? poll(&readable, 1, static_cast<int>(left)) : 0;
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
+      answer_late_ = true;
+      broken_ = true;
+      return nullptr;
+    }
+    if (polled < 0 || pq_.consumeInput(connection_) != 1) {
+      broken_ = true;
+      return nullptr;
+    }
+  }
+  return pq_.getResult(connection_);
+}
+
+PGresult* PostgresConnection::LastResult(bool sent) {
+  if (!sent) return nullptr;
+  PGresult* last = nullptr;
+  while (PGresult* next = NextResult()) {
+    if (last != nullptr) pq_.clear(last);
+    last = next;
+  }
+  if (answer_late_ && last != nullptr) {
+    pq_.clear(last);
+    return nullptr;
+  }
+  return last;
 }
 
 bool PostgresConnection::StillUsable() {
@@ -195,7 +234,10 @@ absl::Status PostgresConnection::Failure(const PGresult* result, absl::string_vi
   const char* sqlstate =
       result == nullptr ? nullptr : pq_.resultErrorField(result, PG_DIAG_SQLSTATE);
   const std::string message =
-      Trimmed(result != nullptr ? pq_.resultErrorMessage(result) : pq_.errorMessage(connection_));
+      answer_late_
+          ? absl::StrCat("no answer from the server within ", absl::FormatDuration(answer_limit_))
+          : Trimmed(result != nullptr ? pq_.resultErrorMessage(result)
+                                      : pq_.errorMessage(connection_));
   if (pq_.status(connection_) != CONNECTION_OK) broken_ = true;
   if (broken_ || sqlstate == nullptr || IsUnavailableState(sqlstate)) {
     return absl::UnavailableError(absl::StrCat("policy store unavailable: ", what, ": ", message));
@@ -207,20 +249,17 @@ absl::Status PostgresConnection::Failure(const PGresult* result, absl::string_vi
 absl::Status PostgresConnection::AwaitCommit() {
   if (!commit_in_flight_) return absl::OkStatus();
   commit_in_flight_ = false;
-  while (PGresult* raw = pq_.getResult(connection_)) {
+  while (PGresult* raw = NextResult()) {
     PgResult result(pq_, raw);
     // A read-only transaction loses nothing when its commit fails: only the connection counts.
     if (result.status() != PGRES_COMMAND_OK) Failure(result.raw(), "COMMIT").IgnoreError();
   }
   if (pq_.status(connection_) != CONNECTION_OK) broken_ = true;
   if (!broken_ && InTransaction()) {
-    PgResult rolled_back(pq_, pq_.exec(connection_, "ROLLBACK"));
+    PgResult rolled_back(pq_, LastResult(pq_.sendQuery(connection_, "ROLLBACK") == 1));
     if (rolled_back.status() != PGRES_COMMAND_OK) broken_ = true;
   }
-  if (broken_) {
-    return absl::UnavailableError(
-        absl::StrCat("policy store unavailable: ", Trimmed(pq_.errorMessage(connection_))));
-  }
+  if (broken_) return Failure(nullptr, "COMMIT");
   return absl::OkStatus();
 }
 
@@ -228,7 +267,7 @@ absl::Status PostgresConnection::Settle() {
   if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
   if (deferred_begin_ == nullptr) return absl::OkStatus();
   const char* begin = std::exchange(deferred_begin_, nullptr);
-  PgResult result(pq_, pq_.exec(connection_, begin));
+  PgResult result(pq_, LastResult(pq_.sendQuery(connection_, begin) == 1));
   if (result.status() != PGRES_COMMAND_OK) return Failure(result.raw(), begin);
   return absl::OkStatus();
 }
@@ -280,16 +319,17 @@ absl::StatusOr<PgResult> PostgresConnection::Execute(PgStatement statement,
     return ExecuteAfterBegin(statement, params, values.data(), lengths.data(), formats.data());
   }
   if (!cached.prepared) {
-    PgResult prepared(pq_,
-                      pq_.prepare(connection_, sql.name, sql.sql, count, params.types_.data()));
+    PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
+                                                      params.types_.data()) == 1));
     if (prepared.status() != PGRES_COMMAND_OK) {
       return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
     }
     cached.prepared = true;
     cached.types = params.types_;
   }
-  PgResult result(pq_, pq_.execPrepared(connection_, sql.name, count, values.data(), lengths.data(),
-                                        formats.data(), kBinaryFormat));
+  PgResult result(
+      pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count, values.data(),
+                                            lengths.data(), formats.data(), kBinaryFormat) == 1));
   const ExecStatusType status = result.status();
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     return Failure(result.raw(), sql.name);
@@ -325,13 +365,13 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(PgStatement state
   std::optional<PgResult> rows;
   const int commands = prepare ? 3 : 2;
   for (int command = 0; command < commands; ++command) {
-    PGresult* raw = pq_.getResult(connection_);
+    PGresult* raw = NextResult();
     if (raw == nullptr) {
       broken_ = true;
       return Failure(nullptr, sql.name);
     }
     PgResult result(pq_, raw);
-    while (PGresult* end = pq_.getResult(connection_)) pq_.clear(end);
+    while (PGresult* end = NextResult()) pq_.clear(end);
     const ExecStatusType status = result.status();
     if (status == PGRES_PIPELINE_ABORTED) continue;
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
@@ -340,7 +380,7 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(PgStatement state
     }
     if (command == commands - 1) rows = std::move(result);
   }
-  PgResult sync(pq_, pq_.getResult(connection_));
+  PgResult sync(pq_, NextResult());
   if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
     broken_ = true;
     if (failure.ok()) failure = Failure(nullptr, sql.name);
@@ -355,7 +395,7 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(PgStatement state
 
 absl::Status PostgresConnection::ExecuteScript(const char* sql) {
   if (absl::Status settled = Settle(); !settled.ok()) return settled;
-  PgResult result(pq_, pq_.exec(connection_, sql));
+  PgResult result(pq_, LastResult(pq_.sendQuery(connection_, sql) == 1));
   const ExecStatusType status = result.status();
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     return Failure(result.raw(), absl::string_view(sql).substr(0, 40));
@@ -365,8 +405,8 @@ absl::Status PostgresConnection::ExecuteScript(const char* sql) {
 
 absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
   if (absl::Status settled = Settle(); !settled.ok()) return settled;
-  PgResult result(
-      pq_, pq_.execParams(connection_, sql, 0, nullptr, nullptr, nullptr, nullptr, kBinaryFormat));
+  PgResult result(pq_, LastResult(pq_.sendQueryParams(connection_, sql, 0, nullptr, nullptr,
+                                                      nullptr, nullptr, kBinaryFormat) == 1));
   if (result.status() != PGRES_TUPLES_OK) {
     return Failure(result.raw(), absl::string_view(sql).substr(0, 40));
   }

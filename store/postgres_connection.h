@@ -162,7 +162,16 @@ class PostgresConnection {
     std::vector<unsigned int> types;
   };
 
-  PostgresConnection(const LibPq& pq, PGconn* connection) : pq_(pq), connection_(connection) {}
+  PostgresConnection(const LibPq& pq, PGconn* connection, absl::Duration answer_limit)
+      : pq_(pq), connection_(connection), answer_limit_(answer_limit) {}
+
+  // The server's next result (PQgetResult), waiting at most answer_limit_ for it: statement_timeout
+  // is the server's to enforce, and a server frozen while its machine still acknowledges would
+  // hold the call forever. Past the limit the connection is broken and nullptr comes back.
+  PGresult* NextResult();
+  // What PQexec answers, with NextResult's limit: the last result of the command sent, or
+  // nullptr when it could not be sent or none came.
+  PGresult* LastResult(bool sent);
 
   // The status of a failed command; marks the connection broken when its server is gone.
   absl::Status Failure(const PGresult* result, absl::string_view what);
@@ -182,6 +191,8 @@ class PostgresConnection {
   const char* deferred_begin_ = nullptr;
   bool commit_in_flight_ = false;
   bool broken_ = false;
+  const absl::Duration answer_limit_;
+  bool answer_late_ = false;  // broken because no answer came within answer_limit_
 };
 
 }  // namespace verdict

@@ -65,6 +65,8 @@ absl::StatusOr<LibPq> Load() {
   Resolve(library, "PQexitPipelineMode", pq.exitPipelineMode, error);
   Resolve(library, "PQpipelineSync", pq.pipelineSync, error);
   Resolve(library, "PQconsumeInput", pq.consumeInput, error);
+  Resolve(library, "PQisBusy", pq.isBusy, error);
+  Resolve(library, "PQsocket", pq.socket, error);
   if (!error.empty()) return absl::UnavailableError(error);
   return pq;
 }

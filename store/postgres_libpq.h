@@ -51,8 +51,11 @@ struct LibPq {
   decltype(&::PQenterPipelineMode) enterPipelineMode;
   decltype(&::PQexitPipelineMode) exitPipelineMode;
   decltype(&::PQpipelineSync) pipelineSync;
-  // Reading what an idle connection's server sent meanwhile (the FATAL message of a restart).
+  // Waiting for an answer with a deadline of verdict's own: reading what the server sent
+  // meanwhile (also the FATAL message that ends an idle connection), whether an answer is whole.
   decltype(&::PQconsumeInput) consumeInput;
+  decltype(&::PQisBusy) isBusy;
+  decltype(&::PQsocket) socket;
 };
 
 // The process's libpq, loaded on the first call and kept until exit; thread-safe. UNAVAILABLE

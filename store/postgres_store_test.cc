@@ -5,19 +5,28 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "crypto/sha256.h"
 #include "gmock/gmock.h"
@@ -38,6 +47,91 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 using Columns = std::map<std::string, std::set<std::string>>;  // table -> column names
+
+// A TCP relay between the store and the test's server that can stop relaying while it keeps
+// every connection open: what a server frozen on a machine that still acknowledges (a process
+// stopped, stuck in the kernel) looks like from the store's side.
+class FreezableRelay {
+ public:
+  explicit FreezableRelay(int server_port) : server_port_(server_port) {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        listen(listener_, 16) != 0 ||
+        getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      ADD_FAILURE() << "the relay cannot listen";
+      return;
+    }
+    port_ = ntohs(address.sin_port);
+    threads_.emplace_back([this] { AcceptLoop(); });
+  }
+
+  ~FreezableRelay() {
+    stopping_ = true;
+    for (std::thread& thread : threads_) thread.join();
+    for (int open : sockets_) close(open);
+    close(listener_);
+  }
+
+  int port() const { return port_; }
+  // Returns once no pump is still relaying what it read before.
+  void Freeze() {
+    frozen_ = true;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+
+ private:
+  // Waits up to 50 ms for `fd` to be readable; false when it is not or the relay is stopping.
+  bool Readable(int fd) {
+    pollfd ready{fd, POLLIN, 0};
+    return !stopping_ && poll(&ready, 1, 50) > 0;
+  }
+
+  void AcceptLoop() {
+    while (!stopping_) {
+      if (!Readable(listener_)) continue;
+      const int client = accept(listener_, nullptr, nullptr);
+      const int server = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      address.sin_port = htons(server_port_);
+      if (client < 0 || connect(server, reinterpret_cast<sockaddr*>(&address), sizeof(address))) {
+        continue;
+      }
+      sockets_.push_back(client);
+      sockets_.push_back(server);
+      threads_.emplace_back([this, client, server] { Pump(client, server); });
+      threads_.emplace_back([this, client, server] { Pump(server, client); });
+    }
+  }
+
+  // Copies what `from` sends to `to` until the relay stops; copies nothing once frozen.
+  void Pump(int from, int to) {
+    char buffer[16384];
+    while (!stopping_) {
+      if (frozen_) {
+        usleep(20'000);
+        continue;
+      }
+      if (!Readable(from) || frozen_) continue;
+      const ssize_t got = read(from, buffer, sizeof(buffer));
+      if (got <= 0) return;
+      if (write(to, buffer, got) != got) return;
+    }
+  }
+
+  const int server_port_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> frozen_{false};
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> threads_;  // the accept loop adds pumps; joined once it has stopped
+  std::vector<int> sockets_;
+};
 
 class PostgresStoreTest : public ::testing::Test {
  protected:
@@ -244,6 +338,46 @@ TEST_F(PostgresStoreTest, StoreRecoversWhenTheServerDropsItsConnections) {
   absl::StatusOr<Agent> next = store->GetAgent("agt_a");
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(next->id, "agt_a");
+}
+
+// The server's statement_timeout cannot fire when its process is frozen: the store gives up on
+// an answer itself, a little after the statement timeout, and fails closed.
+TEST_F(PostgresStoreTest, AServerThatStopsAnsweringFailsTheCallInsteadOfHoldingIt) {
+  // postgresql://user@127.0.0.1:PORT/database...
+  const std::string url = TestPostgresUrl();
+  const std::vector<std::string> host_and_port =
+      absl::StrSplit(url.substr(url.rfind('@') + 1), absl::ByAnyChar(":/"));
+  ASSERT_GE(host_and_port.size(), 2u) << url;
+  int server_port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(host_and_port[1], &server_port)) << url;
+  FreezableRelay relay(server_port);
+  const std::string through_relay = absl::StrReplaceAll(
+      schema_->conninfo(),
+      {{absl::StrCat(":", server_port, "/"), absl::StrCat(":", relay.port(), "/")}});
+  ASSERT_NE(through_relay, schema_->conninfo());
+  PostgresOptions options;
+  options.connections = 1;
+  options.statement_timeout = absl::Seconds(1);
+  options.connect_timeout = absl::Seconds(1);
+  absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+      PostgresStore::Open(through_relay, options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+
+  relay.Freeze();
+  const absl::Time start = absl::Now();
+  absl::StatusOr<Agent> frozen = (*store)->GetAgent("agt_a");
+  EXPECT_EQ(frozen.status().code(), absl::StatusCode::kUnavailable) << frozen.status();
+  EXPECT_THAT(frozen.status().message(), HasSubstr("no answer from the server"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  // A read snapshot, as a decision takes one, fails closed the same way.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = (*store)->BeginRead();
+  if (snapshot.ok()) {
+    EXPECT_EQ((*snapshot)->FindAgent("agt_a").status().code(), absl::StatusCode::kUnavailable);
+  } else {
+    EXPECT_EQ(snapshot.status().code(), absl::StatusCode::kUnavailable);
+  }
+  EXPECT_LT(absl::Now() - start, absl::Seconds(20));
 }
 
 TEST_F(PostgresStoreTest, ReadSnapshotRefusesWrites) {
