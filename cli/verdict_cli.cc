@@ -504,17 +504,17 @@ int ExportPolicy(Session& session) {
   return kExitOk;
 }
 
-// The document an option names: a regular file, or - for standard input.
+// The document an option names: a file, a pipe (<(...), /dev/stdin), or - for standard input.
 int ReadDocument(Session& session, const std::string& option, std::string* document) {
   const std::string& path = session.options().Get(option);
   std::ostringstream contents;
   if (path == "-") {
     contents << session.in().rdbuf();
   } else {
+    // A directory opens and reads as nothing, which would be sent as an empty document.
     std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) {
-      return session.UsageError(
-          absl::StrCat("--", option, ": cannot read ", path, " (not a regular file)"));
+    if (std::filesystem::is_directory(path, error)) {
+      return session.UsageError(absl::StrCat("--", option, ": ", path, " is a directory"));
     }
     std::ifstream file(path, std::ios::binary);
     if (!file) return session.UsageError(absl::StrCat("--", option, ": cannot read ", path));

@@ -179,7 +179,10 @@ TEST_F(VerdictCliTest, UsageErrorsExitOne) {
   // A directory is not a document.
   Outcome directory = Admin({"policy", "import", "--file=."});
   EXPECT_EQ(directory.exit_code, 1);
-  EXPECT_THAT(directory.err, HasSubstr("not a regular file"));
+  EXPECT_THAT(directory.err, HasSubstr("is a directory"));
+  // A device or a pipe (<(...), /dev/stdin) is read like a file: here the server refuses what
+  // /dev/null holds, which is no policy.
+  EXPECT_EQ(Admin({"policy", "import", "--file=/dev/null"}).exit_code, 3);
 }
 
 TEST_F(VerdictCliTest, AWrongSecretOrNoServerExitsFour) {

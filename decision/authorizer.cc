@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "decision/constraints.h"
+#include "decision/new_grant_rules.h"
 #include "decision/request_validation.h"
 #include "decision/resource_match.h"
 #include "decision/what_if_view.h"
@@ -20,9 +21,10 @@ absl::Status InField(absl::string_view field, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(field, ": ", status.message()));
 }
 
-// What a grant given in a what-if must look like: what the store would accept.
+// What a grant given in a what-if must look like: what the admin plane would accept in a new
+// grant.
 absl::Status ValidateWhatIfGrant(absl::string_view field, absl::string_view resource,
-                                 const std::vector<std::string>& actions,
+                                 const std::vector<std::string>& actions, Effect effect,
                                  absl::string_view constraints_json) {
   absl::Status status =
       InField(absl::StrCat(field, ".resource"), ValidateResourcePattern(resource));
@@ -32,7 +34,10 @@ absl::Status ValidateWhatIfGrant(absl::string_view field, absl::string_view reso
     status = InField(absl::StrCat(field, ".actions[", i, "]"), ValidateActionName(actions[i]));
     if (!status.ok()) return status;
   }
-  return InField(absl::StrCat(field, ".constraints"), ParseConstraints(constraints_json).status());
+  status =
+      InField(absl::StrCat(field, ".constraints"), ParseConstraints(constraints_json).status());
+  if (!status.ok()) return status;
+  return InField(field, CheckNewGrantReadsAsWritten(resource, effect, constraints_json));
 }
 
 absl::Status ValidateWhatIf(const WhatIf& what_if) {
@@ -40,7 +45,7 @@ absl::Status ValidateWhatIf(const WhatIf& what_if) {
     const Permission& permission = what_if.extra_permissions[i];
     absl::Status status =
         ValidateWhatIfGrant(absl::StrCat("what_if.extra_permissions[", i, "]"), permission.resource,
-                            permission.actions, permission.constraints_json);
+                            permission.actions, permission.effect, permission.constraints_json);
     if (!status.ok()) return status;
   }
   for (size_t i = 0; i < what_if.extra_delegations.size(); ++i) {
@@ -52,8 +57,9 @@ absl::Status ValidateWhatIf(const WhatIf& what_if) {
     }
     for (size_t j = 0; j < delegation.permissions.size(); ++j) {
       const LentPermission& lent = delegation.permissions[j];
-      absl::Status status = ValidateWhatIfGrant(absl::StrCat(field, ".permissions[", j, "]"),
-                                                lent.resource, lent.actions, lent.constraints_json);
+      absl::Status status =
+          ValidateWhatIfGrant(absl::StrCat(field, ".permissions[", j, "]"), lent.resource,
+                              lent.actions, Effect::kAllow, lent.constraints_json);
       if (!status.ok()) return status;
     }
   }

@@ -531,10 +531,21 @@ TEST_F(AuthorizerTest, SimulateRefusesWhatIfPolicyTheStoreWouldRefuse) {
   no_actions.resource = "docs:*";
   Permission bad_resource;
   bad_resource.actions = {"read"};
+  Permission timed_deny;  // a deny's constraints would never be read
+  timed_deny.resource = "docs:*";
+  timed_deny.actions = {"read"};
+  timed_deny.effect = Effect::kDeny;
+  timed_deny.constraints_json = R"({"time_window": {"start": "03:00", "end": "03:01"}})";
+  Permission literal_stars;
+  literal_stars.resource = "docs:**";
+  literal_stars.actions = {"read"};
+  literal_stars.effect = Effect::kDeny;
   const std::vector<Case> cases = {
       {bad_constraints, "what_if.extra_permissions[0].constraints: "},
       {no_actions, "what_if.extra_permissions[0].actions: empty"},
       {bad_resource, "what_if.extra_permissions[0].resource: "},
+      {timed_deny, "what_if.extra_permissions[0]: constraints: a deny permission takes none"},
+      {literal_stars, "what_if.extra_permissions[0]: resource: \"**\""},
   };
   for (const Case& c : cases) {
     WhatIf what_if;

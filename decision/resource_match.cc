@@ -95,19 +95,7 @@ absl::Status ValidateResourcePattern(absl::string_view pattern) {
       !status.ok()) {
     return status;
   }
-  if (!IsPath(pattern)) {
-    // "docs:secret:**" reads as "everything below" to anyone used to path patterns, but a colon
-    // segment of stars only is literal text: a deny written so would never match.
-    for (absl::string_view segment : absl::StrSplit(pattern, ':')) {
-      if (segment.size() > 1 && segment.find_first_not_of('*') == absl::string_view::npos) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "resource: \"", segment,
-            "\" in a colon pattern would match only that literal text; a trailing '*' segment "
-            "already matches the rest (docs:secret:*)"));
-      }
-    }
-    return absl::OkStatus();
-  }
+  if (!IsPath(pattern)) return absl::OkStatus();
   for (absl::string_view segment : absl::StrSplit(pattern, '/')) {
     if (segment != "**" && absl::StrContains(segment, "**")) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -6,10 +6,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
-#include "decision/constraints.h"
+#include "decision/new_grant_rules.h"
 #include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/policy_validation.h"
@@ -51,21 +52,8 @@ absl::Status CheckAgentFields(const Agent& agent) {
 absl::Status CheckPermissionFields(const Permission& permission) {
   if (absl::Status s = CheckId("id", permission.id, kPermissionIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckEnum(permission.effect, EffectName, ParseEffect); !s.ok()) return s;
-  if (absl::Status s = CheckPermissionSpec("", permission.resource, permission.actions,
-                                           permission.constraints_json);
-      !s.ok()) {
-    return s;
-  }
-  // Constraints narrow a matching allow (design section 2, step 5); a deny applies whenever it
-  // matches, so constraints on one would be kept and never read.
-  if (permission.effect == Effect::kDeny) {
-    absl::StatusOr<Constraints> constraints = ParseConstraints(permission.constraints_json);
-    if (constraints.ok() && !constraints->empty()) {
-      return absl::InvalidArgumentError(
-          "constraints: a deny permission takes none (it denies whenever it matches)");
-    }
-  }
-  return absl::OkStatus();
+  return CheckPermissionSpec("", permission.resource, permission.actions,
+                             permission.constraints_json);
 }
 
 absl::Status CheckDelegationFields(const Delegation& delegation) {
@@ -169,6 +157,10 @@ absl::StatusOr<Permission> PrepareNewPermission(const NewPermission& request, ab
   row.constraints_json = request.constraints_json;
   row.created_at = now;
   if (absl::Status s = CheckPermissionFields(row); !s.ok()) return s;
+  if (absl::Status s = CheckNewGrantReadsAsWritten(row.resource, row.effect, row.constraints_json);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<std::string> constraints = CanonicalConstraintsJson(row.constraints_json);
   if (!constraints.ok()) return constraints.status();
   row.constraints_json = *std::move(constraints);
@@ -188,6 +180,14 @@ absl::StatusOr<DelegationToCreate> PrepareNewDelegation(const NewDelegation& req
   row.expires_at = StoredTime(request.expires_at);
   row.created_at = now;
   if (absl::Status s = CheckDelegationFields(row); !s.ok()) return s;
+  for (size_t i = 0; i < row.permissions.size(); ++i) {
+    const LentPermission& lent = row.permissions[i];
+    if (absl::Status s =
+            CheckNewGrantReadsAsWritten(lent.resource, Effect::kAllow, lent.constraints_json);
+        !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("permissions[", i, "].", s.message()));
+    }
+  }
   if (absl::Status s = CheckFuture("expires_at", row.expires_at, now); !s.ok()) return s;
   if (absl::Status s = CanonicalizeLent(row.permissions); !s.ok()) return s;
   absl::StatusOr<std::string> lent_json = EncodeLentPermissions(row.permissions);

@@ -92,6 +92,30 @@ TEST_F(PolicyJsonTest, ExportImportsIntoAnotherStoreUnchanged) {
   EXPECT_EQ(Export(*other), first);
 }
 
+// Rules a new grant must pass (decision/new_grant_rules.h) came after some policies were stored:
+// such a policy still imports, and exports the same, so an upgrade or a restore never fails.
+TEST_F(PolicyJsonTest, APolicyStoredBeforeTheNewGrantRulesStillImports) {
+  constexpr char kOlderPolicy[] = R"json({
+    "version": 1,
+    "agents": [{"id": "agt_a", "owner": "o", "name": "n", "kind": "autonomous",
+                "status": "active",
+                "token_sha256": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}],
+    "permissions": [
+      {"id": "perm_stars", "agent_id": "agt_a", "resource": "docs:secret:**", "actions": ["*"],
+       "effect": "deny", "constraints": {}},
+      {"id": "perm_timed_deny", "agent_id": "agt_a", "resource": "docs:*", "actions": ["write"],
+       "effect": "deny", "constraints": {"ip_allowlist": ["10.0.0.0/8"]}},
+      {"id": "perm_escaped", "agent_id": "agt_a", "resource": "/docs/caf%C3%A9/*",
+       "actions": ["GET"], "effect": "allow", "constraints": {}}
+    ],
+    "delegations": []
+  })json";
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, kOlderPolicy);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->permissions, 3);
+  EXPECT_EQ(Parsed(Export(*store_)), Parsed(kOlderPolicy));
+}
+
 TEST_F(PolicyJsonTest, ARevokedLinkClosesNoCycle) {
   constexpr char kPolicy[] = R"({"version": 1, "agents": [
       {"id": "agt_a", "owner": "o", "name": "n"}, {"id": "agt_b", "owner": "o", "name": "n"}],

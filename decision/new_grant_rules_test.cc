@@ -1,0 +1,46 @@
+#include "decision/new_grant_rules.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(CheckNewGrantReadsAsWritten, AcceptsGrantsThatMeanWhatTheySay) {
+  for (const char* resource : {"*", "docs:*", "docs:secret:*", "docs:*:1", "doc*", "a**b",
+                               "/api/**", "/docs/café/*", "/files/100%", "/x/%zz"}) {
+    EXPECT_TRUE(CheckNewGrantReadsAsWritten(resource, Effect::kDeny, "{}").ok()) << resource;
+  }
+  EXPECT_TRUE(
+      CheckNewGrantReadsAsWritten("docs:*", Effect::kAllow, R"({"ip_allowlist":["10.0.0.0/8"]})")
+          .ok());
+}
+
+TEST(CheckNewGrantReadsAsWritten, RefusesStarsAloneInAColonSegment) {
+  for (const char* resource : {"docs:secret:**", "**", "a:***:b"}) {
+    const absl::Status status = CheckNewGrantReadsAsWritten(resource, Effect::kDeny, "");
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << resource;
+    EXPECT_THAT(status.message(), HasSubstr("would match only that literal text")) << resource;
+  }
+}
+
+TEST(CheckNewGrantReadsAsWritten, RefusesPercentEscapesInAPathPattern) {
+  const absl::Status status =
+      CheckNewGrantReadsAsWritten("/docs/caf%C3%A9/**", Effect::kDeny, "{}");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("\"%C3\" is a percent-escape"));
+}
+
+TEST(CheckNewGrantReadsAsWritten, RefusesConstraintsOnADeny) {
+  const absl::Status status = CheckNewGrantReadsAsWritten(
+      "docs:*", Effect::kDeny, R"({"time_window":{"start":"02:00","end":"03:00"}})");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("a deny permission takes none"));
+}
+
+}  // namespace
+}  // namespace verdict
