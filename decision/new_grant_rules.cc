@@ -1,10 +1,10 @@
 #include "decision/new_grant_rules.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "decision/constraints.h"
+#include "decision/path_escapes.h"
 
 namespace verdict {
 namespace {
@@ -21,24 +21,19 @@ absl::Status CheckColonStars(absl::string_view pattern) {
   return absl::OkStatus();
 }
 
-absl::Status CheckPathHasNoEscape(absl::string_view pattern) {
-  for (size_t i = 0; i + 2 < pattern.size(); ++i) {
-    if (pattern[i] == '%' && absl::ascii_isxdigit(static_cast<unsigned char>(pattern[i + 1])) &&
-        absl::ascii_isxdigit(static_cast<unsigned char>(pattern[i + 2]))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "resource: \"", pattern.substr(i, 3),
-          "\" is a percent-escape, and paths are matched decoded: write the character itself"));
-    }
-  }
-  return absl::OkStatus();
+absl::Status CheckPathPatternEscapes(absl::string_view pattern) {
+  absl::Status escapes = CheckPathEscapes(pattern);
+  if (escapes.ok()) return escapes;
+  return absl::InvalidArgumentError(
+      absl::StrCat("resource: ", escapes.message(), ", so no request path could match it"));
 }
 
 }  // namespace
 
 absl::Status CheckNewGrantReadsAsWritten(absl::string_view resource, Effect effect,
                                          absl::string_view constraints_json) {
-  absl::Status pattern =
-      absl::StartsWith(resource, "/") ? CheckPathHasNoEscape(resource) : CheckColonStars(resource);
+  absl::Status pattern = absl::StartsWith(resource, "/") ? CheckPathPatternEscapes(resource)
+                                                         : CheckColonStars(resource);
   if (!pattern.ok()) return pattern;
   if (effect == Effect::kDeny) {
     absl::StatusOr<Constraints> constraints = ParseConstraints(constraints_json);

@@ -17,8 +17,9 @@ namespace verdict {
 // INVALID_ARGUMENT, naming the rule, when:
 //  - a colon pattern holds a segment of stars only ("docs:secret:**", "**"), which matches only
 //    that literal text, where a trailing '*' segment matches everything below;
-//  - a path pattern holds a percent-escape ("/docs/caf%C3%A9/**"): paths from ext_authz are
-//    matched decoded (server/http_mapping.h), so the pattern would never match them;
+//  - a path pattern holds an escape no request path may hold ("/users/%40me/**",
+//    "/docs/caf%c3%a9"): ext_authz refuses such paths (decision/path_escapes.h), so the pattern
+//    would never match one;
 //  - a deny carries constraints, which only narrow an allow (design section 2, step 5): a deny
 //    denies whenever it matches, and its constraints would be kept and never read.
 // The constraints must parse (decision/constraints.h); only their presence is checked here.

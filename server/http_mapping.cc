@@ -14,8 +14,8 @@
 #include "absl/strings/strip.h"
 #include "common/json.h"
 #include "crypto/token.h"
+#include "decision/path_escapes.h"
 #include "decision/request_validation.h"
-#include "decision/text_checks.h"
 
 namespace verdict {
 namespace {
@@ -64,50 +64,23 @@ bool IsIpAddress(absl::string_view text) {
          inet_pton(AF_INET6, address.c_str(), buffer) == 1;
 }
 
-int HexDigitValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The path as the upstream reads it, which is what the policy is matched against: every
-// percent-escape decoded ("/users/%40me" is /users/@me to every server, "/%7Ealice" is /~alice,
-// "/caf%C3%A9" is /café). nullopt for a path the upstream could read as another resource, or
-// read differently from one server to the next: an escaped slash, backslash, semicolon or
-// percent sign (decoded twice, "%2541" would become "A"), an escaped control character, a
-// malformed escape, text that is not UTF-8 once decoded, a dot segment ("/a/../admin",
-// "/a/%2e%2e/admin"), a backslash, an empty segment ("/docs//secret", which many servers merge)
-// or a path parameter ("/docs/secret;v=1/7", "/x/..;/secret", which servlet containers strip
-// before routing).
-std::optional<std::string> DecodedPath(absl::string_view path) {
+// A path the upstream could read as another resource than the one matched here is refused, as
+// it would let a request match one pattern and reach another resource: an escape of a character
+// the path could carry as it is ("/users/%40me" is /users/@me to every server), in lowercase hex,
+// malformed, or of '/', '\\', '%' or a control character (decision/path_escapes.h), a dot
+// segment ("/a/../admin"), a backslash, an empty segment ("/docs//secret", which many servers
+// merge into one slash) or a path parameter ("/docs/secret;v=1/7", "/x/..;/secret", which
+// servlet containers strip before routing). The path is matched as sent, escapes and all.
+bool IsMatchablePath(absl::string_view path) {
   if (!absl::StartsWith(path, "/") || absl::StrContains(path, '\\') ||
-      absl::StrContains(path, "//") || absl::StrContains(path, ';')) {
-    return std::nullopt;
+      absl::StrContains(path, "//") || absl::StrContains(path, ';') ||
+      !CheckPathEscapes(path).ok()) {
+    return false;
   }
-  std::string decoded;
-  decoded.reserve(path.size());
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (path[i] != '%') {
-      decoded.push_back(path[i]);
-      continue;
-    }
-    if (i + 2 >= path.size()) return std::nullopt;
-    const int high = HexDigitValue(path[i + 1]);
-    const int low = HexDigitValue(path[i + 2]);
-    if (high < 0 || low < 0) return std::nullopt;
-    const unsigned char byte = static_cast<unsigned char>(high * 16 + low);
-    if (byte == '/' || byte == '\\' || byte == ';' || byte == '%' || byte < 0x20 || byte == 0x7f) {
-      return std::nullopt;
-    }
-    decoded.push_back(static_cast<char>(byte));
-    i += 2;
+  for (absl::string_view segment : absl::StrSplit(path, '/')) {
+    if (segment == "." || segment == "..") return false;
   }
-  if (!CheckPrintableUtf8("path", decoded, decoded.size()).ok()) return std::nullopt;
-  for (absl::string_view segment : absl::StrSplit(decoded, '/')) {
-    if (segment == "." || segment == "..") return std::nullopt;
-  }
-  return decoded;
+  return true;
 }
 
 absl::string_view PathWithoutQuery(absl::string_view target) {
@@ -225,8 +198,9 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
                                                        : CheckAgentTokenShape(token).ok();
   if (!token_shaped) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
 
-  std::optional<std::string> path = DecodedPath(PathWithoutQuery(attributes.path));
-  if (attributes.method.empty() || !path.has_value()) return BadRequest();
+  if (attributes.method.empty() || !IsMatchablePath(PathWithoutQuery(attributes.path))) {
+    return BadRequest();
+  }
 
   Request request;
   request.subject.token = std::string(token);
@@ -255,7 +229,7 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
           Lookup(attributes.context_extension, kResourceExtension)) {
     request.resource = std::string(*resource);
   } else {
-    request.resource = *std::move(path);
+    request.resource = std::string(PathWithoutQuery(attributes.path));
   }
   request.client_ip = ClientIp(config, attributes);
   // The id only names the call in logs; one the client made unusable is dropped, not refused.
