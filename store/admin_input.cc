@@ -3,7 +3,6 @@
 #include <limits>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -250,56 +249,6 @@ absl::Status VotingClosed(const ApprovalRequest& approval) {
       "approval ", approval.id, " is ", ApprovalStatusName(approval.status), ": voting is closed"));
 }
 
-namespace {
-
-// The admin plane refuses a delegation that closes a cycle (store/delegation_rules.h); an
-// import is held to the same rule over the delegations active and unexpired at `now`. The
-// engine would never follow a cycle, but a policy holding one is not one verdict would write.
-absl::Status CheckImportedDelegationsCloseNoCycle(const std::vector<Delegation>& delegations,
-                                                  absl::Time now) {
-  absl::flat_hash_map<std::string, std::vector<const Delegation*>> out_of;
-  for (const Delegation& delegation : delegations) {
-    if (delegation.status == DelegationStatus::kActive && now < delegation.expires_at) {
-      out_of[delegation.from_agent_id].push_back(&delegation);
-    }
-  }
-  // Depth-first from every agent; a link back into the path being walked closes a cycle.
-  enum class Visit { kOnPath, kDone };
-  absl::flat_hash_map<std::string, Visit> visited;
-  struct Step {
-    const std::string* agent;
-    size_t next_link = 0;
-  };
-  for (const auto& [start, unused] : out_of) {
-    if (visited.contains(start)) continue;
-    std::vector<Step> path = {{&start}};
-    visited[start] = Visit::kOnPath;
-    while (!path.empty()) {
-      Step& step = path.back();
-      auto links = out_of.find(*step.agent);
-      if (links == out_of.end() || step.next_link == links->second.size()) {
-        visited[*step.agent] = Visit::kDone;
-        path.pop_back();
-        continue;
-      }
-      const Delegation& link = *links->second[step.next_link++];
-      auto seen = visited.find(link.to_agent_id);
-      if (seen == visited.end()) {
-        visited[link.to_agent_id] = Visit::kOnPath;
-        path.push_back({&link.to_agent_id});
-      } else if (seen->second == Visit::kOnPath) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "delegations: ", link.id, " (", link.from_agent_id, " to ", link.to_agent_id,
-            ") closes a cycle of active delegations: ", link.to_agent_id, " already reaches ",
-            link.from_agent_id));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy, absl::Time now) {
   PolicyToImport prepared;
   absl::flat_hash_set<std::string> agent_ids;
@@ -374,9 +323,6 @@ absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy,
     if (!lent_json.ok()) return lent_json.status();
     prepared.lent_json[i] = *std::move(lent_json);
     delegation.created_at = now;
-  }
-  if (absl::Status s = CheckImportedDelegationsCloseNoCycle(prepared.delegations, now); !s.ok()) {
-    return s;
   }
   return prepared;
 }
