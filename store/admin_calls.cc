@@ -342,6 +342,12 @@ absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
     if (!*empty) return ImportNeedsEmptyStore();
     for (const StoredAgent& stored : prepared->agents) {
       if (absl::Status s = t.InsertAgent(stored.agent, stored.token_sha256); !s.ok()) return s;
+      if (stored.previous_token_sha256.empty()) continue;
+      if (absl::Status s = t.SetPreviousToken(stored.agent.id, stored.previous_token_sha256,
+                                              stored.previous_token_expires_at);
+          !s.ok()) {
+        return s;
+      }
     }
     for (const Permission& permission : prepared->permissions) {
       if (absl::Status s = t.InsertPermission(permission); !s.ok()) return s;

@@ -274,6 +274,21 @@ absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy,
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": has the same token as an earlier agent"));
     }
+    if (!stored.previous_token_sha256.empty()) {
+      if (stored.previous_token_sha256.size() != kTokenHashBytes) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ".previous_token_sha256: must be ", kTokenHashBytes, " bytes"));
+      }
+      if (!token_hashes.insert(stored.previous_token_sha256).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": its previous token is a token of this or an earlier agent"));
+      }
+      if (stored.previous_token_expires_at == absl::InfiniteFuture()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ".previous_token_expires_at: a previous token needs an expiry"));
+      }
+      stored.previous_token_expires_at = StoredTime(stored.previous_token_expires_at);
+    }
     stored.agent.expires_at = StoredTime(stored.agent.expires_at);
     stored.agent.created_at = now;
     stored.agent.updated_at = now;

@@ -65,6 +65,10 @@ class AdminTransaction {
   virtual absl::StatusOr<PolicyContents> ReadPolicy() = 0;
 
   virtual absl::Status InsertAgent(const Agent& agent, absl::string_view token_sha256) = 0;
+  // The token a rotation replaced, accepted until `expires_at` (a policy import restores it).
+  virtual absl::Status SetPreviousToken(absl::string_view agent_id,
+                                        absl::string_view previous_token_sha256,
+                                        absl::Time expires_at) = 0;
   virtual absl::Status SetAgentStatus(absl::string_view agent_id, AgentStatus status,
                                       absl::Time now) = 0;
   // The agent's token becomes `token_sha256`; its previous token keeps working until

@@ -84,6 +84,10 @@ struct ApprovalPage {
 struct StoredAgent {
   Agent agent;
   std::string token_sha256;
+  // The token a rotation replaced, still accepted until previous_token_expires_at; empty when
+  // there is none.
+  std::string previous_token_sha256;
+  absl::Time previous_token_expires_at = absl::InfinitePast();
 };
 
 // The whole policy, in creation order: what ExportPolicy reads and ImportPolicy writes.

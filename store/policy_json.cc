@@ -152,10 +152,10 @@ absl::StatusOr<std::string> TokenHashFromHex(absl::string_view hex, absl::string
 }
 
 absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::string& where) {
-  absl::StatusOr<ObjectReader> reader =
-      ObjectReader::Open(value, where,
-                         {"id", "owner", "name", "kind", "status", "expires_at", "token_sha256",
-                          "token_prefix", "token"});
+  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
+      value, where,
+      {"id", "owner", "name", "kind", "status", "expires_at", "token_sha256", "token_prefix",
+       "token", "previous_token_sha256", "previous_token_expires_at"});
   if (!reader.ok()) return reader.status();
   StoredAgent stored;
   Agent& agent = stored.agent;
@@ -207,6 +207,23 @@ absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::str
     }
     stored.token_sha256 = Sha256(**token);
     agent.token_prefix = TokenDisplayPrefix(**token);
+  }
+
+  // The token a rotation replaced, in its grace period: restored with its expiry.
+  absl::StatusOr<std::optional<std::string>> previous_hex =
+      reader->OptionalString("previous_token_sha256");
+  if (!previous_hex.ok()) return previous_hex.status();
+  absl::StatusOr<absl::Time> previous_until = reader->TimeOrNever("previous_token_expires_at");
+  if (!previous_until.ok()) return previous_until.status();
+  if (previous_hex->has_value() != (*previous_until != absl::InfiniteFuture())) {
+    return Invalid(where, "previous_token_sha256 and previous_token_expires_at go together");
+  }
+  if (previous_hex->has_value()) {
+    absl::StatusOr<std::string> previous =
+        TokenHashFromHex(**previous_hex, reader->Where("previous_token_sha256"));
+    if (!previous.ok()) return previous.status();
+    stored.previous_token_sha256 = *std::move(previous);
+    stored.previous_token_expires_at = *previous_until;
   }
   return stored;
 }
@@ -327,6 +344,11 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     object.emplace("token_sha256", JsonValue::String(HexEncode(stored.token_sha256)));
     if (!agent.token_prefix.empty()) {
       object.emplace("token_prefix", JsonValue::String(agent.token_prefix));
+    }
+    if (!stored.previous_token_sha256.empty()) {
+      object.emplace("previous_token_sha256",
+                     JsonValue::String(HexEncode(stored.previous_token_sha256)));
+      PutTimeUnlessNever(object, "previous_token_expires_at", stored.previous_token_expires_at);
     }
     agents.push_back(JsonValue::MakeObject(std::move(object)));
   }

@@ -89,7 +89,11 @@ class PostgresAdminTransaction final : public AdminTransaction {
     for (int i = 0; i < agents->size(); ++i) {
       absl::StatusOr<Agent> agent = ReadAgentColumns(agents->row(i));
       if (!agent.ok()) return agent.status();
-      policy.agents.push_back(StoredAgent{*std::move(agent), agents->row(i).Text(9)});
+      StoredAgent& stored = policy.agents.emplace_back();
+      stored.agent = *std::move(agent);
+      stored.token_sha256 = agents->row(i).Text(9);
+      stored.previous_token_sha256 = agents->row(i).Text(10);
+      stored.previous_token_expires_at = agents->row(i).Time(11);
     }
     absl::StatusOr<PgResult> permissions = c_.Execute(PgStatement::kExportPermissions);
     if (!permissions.ok()) return permissions.status();
@@ -117,6 +121,11 @@ class PostgresAdminTransaction final : public AdminTransaction {
                                               .Bytes(token_sha256)
                                               .Text(agent.token_prefix)
                                               .Time(agent.created_at));
+  }
+  absl::Status SetPreviousToken(absl::string_view agent_id, absl::string_view previous_token_sha256,
+                                absl::Time expires_at) override {
+    return Run(PgStatement::kSetPreviousToken,
+               PgParams().Text(agent_id).Bytes(previous_token_sha256).Time(expires_at));
   }
   absl::Status SetAgentStatus(absl::string_view agent_id, AgentStatus status,
                               absl::Time now) override {

@@ -116,7 +116,8 @@ constexpr PgStatementSql kStatements[] = {
      "UPDATE approval_requests SET status = $2, updated_at = $3 WHERE id = $1"},
 
     {PgStatement::kExportAgents, "ExportAgents",
-     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash FROM agents ORDER BY rowid"},
+     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash, prev_token_hash, prev_token_expires_at"
+     " FROM agents ORDER BY rowid"},
     {PgStatement::kExportPermissions, "ExportPermissions",
      "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
     {PgStatement::kExportDelegations, "ExportDelegations",
@@ -124,6 +125,8 @@ constexpr PgStatementSql kStatements[] = {
     {PgStatement::kPolicyIsEmpty, "PolicyIsEmpty",
      "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
      " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+    {PgStatement::kSetPreviousToken, "SetPreviousToken",
+     "UPDATE agents SET prev_token_hash = $2, prev_token_expires_at = $3 WHERE id = $1"},
 
     {PgStatement::kFindActiveSigningKey, "FindActiveSigningKey",
      "SELECT " VERDICT_SIGNING_KEY_COLUMNS

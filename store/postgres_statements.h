@@ -46,6 +46,7 @@ enum class PgStatement {
   kExportPermissions,
   kExportDelegations,
   kPolicyIsEmpty,
+  kSetPreviousToken,
   // JWT signing keys and revoked token ids (the first two on the decision path).
   kFindActiveSigningKey,
   kIsTokenIdRevoked,

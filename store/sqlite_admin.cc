@@ -91,7 +91,11 @@ class SqliteAdminTransaction final : public AdminTransaction {
       while (agents.Step()) {
         absl::StatusOr<Agent> agent = ReadAgentColumns(agents);
         if (!agent.ok()) return agent.status();
-        policy.agents.push_back(StoredAgent{*std::move(agent), agents.Text(9)});
+        StoredAgent& stored = policy.agents.emplace_back();
+        stored.agent = *std::move(agent);
+        stored.token_sha256 = agents.Text(9);
+        stored.previous_token_sha256 = agents.Text(10);
+        stored.previous_token_expires_at = agents.Time(11);
       }
     }
     ScopedStatement permissions = c_.Use(StatementId::kExportPermissions);
@@ -119,6 +123,15 @@ class SqliteAdminTransaction final : public AdminTransaction {
     insert.BindText(8, agent.token_prefix);
     insert.BindTime(9, agent.created_at);
     insert.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status SetPreviousToken(absl::string_view agent_id, absl::string_view previous_token_sha256,
+                                absl::Time expires_at) override {
+    ScopedStatement update = c_.Use(StatementId::kSetPreviousToken);
+    update.BindText(1, agent_id);
+    update.BindBlob(2, previous_token_sha256);
+    update.BindTime(3, expires_at);
+    update.Execute();
     return absl::OkStatus();
   }
   absl::Status SetAgentStatus(absl::string_view agent_id, AgentStatus status,

@@ -123,7 +123,8 @@ constexpr StatementSql kStatements[] = {
      "UPDATE approval_requests SET status = ?2, updated_at = ?3 WHERE id = ?1"},
 
     {StatementId::kExportAgents, "ExportAgents",
-     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash FROM agents ORDER BY rowid"},
+     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash, prev_token_hash, prev_token_expires_at"
+     " FROM agents ORDER BY rowid"},
     {StatementId::kExportPermissions, "ExportPermissions",
      "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
     {StatementId::kExportDelegations, "ExportDelegations",
@@ -131,6 +132,8 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kPolicyIsEmpty, "PolicyIsEmpty",
      "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
      " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+    {StatementId::kSetPreviousToken, "SetPreviousToken",
+     "UPDATE agents SET prev_token_hash = ?2, prev_token_expires_at = ?3 WHERE id = ?1"},
 
     {StatementId::kFindActiveSigningKey, "FindActiveSigningKey",
      "SELECT " VERDICT_SIGNING_KEY_COLUMNS

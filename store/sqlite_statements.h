@@ -52,6 +52,7 @@ enum class StatementId {
   kExportPermissions,
   kExportDelegations,
   kPolicyIsEmpty,
+  kSetPreviousToken,
   // JWT access tokens: the decision path's two lookups, then the admin plane's.
   kFindActiveSigningKey,
   kIsTokenIdRevoked,

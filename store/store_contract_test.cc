@@ -1163,11 +1163,16 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   Grant("agt_b", "docs:*", {"read", "write"});
   Grant("agt_a", "/api/**", {"GET"});
   ASSERT_TRUE(Delegate("agt_b", "agt_a", "docs:1").ok());
+  // agt_b's token was rotated: its previous token keeps working for an hour, after a restore too.
+  absl::StatusOr<RotatedToken> rotated = store_->RotateToken("agt_b", absl::Hours(1));
+  ASSERT_TRUE(rotated.ok()) << rotated.status();
   absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
   ASSERT_TRUE(exported.ok()) << exported.status();
   ASSERT_EQ(exported->agents.size(), 2u);
   EXPECT_EQ(exported->agents[0].agent.id, "agt_b");  // creation order
-  EXPECT_EQ(exported->agents[0].token_sha256, Sha256(tokens_["agt_b"]));
+  EXPECT_EQ(exported->agents[0].token_sha256, Sha256(rotated->token));
+  EXPECT_EQ(exported->agents[0].previous_token_sha256, Sha256(tokens_["agt_b"]));
+  EXPECT_TRUE(exported->agents[1].previous_token_sha256.empty());
 
   EXPECT_EQ(store_->ImportPolicy(*exported).code(), absl::StatusCode::kFailedPrecondition);
 
@@ -1201,6 +1206,14 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   EXPECT_THAT(*(*snapshot)->FindAgentByTokenHash(Sha256(tokens_["agt_a"]), other_clock.Now()),
               HasAgentId("agt_a"));
+  // So do both of agt_b's, the previous one until its grace ends.
+  EXPECT_THAT(*(*snapshot)->FindAgentByTokenHash(Sha256(rotated->token), clock_.Now()),
+              HasAgentId("agt_b"));
+  EXPECT_THAT(*(*snapshot)->FindAgentByTokenHash(Sha256(tokens_["agt_b"]), clock_.Now()),
+              HasAgentId("agt_b"));
+  EXPECT_EQ(
+      *(*snapshot)->FindAgentByTokenHash(Sha256(tokens_["agt_b"]), clock_.Now() + absl::Hours(2)),
+      std::nullopt);
 }
 
 TEST_P(StoreContractTest, ImportRefusesATokenPrefixNoTokenHas) {
