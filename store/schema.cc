@@ -86,7 +86,18 @@ absl::Status MigrateSchema(SQLite::Database& db, absl::Duration busy_timeout,
       }
       for (const Migration& migration : migrations) {
         if (migration.version <= version) continue;
-        db.exec(migration.sql);
+        try {
+          db.exec(migration.sql);
+        } catch (const SQLite::Exception& e) {
+          // Which step failed, from which version: a database the migrations cannot bring up
+          // to date says so instead of failing every call with a bare SQL error.
+          db.tryExec("ROLLBACK");
+          const absl::Status failed = ExceptionStatus(e);
+          return absl::Status(
+              failed.code(),
+              absl::StrCat("migrating ", db.getFilename(), " from schema version ", version,
+                           ": migration ", migration.version, " failed: ", failed.message()));
+        }
         db.exec(absl::StrCat("PRAGMA user_version = ", migration.version));
       }
       db.exec("COMMIT");

@@ -136,6 +136,7 @@ TEST_F(SchemaTest, FailedMigrationLeavesTheDatabaseAsItWas) {
   SQLite::Database db = OpenDatabase(NewDatabasePath());
   absl::Status status = MigrateSchema(db, absl::Seconds(5), broken);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(status.message(), HasSubstr("from schema version 0: migration 2 failed"));
   EXPECT_EQ(SchemaVersion(db), 0);
   EXPECT_FALSE(db.tableExists("one"));
   EXPECT_FALSE(db.tableExists("two"));
