@@ -22,7 +22,7 @@ absl::Status CheckColonStars(absl::string_view pattern) {
 }
 
 absl::Status CheckPathPatternEscapes(absl::string_view pattern) {
-  absl::Status escapes = CheckPathEscapes(pattern);
+  absl::Status escapes = CheckPathSpelling(pattern);
   if (escapes.ok()) return escapes;
   return absl::InvalidArgumentError(
       absl::StrCat("resource: ", escapes.message(), ", so no request path could match it"));

@@ -9,34 +9,50 @@ namespace {
 using ::testing::HasSubstr;
 
 // Each character has one spelling, so a path is compared with a pattern byte for byte.
-TEST(CheckPathEscapes, AcceptsEscapesOfWhatAPathCannotCarryAsItIs) {
+TEST(CheckPathSpelling, AcceptsEscapesOfWhatAPathCannotCarryAsItIs) {
   for (const char* path :
        {"/docs/7", "/users/@me/x", "/v1/docs/1:export", "/~alice", "/docs/caf%C3%A9/menu",
         "/files/annual%20report%3F.pdf", "/a%7B%7D", "/100%22"}) {
-    EXPECT_TRUE(CheckPathEscapes(path).ok()) << path;
+    EXPECT_TRUE(CheckPathSpelling(path).ok()) << path;
   }
 }
 
-TEST(CheckPathEscapes, RefusesASecondSpellingOfACharacter) {
+TEST(CheckPathSpelling, RefusesASecondSpellingOfACharacter) {
   for (const char* path :
        {"/users/%40me", "/docs/%73ecret", "/v1/docs/1%3Aexport", "/%7Ealice", "/a%3Bb", "/a%2Cb"}) {
-    EXPECT_THAT(CheckPathEscapes(path).message(), HasSubstr("which a path carries as it is"))
+    EXPECT_THAT(CheckPathSpelling(path).message(), HasSubstr("which a path carries as it is"))
         << path;
   }
   // Lowercase hex is a second spelling of the uppercase escape.
-  EXPECT_THAT(CheckPathEscapes("/docs/caf%c3%a9").message(), HasSubstr("two uppercase hex"));
+  EXPECT_THAT(CheckPathSpelling("/docs/caf%c3%a9").message(), HasSubstr("two uppercase hex"));
 }
 
-TEST(CheckPathEscapes, RefusesEscapesAServerWouldReadAsAnotherPath) {
+TEST(CheckPathSpelling, RefusesEscapesAServerWouldReadAsAnotherPath) {
   for (const char* path : {"/docs%2Fsecret", "/docs%5Csecret", "/docs/%2541", "/docs/a%00",
                            "/docs/a%0A", "/docs/a%7F"}) {
-    EXPECT_THAT(CheckPathEscapes(path).message(), HasSubstr("another path")) << path;
+    EXPECT_THAT(CheckPathSpelling(path).message(), HasSubstr("another path")) << path;
   }
 }
 
-TEST(CheckPathEscapes, RefusesMalformedEscapes) {
+TEST(CheckPathSpelling, RefusesCharactersAPathMustEscape) {
+  for (const char* path : {"/docs/caf\xc3\xa9", "/files/a b", "/a{}", "/a|b", "/a[0]", "/a\"q\"",
+                           "/a^b", "/a`b", "/a<b>"}) {
+    EXPECT_THAT(CheckPathSpelling(path).message(), HasSubstr("must be written as an escape"))
+        << path;
+  }
+}
+
+// A lenient server reads the overlong "%C0%AE" as '.', and "%C0%AF" as '/'.
+TEST(CheckPathSpelling, RefusesEscapesThatAreNoWellFormedUtf8) {
+  for (const char* path :
+       {"/x/%C0%AE%C0%AE/admin", "/x%C0%AFadmin", "/docs/%FF", "/docs/caf%C3", "/docs/%ED%A0%80"}) {
+    EXPECT_THAT(CheckPathSpelling(path).message(), HasSubstr("shortest-form UTF-8")) << path;
+  }
+}
+
+TEST(CheckPathSpelling, RefusesMalformedEscapes) {
   for (const char* path : {"/docs/secret%", "/docs/secret%4", "/docs/secret%zz/1", "/100%"}) {
-    EXPECT_EQ(CheckPathEscapes(path).code(), absl::StatusCode::kInvalidArgument) << path;
+    EXPECT_EQ(CheckPathSpelling(path).code(), absl::StatusCode::kInvalidArgument) << path;
   }
 }
 

@@ -65,16 +65,16 @@ bool IsIpAddress(absl::string_view text) {
 }
 
 // A path the upstream could read as another resource than the one matched here is refused, as
-// it would let a request match one pattern and reach another resource: an escape of a character
-// the path could carry as it is ("/users/%40me" is /users/@me to every server), in lowercase hex,
-// malformed, or of '/', '\\', '%' or a control character (decision/path_escapes.h), a dot
-// segment ("/a/../admin"), a backslash, an empty segment ("/docs//secret", which many servers
-// merge into one slash) or a path parameter ("/docs/secret;v=1/7", "/x/..;/secret", which
-// servlet containers strip before routing). The path is matched as sent, escapes and all.
+// it would let a request match one pattern and reach another resource: a second spelling of a
+// character ("/users/%40me" is /users/@me to every server, "/docs/café" is /docs/caf%C3%A9),
+// lowercase hex, a malformed escape, an escape of '/', '\\', '%' or a control character, escapes
+// that are no well-formed UTF-8 (decision/path_escapes.h), a dot segment ("/a/../admin"), an
+// empty segment ("/docs//secret", which many servers merge into one slash) or a path parameter
+// ("/docs/secret;v=1/7", "/x/..;/secret", which servlet containers strip before routing). The
+// path is matched as sent, escapes and all.
 bool IsMatchablePath(absl::string_view path) {
-  if (!absl::StartsWith(path, "/") || absl::StrContains(path, '\\') ||
-      absl::StrContains(path, "//") || absl::StrContains(path, ';') ||
-      !CheckPathEscapes(path).ok()) {
+  if (!absl::StartsWith(path, "/") || absl::StrContains(path, "//") ||
+      absl::StrContains(path, ';') || !CheckPathSpelling(path).ok()) {
     return false;
   }
   for (absl::string_view segment : absl::StrSplit(path, '/')) {

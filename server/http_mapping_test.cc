@@ -231,6 +231,13 @@ TEST(MapHttpRequestTest, PathsTheUpstreamCouldReadDifferentlyAreBadRequests) {
       "/docs/secret%",
       "/docs/secret%4",
       "/docs/secret%zz/1",
+      // A character a path must escape, sent as it is; escapes that are no UTF-8 (an overlong
+      // "%C0%AE" is a '.' to a lenient server).
+      "/docs/caf\xc3\xa9/menu",
+      "/files/a b/x",
+      "/a{}/x",
+      "/x/%C0%AE%C0%AE/admin",
+      "/docs/%FF",
   };
   for (const char* path : paths) {
     SCOPED_TRACE(path);
