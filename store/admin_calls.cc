@@ -80,6 +80,8 @@ absl::Status StoreWithAdminCalls::Transact(
   });
 }
 
+absl::Status StoreWithAdminCalls::CheckAvailable() { return IsEmpty().status(); }
+
 absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& agent) {
   absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();

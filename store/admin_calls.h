@@ -44,6 +44,9 @@ class CommitOnlyWhile {
 
 class StoreWithAdminCalls : public Store {
  public:
+  // Store: one read of the policy's tables, which opens (and migrates) a connection when none is.
+  absl::Status CheckAvailable() override;
+
   absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) final;
   absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) final;
   absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) final;

@@ -202,8 +202,6 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
   return store;
 }
 
-absl::Status PostgresStore::CheckAvailable() { return IsEmpty().status(); }
-
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
   absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
   if (!lease.ok()) return lease.status();

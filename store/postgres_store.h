@@ -59,8 +59,6 @@ class PostgresStore final : public StoreWithAdminCalls {
   static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(std::string conninfo,
                                                              PostgresOptions options = {});
 
-  absl::Status CheckAvailable() override;
-
   // PolicyStore.
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;

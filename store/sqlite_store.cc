@@ -297,8 +297,6 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
   return store;
 }
 
-absl::Status SqliteStore::CheckAvailable() { return IsEmpty().status(); }
-
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
   absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
   if (!lease.ok()) return lease.status();

@@ -60,10 +60,6 @@ class SqliteStore final : public StoreWithAdminCalls {
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(std::string path,
                                                            SqliteOptions options = {});
 
-  // OK when a connection to the database works; the reason it does not otherwise. For health
-  // checks: cheap once a connection is open.
-  absl::Status CheckAvailable() override;
-
   // PolicyStore.
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
