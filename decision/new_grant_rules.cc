@@ -21,8 +21,8 @@ absl::Status CheckColonStars(absl::string_view pattern) {
   return absl::OkStatus();
 }
 
-absl::Status CheckPathPatternEscapes(absl::string_view pattern) {
-  absl::Status escapes = CheckPathSpelling(pattern);
+absl::Status CheckPathPattern(absl::string_view pattern) {
+  absl::Status escapes = CheckMatchablePath(pattern);
   if (escapes.ok()) return escapes;
   return absl::InvalidArgumentError(
       absl::StrCat("resource: ", escapes.message(), ", so no request path could match it"));
@@ -32,8 +32,8 @@ absl::Status CheckPathPatternEscapes(absl::string_view pattern) {
 
 absl::Status CheckNewGrantReadsAsWritten(absl::string_view resource, Effect effect,
                                          absl::string_view constraints_json) {
-  absl::Status pattern = absl::StartsWith(resource, "/") ? CheckPathPatternEscapes(resource)
-                                                         : CheckColonStars(resource);
+  absl::Status pattern =
+      absl::StartsWith(resource, "/") ? CheckPathPattern(resource) : CheckColonStars(resource);
   if (!pattern.ok()) return pattern;
   if (effect == Effect::kDeny) {
     absl::StatusOr<Constraints> constraints = ParseConstraints(constraints_json);

@@ -28,10 +28,11 @@ TEST(CheckNewGrantReadsAsWritten, RefusesStarsAloneInAColonSegment) {
   }
 }
 
-// ext_authz refuses request paths with these escapes (decision/path_escapes.h): a pattern
-// holding one could never match.
+// Every request path with these escapes or segments is refused (decision/path_escapes.h): a
+// pattern holding one could never match.
 TEST(CheckNewGrantReadsAsWritten, RefusesPathEscapesNoRequestMayHold) {
-  for (const char* resource : {"/users/%40me/**", "/docs/caf%c3%a9/**", "/files/100%"}) {
+  for (const char* resource : {"/users/%40me/**", "/docs/caf%c3%a9/**", "/files/100%",
+                               "/docs/../secret/**", "/docs//secret/**", "/docs;v=1/**"}) {
     const absl::Status status = CheckNewGrantReadsAsWritten(resource, Effect::kDeny, "{}");
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << resource;
     EXPECT_THAT(status.message(), HasSubstr("so no request path could match it")) << resource;

@@ -56,5 +56,35 @@ TEST(CheckPathSpelling, RefusesMalformedEscapes) {
   }
 }
 
+// A path verdict matches is spelled the one way and has no segment a server reads as another
+// path; its patterns may hold '*' and '**', which are characters a path carries as they are.
+TEST(CheckMatchablePath, AcceptsPathsWithOneReading) {
+  for (const char* path : {"/", "/docs/7", "/docs/caf%C3%A9/menu", "/users/@me/~alice",
+                           "/api/**/docs/*", "/a.b/..c/...", "/docs/7/"}) {
+    EXPECT_TRUE(CheckMatchablePath(path).ok()) << path << ": " << CheckMatchablePath(path);
+  }
+}
+
+TEST(CheckMatchablePath, RefusesSegmentsAServerReadsAsAnotherPath) {
+  const struct {
+    const char* path;
+    const char* message;
+  } kRefused[] = {
+      {"docs/7", "a path begins with '/'"},
+      {"/docs/7/../secret", "the dot segment \"..\" makes a server read another path"},
+      {"/docs/..", "the dot segment \"..\" makes a server read another path"},
+      {"/./docs", "the dot segment \".\" makes a server read another path"},
+      {"/docs//secret", "an empty segment (\"//\") is read as one slash by many servers"},
+      {"/x/..;/secret",
+       "';' at byte 5 starts a path parameter, which servers strip before routing"},
+      {"/docs/%73ecret", "\"%73\" escapes 's', which a path carries as it is"},
+  };
+  for (const auto& c : kRefused) {
+    const absl::Status status = CheckMatchablePath(c.path);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.path;
+    EXPECT_EQ(status.message(), c.message) << c.path;
+  }
+}
+
 }  // namespace
 }  // namespace verdict

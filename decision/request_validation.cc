@@ -3,10 +3,12 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "crypto/token.h"
 #include "decision/constraints.h"
+#include "decision/path_escapes.h"
 #include "decision/resource_match.h"
 #include "decision/text_checks.h"
 
@@ -82,6 +84,14 @@ absl::Status ValidateRequest(const Request& request) {
   if (!PlainlyWellFormed<IsPrintableAscii>(request.resource, 1, kMaxResourceLength)) {
     absl::Status status = CheckPrintableUtf8("resource", request.resource, kMaxResourceLength);
     if (!status.ok()) return status;
+  }
+  // A path is matched as sent, so it must have one spelling, the one ext_authz lets through:
+  // "/docs/7/../secret/1" must not pass a deny on "/docs/secret/**".
+  if (absl::StartsWith(request.resource, "/")) {
+    if (absl::Status status = InField("resource", CheckMatchablePath(request.resource));
+        !status.ok()) {
+      return status;
+    }
   }
   if (!request.client_ip.empty()) {
     if (absl::Status status = InField("client_ip", ParseIpAddress(request.client_ip).status());

@@ -64,25 +64,6 @@ bool IsIpAddress(absl::string_view text) {
          inet_pton(AF_INET6, address.c_str(), buffer) == 1;
 }
 
-// A path the upstream could read as another resource than the one matched here is refused, as
-// it would let a request match one pattern and reach another resource: a second spelling of a
-// character ("/users/%40me" is /users/@me to every server, "/docs/café" is /docs/caf%C3%A9),
-// lowercase hex, a malformed escape, an escape of '/', '\\', '%' or a control character, escapes
-// that are no well-formed UTF-8 (decision/path_escapes.h), a dot segment ("/a/../admin"), an
-// empty segment ("/docs//secret", which many servers merge into one slash) or a path parameter
-// ("/docs/secret;v=1/7", "/x/..;/secret", which servlet containers strip before routing). The
-// path is matched as sent, escapes and all.
-bool IsMatchablePath(absl::string_view path) {
-  if (!absl::StartsWith(path, "/") || absl::StrContains(path, "//") ||
-      absl::StrContains(path, ';') || !CheckPathSpelling(path).ok()) {
-    return false;
-  }
-  for (absl::string_view segment : absl::StrSplit(path, '/')) {
-    if (segment == "." || segment == "..") return false;
-  }
-  return true;
-}
-
 absl::string_view PathWithoutQuery(absl::string_view target) {
   size_t end = target.find_first_of("?#");
   return end == absl::string_view::npos ? target : target.substr(0, end);
@@ -198,7 +179,7 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
                                                        : CheckAgentTokenShape(token).ok();
   if (!token_shaped) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
 
-  if (attributes.method.empty() || !IsMatchablePath(PathWithoutQuery(attributes.path))) {
+  if (attributes.method.empty() || !CheckMatchablePath(PathWithoutQuery(attributes.path)).ok()) {
     return BadRequest();
   }
 

@@ -208,7 +208,11 @@ std::vector<HostileCase> HostileCases() {
   t.Resource("SecretWithSqlTail", "docs:secret:1' OR '1'='1", E::kRefused);
   t.Resource("WildcardResourceIsLiteral", "*", E::kRefused);
   t.Resource("SecretWildcardIsLiteral", "docs:secret:*", E::kRefused);
-  t.Resource("PathTraversal", "/api/docs/../admin", E::kRefused);
+  // A path has one spelling, the one ext_authz lets through (decision/path_escapes.h).
+  t.Resource("PathTraversal", "/api/docs/../admin", E::kInvalidArgument);
+  t.Resource("PathEmptySegment", "/api/docs//admin", E::kInvalidArgument);
+  t.Resource("PathParameter", "/api/docs/x;/admin", E::kInvalidArgument);
+  t.Resource("PathSecondSpelling", "/api/docs/%61dmin", E::kInvalidArgument);
   t.Resource("OtherCase", "DOCS:guide:1", E::kRefused);
 
   // Arguments.
