@@ -61,7 +61,14 @@ absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout() {
 
 absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool opened_once) {
   ConnectionOptions options = options_;
-  if (opened_once) options.create_if_missing = false;
+  if (opened_once) {
+    // A missing or replaced file is a fault, never opened: a new file would be created empty,
+    // and a replacement read with the old file's write-ahead log.
+    if (absl::Status fault = watch_.CheckBeforeOpen(/*must_exist=*/true); !fault.ok()) {
+      return fault;
+    }
+    options.create_if_missing = false;
+  }
   // Outside the pool's lock: opening may wait on another process's migration.
   absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = SqliteConnection::Open(path_, options);
   if (opened.ok()) opened_once_.store(true);

@@ -71,7 +71,8 @@ class ConnectionPool {
     uint64_t generation;
   };
 
-  // Never creates the file once it has been opened.
+  // Once the file has been opened, never creates it again nor opens another file on its path
+  // (store/database_file_watch.h).
   absl::StatusOr<std::unique_ptr<SqliteConnection>> Open(bool opened_once);
   void Return(std::unique_ptr<SqliteConnection> connection, uint64_t generation);
 

@@ -51,20 +51,44 @@ absl::StatusOr<uint64_t> DatabaseFileWatch::Check(bool must_exist, sqlite3* conn
   return generation_;
 }
 
-absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
-  auto fault = [this](absl::string_view what) {
-    return absl::UnavailableError(absl::StrCat("policy store unavailable: ", path_, ": ", what));
-  };
+absl::Status DatabaseFileWatch::CheckBeforeOpen(bool must_exist) {
+  absl::MutexLock lock(&mutex_);
   struct stat status;
-  if (stat(path_.c_str(), &status) != 0) {
-    if (errno == ENOENT) {
-      return must_exist ? fault("the database file was deleted or moved away") : absl::OkStatus();
-    }
-    return fault(ErrnoText());
+  bool exists = false;
+  absl::Status fault = CheckIdentity(must_exist, status, exists);
+  if (!fault.ok() && last_.ok()) ++generation_;
+  if (!fault.ok()) last_ = fault;
+  return fault;
+}
+
+absl::Status DatabaseFileWatch::Fault(absl::string_view what) const {
+  return absl::UnavailableError(absl::StrCat("policy store unavailable: ", path_, ": ", what));
+}
+
+absl::Status DatabaseFileWatch::CheckIdentity(bool must_exist, struct stat& status, bool& exists) {
+  exists = stat(path_.c_str(), &status) == 0;
+  if (!exists) {
+    if (errno != ENOENT) return Fault(ErrnoText());
+    return must_exist ? Fault("the database file was deleted or moved away") : absl::OkStatus();
   }
   const FileIdentity identity{status.st_dev, status.st_ino};
-  if (identity_.has_value() && *identity_ != identity) ++generation_;
-  identity_ = identity;
+  if (!identity_.has_value()) identity_ = identity;
+  if (*identity_ != identity) {
+    return Fault(
+        "the database file was replaced while verdictd had it open (its write-ahead log "
+        "still belongs to the old file); restart every verdictd on it to serve the new one");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
+  auto fault = [this](absl::string_view what) { return Fault(what); };
+  struct stat status;
+  bool exists = false;
+  if (absl::Status identity = CheckIdentity(must_exist, status, exists); !identity.ok()) {
+    return identity;
+  }
+  if (!exists) return absl::OkStatus();  // SQLite creates it
 
   // SQLite creates an empty file and writes its header with the first transaction.
   if (status.st_size > 0 && !HeaderStartsLikeSqlite(connection)) {

@@ -22,6 +22,7 @@
 #define VERDICT_STORE_DATABASE_FILE_WATCH_H_
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -31,6 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
@@ -48,8 +50,18 @@ class DatabaseFileWatch {
   // OK with the current generation, or UNAVAILABLE naming the fault. `must_exist` is false
   // until the database has been opened once: a missing file is then one SQLite will create.
   // `connection` (open on the path) reads the header. The generation changes when a fault is
-  // seen and when the path names another file than before (replaced by a restore, say).
+  // seen.
+  //
+  // A path that names another file than the one first seen (replaced by a restore, say) is a
+  // fault until the first file is back: SQLite finds a database's write-ahead log and shared
+  // memory by name, so the old file's log, kept alive by every connection still open on it in
+  // any process, would be read as the new file's, and checkpointed into it.
   absl::StatusOr<uint64_t> Check(bool must_exist, sqlite3* connection);
+
+  // Before a connection is opened on the path, whatever the interval: UNAVAILABLE when the file
+  // is missing (and `must_exist`) or is another file than the one first seen. Opening the other
+  // file would already read the old file's log.
+  absl::Status CheckBeforeOpen(bool must_exist);
 
  private:
   struct FileIdentity {
@@ -60,8 +72,13 @@ class DatabaseFileWatch {
     }
   };
 
-  // The fault, if any; notes the file's identity on the way.
+  // The fault, if any; notes the file's identity the first time.
   absl::Status Inspect(bool must_exist, sqlite3* connection) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The part of Inspect that needs no connection: the file is there (`exists`, `status`) and is
+  // the one first seen.
+  absl::Status CheckIdentity(bool must_exist, struct stat& status, bool& exists)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::Status Fault(absl::string_view what) const;
 
   const std::string path_;
   const absl::Duration interval_;

@@ -82,21 +82,47 @@ TEST(DatabaseFileWatchTest, EmptyFileIsADatabaseSqliteHasNotWrittenYet) {
   EXPECT_TRUE(watch.Check(true, db.getHandle()).ok());
 }
 
-TEST(DatabaseFileWatchTest, ReplacedFileStartsANewGeneration) {
+// SQLite finds a database's write-ahead log by name: another file on the path would be read with
+// the log of the file the connections still hold open. It is a fault until the first file is
+// back, and nothing may be opened on it meanwhile.
+TEST(DatabaseFileWatchTest, ReplacedFileIsAFaultUntilTheFirstIsBack) {
   const std::string path = FreshDatabasePath();
   std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
   DatabaseFileWatch watch(path, kEveryCall);
   absl::StatusOr<uint64_t> first = watch.Check(true, db->getHandle());
-  ASSERT_TRUE(first.ok());
-  absl::StatusOr<uint64_t> same = watch.Check(true, db->getHandle());
-  ASSERT_TRUE(same.ok());
-  EXPECT_EQ(*same, *first);
+  ASSERT_TRUE(first.ok()) << first.status();
 
+  ASSERT_EQ(std::rename(path.c_str(), (path + ".first").c_str()), 0);
   CreateDatabase(path + ".restored");
   ASSERT_EQ(std::rename((path + ".restored").c_str(), path.c_str()), 0);
-  absl::StatusOr<uint64_t> replaced = watch.Check(true, db->getHandle());
-  ASSERT_TRUE(replaced.ok()) << replaced.status();
-  EXPECT_NE(*replaced, *first);
+  for (const absl::Status& status :
+       {watch.Check(true, db->getHandle()).status(), watch.CheckBeforeOpen(true),
+        watch.Check(true, db->getHandle()).status()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+    EXPECT_TRUE(absl::StrContains(status.message(), "replaced while verdictd had it open"))
+        << status;
+  }
+
+  ASSERT_EQ(std::rename((path + ".first").c_str(), path.c_str()), 0);
+  absl::StatusOr<uint64_t> back = watch.Check(true, db->getHandle());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_NE(*back, *first);  // connections from before the fault are not reused
+  EXPECT_TRUE(watch.CheckBeforeOpen(true).ok());
+}
+
+// Checked before a connection is opened whatever the interval, so a pool that lost its
+// connections to a fault never opens a new one on a file that is not there.
+TEST(DatabaseFileWatchTest, CheckBeforeOpenDoesNotWaitForTheInterval) {
+  const std::string path = FreshDatabasePath();
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
+  DatabaseFileWatch watch(path, absl::Hours(1));
+  ASSERT_TRUE(watch.Check(true, db->getHandle()).ok());
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  const absl::Status before_open = watch.CheckBeforeOpen(true);
+  EXPECT_EQ(before_open.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(before_open.message(), "deleted or moved away")) << before_open;
+  // The fault now holds for the interval in Check too.
+  EXPECT_EQ(watch.Check(true, db->getHandle()).status().code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(DatabaseFileWatchTest, AnswerHoldsForTheInterval) {
