@@ -41,6 +41,10 @@ absl::Status ValidateWhatIfGrant(absl::string_view field, absl::string_view reso
 }
 
 absl::Status ValidateWhatIf(const WhatIf& what_if) {
+  if (what_if.client_ip) {
+    absl::Status status = InField("what_if.client_ip", ParseIpAddress(*what_if.client_ip).status());
+    if (!status.ok()) return status;
+  }
   for (size_t i = 0; i < what_if.extra_permissions.size(); ++i) {
     const Permission& permission = what_if.extra_permissions[i];
     absl::Status status =
@@ -51,9 +55,11 @@ absl::Status ValidateWhatIf(const WhatIf& what_if) {
   for (size_t i = 0; i < what_if.extra_delegations.size(); ++i) {
     const Delegation& delegation = what_if.extra_delegations[i];
     const std::string field = absl::StrCat("what_if.extra_delegations[", i, "]");
-    if (delegation.from_agent_id.empty() || delegation.to_agent_id.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": from_agent_id and to_agent_id are required"));
+    for (const auto& [name, id] : {std::pair<absl::string_view, absl::string_view>(
+                                       "from_agent_id", delegation.from_agent_id),
+                                   {"to_agent_id", delegation.to_agent_id}}) {
+      absl::Status status = ValidateAgentId(absl::StrCat(field, ".", name), id);
+      if (!status.ok()) return status;
     }
     for (size_t j = 0; j < delegation.permissions.size(); ++j) {
       const LentPermission& lent = delegation.permissions[j];
@@ -185,12 +191,14 @@ absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
 absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
     const std::vector<Request>& requests) {
   const absl::Time start = clock_();
-  if (requests.size() > kMaxBatchSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("requests: ", requests.size(), " exceed the batch limit of ", kMaxBatchSize));
+  // Named as BatchAuthorizeRequest names them: one subject and context, `checks`. A batch of
+  // none is refused: it would answer without reading its subject at all.
+  if (requests.empty() || requests.size() > kMaxBatchSize) {
+    return absl::InvalidArgumentError(absl::StrCat("checks: a batch holds 1 to ", kMaxBatchSize,
+                                                   " checks, not ", requests.size()));
   }
   for (size_t i = 0; i < requests.size(); ++i) {
-    const std::string field = absl::StrCat("requests[", i, "]");
+    const std::string field = absl::StrCat("checks[", i, "]");
     absl::Status valid = InField(field, ValidateRequest(requests[i]));
     if (!valid.ok()) return valid;
     const Subject& subject = requests[i].subject;
@@ -244,11 +252,12 @@ absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view toke
 }
 
 absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const WhatIf& what_if) {
-  Request simulated = request;
-  if (what_if.client_ip) simulated.client_ip = *what_if.client_ip;
-  absl::Status valid = ValidateRequest(simulated);
+  // The request as sent must be well-formed, whatever the what-if replaces in it.
+  absl::Status valid = InField("request", ValidateRequest(request));
   if (valid.ok()) valid = ValidateWhatIf(what_if);
   if (!valid.ok()) return valid;
+  Request simulated = request;
+  if (what_if.client_ip) simulated.client_ip = *what_if.client_ip;
 
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
   if (!snapshot.ok()) return snapshot.status();

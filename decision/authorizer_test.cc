@@ -343,18 +343,22 @@ TEST_F(AuthorizerTest, ABatchHasOneSubjectAndABoundedSize) {
   absl::StatusOr<std::vector<Decision>> mixed =
       authorizer_.BatchAuthorize({Read("agt_a", "docs:1"), Read("agt_b", "docs:1")});
   EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StartsWith(mixed.status().message(), "requests[1].subject")) << mixed.status();
+  EXPECT_TRUE(absl::StartsWith(mixed.status().message(), "checks[1].subject")) << mixed.status();
 
   Request malformed = Read("agt_a", "");
   absl::StatusOr<std::vector<Decision>> bad =
       authorizer_.BatchAuthorize({Read("agt_a", "docs:1"), malformed});
-  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "requests[1]: resource")) << bad.status();
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "checks[1]: resource")) << bad.status();
 
   std::vector<Request> too_many(kMaxBatchSize + 1, Read("agt_a", "docs:1"));
   EXPECT_EQ(authorizer_.BatchAuthorize(too_many).status().code(),
             absl::StatusCode::kInvalidArgument);
   std::vector<Request> at_limit(kMaxBatchSize, Read("agt_a", "docs:1"));
   EXPECT_TRUE(authorizer_.BatchAuthorize(at_limit).ok());
+  // A batch of none would answer without reading its subject at all.
+  absl::StatusOr<std::vector<Decision>> none = authorizer_.BatchAuthorize({});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(none.status().message(), "checks: a batch holds 1 to 256 checks, not 0");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,7 +449,30 @@ TEST_F(AuthorizerTest, SimulateDecidesAtTheWhatIfTimeAndIp) {
   elsewhere.client_ip = "192.0.2.1";
   EXPECT_EQ(Simulate(request, elsewhere).decision.reason, ReasonCode::kIpNotAllowed);
   elsewhere.client_ip = "not an ip";
-  EXPECT_EQ(authorizer_.Simulate(request, elsewhere).status().code(),
+  EXPECT_EQ(authorizer_.Simulate(request, elsewhere).status().message(),
+            "what_if.client_ip: \"not an ip\" is not an IPv4 or IPv6 address");
+  // The request as sent must be well-formed, even where the what-if replaces a field of it.
+  request.client_ip = "bogus";
+  elsewhere.client_ip = "10.0.0.1";
+  EXPECT_EQ(authorizer_.Simulate(request, elsewhere).status().message(),
+            "request: client_ip: \"bogus\" is not an IPv4 or IPv6 address");
+}
+
+TEST_F(AuthorizerTest, SimulateRefusesWhatIfDelegationsBetweenImpossibleAgentIds) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  WhatIf what_if;
+  Delegation lend;
+  lend.from_agent_id = "agt a";
+  lend.to_agent_id = "agt_a";
+  lend.permissions.push_back({"docs:*", {"read"}, ""});
+  what_if.extra_delegations = {lend};
+  EXPECT_EQ(authorizer_.Simulate(Read("agt_a", "docs:1"), what_if).status().message(),
+            "what_if.extra_delegations[0].from_agent_id: byte 3 (' ') is not allowed; use A-Z "
+            "a-z 0-9 _ . : -");
+  what_if.extra_delegations[0].from_agent_id = "agt_a";
+  what_if.extra_delegations[0].to_agent_id = "";
+  EXPECT_EQ(authorizer_.Simulate(Read("agt_a", "docs:1"), what_if).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

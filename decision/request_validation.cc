@@ -55,11 +55,7 @@ absl::Status ValidateSubject(const Subject& subject) {
                                         ? CheckCompactJwsShape(subject.token)
                                         : CheckAgentTokenShape(subject.token));
   }
-  if (PlainlyWellFormed<IsAgentIdCharacter>(subject.agent_id, 1, kMaxIdLength)) {
-    return absl::OkStatus();
-  }
-  return CheckAsciiCharset("subject.agent_id", subject.agent_id, 1, kMaxIdLength,
-                           IsAgentIdCharacter, "A-Z a-z 0-9 _ . : -");
+  return ValidateAgentId("subject.agent_id", subject.agent_id);
 }
 
 absl::Status ValidateArguments(absl::string_view arguments_json) {
@@ -76,6 +72,11 @@ absl::Status ValidateArguments(absl::string_view arguments_json) {
 }
 
 }  // namespace
+
+absl::Status ValidateAgentId(absl::string_view field, absl::string_view id) {
+  if (PlainlyWellFormed<IsAgentIdCharacter>(id, 1, kMaxIdLength)) return absl::OkStatus();
+  return CheckAsciiCharset(field, id, 1, kMaxIdLength, IsAgentIdCharacter, "A-Z a-z 0-9 _ . : -");
+}
 
 // Cheapest checks first; the arguments, the only field that needs parsing, come last.
 absl::Status ValidateRequest(const Request& request) {

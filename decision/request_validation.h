@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "decision/types.h"
 
 namespace verdict {
@@ -18,12 +19,16 @@ inline constexpr int kMaxArgumentsDepth = 16;
 inline constexpr size_t kMaxRequestIdLength = 128;
 inline constexpr size_t kMaxBatchSize = 256;
 
+// An agent id: 1..128 bytes of [A-Za-z0-9_.:-]; INVALID_ARGUMENT naming `field` otherwise.
+absl::Status ValidateAgentId(absl::string_view field, absl::string_view id);
+
 // Subject: exactly one of agent_id and token; agent ids are 1..128 bytes of
 // [A-Za-z0-9_.:-]; a token must have an agent token's shape or, when it holds a '.', a JWT
 // access token's (crypto/token.h). The DPoP proof, method and URI are checked where they are
 // used (crypto/dpop.h), so a bad proof refuses the token rather than the request.
 // Action: ValidateActionName. Resource: 1..1024 bytes of valid UTF-8 with no control
-// characters. client_ip: empty or an IPv4/IPv6 address. arguments_json: empty or a JSON
+// characters; a path (one starting with '/') also spelled the one way decision/path_escapes.h
+// describes. client_ip: empty or an IPv4/IPv6 address. arguments_json: empty or a JSON
 // object within the size and depth limits. request_id: at most 128 printable ASCII bytes.
 absl::Status ValidateRequest(const Request& request);
 

@@ -47,12 +47,35 @@ HttpAnswer Denied(int http_status, int rpc_code, absl::string_view reason) {
   return answer;
 }
 
-// RFC 6750 section 3: a 401 names the scheme, and says when the token given was refused.
-HttpAnswer Unauthenticated(absl::string_view reason, bool token_given) {
+// RFC 6750 section 3: a 401 names the scheme, and says when the token given was refused. A
+// request that used the DPoP scheme is answered in it (RFC 9449 section 7.1), naming the proof
+// algorithms verdict verifies (crypto/dpop.h: no shared-secret proofs).
+HttpAnswer Unauthenticated(absl::string_view reason, bool token_given,
+                           AuthScheme scheme = AuthScheme::kBearer) {
   HttpAnswer answer = Denied(401, kRpcUnauthenticated, reason);
-  answer.headers.emplace_back("www-authenticate",
-                              token_given ? "Bearer error=\"invalid_token\"" : "Bearer");
+  absl::string_view challenge;
+  if (scheme == AuthScheme::kDpop) {
+    challenge = token_given ? "DPoP error=\"invalid_token\", algs=\"EdDSA ES256\""
+                            : "DPoP algs=\"EdDSA ES256\"";
+  } else {
+    challenge = token_given ? "Bearer error=\"invalid_token\"" : "Bearer";
+  }
+  answer.headers.emplace_back("www-authenticate", std::string(challenge));
   return answer;
+}
+
+// The scheme of the credential header, if it names one verdict accepts. RFC 7235: the scheme
+// is case-insensitive; one or more spaces separate it from the token.
+std::optional<AuthScheme> SchemeOf(absl::string_view credential, absl::string_view& token) {
+  credential = absl::StripAsciiWhitespace(credential);
+  const size_t scheme_length = credential.find(' ');
+  if (scheme_length == absl::string_view::npos) return std::nullopt;
+  const absl::string_view scheme = credential.substr(0, scheme_length);
+  token = absl::StripLeadingAsciiWhitespace(credential.substr(scheme_length + 1));
+  if (absl::EqualsIgnoreCase(scheme, "bearer")) return AuthScheme::kBearer;
+  // RFC 9449: a token bound to a key; the engine checks the binding whatever the scheme.
+  if (absl::EqualsIgnoreCase(scheme, "dpop")) return AuthScheme::kDpop;
+  return std::nullopt;
 }
 
 HttpAnswer BadRequest() { return Denied(400, kRpcInvalidArgument, kInvalidRequest); }
@@ -165,19 +188,12 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
                                                  const HttpRequestAttributes& attributes) {
   std::optional<absl::string_view> credential = Lookup(attributes.header, config.token_header);
   if (!credential.has_value()) return Unauthenticated(kTokenMissing, /*token_given=*/false);
-  absl::string_view token = absl::StripAsciiWhitespace(*credential);
-  // RFC 7235: the scheme is case-insensitive; one or more spaces separate it from the token.
-  // "DPoP" (RFC 9449) names a token bound to a key; the engine checks the binding either way.
-  const size_t scheme_length = token.find(' ');
-  if (scheme_length == absl::string_view::npos ||
-      (!absl::EqualsIgnoreCase(token.substr(0, scheme_length), "bearer") &&
-       !absl::EqualsIgnoreCase(token.substr(0, scheme_length), "dpop"))) {
-    return Unauthenticated(kTokenInvalid, /*token_given=*/true);
-  }
-  token = absl::StripLeadingAsciiWhitespace(token.substr(scheme_length + 1));
+  absl::string_view token;
+  const std::optional<AuthScheme> scheme = SchemeOf(*credential, token);
+  if (!scheme.has_value()) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
   const bool token_shaped = LooksLikeCompactJws(token) ? CheckCompactJwsShape(token).ok()
                                                        : CheckAgentTokenShape(token).ok();
-  if (!token_shaped) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
+  if (!token_shaped) return Unauthenticated(kTokenInvalid, /*token_given=*/true, *scheme);
 
   if (attributes.method.empty() || !CheckMatchablePath(PathWithoutQuery(attributes.path)).ok()) {
     return BadRequest();
@@ -188,7 +204,9 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
   if (std::optional<absl::string_view> proof = Lookup(attributes.header, kDpopHeader)) {
     // RFC 9449 section 4.3: one proof. Repeated headers arrive joined with commas, which no
     // compact JWS contains; refused whatever the token, never read first come first served.
-    if (absl::StrContains(*proof, ',')) return Unauthenticated(kTokenInvalid, /*token_given=*/true);
+    if (absl::StrContains(*proof, ',')) {
+      return Unauthenticated(kTokenInvalid, /*token_given=*/true, *scheme);
+    }
     request.subject.dpop.proof = std::string(*proof);
     request.subject.dpop.http_method = std::string(attributes.method);
     // RFC 9449 section 4.2: the URI without its query and fragment.
@@ -220,7 +238,7 @@ std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config
   return request;
 }
 
-HttpAnswer AnswerForDecision(const absl::StatusOr<Decision>& decision) {
+HttpAnswer AnswerForDecision(const absl::StatusOr<Decision>& decision, AuthScheme scheme) {
   if (!decision.ok()) {
     switch (decision.status().code()) {
       case absl::StatusCode::kInvalidArgument:
@@ -257,7 +275,7 @@ HttpAnswer AnswerForDecision(const absl::StatusOr<Decision>& decision) {
     case ReasonCode::kAgentSuspended:
     case ReasonCode::kAgentRevoked:
     case ReasonCode::kAgentExpired:
-      return Unauthenticated(reason, /*token_given=*/true);
+      return Unauthenticated(reason, /*token_given=*/true, scheme);
     default:
       return Denied(403, kRpcPermissionDenied, reason);
   }
@@ -268,7 +286,11 @@ HttpAnswer AnswerHttpRequest(
     absl::FunctionRef<absl::StatusOr<Decision>(const Request&)> authorize) {
   std::variant<Request, HttpAnswer> mapped = MapHttpRequest(config, attributes);
   if (HttpAnswer* known = std::get_if<HttpAnswer>(&mapped)) return std::move(*known);
-  return AnswerForDecision(authorize(std::get<Request>(mapped)));
+  // A request that maps carried a credential in a scheme SchemeOf accepts.
+  absl::string_view token;
+  const AuthScheme scheme = SchemeOf(*Lookup(attributes.header, config.token_header), token)
+                                .value_or(AuthScheme::kBearer);
+  return AnswerForDecision(authorize(std::get<Request>(mapped)), scheme);
 }
 
 }  // namespace verdict

@@ -93,8 +93,12 @@ struct HttpAnswer {
 std::variant<Request, HttpAnswer> MapHttpRequest(const HttpMappingConfig& config,
                                                  const HttpRequestAttributes& attributes);
 
+// The Authorization scheme a request used, which a 401's challenge answers in.
+enum class AuthScheme { kBearer, kDpop };
+
 // The answer for a decision, or for the error that stopped it: never an allow on error.
-HttpAnswer AnswerForDecision(const absl::StatusOr<Decision>& decision);
+HttpAnswer AnswerForDecision(const absl::StatusOr<Decision>& decision,
+                             AuthScheme scheme = AuthScheme::kBearer);
 
 // MapHttpRequest, then `authorize` when the request maps, then AnswerForDecision.
 HttpAnswer AnswerHttpRequest(const HttpMappingConfig& config,

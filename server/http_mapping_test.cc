@@ -445,5 +445,33 @@ TEST(LoadHttpMappingConfigTest, NoPathGivesTheDefaultsAndAMissingFileIsNotFound)
             absl::StatusCode::kNotFound);
 }
 
+// RFC 9449 section 7.1: a request made in the DPoP scheme is told what a DPoP client needs to
+// know, in that scheme: the proof algorithms verdict verifies.
+TEST(MapHttpRequestTest, ARefusedDpopRequestIsChallengedInTheDpopScheme) {
+  FakeHttpRequest http;
+  http.headers["authorization"] = "DPoP vdt_short";
+  HttpAnswer malformed = AnswerOrFail(HttpMappingConfig(), http);
+  EXPECT_EQ(malformed.http_status, 401);
+  EXPECT_EQ(HeaderOf(malformed, "www-authenticate"),
+            "DPoP error=\"invalid_token\", algs=\"EdDSA ES256\"");
+
+  // A token the engine refuses (bound to a key, and no proof came with it, say).
+  http.headers["authorization"] = "dpop " + kJwt;
+  HttpAnswer refused =
+      AnswerHttpRequest(HttpMappingConfig(), http.Attributes(), [](const Request& request) {
+        EXPECT_EQ(request.subject.token, kJwt);
+        return absl::StatusOr<Decision>(MakeDecision(Verdict::kDeny, ReasonCode::kTokenInvalid));
+      });
+  EXPECT_EQ(refused.http_status, 401);
+  EXPECT_EQ(HeaderOf(refused, "www-authenticate"),
+            "DPoP error=\"invalid_token\", algs=\"EdDSA ES256\"");
+
+  http.headers["authorization"] = "Bearer " + kJwt;
+  HttpAnswer bearer = AnswerHttpRequest(HttpMappingConfig(), http.Attributes(), [](const Request&) {
+    return absl::StatusOr<Decision>(MakeDecision(Verdict::kDeny, ReasonCode::kTokenInvalid));
+  });
+  EXPECT_EQ(HeaderOf(bearer, "www-authenticate"), "Bearer error=\"invalid_token\"");
+}
+
 }  // namespace
 }  // namespace verdict
