@@ -103,9 +103,25 @@ void AnswerToCheckResponse(const HttpAnswer& answer, CheckResponse* response) {
 }
 
 grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* context,
-                                                 const CheckRequest* request,
-                                                 CheckResponse* response) {
+                                                 const grpc::ByteBuffer* request_bytes,
+                                                 grpc::ByteBuffer* response_bytes) {
   TimedUnaryReactor* reactor = check_.StartCall();
+  auto finish = [reactor, response_bytes](const HttpAnswer& answer) {
+    CheckResponse response;
+    AnswerToCheckResponse(answer, &response);
+    bool own_buffer = false;
+    reactor->Finish(
+        grpc::SerializationTraits<CheckResponse>::Serialize(response, response_bytes, &own_buffer));
+  };
+  // Lives until the decision is made, wherever the runner makes it.
+  auto request = std::make_shared<CheckRequest>();
+  // Deserialize consumes its buffer; the copy shares the slices and costs no bytes.
+  grpc::ByteBuffer owned_bytes(*request_bytes);
+  if (!grpc::SerializationTraits<CheckRequest>::Deserialize(&owned_bytes, request.get()).ok()) {
+    // Bytes that do not parse are a malformed request: 400, as a path verdict cannot match is.
+    finish(AnswerForDecision(absl::InvalidArgumentError("not a valid CheckRequest")));
+    return reactor;
+  }
   // The mapping turns every decision error into a 503 answer, so the runner's refusal of an
   // inline attempt is caught on its way there and handed back to the runner.
   runner_.Run<HttpAnswer>(
@@ -125,15 +141,14 @@ grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* co
         if (!deferred.ok()) return deferred;
         return answer;
       },
-      [reactor, response](absl::StatusOr<HttpAnswer> answer) {
+      [reactor, finish](absl::StatusOr<HttpAnswer> answer) {
         if (answer.status().code() == absl::StatusCode::kCancelled) {
           reactor->Finish(ToGrpcStatus(answer.status()));  // nobody is waiting for an answer
           return;
         }
         // Only a deferred attempt fails, and the runner decides that one again; should any other
         // failure arrive, it denies like every decision error.
-        AnswerToCheckResponse(answer.ok() ? *answer : AnswerForDecision(answer.status()), response);
-        reactor->Finish(grpc::Status::OK);
+        finish(answer.ok() ? *answer : AnswerForDecision(answer.status()));
       },
       [context] { return context->IsCancelled(); });
   return reactor;

@@ -4,10 +4,10 @@
 // CheckResponse. Decisions run where the DecisionRunner says (server/decision_runner.h), as
 // DecisionService's do, and every call is timed and counted (server/timed_unary_reactor.h).
 //
-// Every call answers gRPC OK with a CheckResponse, even when the store cannot be read: the
-// response then denies (503). A gRPC error would leave the outcome to Envoy's
-// failure_mode_allow setting, and verdict never lets a configuration flag turn an error into
-// an allow.
+// Every call answers gRPC OK with a CheckResponse, even when the store cannot be read (the
+// response then denies, 503) or the request does not parse (400). A gRPC error would leave the
+// outcome to Envoy's failure_mode_allow setting, and verdict never lets a configuration flag turn
+// an error into an allow.
 //
 //   ExtAuthzService ext_authz(runner, *LoadHttpMappingConfig(path), metrics);
 //   builder.RegisterService(&ext_authz);
@@ -34,7 +34,14 @@ HttpRequestAttributes AttributesFromCheckRequest(
 void AnswerToCheckResponse(const HttpAnswer& answer,
                            envoy::service::auth::v3::CheckResponse* response);
 
-class ExtAuthzService final : public envoy::service::auth::v3::Authorization::CallbackService {
+// Check reads its own request bytes (a raw callback method), so that bytes that do not parse, a
+// header value that is not UTF-8 say, are answered like every other request verdict cannot
+// decide: a 400 denial, not a gRPC error.
+using RawCallbackAuthorization =
+    envoy::service::auth::v3::Authorization::WithRawCallbackMethod_Check<
+        envoy::service::auth::v3::Authorization::Service>;
+
+class ExtAuthzService final : public RawCallbackAuthorization {
  public:
   // `runner` and `metrics` must outlive the service and every call it serves.
   ExtAuthzService(DecisionRunner& runner, HttpMappingConfig config, Metrics& metrics)
@@ -44,8 +51,8 @@ class ExtAuthzService final : public envoy::service::auth::v3::Authorization::Ca
         check_(metrics, envoy::service::auth::v3::Authorization::service_full_name(), "Check") {}
 
   grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* context,
-                                  const envoy::service::auth::v3::CheckRequest* request,
-                                  envoy::service::auth::v3::CheckResponse* response) override;
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response) override;
 
  private:
   DecisionRunner& runner_;

@@ -269,6 +269,19 @@ TEST_F(ExtAuthzServiceTest, RepeatedCredentialHeadersAreRefusedNotReadFirstComeF
   }
 }
 
+// HTTP allows bytes beyond ASCII in a header value, and Envoy copies them into the headers map,
+// a string field: such a request does not parse as proto3. It is answered like any request
+// verdict cannot decide, a 400 denial, never a gRPC error for Envoy's failure mode to judge.
+TEST_F(ExtAuthzServiceTest, RequestThatDoesNotParseIsABadRequestNotAnRpcError) {
+  CheckRequest request = EnvoyCheckRequest("GET", "/api/docs/1", "Bearer " + kReaderToken);
+  (*request.mutable_attributes()->mutable_request()->mutable_http()->mutable_headers())["x-note"] =
+      "caf\xe9";  // Latin-1: not UTF-8 (the client's protobuf logs it and sends it anyway)
+  const CheckResponse response = Check(request);
+  EXPECT_EQ(response.status().code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(response.denied_response().status().code(), 400);
+  EXPECT_EQ(response.status().message(), "INVALID_REQUEST");
+}
+
 TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) {
   UnavailableStore store;
   Metrics metrics;
