@@ -1,5 +1,7 @@
 #include "bench/dataset.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -124,6 +126,42 @@ std::vector<Delegation> ChainLinks(int64_t chain) {
     links.push_back(std::move(delegation));
   }
   return links;
+}
+
+std::string GrantLine(absl::string_view permission_id, bool allow, absl::string_view resource,
+                      const std::vector<std::string>& actions) {
+  return absl::StrCat(permission_id, " ", allow ? "allow" : "deny", " ", resource, " ",
+                      absl::StrJoin(actions, ","));
+}
+
+std::vector<std::string> EffectivePermissionLines(int64_t agent, int64_t agents) {
+  std::vector<std::string> lines;
+  for (const Permission& own : PermissionsOf(agent)) {
+    lines.push_back(GrantLine(own.id, own.effect == Effect::kAllow, own.resource, own.actions));
+  }
+  const int64_t chain = agent / kAgentsPerChain;
+  const int position = static_cast<int>(agent % kAgentsPerChain);
+  if (chain < ChainCount(agents) && position > 0) {
+    const Delegation link = ChainLinks(chain)[position - 1];
+    if (link.status == DelegationStatus::kActive) {
+      const LentPermission& lent = link.permissions[0];
+      lines.push_back(GrantLine(absl::StrCat(link.id, "#0"), true, lent.resource, lent.actions));
+    }
+  }
+  return lines;
+}
+
+std::string DescribeGrantLinesDifference(const std::vector<std::string>& expected,
+                                         const std::vector<std::string>& actual) {
+  for (size_t i = 0; i < std::max(expected.size(), actual.size()); ++i) {
+    const std::string want = i < expected.size() ? expected[i] : "(none)";
+    const std::string got = i < actual.size() ? actual[i] : "(none)";
+    if (want != got) {
+      return absl::StrCat("effective permission ", i, ": expected \"", want, "\", got \"", got,
+                          "\"");
+    }
+  }
+  return "";
 }
 
 Outcome OutcomeOf(const Decision& decision) {

@@ -49,6 +49,20 @@ int64_t ChainCount(int64_t agents);
 std::vector<Delegation> ChainLinks(int64_t chain);
 bool LinkRevoked(int64_t chain, int link);
 
+// One effective permission as ValidateToken lists it, reduced to what the dataset predicts:
+// "<permission id> <allow|deny> <resource> <action,action,...>".
+std::string GrantLine(absl::string_view permission_id, bool allow, absl::string_view resource,
+                      const std::vector<std::string>& actions);
+
+// The effective permissions ValidateToken must list for `agent` among `agents`, as GrantLines:
+// its own four, then the one lent by the link into it when that link is live (its delegator
+// holds allows of its own, so it is an origin).
+std::vector<std::string> EffectivePermissionLines(int64_t agent, int64_t agents);
+
+// "" when they agree; otherwise the first line that differs, with both values.
+std::string DescribeGrantLinesDifference(const std::vector<std::string>& expected,
+                                         const std::vector<std::string>& actual);
+
 // What to ask. Each kind has a single right answer.
 enum class ProbeKind {
   kDirect,          // read on the agent's own docs: ALLOW by permission 0

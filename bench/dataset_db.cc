@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bench/dataset.h"
 #include "crypto/sha256.h"
 #include "store/migrations.h"
@@ -21,7 +22,8 @@
 namespace verdict::bench {
 namespace {
 
-// Bump when the dataset's contents change, so stale cached files are not reused.
+// Bump when the dataset's contents change in a way ContentFingerprint's sample cannot see (past
+// its first chains), so stale cached files are not reused.
 constexpr int kDatasetVersion = 1;
 
 absl::Status MakeDirectories(const std::string& directory) {
@@ -218,6 +220,36 @@ std::string SchemaFingerprint() {
   return HexEncode(Sha256(all_sql)).substr(0, 12);
 }
 
+// What the generator writes for the first six chains' agents and links: a change to the rows of
+// bench/dataset.cc changes the file's name, so a cached file of older contents is never reused.
+std::string ContentFingerprint() {
+  constexpr int64_t kChains = 6;
+  std::string rows;
+  for (int64_t agent = 0; agent < kChains * kAgentsPerChain; ++agent) {
+    const Agent row = AgentRow(agent);
+    absl::StrAppend(&rows, row.id, "|", row.owner, "|", row.name, "|", static_cast<int>(row.kind),
+                    "|", static_cast<int>(row.status), "|", absl::FormatTime(row.expires_at), "|",
+                    AgentToken(agent), "\n");
+    for (const Permission& permission : PermissionsOf(agent)) {
+      absl::StrAppend(&rows,
+                      GrantLine(permission.id, permission.effect == Effect::kAllow,
+                                permission.resource, permission.actions),
+                      "|", permission.constraints_json, "\n");
+    }
+  }
+  for (int64_t chain = 0; chain < kChains; ++chain) {
+    for (const Delegation& link : ChainLinks(chain)) {
+      absl::StrAppend(&rows, link.id, "|", link.from_agent_id, "|", link.to_agent_id, "|",
+                      link.max_depth, "|", static_cast<int>(link.status), "\n");
+      for (const LentPermission& lent : link.permissions) {
+        absl::StrAppend(&rows, lent.resource, "|", absl::StrJoin(lent.actions, ","), "|",
+                        lent.constraints_json, "\n");
+      }
+    }
+  }
+  return HexEncode(Sha256(rows)).substr(0, 12);
+}
+
 void RemoveDatabaseFiles(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
 }
@@ -234,7 +266,7 @@ absl::StatusOr<std::string> EnsureDatasetDb(const DatasetDbOptions& options) {
   const std::string directory = options.directory.empty() ? DefaultDatasetDir() : options.directory;
   const std::string path =
       absl::StrCat(directory, "/dataset-v", kDatasetVersion, "-schema", LatestSchemaVersion(), "-",
-                   SchemaFingerprint(), "-agents", options.agents,
+                   SchemaFingerprint(), "-rows", ContentFingerprint(), "-agents", options.agents,
                    options.drop_index.empty() ? "" : "-without-", options.drop_index, ".db");
   if (FileExists(path)) return path;
   if (absl::Status made = MakeDirectories(directory); !made.ok()) return made;

@@ -306,10 +306,27 @@ def instructions_per_call(annotated, function):
     raise GateError(f"callgrind saw no call to {function}")
 
 
+def listed_benchmarks(binary_path, pattern):
+    """The names of the benchmarks `pattern` selects in the binary, without running them."""
+    command = [binary_path, f"--benchmark_filter={pattern}", "--benchmark_list_tests=true"]
+    if os.path.basename(binary_path).startswith("store_bench"):
+        command += agents_flag([pattern])
+    listed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if listed.returncode != 0:
+        raise GateError(f"{binary_path} could not list its benchmarks:\n{listed.stdout[-2000:]}")
+    # store_bench also says which dataset it opened: only the names the pattern matches count.
+    return [line.strip() for line in listed.stdout.splitlines() if re.search(pattern, line.strip())]
+
+
 def count_instructions(binary_path, pattern, function, extra_flags=()):
     """Instructions per call of `function` while the benchmark matching `pattern` runs."""
     if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
         raise GateError("instructions rules need valgrind (scripts/install-deps.sh installs it)")
+    # Counts of two benchmarks would blend into one figure that is neither's.
+    names = listed_benchmarks(binary_path, pattern)
+    if len(names) != 1:
+        raise GateError(f"pattern {pattern} matched {len(names)} benchmarks "
+                        f"({', '.join(names) or 'none'}); a curated pattern must name exactly one")
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "callgrind.out")
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary_path,
@@ -352,11 +369,16 @@ def matching(samples, pattern):
     return names[0]
 
 
-def check_bench(rule, current, baseline, alpha):
-    """(ok, message) for one bench rule; current and baseline on the same scale."""
+def check_bench(rule, current, baseline, alpha, same_run=False):
+    """(ok, message) for one bench rule; current and baseline on the same scale. `same_run`:
+    the baseline is a revision measured in this run, which may predate the benchmark."""
     name = matching(current, rule.pattern)
     if name not in baseline:
-        return True, f"bench  {name}: no baseline sample, skipped (refresh the baseline)"
+        if not same_run:
+            # A rule that cannot judge is a failure, as for instruction counts.
+            return False, (f"bench  {name}: NO BASELINE SAMPLE (bazel run -c opt //bench:gate "
+                           "-- --write_baseline)")
+        return True, f"bench  {name}: not in the baseline revision (new since), skipped"
     now, base = current[name], baseline[name]
     if math.comb(len(now) + len(base), len(now)) * alpha <= 1:
         raise GateError(f"{name}: {len(now)} and {len(base)} samples can never show a "
@@ -602,7 +624,7 @@ def run_gate(rules, args):
 
         def judge(rule, measured):
             now, base = measured[rule.binary]
-            return check_bench(rule, now, base, args.alpha)
+            return check_bench(rule, now, base, args.alpha, same_run)
 
         # The first measurement serves both kinds of timed rules; a retry re-measures the
         # failed rules of one kind alone.
@@ -680,6 +702,12 @@ def main(argv):
         args.min_time = 0.05 if args.short else 0.2
     if args.attempts < 1:
         parser.error("--attempts must be at least 1")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.baseline != "committed" and not (args.baseline.startswith("git:") and
+                                             len(args.baseline) > len("git:")):
+        parser.error(f"--baseline={args.baseline}: use 'committed' or git:REV "
+                     "(git:merge-base, git:HEAD~1, ...)")
     try:
         with open(args.curated) as f:
             rules = parse_curated(f.read())

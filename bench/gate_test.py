@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """The gate's own rules: curated.txt parsing, the significance test, and the verdicts."""
 
+import contextlib
+import io
 import itertools
 import os
 import sys
@@ -122,6 +124,14 @@ class Checks(unittest.TestCase):
     def test_bench_pattern_must_name_exactly_one_benchmark(self):
         with self.assertRaises(gate.GateError):
             gate.check_bench(self.RULE, {"BM_Y": [1]}, {"BM_Y": [1]}, alpha=0.05)
+
+    def test_a_benchmark_the_committed_baseline_lacks_fails_but_one_newer_than_a_revision_is_skipped(self):
+        ok, message = gate.check_bench(self.RULE, {"BM_X": [100, 101, 99]}, {}, alpha=0.05)
+        self.assertFalse(ok, message)
+        self.assertIn("NO BASELINE SAMPLE", message)
+        ok, message = gate.check_bench(self.RULE, {"BM_X": [100, 101, 99]}, {}, alpha=0.05,
+                                       same_run=True)
+        self.assertTrue(ok, message)
 
     def test_ratio_and_its_control(self):
         rule = gate.RatioRule("store_bench", "^BM_A/agents:1000000$", "^BM_A/agents:1000$", 2.0,
@@ -251,6 +261,27 @@ class BenchmarkOutput(unittest.TestCase):
     def test_normalised_divides_by_the_calibration_median(self):
         samples = {"BM_X": [40.0, 60.0], gate.CALIBRATION: [10.0, 20.0, 30.0]}
         self.assertEqual(gate.normalised(samples)["BM_X"], [2.0, 3.0])
+
+
+class CommandLine(unittest.TestCase):
+    """A mistyped option is refused before anything is built or measured."""
+
+    def assert_refused(self, argv):
+        with contextlib.redirect_stderr(io.StringIO()) as stderr:
+            with self.assertRaises(SystemExit) as exited:
+                gate.main(argv)
+        self.assertEqual(exited.exception.code, 2, stderr.getvalue())
+        return stderr.getvalue()
+
+    def test_a_baseline_that_is_neither_committed_nor_a_revision_is_refused(self):
+        for value in ("merge-base", "git-HEAD~1", "git:", "comitted"):
+            with self.subTest(value):
+                self.assertIn("use 'committed' or git:REV",
+                              self.assert_refused(["--short", f"--baseline={value}"]))
+
+    def test_rounds_below_one_are_refused(self):
+        self.assertIn("--rounds must be at least 1",
+                      self.assert_refused(["--baseline=git:HEAD", "--rounds=0"]))
 
 
 class CuratedFile(unittest.TestCase):

@@ -1,6 +1,7 @@
 // loadgen: drives a running verdictd with N calls in flight for a set time, checks every answer
-// against the decision the benchmark dataset implies (bench/dataset.h), and prints QPS, latency
-// percentiles, errors and wrong answers. Exits non-zero on any error or wrong answer: a load
+// (the warm-up's and the calls still in flight at the stop time included) against the decision
+// the benchmark dataset implies (bench/dataset.h), and prints QPS and latency percentiles of the
+// measuring window, errors and wrong answers. Exits non-zero on any error or wrong answer: a load
 // test that counts a failure as a success measures nothing. One thread drives every call through
 // one completion queue, so the client takes as little as it can of the cores it shares with the
 // server.
@@ -49,7 +50,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What the whole run saw.
 struct Tally {
-  int64_t calls = 0;
+  int64_t checked = 0;  // every answer, warm-up and drain included
+  int64_t calls = 0;    // the answers inside the measuring window
   int64_t errors = 0;
   int64_t wrong = 0;
   std::vector<int64_t> latencies_ns;
@@ -99,13 +101,17 @@ class Slot {
     }
   }
 
-  // The call completed at `now`: records it when it lies inside the window.
+  // The call completed at `now`: checks its answer, whenever it came (in the warm-up, or after
+  // the stop time: a call a stalled server leaves hanging ends in DEADLINE_EXCEEDED), and times
+  // it when it lies inside the window.
   void Complete(SteadyClock::time_point now, const RunWindow& window, Tally* tally,
                 FailureLog* failures) const {
-    if (started_ < window.measure_from || now >= window.stop_at) return;
-    ++tally->calls;
-    tally->latencies_ns.push_back(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(now - started_).count());
+    ++tally->checked;
+    if (started_ >= window.measure_from && now < window.stop_at) {
+      ++tally->calls;
+      tally->latencies_ns.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - started_).count());
+    }
     if (!status_.ok()) {
       ++tally->errors;
       failures->Add("error: gRPC status " + std::to_string(status_.error_code()) + ": " +
@@ -113,7 +119,8 @@ class Slot {
       return;
     }
     const std::string wrong = call_.kind == CallKind::kToken
-                                  ? CheckValidateToken(call_.expected_agent_id, validate_answer_)
+                                  ? CheckValidateToken(call_.expected_agent_id,
+                                                       call_.expected_permissions, validate_answer_)
                                   : CheckAuthorize(call_.expected, authorize_answer_);
     if (!wrong.empty()) {
       ++tally->wrong;
@@ -216,9 +223,10 @@ int Run() {
   std::printf("target %s  agents %lld  in_flight %d  channels %d  mix %s  duration %.1fs\n",
               target.c_str(), static_cast<long long>(agents), in_flight, channel_count,
               absl::GetFlag(FLAGS_mix).c_str(), seconds);
-  std::printf("calls %lld  qps %.0f  errors %lld  wrong %lld\n",
+  std::printf("calls %lld  qps %.0f  errors %lld  wrong %lld  checked %lld\n",
               static_cast<long long>(total.calls), static_cast<double>(total.calls) / seconds,
-              static_cast<long long>(total.errors), static_cast<long long>(total.wrong));
+              static_cast<long long>(total.errors), static_cast<long long>(total.wrong),
+              static_cast<long long>(total.checked));
   std::printf("latency_us p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n", latency.p50_us,
               latency.p90_us, latency.p99_us, latency.p999_us, latency.max_us);
   if (total.errors > 0 || total.wrong > 0 || total.calls == 0) {

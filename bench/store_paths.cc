@@ -27,6 +27,7 @@ struct Workload {
   std::vector<Outcome> expected;
   std::vector<std::string> tokens;  // for ValidateToken
   std::vector<std::string> token_agent_ids;
+  std::vector<std::vector<std::string>> token_permissions;  // EffectivePermissionLines
   // Set once the answers were checked: Benchmark runs a function many times per process.
   bool checked = false;
 };
@@ -47,6 +48,7 @@ Workload TokensOf(int64_t agents) {
     const int64_t agent = static_cast<int64_t>(((i + 1) * 0x9e3779b97f4a7c15ULL) % agents);
     workload.tokens.push_back(AgentToken(agent));
     workload.token_agent_ids.push_back(AgentId(agent));
+    workload.token_permissions.push_back(EffectivePermissionLines(agent, agents));
   }
   return workload;
 }
@@ -126,11 +128,17 @@ void Simulate(benchmark::State& state, Authorizer& authorizer, Workload& workloa
 void ValidateToken(benchmark::State& state, Authorizer& authorizer, Workload& workload) {
   const bool right = AnswersAreRight(state, workload, [&](int i) -> std::string {
     absl::StatusOr<TokenValidation> validation = authorizer.ValidateToken(workload.tokens[i]);
-    if (validation.ok() && validation->valid && validation->agent &&
-        validation->agent->id == workload.token_agent_ids[i]) {
-      return "";
+    if (!validation.ok() || !validation->valid || !validation->agent ||
+        validation->agent->id != workload.token_agent_ids[i]) {
+      return absl::StrCat("token of ", workload.token_agent_ids[i], " not validated as its agent");
     }
-    return absl::StrCat("token of ", workload.token_agent_ids[i], " not validated as its agent");
+    std::vector<std::string> permissions;
+    for (const EffectivePermission& effective : validation->permissions) {
+      const Grant& grant = effective.grant;
+      permissions.push_back(GrantLine(grant.permission_id, grant.effect == Effect::kAllow,
+                                      grant.resource, grant.actions));
+    }
+    return DescribeGrantLinesDifference(workload.token_permissions[i], permissions);
   });
   if (!right) return;
   TimeCalls(state, [&](size_t i) {

@@ -47,11 +47,15 @@ ProbeKind PickProbeKind(CallKind kind, uint64_t random) {
 absl::StatusOr<Mix> ParseMix(absl::string_view text) {
   Mix mix;
   for (absl::string_view entry : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::pair<absl::string_view, absl::string_view> name_weight = absl::StrSplit(entry, ':');
-    absl::StatusOr<CallKind> kind = ParseCallKind(absl::StripAsciiWhitespace(name_weight.first));
+    std::vector<absl::string_view> name_weight = absl::StrSplit(entry, ':');
+    if (name_weight.size() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("mix entry \"", entry, "\": write it as KIND:WEIGHT"));
+    }
+    absl::StatusOr<CallKind> kind = ParseCallKind(absl::StripAsciiWhitespace(name_weight[0]));
     if (!kind.ok()) return kind.status();
     int weight = 0;
-    if (!absl::SimpleAtoi(name_weight.second, &weight) || weight < 0) {
+    if (!absl::SimpleAtoi(name_weight[1], &weight) || weight < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("mix entry \"", entry, "\": the weight must be a non-negative integer"));
     }
@@ -74,6 +78,7 @@ void PlanCall(const Mix& mix, int64_t agents, uint64_t random, PlannedCall* call
     const int64_t agent = static_cast<int64_t>(pick % static_cast<uint64_t>(agents));
     call->validate.set_token(AgentToken(agent));
     call->expected_agent_id = AgentId(agent);
+    call->expected_permissions = EffectivePermissionLines(agent, agents);
     return;
   }
   Probe probe = MakeProbe(PickProbeKind(call->kind, pick), agents, pick >> 2);
@@ -97,6 +102,7 @@ std::string CheckAuthorize(const Outcome& expected, const v1::AuthorizeResponse&
 }
 
 std::string CheckValidateToken(absl::string_view expected_agent_id,
+                               const std::vector<std::string>& expected_permissions,
                                const v1::ValidateTokenResponse& answer) {
   std::vector<std::string> wrong;
   if (!answer.valid()) {
@@ -107,6 +113,17 @@ std::string CheckValidateToken(absl::string_view expected_agent_id,
   if (answer.agent().id() != expected_agent_id) {
     wrong.push_back(absl::StrCat("agent: expected \"", expected_agent_id, "\", got \"",
                                  answer.agent().id(), "\""));
+  }
+  std::vector<std::string> permissions;
+  for (const v1::EffectivePermission& effective : answer.permissions()) {
+    const v1::Grant& grant = effective.grant();
+    permissions.push_back(GrantLine(grant.permission_id(), grant.effect() == v1::EFFECT_ALLOW,
+                                    grant.resource(),
+                                    {grant.actions().begin(), grant.actions().end()}));
+  }
+  if (std::string differs = DescribeGrantLinesDifference(expected_permissions, permissions);
+      !differs.empty()) {
+    wrong.push_back(std::move(differs));
   }
   return absl::StrJoin(wrong, "; ");
 }

@@ -41,8 +41,9 @@ struct PlannedCall {
   CallKind kind = CallKind::kDirect;
   v1::AuthorizeRequest authorize;  // for every kind but kToken
   Outcome expected;
-  v1::ValidateTokenRequest validate;  // for kToken
-  std::string expected_agent_id;      // for kToken
+  v1::ValidateTokenRequest validate;              // for kToken
+  std::string expected_agent_id;                  // for kToken
+  std::vector<std::string> expected_permissions;  // for kToken: EffectivePermissionLines
 };
 
 // Fills `call` (reusing its buffers) with the call that `random` picks under `mix`.
@@ -51,6 +52,7 @@ void PlanCall(const Mix& mix, int64_t agents, uint64_t random, PlannedCall* call
 // "" when the answer is the one the data implies; otherwise what differs.
 std::string CheckAuthorize(const Outcome& expected, const v1::AuthorizeResponse& answer);
 std::string CheckValidateToken(absl::string_view expected_agent_id,
+                               const std::vector<std::string>& expected_permissions,
                                const v1::ValidateTokenResponse& answer);
 
 }  // namespace verdict::bench

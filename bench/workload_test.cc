@@ -103,10 +103,47 @@ TEST(CheckValidateToken, InvalidOrOtherAgentIsWrong) {
   answer.set_valid(true);
   answer.set_reason(v1::ALLOWED);
   answer.mutable_agent()->set_id("agt_1");
-  EXPECT_EQ(CheckValidateToken("agt_1", answer), "");
-  EXPECT_NE(CheckValidateToken("agt_2", answer), "");
+  EXPECT_EQ(CheckValidateToken("agt_1", {}, answer), "");
+  EXPECT_NE(CheckValidateToken("agt_2", {}, answer), "");
   answer.set_valid(false);
-  EXPECT_NE(CheckValidateToken("agt_1", answer), "");
+  EXPECT_NE(CheckValidateToken("agt_1", {}, answer), "");
+}
+
+// The answer lists the agent's effective permissions: a list the data does not imply is wrong,
+// however valid the token.
+TEST(CheckValidateToken, EffectivePermissionsMustBeTheOnesTheDataImplies) {
+  constexpr int64_t kAgents = 100;
+  const int64_t chain_end = 3;  // a3 of chain 0, whose links are all live
+  const std::vector<std::string> expected = EffectivePermissionLines(chain_end, kAgents);
+  ASSERT_EQ(expected.size(), 5u);  // four of its own, one lent by a2
+  EXPECT_EQ(expected[4], "dlg_bench_0000000_2#0 allow docs:0:shared:* read");
+  EXPECT_EQ(EffectivePermissionLines(6, kAgents).size(), 4u);  // chain 1 lost a1 -> a2
+
+  v1::ValidateTokenResponse answer;
+  answer.set_valid(true);
+  answer.mutable_agent()->set_id(AgentId(chain_end));
+  for (const Permission& own : PermissionsOf(chain_end)) {
+    v1::Grant* grant = answer.add_permissions()->mutable_grant();
+    grant->set_permission_id(own.id);
+    grant->set_resource(own.resource);
+    grant->set_effect(own.effect == Effect::kAllow ? v1::EFFECT_ALLOW : v1::EFFECT_DENY);
+    for (const std::string& action : own.actions) grant->add_actions(action);
+  }
+  EXPECT_NE(CheckValidateToken(AgentId(chain_end), expected, answer), "");  // the lent one missing
+  v1::Grant* lent = answer.add_permissions()->mutable_grant();
+  lent->set_permission_id("dlg_bench_0000000_2#0");
+  lent->set_resource("docs:0:shared:*");
+  lent->set_effect(v1::EFFECT_ALLOW);
+  lent->add_actions("read");
+  EXPECT_EQ(CheckValidateToken(AgentId(chain_end), expected, answer), "");
+  lent->set_resource("*");
+  EXPECT_NE(CheckValidateToken(AgentId(chain_end), expected, answer), "");
+}
+
+TEST(ParseMix, RefusesAnEntryThatIsNotKindColonWeight) {
+  EXPECT_FALSE(ParseMix("direct:50:junk,token:1").ok());
+  EXPECT_FALSE(ParseMix("direct").ok());
+  EXPECT_TRUE(ParseMix("direct:50, token:1").ok());
 }
 
 }  // namespace
