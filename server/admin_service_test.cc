@@ -271,7 +271,7 @@ TEST_F(AdminServiceTest, EveryCallWithoutTheAdminCredentialIsUnauthenticated) {
 
 TEST_F(AdminServiceTest, RepeatedBadCredentialsAreThrottled) {
   TearDown();
-  StartServer({.free_failures = 2, .first_backoff = absl::Minutes(1)});
+  StartServer({.free_failures = 2, .first_backoff = absl::Minutes(1)}, "_throttled");
   v1::ListAgentsResponse response;
   EXPECT_EQ(stub_->ListAgents(Context("guess 1").get(), {}, &response).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);

@@ -14,7 +14,7 @@ constexpr absl::Duration kFileCheckInterval = absl::Milliseconds(100);
 ConnectionPool::ConnectionPool(std::string path, ConnectionOptions options, int size)
     : path_(std::move(path)),
       options_(options),
-      watch_(path_, kFileCheckInterval),
+      watch_(SharedDatabaseFileWatch(path_, kFileCheckInterval)),
       free_slots_(size) {}
 
 absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout() {
@@ -29,7 +29,7 @@ absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout() {
       idle_.pop_back();
     }
   }
-  const bool opened_once = opened_once_.load();
+  const bool opened_once = watch_->opened_once();
   std::unique_ptr<SqliteConnection> connection;
   if (idle.has_value()) connection = std::move(idle->connection);
   if (connection == nullptr) {
@@ -41,7 +41,7 @@ absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout() {
     connection = *std::move(opened);
   }
   absl::StatusOr<uint64_t> file =
-      watch_.Check(/*must_exist=*/opened_once, connection->database().getHandle());
+      watch_->Check(/*must_exist=*/opened_once, connection->database().getHandle());
   if (!file.ok()) {
     Return(nullptr, 0);  // closes it: the fault retires every connection opened before it
     return file.status();
@@ -64,14 +64,14 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool open
   if (opened_once) {
     // A missing or replaced file is a fault, never opened: a new file would be created empty,
     // and a replacement read with the old file's write-ahead log.
-    if (absl::Status fault = watch_.CheckBeforeOpen(/*must_exist=*/true); !fault.ok()) {
+    if (absl::Status fault = watch_->CheckBeforeOpen(/*must_exist=*/true); !fault.ok()) {
       return fault;
     }
     options.create_if_missing = false;
   }
   // Outside the pool's lock: opening may wait on another process's migration.
   absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = SqliteConnection::Open(path_, options);
-  if (opened.ok()) opened_once_.store(true);
+  if (opened.ok()) watch_->NoteOpened();
   return opened;
 }
 

@@ -78,11 +78,11 @@ class ConnectionPool {
 
   const std::string path_;
   const ConnectionOptions options_;
-  DatabaseFileWatch watch_;
+  // Shared with every other pool of this process on the same path.
+  const std::shared_ptr<DatabaseFileWatch> watch_;
   absl::Mutex mutex_;
   std::vector<IdleConnection> idle_ ABSL_GUARDED_BY(mutex_);
   int free_slots_ ABSL_GUARDED_BY(mutex_);  // connections not leased: idle or not yet open
-  std::atomic<bool> opened_once_{false};
 };
 
 }  // namespace verdict

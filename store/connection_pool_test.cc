@@ -1,10 +1,14 @@
 #include "store/connection_pool.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cstdio>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "store/test_support.h"
 
@@ -70,6 +74,36 @@ TEST(ConnectionPoolTest, FailedOpenGivesItsSlotBack) {
   ConnectionPool creator(path, ConnectionOptions{}, 1);
   ASSERT_TRUE(creator.Checkout().ok());
   EXPECT_TRUE(pool.Checkout().ok());
+}
+
+// verdictd opens several pools on one database (the policy store's, the admin credential's, the
+// decision log's), some only when first used. They share one watch: a pool that opens after
+// the file was deleted or replaced must neither create an empty database nor take the
+// replacement for the database.
+TEST(ConnectionPoolTest, APoolOpenedAfterAFaultSeesTheFaultItsSiblingsSee) {
+  const std::string path = FreshDatabasePath();
+  ConnectionPool store_pool(path, ConnectionOptions{}, 1);
+  ASSERT_TRUE(store_pool.Checkout().ok());
+
+  ASSERT_EQ(std::rename(path.c_str(), (path + ".away").c_str()), 0);
+  ConnectionPool late_pool(path, ConnectionOptions{}, 1);
+  const absl::Status deleted = late_pool.Checkout().status();
+  EXPECT_EQ(deleted.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(deleted.message(), "deleted or moved away")) << deleted;
+  struct stat status;
+  EXPECT_NE(stat(path.c_str(), &status), 0) << "the late pool created an empty database";
+
+  ConnectionPool(path + ".other", ConnectionOptions{}, 1).Checkout().IgnoreError();
+  ASSERT_EQ(std::rename((path + ".other").c_str(), path.c_str()), 0);
+  const absl::Status replaced = late_pool.Checkout().status();
+  EXPECT_EQ(replaced.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(replaced.message(), "replaced while verdictd had it open"))
+      << replaced;
+
+  ASSERT_EQ(std::rename((path + ".away").c_str(), path.c_str()), 0);
+  absl::SleepFor(absl::Milliseconds(150));  // the watch's interval
+  EXPECT_TRUE(late_pool.Checkout().ok());
+  EXPECT_TRUE(store_pool.Checkout().ok());
 }
 
 }  // namespace

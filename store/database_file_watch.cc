@@ -5,7 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -31,6 +35,16 @@ bool HeaderStartsLikeSqlite(sqlite3* connection) {
 }
 
 std::string ErrnoText() { return std::strerror(errno); }
+
+// The file the path leads to, links resolved as SQLite resolves them to name the log; "" when
+// it cannot be resolved.
+std::string ResolvedPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return "";
+  std::string result(resolved);
+  std::free(resolved);
+  return result;
+}
 
 }  // namespace
 
@@ -72,8 +86,19 @@ absl::Status DatabaseFileWatch::CheckIdentity(bool must_exist, struct stat& stat
     return must_exist ? Fault("the database file was deleted or moved away") : absl::OkStatus();
   }
   const FileIdentity identity{status.st_dev, status.st_ino};
-  if (!identity_.has_value()) identity_ = identity;
+  if (!identity_.has_value()) {
+    identity_ = identity;
+    resolved_path_ = ResolvedPath(path_);
+  }
   if (*identity_ != identity) {
+    const std::string resolved = ResolvedPath(path_);
+    if (resolved != resolved_path_) {
+      // A link pointed at another file, which has its own log: a new file, not a replacement.
+      identity_ = identity;
+      resolved_path_ = resolved;
+      ++generation_;
+      return absl::OkStatus();
+    }
     return Fault(
         "the database file was replaced while verdictd had it open (its write-ahead log "
         "still belongs to the old file); restart every verdictd on it to serve the new one");
@@ -106,6 +131,24 @@ absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
   // Also refuses a file made immutable (chattr +i), which root cannot write either.
   if (access(path_.c_str(), W_OK) != 0) return fault(absl::StrCat("not writable: ", ErrnoText()));
   return absl::OkStatus();
+}
+
+std::shared_ptr<DatabaseFileWatch> SharedDatabaseFileWatch(const std::string& path,
+                                                           absl::Duration interval) {
+  static absl::Mutex registry_mutex(absl::kConstInit);
+  static auto* registry = new std::map<std::string, std::weak_ptr<DatabaseFileWatch>>();
+  absl::MutexLock lock(&registry_mutex);
+  std::weak_ptr<DatabaseFileWatch>& entry = (*registry)[path];
+  std::shared_ptr<DatabaseFileWatch> watch = entry.lock();
+  if (watch == nullptr) {
+    watch = std::make_shared<DatabaseFileWatch>(path, interval);
+    entry = watch;
+  }
+  // Forget the paths no pool holds any more.
+  for (auto it = registry->begin(); it != registry->end();) {
+    it = it->second.expired() ? registry->erase(it) : std::next(it);
+  }
+  return watch;
 }
 
 }  // namespace verdict

@@ -25,7 +25,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -55,13 +57,20 @@ class DatabaseFileWatch {
   // A path that names another file than the one first seen (replaced by a restore, say) is a
   // fault until the first file is back: SQLite finds a database's write-ahead log and shared
   // memory by name, so the old file's log, kept alive by every connection still open on it in
-  // any process, would be read as the new file's, and checkpointed into it.
+  // any process, would be read as the new file's, and checkpointed into it. A symbolic link
+  // pointed at another file is not: SQLite keeps a database's log beside the file the link
+  // resolves to, so the new file comes with its own, and a new generation starts.
   absl::StatusOr<uint64_t> Check(bool must_exist, sqlite3* connection);
 
   // Before a connection is opened on the path, whatever the interval: UNAVAILABLE when the file
   // is missing (and `must_exist`) or is another file than the one first seen. Opening the other
   // file would already read the old file's log.
   absl::Status CheckBeforeOpen(bool must_exist);
+
+  // Whether a connection on the path has been opened since the watch began, by any pool that
+  // shares it: from then on a missing file is a fault, never one to create.
+  bool opened_once() const { return opened_once_.load(); }
+  void NoteOpened() { opened_once_.store(true); }
 
  private:
   struct FileIdentity {
@@ -87,7 +96,17 @@ class DatabaseFileWatch {
   absl::Status last_ ABSL_GUARDED_BY(mutex_);
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
   std::optional<FileIdentity> identity_ ABSL_GUARDED_BY(mutex_);
+  std::string resolved_path_ ABSL_GUARDED_BY(mutex_);  // where the path led when first seen
+  std::atomic<bool> opened_once_{false};
 };
+
+// The watch of the database at `path` that every connection pool of this process on that path
+// shares, for as long as one of them holds it: the policy store's, the admin credential's and the
+// decision log's pools must agree on which file is the database and whether it was ever opened,
+// or a pool opened after a fault would take a replacement (or an empty file it created) for the
+// database. The first caller's `interval` holds.
+std::shared_ptr<DatabaseFileWatch> SharedDatabaseFileWatch(const std::string& path,
+                                                           absl::Duration interval);
 
 }  // namespace verdict
 

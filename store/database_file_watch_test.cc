@@ -1,6 +1,7 @@
 #include "store/database_file_watch.h"
 
 #include <SQLiteCpp/Database.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -108,6 +109,29 @@ TEST(DatabaseFileWatchTest, ReplacedFileIsAFaultUntilTheFirstIsBack) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_NE(*back, *first);  // connections from before the fault are not reused
   EXPECT_TRUE(watch.CheckBeforeOpen(true).ok());
+}
+
+// SQLite keeps a database's log beside the file a link resolves to: a link pointed at another
+// file brings that file's own log, so it is a new file to serve (a new generation), not a
+// replacement.
+TEST(DatabaseFileWatchTest, LinkPointedAtAnotherFileStartsANewGeneration) {
+  const std::string target = FreshDatabasePath();
+  const std::string other = target + ".other";
+  const std::string link = target + ".link";
+  std::unique_ptr<SQLite::Database> first = CreateDatabase(target);
+  CreateDatabase(other);
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  DatabaseFileWatch watch(link, kEveryCall);
+  absl::StatusOr<uint64_t> before = watch.Check(true, first->getHandle());
+  ASSERT_TRUE(before.ok()) << before.status();
+
+  ASSERT_EQ(symlink(other.c_str(), (link + ".new").c_str()), 0);
+  ASSERT_EQ(std::rename((link + ".new").c_str(), link.c_str()), 0);
+  EXPECT_TRUE(watch.CheckBeforeOpen(true).ok());
+  SQLite::Database second(link, SQLite::OPEN_READWRITE);
+  absl::StatusOr<uint64_t> after = watch.Check(true, second.getHandle());
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_NE(*after, *before);  // connections to the first file are not reused
 }
 
 // Checked before a connection is opened whatever the interval, so a pool that lost its

@@ -70,6 +70,9 @@ class TestDatabase {
 
 class SqliteDatabase final : public TestDatabase {
  public:
+  // A second database in one test names itself apart from the first.
+  explicit SqliteDatabase(const std::string& suffix = "") : path_(FreshDatabasePath(suffix)) {}
+
   std::unique_ptr<Store> Open(ManualClock& clock, int connections) override {
     return OpenTestStore(path_, clock, connections);
   }
@@ -87,7 +90,7 @@ class SqliteDatabase final : public TestDatabase {
   }
 
  private:
-  const std::string path_ = FreshDatabasePath();
+  const std::string path_;
 };
 
 class PostgresDatabase final : public TestDatabase {
@@ -1179,7 +1182,7 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   ManualClock other_clock;
   std::unique_ptr<TestDatabase> empty;
   if (GetParam() == Backend::kSqlite) {
-    empty = std::make_unique<SqliteDatabase>();
+    empty = std::make_unique<SqliteDatabase>("-empty");
   } else {
     absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
     ASSERT_TRUE(schema.ok()) << schema.status();
