@@ -197,18 +197,24 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
     return absl::InvalidArgumentError(absl::StrCat("checks: a batch holds 1 to ", kMaxBatchSize,
                                                    " checks, not ", requests.size()));
   }
+  // The subject and context once, by their own names; then each check's own fields. Request ids
+  // may differ (each check's decision is logged under its own).
+  if (absl::Status valid = ValidateSharedFields(requests[0]); !valid.ok()) return valid;
+  const Request& first = requests[0];
   for (size_t i = 0; i < requests.size(); ++i) {
     const std::string field = absl::StrCat("checks[", i, "]");
-    absl::Status valid = InField(field, ValidateRequest(requests[i]));
+    absl::Status valid = InField(field, ValidateCheckFields(requests[i]));
+    if (valid.ok() && i > 0) valid = InField(field, ValidateSharedFields(requests[i]));
     if (!valid.ok()) return valid;
-    const Subject& subject = requests[i].subject;
-    const Subject& first = requests[0].subject;
-    if (subject.agent_id != first.agent_id || subject.token != first.token ||
-        subject.dpop.proof != first.dpop.proof ||
-        subject.dpop.http_method != first.dpop.http_method ||
-        subject.dpop.http_uri != first.dpop.http_uri) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".subject: differs from requests[0]'s; a batch has one subject"));
+    const Request& check = requests[i];
+    const Subject& subject = check.subject;
+    if (subject.agent_id != first.subject.agent_id || subject.token != first.subject.token ||
+        subject.dpop.proof != first.subject.dpop.proof ||
+        subject.dpop.http_method != first.subject.dpop.http_method ||
+        subject.dpop.http_uri != first.subject.dpop.http_uri ||
+        check.client_ip != first.client_ip) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": its subject or client_ip differs from checks[0]'s; a batch has one of each"));
     }
   }
   std::vector<Decision> decisions(requests.size());

@@ -78,9 +78,24 @@ absl::Status ValidateAgentId(absl::string_view field, absl::string_view id) {
   return CheckAsciiCharset(field, id, 1, kMaxIdLength, IsAgentIdCharacter, "A-Z a-z 0-9 _ . : -");
 }
 
-// Cheapest checks first; the arguments, the only field that needs parsing, come last.
-absl::Status ValidateRequest(const Request& request) {
+// Cheapest checks first.
+absl::Status ValidateSharedFields(const Request& request) {
   if (absl::Status status = ValidateSubject(request.subject); !status.ok()) return status;
+  if (!request.client_ip.empty()) {
+    if (absl::Status status = InField("client_ip", ParseIpAddress(request.client_ip).status());
+        !status.ok()) {
+      return status;
+    }
+  }
+  if (!PlainlyWellFormed<IsPrintableAscii>(request.request_id, 0, kMaxRequestIdLength)) {
+    return CheckAsciiCharset("request_id", request.request_id, 0, kMaxRequestIdLength,
+                             IsPrintableAscii, "printable ASCII");
+  }
+  return absl::OkStatus();
+}
+
+// The arguments, the only field that needs parsing, come last.
+absl::Status ValidateCheckFields(const Request& request) {
   if (absl::Status status = ValidateActionName(request.action); !status.ok()) return status;
   if (!PlainlyWellFormed<IsPrintableAscii>(request.resource, 1, kMaxResourceLength)) {
     absl::Status status = CheckPrintableUtf8("resource", request.resource, kMaxResourceLength);
@@ -94,19 +109,12 @@ absl::Status ValidateRequest(const Request& request) {
       return status;
     }
   }
-  if (!request.client_ip.empty()) {
-    if (absl::Status status = InField("client_ip", ParseIpAddress(request.client_ip).status());
-        !status.ok()) {
-      return status;
-    }
-  }
-  if (!PlainlyWellFormed<IsPrintableAscii>(request.request_id, 0, kMaxRequestIdLength)) {
-    absl::Status status =
-        CheckAsciiCharset("request_id", request.request_id, 0, kMaxRequestIdLength,
-                          IsPrintableAscii, "printable ASCII");
-    if (!status.ok()) return status;
-  }
   return ValidateArguments(request.arguments_json);
+}
+
+absl::Status ValidateRequest(const Request& request) {
+  if (absl::Status status = ValidateSharedFields(request); !status.ok()) return status;
+  return ValidateCheckFields(request);
 }
 
 }  // namespace verdict

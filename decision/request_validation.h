@@ -32,6 +32,11 @@ absl::Status ValidateAgentId(absl::string_view field, absl::string_view id);
 // object within the size and depth limits. request_id: at most 128 printable ASCII bytes.
 absl::Status ValidateRequest(const Request& request);
 
+// The two halves of ValidateRequest, for a batch whose checks share one subject and context:
+// the subject, client_ip and request_id; then the action, resource and arguments_json.
+absl::Status ValidateSharedFields(const Request& request);
+absl::Status ValidateCheckFields(const Request& request);
+
 }  // namespace verdict
 
 #endif  // VERDICT_DECISION_REQUEST_VALIDATION_H_
