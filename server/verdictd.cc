@@ -40,6 +40,7 @@
 #include "server/http_mapping.h"
 #include "server/metrics.h"
 #include "server/metrics_http_server.h"
+#include "server/protobuf_log.h"
 #include "server/seed.h"
 #include "server/signals.h"
 #include "server/worker_pool.h"
@@ -275,6 +276,7 @@ int main(int argc, char** argv) {
   // abseil's deadlock detector keeps a lock graph on every Mutex acquisition: 2 to 5% of the
   // server's CPU under load (bench/PERFORMANCE.md). The tests keep the default detection.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  verdict::QuietInvalidUtf8ParseErrors();
   absl::SetProgramUsageMessage(
       "verdict's policy-decision sidecar.\n"
       "  verdictd --listen=127.0.0.1:50051 --db=./verdict.db [--seed=policy.json] [--workers=4]");
