@@ -58,6 +58,8 @@ absl::Status ValidateSubject(const Subject& subject) {
   return ValidateAgentId("subject.agent_id", subject.agent_id);
 }
 
+}  // namespace
+
 absl::Status ValidateArguments(absl::string_view arguments_json) {
   if (arguments_json.empty()) return absl::OkStatus();
   JsonLimits limits;
@@ -70,8 +72,6 @@ absl::Status ValidateArguments(absl::string_view arguments_json) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status ValidateAgentId(absl::string_view field, absl::string_view id) {
   if (PlainlyWellFormed<IsAgentIdCharacter>(id, 1, kMaxIdLength)) return absl::OkStatus();

@@ -32,6 +32,10 @@ absl::Status ValidateAgentId(absl::string_view field, absl::string_view id);
 // object within the size and depth limits. request_id: at most 128 printable ASCII bytes.
 absl::Status ValidateRequest(const Request& request);
 
+// arguments_json: empty or a JSON object within the size and depth limits; INVALID_ARGUMENT
+// naming "arguments_json" otherwise.
+absl::Status ValidateArguments(absl::string_view arguments_json);
+
 // The two halves of ValidateRequest, for a batch whose checks share one subject and context:
 // the subject, client_ip and request_id; then the action, resource and arguments_json.
 absl::Status ValidateSharedFields(const Request& request);

@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "decision/constraints.h"
 #include "decision/engine.h"
+#include "decision/request_validation.h"
 #include "decision/resource_match.h"
 
 namespace verdict {
@@ -275,6 +276,11 @@ absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(
   Request common;
   common.subject = *std::move(subject);
   ContextInto(proto.context(), &common);
+  // A check's own arguments replace the context's before the engine sees them: the context's
+  // must be well-formed all the same, and are named as the wire names them.
+  if (absl::Status arguments = ValidateArguments(common.arguments_json); !arguments.ok()) {
+    return InvalidField("context", arguments);
+  }
 
   std::vector<Request> requests;
   requests.reserve(proto.checks_size());

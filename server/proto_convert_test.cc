@@ -15,6 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 v1::AuthorizeRequest WireRequestForAgent(const std::string& agent_id) {
   v1::AuthorizeRequest wire;
@@ -83,6 +84,24 @@ TEST(RequestFromProtoTest, MissingSubjectIsInvalidArgument) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(status.message()), HasSubstr("subject"));
   }
+}
+
+// Every check may bring its own arguments: the context's must be well-formed all the same, and
+// are named as the context's, not as some check's (review h36).
+TEST(BatchRequestsFromProtoTest, MalformedContextArgumentsAreRefusedEvenWhenEveryCheckHasItsOwn) {
+  v1::BatchAuthorizeRequest wire;
+  wire.mutable_subject()->set_agent_id("agt_reader");
+  wire.mutable_context()->set_arguments_json("{");
+  v1::BatchCheck* check = wire.add_checks();
+  check->set_action("read");
+  check->set_resource("docs:1");
+  check->set_arguments_json("{}");
+  const absl::Status status = BatchRequestsFromProto(wire).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), StartsWith("context: arguments_json: "));
+  wire.mutable_context()->set_arguments_json("[1]");
+  EXPECT_EQ(BatchRequestsFromProto(wire).status().message(),
+            "context: arguments_json: must be a JSON object");
 }
 
 TEST(BatchRequestsFromProtoTest, EveryCheckSharesTheSubjectAndContext) {

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -35,16 +34,6 @@ bool HeaderStartsLikeSqlite(sqlite3* connection) {
 }
 
 std::string ErrnoText() { return std::strerror(errno); }
-
-// The file the path leads to, links resolved as SQLite resolves them to name the log; "" when
-// it cannot be resolved.
-std::string ResolvedPath(const std::string& path) {
-  char* resolved = realpath(path.c_str(), nullptr);
-  if (resolved == nullptr) return "";
-  std::string result(resolved);
-  std::free(resolved);
-  return result;
-}
 
 }  // namespace
 
@@ -86,22 +75,15 @@ absl::Status DatabaseFileWatch::CheckIdentity(bool must_exist, struct stat& stat
     return must_exist ? Fault("the database file was deleted or moved away") : absl::OkStatus();
   }
   const FileIdentity identity{status.st_dev, status.st_ino};
-  if (!identity_.has_value()) {
-    identity_ = identity;
-    resolved_path_ = ResolvedPath(path_);
-  }
+  if (!identity_.has_value()) identity_ = identity;
   if (*identity_ != identity) {
-    const std::string resolved = ResolvedPath(path_);
-    if (resolved != resolved_path_) {
-      // A link pointed at another file, which has its own log: a new file, not a replacement.
-      identity_ = identity;
-      resolved_path_ = resolved;
-      ++generation_;
-      return absl::OkStatus();
-    }
+    // Whether renamed onto the path or reached through a link pointed elsewhere: the old file's
+    // log may be named like the new file's, and connections of this and other processes may
+    // still hold the old one; only a restart sees the new file whole.
     return Fault(
-        "the database file was replaced while verdictd had it open (its write-ahead log "
-        "still belongs to the old file); restart every verdictd on it to serve the new one");
+        "it is another file than the one verdictd opened (replaced, or a link pointed "
+        "elsewhere), and SQLite would read it with the old file's write-ahead log; restart "
+        "every verdictd on the database to serve the new file");
   }
   return absl::OkStatus();
 }

@@ -57,9 +57,9 @@ class DatabaseFileWatch {
   // A path that names another file than the one first seen (replaced by a restore, say) is a
   // fault until the first file is back: SQLite finds a database's write-ahead log and shared
   // memory by name, so the old file's log, kept alive by every connection still open on it in
-  // any process, would be read as the new file's, and checkpointed into it. A symbolic link
-  // pointed at another file is not: SQLite keeps a database's log beside the file the link
-  // resolves to, so the new file comes with its own, and a new generation starts.
+  // any process, would be read as the new file's, and checkpointed into it. The same holds for
+  // a symbolic link pointed at another file: the new target may be a file replaced while this
+  // process held the old one, its old log still alive beside it.
   absl::StatusOr<uint64_t> Check(bool must_exist, sqlite3* connection);
 
   // Before a connection is opened on the path, whatever the interval: UNAVAILABLE when the file
@@ -96,7 +96,6 @@ class DatabaseFileWatch {
   absl::Status last_ ABSL_GUARDED_BY(mutex_);
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
   std::optional<FileIdentity> identity_ ABSL_GUARDED_BY(mutex_);
-  std::string resolved_path_ ABSL_GUARDED_BY(mutex_);  // where the path led when first seen
   std::atomic<bool> opened_once_{false};
 };
 

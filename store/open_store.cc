@@ -1,5 +1,8 @@
 #include "store/open_store.h"
 
+#include <limits.h>
+#include <unistd.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +29,19 @@ bool IsPostgresUrl(absl::string_view db) {
   return absl::StartsWith(db, "postgresql://") || absl::StartsWith(db, "postgres://");
 }
 
+// A relative path, made absolute against the working directory once, when the location is read:
+// every connection then names the file the process was started with, even if that directory is
+// moved away later (the watch of store/database_file_watch.h then sees the database vanish).
+std::string AbsolutePath(absl::string_view path) {
+  if (absl::StartsWith(path, "/")) return std::string(path);
+  char directory[PATH_MAX];
+  if (getcwd(directory, sizeof directory) == nullptr) return std::string(path);
+  absl::string_view relative = path;
+  while (absl::ConsumePrefix(&relative, "./")) {
+  }
+  return absl::StrCat(directory, "/", relative);
+}
+
 }  // namespace
 
 absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db) {
@@ -33,7 +49,7 @@ absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db) {
   if (IsPostgresUrl(db)) return StoreLocation{StoreKind::kPostgres, std::string(db)};
   if (absl::ConsumePrefix(&db, kSqliteScheme)) {
     if (db.empty()) return absl::InvalidArgumentError("sqlite:// names no file");
-    return StoreLocation{StoreKind::kSqlite, std::string(db)};
+    return StoreLocation{StoreKind::kSqlite, AbsolutePath(db)};
   }
   if (const size_t scheme_end = db.find(kSchemeSeparator);
       scheme_end != absl::string_view::npos &&
@@ -42,7 +58,7 @@ absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db) {
         absl::StrCat("unknown store scheme \"", db.substr(0, scheme_end),
                      "://\": use a file path, sqlite:///path or postgresql://..."));
   }
-  return StoreLocation{StoreKind::kSqlite, std::string(db)};
+  return StoreLocation{StoreKind::kSqlite, AbsolutePath(db)};
 }
 
 // "password=..." and "sslpassword=..." in a URL's query string (libpq takes any parameter

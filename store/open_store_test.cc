@@ -1,6 +1,9 @@
 // Which store a --db value names, and how it is shown in logs.
 #include "store/open_store.h"
 
+#include <limits.h>
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -21,13 +24,19 @@ struct LocationCase {
   std::string location;
 };
 
+// A relative path is made absolute against the working directory when it is read, so that a
+// directory moved away later takes the database with it instead of leaving verdictd on it.
 TEST(OpenStoreTest, PathsAndSqliteUrlsNameSqliteAndPostgresUrlsNamePostgres) {
+  char directory[PATH_MAX];
+  ASSERT_NE(getcwd(directory, sizeof directory), nullptr);
+  const std::string cwd = directory;
   const std::vector<LocationCase> cases = {
-      {"verdict.db", StoreKind::kSqlite, "verdict.db"},
+      {"verdict.db", StoreKind::kSqlite, cwd + "/verdict.db"},
+      {"./verdict.db", StoreKind::kSqlite, cwd + "/verdict.db"},
       {"/var/lib/verdict/verdict.db", StoreKind::kSqlite, "/var/lib/verdict/verdict.db"},
       {"sqlite:///var/lib/verdict.db", StoreKind::kSqlite, "/var/lib/verdict.db"},
-      {"sqlite://relative.db", StoreKind::kSqlite, "relative.db"},
-      {"./data/a://b.db", StoreKind::kSqlite, "./data/a://b.db"},
+      {"sqlite://relative.db", StoreKind::kSqlite, cwd + "/relative.db"},
+      {"./data/a://b.db", StoreKind::kSqlite, cwd + "/data/a://b.db"},
       {"postgresql://verdict@db:5432/verdict", StoreKind::kPostgres,
        "postgresql://verdict@db:5432/verdict"},
       {"postgres://db/verdict?sslmode=require", StoreKind::kPostgres,
