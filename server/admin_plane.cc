@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/admin_limits.h"
 #include "server/admin_secret.h"
 #include "store/open_store.h"
@@ -60,9 +61,12 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
   if (listen == "off" || (listen.empty() && on_postgres)) {
     options.listen = "";
   } else if (listen.empty()) {
-    // Next to the database file: "sqlite:///var/lib/v.db" names the file /var/lib/v.db.
-    options.listen =
-        absl::StrCat("unix:", location.ok() ? location->location : db_path, ".admin.sock");
+    // Next to the database file, named as the operator named it ("sqlite:///var/lib/v.db" names
+    // /var/lib/v.db; "verdict.db" stays relative, as the CLI's default address expects, and
+    // short: a Unix socket's path holds at most 107 bytes).
+    absl::string_view file = db_path;
+    absl::ConsumePrefix(&file, "sqlite://");
+    options.listen = absl::StrCat("unix:", file, ".admin.sock");
   } else {
     options.listen = listen;
     options.listen_required = true;

@@ -43,6 +43,17 @@ TEST_F(AdminPlaneOptionsTest, TheDefaultSocketIsNextToTheFileASqliteUrlNames) {
   EXPECT_EQ(options->listen, "unix:/var/lib/verdict/verdict.db.admin.sock");
 }
 
+// Named as the operator named the database: a relative path stays relative (the CLI's default
+// address is "unix:verdict.db.admin.sock"), and short, where the absolute path of a deep
+// working directory could pass the 107 bytes a socket's path may hold (review h37).
+TEST_F(AdminPlaneOptionsTest, TheDefaultSocketOfARelativeDatabaseIsRelative) {
+  for (const char* db : {"verdict.db", "sqlite://verdict.db"}) {
+    absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags(db, "127.0.0.1:50051");
+    ASSERT_TRUE(options.ok()) << options.status();
+    EXPECT_EQ(options->listen, "unix:verdict.db.admin.sock") << db;
+  }
+}
+
 TEST_F(AdminPlaneOptionsTest, AnAddressTheOperatorChoseIsRequired) {
   absl::SetFlag(&FLAGS_admin_listen, "127.0.0.1:50052");
   absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:50051");

@@ -32,7 +32,8 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
     reactor->Finish(
         grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                      absl::StrCat("not a valid ", WireRequest::descriptor()->full_name(),
-                                  " message (string fields must be valid UTF-8)")));
+                                  " message: malformed or truncated, or a string field that is "
+                                  "not valid UTF-8")));
     return reactor;
   }
   absl::StatusOr<DecisionRunner::Decide<T>> decide = prepare(request);

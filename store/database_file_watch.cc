@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -34,6 +35,16 @@ bool HeaderStartsLikeSqlite(sqlite3* connection) {
 }
 
 std::string ErrnoText() { return std::strerror(errno); }
+
+// The path with every link resolved, as SQLite resolves it to name the log; "" when it cannot
+// be resolved.
+std::string ResolvedPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return "";
+  std::string result(resolved);
+  std::free(resolved);
+  return result;
+}
 
 }  // namespace
 
@@ -75,15 +86,20 @@ absl::Status DatabaseFileWatch::CheckIdentity(bool must_exist, struct stat& stat
     return must_exist ? Fault("the database file was deleted or moved away") : absl::OkStatus();
   }
   const FileIdentity identity{status.st_dev, status.st_ino};
-  if (!identity_.has_value()) identity_ = identity;
-  if (*identity_ != identity) {
+  if (!identity_.has_value()) {
+    identity_ = identity;
+    resolved_path_ = ResolvedPath(path_);
+  }
+  // SQLite names the log after the path with its links resolved: the same file reached under
+  // another name (a hard link behind a directory link pointed elsewhere) has another log.
+  if (*identity_ != identity || ResolvedPath(path_) != resolved_path_) {
     // Whether renamed onto the path or reached through a link pointed elsewhere: the old file's
     // log may be named like the new file's, and connections of this and other processes may
     // still hold the old one; only a restart sees the new file whole.
     return Fault(
-        "it is another file than the one verdictd opened (replaced, or a link pointed "
-        "elsewhere), and SQLite would read it with the old file's write-ahead log; restart "
-        "every verdictd on the database to serve the new file");
+        "it is another file, or the file under another name, than the one verdictd opened "
+        "(replaced, or a link pointed elsewhere), and SQLite would read it with another "
+        "write-ahead log; restart every verdictd on the database to serve it");
   }
   return absl::OkStatus();
 }

@@ -96,6 +96,7 @@ class DatabaseFileWatch {
   absl::Status last_ ABSL_GUARDED_BY(mutex_);
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
   std::optional<FileIdentity> identity_ ABSL_GUARDED_BY(mutex_);
+  std::string resolved_path_ ABSL_GUARDED_BY(mutex_);  // the path, links resolved, when first seen
   std::atomic<bool> opened_once_{false};
 };
 

@@ -1,6 +1,7 @@
 #include "store/database_file_watch.h"
 
 #include <SQLiteCpp/Database.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -100,8 +101,7 @@ TEST(DatabaseFileWatchTest, ReplacedFileIsAFaultUntilTheFirstIsBack) {
        {watch.Check(true, db->getHandle()).status(), watch.CheckBeforeOpen(true),
         watch.Check(true, db->getHandle()).status()}) {
     EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
-    EXPECT_TRUE(absl::StrContains(status.message(), "another file than the one verdictd opened"))
-        << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), "than the one verdictd opened")) << status;
   }
 
   ASSERT_EQ(std::rename((path + ".first").c_str(), path.c_str()), 0);
@@ -132,6 +132,29 @@ TEST(DatabaseFileWatchTest, LinkPointedAtAnotherFileIsAFaultUntilItPointsBack) {
   EXPECT_EQ(watch.Check(true, first->getHandle()).status().code(), absl::StatusCode::kUnavailable);
   point_link_at(target);
   EXPECT_TRUE(watch.Check(true, first->getHandle()).ok());
+}
+
+// SQLite names the log after the path with its links resolved: the same file reached through a
+// directory link pointed at another directory that holds a hard link to it has another log,
+// and a connection opened there would write where the others never read (review h37).
+TEST(DatabaseFileWatchTest, TheSameFileUnderAnotherResolvedNameIsAFault) {
+  const std::string base = FreshDatabasePath();
+  const std::string first_dir = base + ".a";
+  const std::string second_dir = base + ".b";
+  const std::string current = base + ".current";
+  ASSERT_EQ(mkdir(first_dir.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(second_dir.c_str(), 0755), 0);
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(first_dir + "/v.db");
+  ASSERT_EQ(link((first_dir + "/v.db").c_str(), (second_dir + "/v.db").c_str()), 0);
+  ASSERT_EQ(symlink(first_dir.c_str(), current.c_str()), 0);
+  DatabaseFileWatch watch(current + "/v.db", kEveryCall);
+  ASSERT_TRUE(watch.Check(true, db->getHandle()).ok());
+
+  ASSERT_EQ(symlink(second_dir.c_str(), (current + ".new").c_str()), 0);
+  ASSERT_EQ(std::rename((current + ".new").c_str(), current.c_str()), 0);
+  const absl::Status renamed = watch.CheckBeforeOpen(true);
+  EXPECT_EQ(renamed.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(renamed.message(), "under another name")) << renamed;
 }
 
 // Checked before a connection is opened whatever the interval, so a pool that lost its
