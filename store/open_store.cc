@@ -1,6 +1,7 @@
 #include "store/open_store.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -108,6 +109,12 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOpti
         PostgresStore::Open(std::move(location->location), std::move(postgres));
     if (!store.ok()) return store.status();
     return std::unique_ptr<Store>(*std::move(store));
+  }
+  // A directory is never a database that is not there yet: a configuration error, at once.
+  if (struct stat status;
+      stat(location->location.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(location->location, " is a directory; name the database file in it"));
   }
   SqliteOptions sqlite;
   sqlite.connections = options.connections;

@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,16 @@ TEST(OpenStoreTest, PathsAndSqliteUrlsNameSqliteAndPostgresUrlsNamePostgres) {
     EXPECT_EQ(location->kind, c.kind) << c.db;
     EXPECT_EQ(location->location, c.location) << c.db;
   }
+}
+
+// verdictd would otherwise wait NOT_SERVING for a file it can never open.
+TEST(OpenStoreTest, ADirectoryIsRefusedAtOnce) {
+  StoreOptions options;
+  options.connections = 1;
+  options.defer_open_errors = true;
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(std::getenv("TEST_TMPDIR"), options);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(store.status().message(), HasSubstr("is a directory"));
 }
 
 TEST(OpenStoreTest, EmptyOrUnknownLocationsAreRefused) {
