@@ -71,7 +71,10 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool open
   }
   // Outside the pool's lock: opening may wait on another process's migration.
   absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = SqliteConnection::Open(path_, options);
-  if (opened.ok()) watch_->NoteOpened();
+  if (opened.ok()) {
+    watch_->NoteConnectionOpened();
+    (*opened)->OnClosed([watch = watch_] { watch->NoteConnectionClosed(); });
+  }
   return opened;
 }
 

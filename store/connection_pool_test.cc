@@ -97,8 +97,7 @@ TEST(ConnectionPoolTest, APoolOpenedAfterAFaultSeesTheFaultItsSiblingsSee) {
   ASSERT_EQ(std::rename((path + ".other").c_str(), path.c_str()), 0);
   const absl::Status replaced = late_pool.Checkout().status();
   EXPECT_EQ(replaced.code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(absl::StrContains(replaced.message(), "than the one verdictd opened"))
-      << replaced;
+  EXPECT_TRUE(absl::StrContains(replaced.message(), "than the one verdictd opened")) << replaced;
 
   ASSERT_EQ(std::rename((path + ".away").c_str(), path.c_str()), 0);
   absl::SleepFor(absl::Milliseconds(150));  // the watch's interval

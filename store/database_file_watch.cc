@@ -104,6 +104,40 @@ absl::Status DatabaseFileWatch::CheckIdentity(bool must_exist, struct stat& stat
   return absl::OkStatus();
 }
 
+void DatabaseFileWatch::NoteConnectionOpened() {
+  absl::MutexLock lock(&mutex_);
+  ++open_connections_;
+  opened_once_.store(true);
+}
+
+void DatabaseFileWatch::NoteConnectionClosed() {
+  absl::MutexLock lock(&mutex_);
+  if (--open_connections_ == 0) log_identity_.reset();
+}
+
+absl::Status DatabaseFileWatch::CheckWriteAheadLog() {
+  constexpr absl::string_view kLost =
+      "its write-ahead log (-wal) was deleted or replaced while verdictd had the database open, "
+      "and the writes committed into it since are lost to every other connection; restart "
+      "every verdictd on the database";
+  if (log_lost_) return Fault(kLost);
+  if (open_connections_ == 0 || resolved_path_.empty()) return absl::OkStatus();
+  struct stat log;
+  if (stat(absl::StrCat(resolved_path_, "-wal").c_str(), &log) != 0) {
+    if (errno != ENOENT) return Fault(ErrnoText());
+    if (!log_identity_.has_value()) return absl::OkStatus();  // not written yet
+    log_lost_ = true;
+    return Fault(kLost);
+  }
+  const FileIdentity identity{log.st_dev, log.st_ino};
+  if (!log_identity_.has_value()) log_identity_ = identity;
+  if (*log_identity_ != identity) {
+    log_lost_ = true;
+    return Fault(kLost);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
   auto fault = [this](absl::string_view what) { return Fault(what); };
   struct stat status;
@@ -117,6 +151,7 @@ absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
   if (status.st_size > 0 && !HeaderStartsLikeSqlite(connection)) {
     return fault("not an SQLite database any more (overwritten or corrupted)");
   }
+  if (absl::Status log = CheckWriteAheadLog(); !log.ok()) return log;
   struct statvfs file_system;
   if (statvfs(path_.c_str(), &file_system) != 0) return fault(ErrnoText());
   if ((file_system.f_flag & ST_RDONLY) != 0) return fault("read-only file system");

@@ -70,7 +70,15 @@ class DatabaseFileWatch {
   // Whether a connection on the path has been opened since the watch began, by any pool that
   // shares it: from then on a missing file is a fault, never one to create.
   bool opened_once() const { return opened_once_.load(); }
-  void NoteOpened() { opened_once_.store(true); }
+
+  // The connections open on the file, in every pool that shares the watch. While one is open,
+  // this process holds a shared lock on the file, and SQLite deletes a write-ahead log only
+  // under an exclusive one: the log ("<file>-wal") cannot go away by SQLite's hand, and one
+  // deleted or replaced by anything else is a lasting fault (the commits of every connection
+  // still on it go into a file no one will read again). When the last closes, the log may go
+  // away with it, and the next connection's log is the one watched.
+  void NoteConnectionOpened() ABSL_LOCKS_EXCLUDED(mutex_);
+  void NoteConnectionClosed() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   struct FileIdentity {
@@ -88,6 +96,8 @@ class DatabaseFileWatch {
   absl::Status CheckIdentity(bool must_exist, struct stat& status, bool& exists)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::Status Fault(absl::string_view what) const;
+  // The write-ahead log's part of Inspect.
+  absl::Status CheckWriteAheadLog() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string path_;
   const absl::Duration interval_;
@@ -98,6 +108,9 @@ class DatabaseFileWatch {
   std::optional<FileIdentity> identity_ ABSL_GUARDED_BY(mutex_);
   std::string resolved_path_ ABSL_GUARDED_BY(mutex_);  // the path, links resolved, when first seen
   std::atomic<bool> opened_once_{false};
+  int open_connections_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::optional<FileIdentity> log_identity_ ABSL_GUARDED_BY(mutex_);
+  bool log_lost_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 // The watch of the database at `path` that every connection pool of this process on that path

@@ -157,6 +157,48 @@ TEST(DatabaseFileWatchTest, TheSameFileUnderAnotherResolvedNameIsAFault) {
   EXPECT_TRUE(absl::StrContains(renamed.message(), "under another name")) << renamed;
 }
 
+// A connection goes on committing into a write-ahead log that was deleted, and the next process
+// to open the database starts another: those commits are lost to everyone else. While a
+// connection is open SQLite never deletes the log itself, so a missing or new one is a fault,
+// and a lasting one.
+TEST(DatabaseFileWatchTest, AWriteAheadLogDeletedUnderOpenConnectionsIsALastingFault) {
+  const std::string path = FreshDatabasePath();
+  std::unique_ptr<SQLite::Database> db = CreateDatabase(path);
+  db->exec("PRAGMA journal_mode = WAL");
+  db->exec("INSERT INTO t VALUES (1)");
+  DatabaseFileWatch watch(path, kEveryCall);
+  watch.NoteConnectionOpened();
+  ASSERT_TRUE(watch.Check(true, db->getHandle()).ok());
+
+  ASSERT_EQ(std::remove((path + "-wal").c_str()), 0);
+  db->exec("INSERT INTO t VALUES (2)");  // SQLite itself notices nothing
+  const absl::Status lost = watch.Check(true, db->getHandle()).status();
+  EXPECT_EQ(lost.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(lost.message(), "write-ahead log (-wal) was deleted or replaced"))
+      << lost;
+  watch.NoteConnectionClosed();
+  db.reset();
+  SQLite::Database fresh(path, SQLite::OPEN_READWRITE);
+  watch.NoteConnectionOpened();
+  EXPECT_EQ(watch.Check(true, fresh.getHandle()).status().code(), absl::StatusCode::kUnavailable);
+}
+
+// When the last connection closes, SQLite checkpoints the log and deletes it: the next
+// connection's new log is no fault.
+TEST(DatabaseFileWatchTest, ANewLogAfterTheLastConnectionClosedIsNoFault) {
+  const std::string path = FreshDatabasePath();
+  DatabaseFileWatch watch(path, kEveryCall);
+  for (int round = 0; round < 3; ++round) {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    watch.NoteConnectionOpened();
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("CREATE TABLE IF NOT EXISTS t (x INTEGER)");
+    db.exec("INSERT INTO t VALUES (1)");
+    EXPECT_TRUE(watch.Check(true, db.getHandle()).ok()) << "round " << round;
+    watch.NoteConnectionClosed();  // db closes at the end of the round: its log goes with it
+  }
+}
+
 // Checked before a connection is opened whatever the interval, so a pool that lost its
 // connections to a fault never opens a new one on a file that is not there.
 TEST(DatabaseFileWatchTest, CheckBeforeOpenDoesNotWaitForTheInterval) {

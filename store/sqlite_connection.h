@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,8 +75,19 @@ class SqliteConnection {
   void MarkBroken() { broken_ = true; }
   bool broken() const { return broken_; }
 
+  // `closed` runs once the connection has closed its database handle (the pool's file watch
+  // counts the connections open on the file: store/database_file_watch.h).
+  void OnClosed(std::function<void()> closed) { on_closed_.run = std::move(closed); }
+
  private:
   friend class ScopedStatement;
+
+  struct RunWhenDestroyed {
+    std::function<void()> run;
+    ~RunWhenDestroyed() {
+      if (run) run();
+    }
+  };
 
   struct CachedStatement {
     std::unique_ptr<SQLite::Statement> statement;
@@ -86,6 +98,8 @@ class SqliteConnection {
 
   SqliteConnection(SQLite::Database database, const ConnectionOptions& options);
 
+  // Declared first, so destroyed last: after database_ has closed.
+  RunWhenDestroyed on_closed_;
   SQLite::Database database_;
   ConnectionOptions options_;
   std::array<CachedStatement, kStatementCount> statements_;

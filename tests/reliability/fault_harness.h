@@ -32,6 +32,10 @@ struct ServedDemoPolicy {
   std::shared_ptr<grpc::Channel> channel;
 };
 
+// The first half, for a fault that lasts until verdictd restarts: allowed before, then
+// UNAVAILABLE everywhere, NOT_SERVING, still running.
+void ExpectFailsClosed(ServedDemoPolicy& served, absl::FunctionRef<void()> inject);
+
 // The whole scenario, with gtest expectations; `inject` and `remove` put the fault in place and
 // take it away.
 void ExpectFailsClosedAndRecovers(ServedDemoPolicy& served, absl::FunctionRef<void()> inject,

@@ -80,6 +80,16 @@ TEST(FaultTest, ReplacedDatabaseFailsClosedAndIsLeftUntouched) {
             "suspended");
 }
 
+// The write-ahead log deleted under a running verdictd: its connections would go on committing
+// into the unlinked file, which nothing reads again once they close, while any process that
+// opens the database starts another log. A fault that lasts until verdictd restarts.
+TEST(FaultTest, DeletedWriteAheadLogFailsClosedUntilRestart) {
+  const std::string db_path = DatabasePath();
+  absl::StatusOr<ServedDemoPolicy> served = ServedDemoPolicy::Start(db_path);
+  ASSERT_TRUE(served.ok()) << served.status();
+  ExpectFailsClosed(*served, [&] { ASSERT_EQ(std::remove((db_path + "-wal").c_str()), 0); });
+}
+
 // The first page (the header and the schema) overwritten in place; repaired by writing the
 // original page back. The WAL is checkpointed into the file first: a newer copy of the page in
 // the WAL would otherwise be written over the damage by the next checkpoint, healing it.
