@@ -35,13 +35,27 @@ absl::StatusOr<std::vector<std::string>> AudienceClaim(const JsonValue& claims) 
   return audience;
 }
 
+// The key thumbprint a DPoP-bound token names (RFC 9449 section 6), or "" for a bearer token.
+// A confirmation verdict cannot check (RFC 8705's certificate thumbprint "x5t#S256", RFC 7800's
+// "jwk", an empty "jkt", an empty "cnf") is refused: the issuer bound the token to something,
+// and honouring it as a bearer token would strip that binding.
 absl::StatusOr<std::string> ConfirmationJkt(const JsonValue& claims) {
   const JsonValue* cnf = claims.Find("cnf");
   if (cnf == nullptr) return std::string();
   if (!cnf->is_object()) return JwtRejection(JwtError::kMalformed, "\"cnf\" is not an object");
+  for (const auto& [method, value] : cnf->as_object()) {
+    if (method != "jkt") {
+      return JwtRejection(JwtError::kWrongKeyBinding,
+                          absl::StrCat("\"cnf\" binds the token by \"", method,
+                                       "\", which verdict cannot check (only \"jkt\", RFC 9449)"));
+    }
+  }
   absl::StatusOr<std::optional<std::string>> jkt = StringClaim(*cnf, "jkt");
   if (!jkt.ok()) return jkt.status();
-  return jkt->value_or("");
+  if (!jkt->has_value() || (*jkt)->empty()) {
+    return JwtRejection(JwtError::kWrongKeyBinding, "\"cnf\" holds no key thumbprint (\"jkt\")");
+  }
+  return **jkt;
 }
 
 absl::StatusOr<AccessTokenClaims> ReadClaims(const JsonValue& claims) {

@@ -37,7 +37,8 @@ enum class JwtError {
   kWrongMethod,      // DPoP "htm" is not the request's method.
   kWrongUrl,         // DPoP "htu" is not the request's URI.
   kWrongTokenHash,   // DPoP "ath" is not the hash of the access token presented.
-  kWrongKeyBinding,  // The proof key's thumbprint is not the token's cnf.jkt.
+  kWrongKeyBinding,  // The proof key's thumbprint is not the token's cnf.jkt, or cnf binds the
+                     // token by a method verdict cannot check.
   kReplayed,         // A DPoP proof "jti" already used.
   kReplayCacheFull,  // Too many live proofs to remember: refused rather than risk a replay.
   kInvalidPolicy,    // The caller's policy cannot be applied (no issuer, negative leeway...).

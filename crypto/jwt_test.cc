@@ -241,6 +241,22 @@ TEST_F(VerifyAccessTokenTest, RefusesClaimsOutsideThePolicy) {
        JwtError::kMalformed},
       {"cnf a string", [](auto&, auto& claims) { claims["cnf"] = JsonValue::String("jkt"); },
        JwtError::kMalformed},
+      // Bound to something verdict cannot check: never honoured as a bearer token.
+      {"cnf binding a client certificate",
+       [](auto&, auto& claims) {
+         claims["cnf"] = JsonValue::MakeObject();
+         claims["cnf"].as_object()["x5t#S256"] =
+             JsonValue::String("bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2");
+       },
+       JwtError::kWrongKeyBinding},
+      {"cnf empty", [](auto&, auto& claims) { claims["cnf"] = JsonValue::MakeObject(); },
+       JwtError::kWrongKeyBinding},
+      {"cnf with an empty jkt",
+       [](auto&, auto& claims) {
+         claims["cnf"] = JsonValue::MakeObject();
+         claims["cnf"].as_object()["jkt"] = JsonValue::String("");
+       },
+       JwtError::kWrongKeyBinding},
       // A token whose jti the revocation list could not hold could never be revoked.
       {"jti empty", [](auto&, auto& claims) { claims["jti"] = JsonValue::String(""); },
        JwtError::kMalformed},

@@ -382,6 +382,14 @@ absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Tim
     return absl::InvalidArgumentError("expires_at: the token's \"exp\" is required");
   }
   const absl::Time now = StoredTime(AdminClock());
+  // An entry is kept until a day past expires_at and then dropped: an expiry given wrong, long
+  // past, would have the revocation reported done and then forgotten while the token is still
+  // accepted. A token past its "exp" (and the verifiers' leeway) is refused anyway.
+  if (expires_at < now - kPastExpiryAccepted) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expires_at: ", absl::FormatTime(absl::RFC3339_sec, expires_at, absl::UTCTimeZone()),
+        " is in the past; give the token's \"exp\" (a token past it is refused anyway)"));
+  }
   return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     // Entries long past their token's expiry protect nothing: they go as new ones come.
     if (absl::Status s = t.PruneRevokedTokenIds(now - kRevokedTokenIdRetention); !s.ok()) {

@@ -1391,5 +1391,17 @@ TEST_P(StoreSigningKeysTest, ATokenIdMustBeWellFormedAndCarryItsExpiry) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// An expiry given wrong, long past, would have the revocation reported done, then dropped by the
+// next revocation's pruning while the token is still accepted (review h38).
+TEST_P(StoreSigningKeysTest, ARevocationWhoseExpiryIsLongPastIsRefused) {
+  const absl::Status past = store_->RevokeTokenId("jti", clock_.Now() - absl::Hours(1));
+  EXPECT_EQ(past.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(past.message()), HasSubstr("is in the past"));
+  EXPECT_FALSE(RevokedInSnapshot("jti"));
+  // Moments ago is fine: such a token may still pass within the verifiers' leeway.
+  EXPECT_TRUE(store_->RevokeTokenId("jti", clock_.Now() - absl::Seconds(20)).ok());
+  EXPECT_TRUE(RevokedInSnapshot("jti"));
+}
+
 }  // namespace
 }  // namespace verdict
