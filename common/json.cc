@@ -14,6 +14,32 @@
 namespace verdict {
 namespace {
 
+// The significant digits of a well-formed JSON number: its mantissa's digits less the leading
+// zeros (of "0.000123" as of "007") and the trailing zeros of its fraction.
+size_t SignificantDigits(absl::string_view number) {
+  size_t count = 0;
+  size_t zeros_since_last = 0;  // zeros after the last non-zero digit, counted once one follows
+  bool started = false;
+  bool in_fraction = false;
+  for (char c : number) {
+    if (c == 'e' || c == 'E') break;
+    if (c == '.') {
+      in_fraction = true;
+      continue;
+    }
+    if (c < '0' || c > '9') continue;  // the sign
+    if (c == '0') {
+      if (started) ++zeros_since_last;
+      continue;
+    }
+    count += zeros_since_last + 1;
+    zeros_since_last = 0;
+    started = true;
+  }
+  // An integer's trailing zeros are digits of its value; a fraction's are not.
+  return in_fraction ? count : count + zeros_since_last;
+}
+
 // Integers below this magnitude are exact in a double and print without exponent or fraction.
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
@@ -337,6 +363,11 @@ class JsonParser {
       ++pos_;
       if (!AtEnd() && (Peek() == '+' || Peek() == '-')) ++pos_;
       if (skip_digits() == 0) return Error("expected a digit in the exponent");
+    }
+    if (limits_.exact_numbers && SignificantDigits(text_.substr(start, pos_ - start)) > 15) {
+      return ErrorAt(start,
+                     "number of more than 15 significant digits, more than a double tells apart: "
+                     "send it as a string");
     }
     double value = 0;
     const char* first = text_.data() + start;

@@ -195,6 +195,27 @@ TEST(ParseJsonTest, SizeLimitCountsWhiteSpace) {
   EXPECT_FALSE(ParseJson("1" + std::string(10, ' '), SizeLimit(10)).ok());
 }
 
+// Numbers of 15 significant digits or fewer always read as distinct doubles; longer ones may
+// not (1234567890123456789 and 1234567890123456800 read as one), so where numbers must be told
+// apart exactly, longer ones are refused.
+TEST(ParseJsonTest, ExactNumbersRefusesNumbersADoubleCannotTellApart) {
+  JsonLimits exact;
+  exact.exact_numbers = true;
+  for (const char* accepted :
+       {"123456789012345", "-123456789012345", "0.000123456789012345", "1.50000000000000000000",
+        "1e300", "0", "-0.0", "100000000000000", "12345678901234.5"}) {
+    EXPECT_TRUE(ParseJson(accepted, exact).ok()) << accepted;
+  }
+  for (const char* refused : {"1234567890123456789", "9007199254740993", "1000000000000000",
+                              "0.1234567890123456", "1234567890.1234567", "1.234567890123456e10"}) {
+    const absl::StatusOr<JsonValue> parsed = ParseJson(refused, exact);
+    EXPECT_FALSE(parsed.ok()) << refused;
+    EXPECT_TRUE(ParseJson(refused).ok()) << refused << ": only when asked";
+  }
+  EXPECT_EQ(ParseJson("1234567890123456789").value(), ParseJson("1234567890123456800").value())
+      << "why: the two read as one double";
+}
+
 TEST(JsonValueTest, FindReturnsMembersOfObjectsOnly) {
   absl::StatusOr<JsonValue> value = ParseJson(R"({"amount":12,"to":"bob"})");
   ASSERT_TRUE(value.ok());

@@ -65,6 +65,9 @@ absl::Status ValidateArguments(absl::string_view arguments_json) {
   JsonLimits limits;
   limits.max_bytes = kMaxArgumentsBytes;
   limits.max_depth = kMaxArgumentsDepth;
+  // Arguments key approvals by their canonical form and meet argument rules: two numbers that
+  // read as one double would be one call to both (review h38).
+  limits.exact_numbers = true;
   absl::StatusOr<JsonValue> arguments = ParseJson(arguments_json, limits);
   if (!arguments.ok()) return InField("arguments_json", arguments.status());
   if (!arguments->is_object()) {

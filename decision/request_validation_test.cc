@@ -59,6 +59,11 @@ TEST(ValidateRequest, AcceptsWellFormedRequests) {
       {"mapped client ip", [](Request& r) { r.client_ip = "::ffff:192.0.2.7"; }},
       {"no arguments", [](Request& r) { r.arguments_json.clear(); }},
       {"empty arguments", [](Request& r) { r.arguments_json = "{}"; }},
+      {"arguments with numbers of 15 significant digits",
+       [](Request& r) {
+         r.arguments_json =
+             R"({"id": 123456789012345, "amount": 0.00012345678901234500, "big": 1e300, "z": 0})";
+       }},
       {"deepest arguments",
        [](Request& r) { r.arguments_json = NestedObjects(kMaxArgumentsDepth); }},
       {"no request id", [](Request& r) { r.request_id.clear(); }},
@@ -153,6 +158,14 @@ TEST(ValidateRequest, RefusesMalformedRequestsNamingTheField) {
        "arguments_json: ..."},
       {{"arguments with a duplicate key",
         [](Request& r) { r.arguments_json = R"({"a":1,"a":2})"; }},
+       "arguments_json: ..."},
+      // 1234567890123456789 and 1234567890123456800 read as one double: an approval of one
+      // would allow the other.
+      {{"arguments with an integer beyond what a double tells apart",
+        [](Request& r) { r.arguments_json = R"({"to_account": 1234567890123456789})"; }},
+       "arguments_json: ..."},
+      {{"arguments with a fraction of 16 significant digits",
+        [](Request& r) { r.arguments_json = R"({"amount": 0.1234567890123456})"; }},
        "arguments_json: ..."},
       {{"arguments too deep",
         [](Request& r) { r.arguments_json = NestedObjects(kMaxArgumentsDepth + 1); }},
