@@ -510,9 +510,7 @@ size_t JwkCache::size() const {
   return by_fingerprint_.size();
 }
 
-namespace {
-
-absl::StatusOr<KeySet> KeySetFromJwks(
+absl::StatusOr<KeySet> KeySet::Parse(
     absl::string_view jwks_json,
     absl::FunctionRef<absl::StatusOr<Jwk>(const JsonValue&)> parse_key) {
   absl::StatusOr<JsonValue> jwks = ParseJson(jwks_json);
@@ -523,8 +521,18 @@ absl::StatusOr<KeySet> KeySetFromJwks(
   }
   KeySet set;
   for (size_t i = 0; i < keys->as_array().size(); ++i) {
-    absl::StatusOr<Jwk> key = parse_key(keys->as_array()[i]);
-    if (absl::IsUnimplemented(key.status())) continue;
+    const JsonValue& entry = keys->as_array()[i];
+    absl::StatusOr<Jwk> key = parse_key(entry);
+    if (absl::IsUnimplemented(key.status())) {
+      // RFC 7517 section 5: skipped, but said, so that a token naming it is not a mystery.
+      const JsonValue* kid = entry.Find("kid");
+      set.skipped_.push_back(absl::StrCat("keys[", i, "]",
+                                          kid != nullptr && kid->is_string()
+                                              ? absl::StrCat(" (kid \"", kid->as_string(), "\")")
+                                              : "",
+                                          ": ", key.status().message()));
+      continue;
+    }
     absl::Status added = key.ok() ? set.Add(*std::move(key)) : key.status();
     if (!added.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("keys[", i, "]: ", added.message()));
@@ -533,18 +541,22 @@ absl::StatusOr<KeySet> KeySetFromJwks(
   return set;
 }
 
-}  // namespace
+std::vector<std::string> KeySet::kids() const {
+  std::vector<std::string> kids;
+  for (const auto& [kid, key] : by_kid_) kids.push_back(kid);
+  std::sort(kids.begin(), kids.end());
+  return kids;
+}
 
 absl::StatusOr<KeySet> KeySet::FromJwks(absl::string_view jwks_json,
                                         absl::Span<const JwsAlgorithm> allowed) {
-  return KeySetFromJwks(jwks_json,
-                        [allowed](const JsonValue& jwk) { return Jwk::FromJson(jwk, allowed); });
+  return Parse(jwks_json, [allowed](const JsonValue& jwk) { return Jwk::FromJson(jwk, allowed); });
 }
 
 absl::StatusOr<KeySet> KeySet::FromJwks(absl::string_view jwks_json,
                                         absl::Span<const JwsAlgorithm> allowed, JwkCache& cache) {
-  return KeySetFromJwks(
-      jwks_json, [allowed, &cache](const JsonValue& jwk) { return cache.FromJson(jwk, allowed); });
+  return Parse(jwks_json,
+               [allowed, &cache](const JsonValue& jwk) { return cache.FromJson(jwk, allowed); });
 }
 
 absl::Status KeySet::Add(Jwk key) {

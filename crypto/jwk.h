@@ -19,8 +19,10 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -137,9 +139,19 @@ class KeySet {
   // The key with this kid, or nullptr; valid while the set lives and is not added to.
   const Jwk* Find(absl::string_view kid) const;
   size_t size() const { return by_kid_.size(); }
+  // Every kid, sorted.
+  std::vector<std::string> kids() const;
+  // The keys FromJwks skipped, each as "keys[i] (kid "k"): why", in the file's order.
+  const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
+  // FromJwks, each key read by `parse_key`.
+  static absl::StatusOr<KeySet> Parse(
+      absl::string_view jwks_json,
+      absl::FunctionRef<absl::StatusOr<Jwk>(const JsonValue&)> parse_key);
+
   absl::flat_hash_map<std::string, Jwk> by_kid_;
+  std::vector<std::string> skipped_;
 };
 
 }  // namespace verdict

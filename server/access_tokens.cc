@@ -7,12 +7,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "crypto/jwk.h"
 
 namespace verdict {
 
 absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> AccessTokenVerifierFromOptions(
-    const ServerOptions& options) {
+    const ServerOptions& options, JwksFileKeys* file_keys) {
   if (options.jwt_issuer.empty()) return nullptr;
   AccessTokenOptions access_tokens;
   access_tokens.policy.issuer = options.jwt_issuer;
@@ -41,6 +42,12 @@ absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> AccessTokenVerifierFromOpti
       return absl::InvalidArgumentError(
           absl::StrCat("--jwks_file=", options.jwks_file, ": ", keys.status().message()));
     }
+    if (keys->size() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--jwks_file=", options.jwks_file, ": no key verdict can use (EdDSA, ES256, HS256)",
+          keys->skipped().empty() ? "" : ": ", absl::StrJoin(keys->skipped(), "; ")));
+    }
+    if (file_keys != nullptr) *file_keys = JwksFileKeys{keys->kids(), keys->skipped()};
     access_tokens.keys = *std::move(keys);
   }
   return AccessTokenVerifier::Create(std::move(access_tokens));

@@ -11,6 +11,8 @@
 #define VERDICT_SERVER_ACCESS_TOKENS_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "decision/access_token_verifier.h"
@@ -18,11 +20,20 @@
 
 namespace verdict {
 
+// What --jwks_file held: the kids verdict verifies tokens with (the admin plane may not add,
+// rotate or retire these: the file's key would go on verifying whatever the store held), and the
+// keys it skipped (another key type, "use": "enc"), each with why.
+struct JwksFileKeys {
+  std::vector<std::string> kids;
+  std::vector<std::string> skipped;
+};
+
 // Null when no --jwt_issuer is set (JWT access tokens are then refused). INVALID_ARGUMENT or
-// NOT_FOUND naming --jwks_file when the file cannot be read or is not a JWK Set whose keys each
-// carry a "kid" and an "alg".
+// NOT_FOUND naming --jwks_file when the file cannot be read, is not a JWK Set whose keys each
+// carry a "kid" and an "alg", or holds no key verdict can use. `file_keys`, when given, receives
+// what the file held.
 absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> AccessTokenVerifierFromOptions(
-    const ServerOptions& options);
+    const ServerOptions& options, JwksFileKeys* file_keys = nullptr);
 
 }  // namespace verdict
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "decision/access_token_test_support.h"
@@ -59,6 +60,32 @@ TEST(AccessTokenVerifierFromOptionsTest, WithoutAFileOnlyStoreKeysVerify) {
       AccessTokenVerifierFromOptions(JwtOptions(""));
   ASSERT_TRUE(verifier.ok()) << verifier.status();
   EXPECT_NE(*verifier, nullptr);
+}
+
+// RFC 7517 asks that keys of another type be skipped; a file of nothing else would start a
+// verifier that refuses every token as "unknown_key" for a key the file plainly holds (h38).
+TEST(AccessTokenVerifierFromOptionsTest, SkippedKeysAreSaidAndAFileOfNoUsableKeyIsRefused) {
+  const std::string rsa = R"({"kty":"RSA","kid":"r1","alg":"RS256","n":"sXch","e":"AQAB"})";
+  const std::string encryption_key =
+      R"({"kty":"OKP","crv":"Ed25519","kid":"e9","alg":"EdDSA","use":"enc",)"
+      R"("x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"})";
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> none = AccessTokenVerifierFromOptions(
+      JwtOptions(WriteFile("unusable.json", "{\"keys\":[" + rsa + "," + encryption_key + "]}")));
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("no key verdict can use"));
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("keys[0] (kid \"r1\")"));
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("keys[1] (kid \"e9\")"));
+
+  const TestSigningKey key = TestSigningKey::NewEd25519("file-1");
+  const std::string jwks = JwksOf({key});
+  const std::string mixed = jwks.substr(0, jwks.rfind(']')) + "," + rsa + "]}";
+  JwksFileKeys file_keys;
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
+      AccessTokenVerifierFromOptions(JwtOptions(WriteFile("mixed.json", mixed)), &file_keys);
+  ASSERT_TRUE(verifier.ok()) << verifier.status();
+  EXPECT_EQ(file_keys.kids, std::vector<std::string>{"file-1"});
+  ASSERT_EQ(file_keys.skipped.size(), 1u);
+  EXPECT_THAT(file_keys.skipped[0], HasSubstr("keys[1] (kid \"r1\")"));
 }
 
 TEST(AccessTokenVerifierFromOptionsTest, AnUnusableJwksFileNamesTheFlag) {

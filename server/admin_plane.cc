@@ -90,7 +90,7 @@ AdminPlane::AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
     : credentials_(std::move(credentials)),
       auth_(*credentials_, clock, {.hash_params = options.hash_params}),
       decision_log_(std::move(decision_log)),
-      service_(admin, *decision_log_, auth_, clock) {}
+      service_(admin, *decision_log_, auth_, clock, options.file_key_ids) {}
 
 absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOptions& options,
                                                               const std::string& db_path,

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
@@ -45,6 +46,8 @@ struct AdminPlaneOptions {
   std::string secret_file;  // "" when none: the stored credential, if any, stays as it is
   bool decision_log = false;
   SecretHashParams hash_params;  // production unless --test_only_weak_admin_hash
+  // The kids of --jwks_file: the signing-key calls refuse them (server/admin_service.h).
+  std::vector<std::string> file_key_ids;
 };
 
 // Reads the flags above. INVALID_ARGUMENT naming the flag; --admin_listen must differ from the

@@ -5,7 +5,9 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/json.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
 #include "store/admin_calls.h"
@@ -13,6 +15,14 @@
 
 namespace verdict {
 namespace {
+
+// The "kid" of a JWK's JSON, or "" when it has none (the store then says what is wrong).
+std::string KidOfJwk(const std::string& jwk_json) {
+  absl::StatusOr<JsonValue> jwk = ParseJson(jwk_json);
+  if (!jwk.ok()) return "";
+  const JsonValue* kid = jwk->Find("kid");
+  return kid != nullptr && kid->is_string() ? kid->as_string() : "";
+}
 
 constexpr absl::string_view kAuthorizationHeader = "authorization";
 
@@ -30,8 +40,21 @@ grpc::Status AdminGrpcStatus(const absl::Status& status) {
 }
 
 GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log,
-                                   AdminAuthenticator& auth, Clock clock)
-    : admin_(admin), decision_log_(decision_log), auth_(auth), clock_(std::move(clock)) {}
+                                   AdminAuthenticator& auth, Clock clock,
+                                   std::vector<std::string> file_key_ids)
+    : admin_(admin),
+      decision_log_(decision_log),
+      auth_(auth),
+      clock_(std::move(clock)),
+      file_key_ids_(file_key_ids.begin(), file_key_ids.end()) {}
+
+absl::Status GrpcAdminService::RefuseFileKey(absl::string_view kid) const {
+  if (!file_key_ids_.contains(kid)) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("kid ", kid,
+                   " is a key of verdictd's --jwks_file, which verifies its tokens whatever the "
+                   "store holds: change it in that file (or give the store's key another kid)"));
+}
 
 // The call's work goes to the service's own threads: gRPC's callback threads also carry the
 // decision calls, and an admin call may hold one for an Argon2id verification or a write that
@@ -302,7 +325,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::AddSigningKey(grpc::CallbackServerCo
                                                           v1::SigningKey* response) {
   return ChangeSigningKey(
       context,
-      [=] {
+      [=]() -> absl::StatusOr<SigningKey> {
+        if (absl::Status refused = RefuseFileKey(KidOfJwk(request->jwk_json())); !refused.ok()) {
+          return refused;
+        }
         return admin_.AddSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
@@ -314,7 +340,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateSigningKey(
     v1::SigningKey* response) {
   return ChangeSigningKey(
       context,
-      [=] {
+      [=]() -> absl::StatusOr<SigningKey> {
+        if (absl::Status refused = RefuseFileKey(KidOfJwk(request->jwk_json())); !refused.ok()) {
+          return refused;
+        }
         return admin_.RotateSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
@@ -325,7 +354,12 @@ grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
     grpc::CallbackServerContext* context, const v1::RetireSigningKeyRequest* request,
     v1::SigningKey* response) {
   return ChangeSigningKey(
-      context, [=] { return admin_.RetireSigningKey(request->kid()); }, response);
+      context,
+      [=]() -> absl::StatusOr<SigningKey> {
+        if (absl::Status refused = RefuseFileKey(request->kid()); !refused.ok()) return refused;
+        return admin_.RetireSigningKey(request->kid());
+      },
+      response);
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::ListSigningKeys(

@@ -16,6 +16,10 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
@@ -36,8 +40,10 @@ inline constexpr int kAdminWorkers = 2;
 class GrpcAdminService final : public v1::AdminService::CallbackService {
  public:
   // Everything must outlive the service; it is called on several threads at once.
+  // `file_key_ids`: the kids of verdictd's --jwks_file, which verify tokens whatever the store
+  // holds under the same kid, so the signing-key calls refuse them (FAILED_PRECONDITION).
   GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log, AdminAuthenticator& auth,
-                   Clock clock);
+                   Clock clock, std::vector<std::string> file_key_ids = {});
 
   grpc::ServerUnaryReactor* CreateAgent(grpc::CallbackServerContext* context,
                                         const v1::CreateAgentRequest* request,
@@ -120,6 +126,9 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* Vote(grpc::CallbackServerContext* context,
                                  const v1::VoteRequest& request, bool approve,
                                  v1::ApprovalRequest* response);
+  // FAILED_PRECONDITION when `kid` is one of the --jwks_file's.
+  absl::Status RefuseFileKey(absl::string_view kid) const;
+
   // Runs `change` (an add, rotation or retirement) and answers the key as it now is.
   template <typename Change>
   grpc::ServerUnaryReactor* ChangeSigningKey(grpc::CallbackServerContext* context, Change change,
@@ -129,6 +138,7 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   DecisionLogStore& decision_log_;
   AdminAuthenticator& auth_;
   const Clock clock_;
+  const absl::flat_hash_set<std::string> file_key_ids_;
   // Last: destroyed first, finishing the calls it holds while everything above still lives.
   WorkerPool workers_{kAdminWorkers};
 };

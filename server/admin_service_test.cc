@@ -42,7 +42,8 @@ class AdminServiceTest : public testing::Test {
  protected:
   void SetUp() override { StartServer({.free_failures = 1000}); }
 
-  void StartServer(AdminAuthOptions auth_options, const std::string& database_suffix = "") {
+  void StartServer(AdminAuthOptions auth_options, const std::string& database_suffix = "",
+                   std::vector<std::string> file_key_ids = {}) {
     path_ = FreshDatabasePath(database_suffix);
     store_ = OpenTestStore(path_, clock_);
     ASSERT_NE(store_, nullptr);
@@ -53,8 +54,8 @@ class AdminServiceTest : public testing::Test {
     auth_options.hash_params = kTestHashParams;
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(), auth_options);
     decision_log_ = std::make_unique<DecisionLog>(path_);
-    service_ =
-        std::make_unique<GrpcAdminService>(*store_, *decision_log_, *auth_, clock_.AsFunction());
+    service_ = std::make_unique<GrpcAdminService>(*store_, *decision_log_, *auth_,
+                                                  clock_.AsFunction(), std::move(file_key_ids));
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
     ASSERT_TRUE(server.ok()) << server.status();
@@ -267,6 +268,32 @@ TEST_F(AdminServiceTest, EveryCallWithoutTheAdminCredentialIsUnauthenticated) {
   v1::ListAgentsResponse agents;
   ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
   EXPECT_EQ(agents.agents_size(), 0);
+}
+
+// A key of --jwks_file verifies its tokens whatever the store holds under its kid: a store key of
+// that kid would be listed, "retired", and never used (review h38).
+TEST_F(AdminServiceTest, TheSigningKeyCallsRefuseAKidOfTheJwksFile) {
+  TearDown();
+  StartServer({.free_failures = 1000}, "_file_keys", {"file-1"});
+  v1::AddSigningKeyRequest add;
+  add.set_jwk_json(TestSigningKey::NewEd25519("file-1").public_jwk_json);
+  add.add_allowed_algorithms("EdDSA");
+  v1::SigningKey key;
+  grpc::Status status = stub_->AddSigningKey(Context().get(), add, &key);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("--jwks_file"));
+  v1::RotateSigningKeyRequest rotate;
+  rotate.set_jwk_json(add.jwk_json());
+  rotate.add_allowed_algorithms("EdDSA");
+  EXPECT_EQ(stub_->RotateSigningKey(Context().get(), rotate, &key).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  v1::RetireSigningKeyRequest retire;
+  retire.set_kid("file-1");
+  EXPECT_EQ(stub_->RetireSigningKey(Context().get(), retire, &key).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  // Any other kid is the store's to keep.
+  add.set_jwk_json(TestSigningKey::NewEd25519("store-1").public_jwk_json);
+  EXPECT_TRUE(stub_->AddSigningKey(Context().get(), add, &key).ok());
 }
 
 TEST_F(AdminServiceTest, RepeatedBadCredentialsAreThrottled) {

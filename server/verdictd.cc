@@ -101,11 +101,15 @@ int Serve(const ServerOptions& options) {
     std::cerr << "verdictd: --ext_authz_config: " << ext_authz_config.status().message() << "\n";
     return kExitConfiguration;
   }
+  JwksFileKeys file_keys;
   absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> access_tokens =
-      AccessTokenVerifierFromOptions(options);
+      AccessTokenVerifierFromOptions(options, &file_keys);
   if (!access_tokens.ok()) {
     std::cerr << "verdictd: " << access_tokens.status().message() << "\n";
     return kExitConfiguration;
+  }
+  for (const std::string& skipped : file_keys.skipped) {
+    std::cerr << "verdictd: --jwks_file: skipped " << skipped << "\n";
   }
   // Checked before anything is created: a bad flag leaves no database or log file behind.
   absl::StatusOr<AdminPlaneOptions> admin_options =
@@ -114,6 +118,7 @@ int Serve(const ServerOptions& options) {
     std::cerr << "verdictd: " << admin_options.status().message() << "\n";
     return kExitConfiguration;
   }
+  admin_options->file_key_ids = file_keys.kids;
   std::unique_ptr<DecisionJsonLog> json_log;
   if (!options.decision_json_log_path.empty()) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
