@@ -86,6 +86,15 @@ std::string NormalizedHtu(absl::string_view uri) {
   return absl::StrCat(scheme, "://", authority, path);
 }
 
+// "https://host/..." or "http://host/...": a scheme verdict compares and an authority.
+bool IsAbsoluteHttpUri(absl::string_view uri) {
+  const size_t scheme_end = uri.find("://");
+  if (scheme_end == absl::string_view::npos) return false;
+  const std::string scheme = absl::AsciiStrToLower(uri.substr(0, scheme_end));
+  const absl::string_view rest = uri.substr(scheme_end + 3);
+  return (scheme == "https" || scheme == "http") && !rest.empty() && rest.front() != '/';
+}
+
 absl::StatusOr<DpopProof> VerifyDpopProof(absl::string_view proof, const DpopRequest& request,
                                           absl::Time now, absl::Duration iat_window,
                                           DpopReplayCache& replay_cache) {
@@ -116,6 +125,17 @@ absl::StatusOr<DpopProof> VerifyDpopProof(absl::string_view proof, const DpopReq
   if (!issued_at.ok()) return issued_at.status();
   result.issued_at = *issued_at;
 
+  // A proof binds one request: a caller that did not say which request it came with, or a proof
+  // made for no request in particular (no method, a relative or empty URI), proves nothing
+  // (RFC 9449 section 4.3, checks 8 and 9).
+  if (request.http_method.empty() || request.http_uri.empty()) {
+    return JwtRejection(JwtError::kWrongUrl,
+                        "the request's method and URI are needed to check a DPoP proof");
+  }
+  if (htm->empty()) return JwtRejection(JwtError::kWrongMethod, "the proof names no method");
+  if (!IsAbsoluteHttpUri(*htu)) {
+    return JwtRejection(JwtError::kWrongUrl, "the proof's htu is not an absolute http(s) URI");
+  }
   if (*htm != request.http_method) {
     return JwtRejection(JwtError::kWrongMethod,
                         absl::StrCat("the proof is for ", *htm, ", not ", request.http_method));

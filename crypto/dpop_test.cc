@@ -205,6 +205,14 @@ TEST_F(VerifyDpopProofTest, RefusesAProofThatDoesNotMatchTheRequest) {
        JwtError::kWrongTokenHash},
       {"no ath", [](auto&, auto& claims) { claims.erase("ath"); }, JwtError::kMissingClaim},
       {"no jti", [](auto&, auto& claims) { claims.erase("jti"); }, JwtError::kMissingClaim},
+      // A proof made for no request in particular (h38).
+      {"an empty htm", [](auto&, auto& claims) { claims["htm"] = JsonValue::String(""); },
+       JwtError::kWrongMethod},
+      {"a relative htu",
+       [](auto&, auto& claims) { claims["htu"] = JsonValue::String("/protectedresource"); },
+       JwtError::kWrongUrl},
+      {"an empty htu", [](auto&, auto& claims) { claims["htu"] = JsonValue::String(""); },
+       JwtError::kWrongUrl},
       {"no htm", [](auto&, auto& claims) { claims.erase("htm"); }, JwtError::kMissingClaim},
       {"no htu", [](auto&, auto& claims) { claims.erase("htu"); }, JwtError::kMissingClaim},
       {"no iat", [](auto&, auto& claims) { claims.erase("iat"); }, JwtError::kMissingClaim},
@@ -230,6 +238,21 @@ TEST_F(VerifyDpopProofTest, RefusesAProofThatDoesNotMatchTheRequest) {
     // A refused proof is not remembered.
     EXPECT_EQ(fresh_cache.size(), 0u) << c.name;
   }
+}
+
+// A caller that sends a proof must say which request it came with: an empty method or URI would
+// match a proof made for no request in particular (h38).
+TEST_F(VerifyDpopProofTest, RefusesAProofWhenTheCallerNamesNoRequest) {
+  const std::string proof = Proof();
+  DpopRequest no_method = request_;
+  no_method.http_method = "";
+  EXPECT_THAT(JwtErrorOf(VerifyDpopProof(proof, no_method, kNow, kWindow, cache_).status()),
+              Optional(JwtError::kWrongUrl));
+  DpopRequest no_uri = request_;
+  no_uri.http_uri = "";
+  EXPECT_THAT(JwtErrorOf(VerifyDpopProof(proof, no_uri, kNow, kWindow, cache_).status()),
+              Optional(JwtError::kWrongUrl));
+  EXPECT_EQ(cache_.size(), 0u);
 }
 
 TEST_F(VerifyDpopProofTest, RefusesAProofForAnotherMethodOrUrlOfTheSameRequest) {
