@@ -2,6 +2,9 @@
 # The first command: install what is missing, build, and run verdictd on loopback with an
 # embedded SQLite database seeded with a small demo policy (deploy/demo-policy.json).
 #   VERDICT_LISTEN (default 127.0.0.1:50051)  VERDICT_DB (default ./var/verdict-demo.db)
+#   VERDICT_METRICS_LISTEN (default 127.0.0.1:9464)
+# The policy is seeded into a new database only: a later run serves what the database holds
+# (rm -f var/verdict-demo.db* starts afresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,9 +21,15 @@ if [[ ! -s "$secret_file" ]]; then
   (umask 077 && head -c 32 /dev/urandom | base64 | tr -d '=\n/+' > "$secret_file")
 fi
 
+if [[ -e "$db" ]]; then
+  seeded="as it was left; rm -f $db* to start afresh"
+else
+  seeded="seeded from deploy/demo-policy.json"
+fi
+
 cat <<MSG
 
-verdict demo: serving decisions on $listen from $db (seeded from deploy/demo-policy.json).
+verdict demo: serving decisions on $listen from $db ($seeded).
 Try, from another terminal:
   bazel-bin/cli/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:guide:1
   bazel-bin/cli/verdict --addr=$listen check --agent=agt_demo_reader --action=read --resource=docs:secret:1

@@ -1,6 +1,8 @@
 #include "server/admin_plane.h"
 
 #include <iostream>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/flags/flag.h"
@@ -10,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "common/admin_limits.h"
 #include "server/admin_secret.h"
+#include "server/flags.h"
 #include "store/open_store.h"
 
 ABSL_FLAG(std::string, admin_listen, "",
@@ -58,7 +61,7 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
   const std::string listen = absl::GetFlag(FLAGS_admin_listen);
   absl::StatusOr<StoreLocation> location = ParseStoreLocation(db_path);
   const bool on_postgres = location.ok() && location->kind == StoreKind::kPostgres;
-  if (listen == "off" || (listen.empty() && on_postgres)) {
+  if (absl::EqualsIgnoreCase(listen, "off") || (listen.empty() && on_postgres)) {
     options.listen = "";
   } else if (listen.empty()) {
     // Next to the database file, named as the operator named it ("sqlite:///var/lib/v.db" names
@@ -68,6 +71,9 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
     absl::ConsumePrefix(&file, "sqlite://");
     options.listen = absl::StrCat("unix:", file, ".admin.sock");
   } else {
+    if (absl::Status valid = ValidateListenAddress("--admin_listen", listen); !valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(valid.message(), " (or off)"));
+    }
     options.listen = listen;
     options.listen_required = true;
   }
@@ -134,6 +140,12 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   plane->server_ = *std::move(server);
   plane->server_->SetServing(true);
   std::cerr << "verdictd: admin service on " << plane->server_->address() << "\n";
+  // Said here, not to callers: they learn only that their credential is refused.
+  if (absl::StatusOr<std::optional<std::string>> stored = plane->credentials_->SecretHash();
+      stored.ok() && !stored->has_value()) {
+    std::cerr << "verdictd: no admin credential is stored yet: every admin call is refused "
+                 "until verdictd starts with --admin_secret_file\n";
+  }
   return plane;
 }
 

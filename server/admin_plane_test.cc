@@ -54,6 +54,24 @@ TEST_F(AdminPlaneOptionsTest, TheDefaultSocketOfARelativeDatabaseIsRelative) {
   }
 }
 
+// Checked as --listen is, so a mistake is named before gRPC's own errors would be (h39).
+TEST_F(AdminPlaneOptionsTest, AMistypedAdminAddressIsNamedAndOffIsOffInAnyCase) {
+  absl::SetFlag(&FLAGS_admin_listen, "OFF");
+  absl::StatusOr<AdminPlaneOptions> off = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:50051");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->listen, "");
+  for (const char* wrong : {"/tmp/admin.sock", "50062", "localhost:99999", "unix:"}) {
+    absl::SetFlag(&FLAGS_admin_listen, wrong);
+    absl::StatusOr<AdminPlaneOptions> options =
+        AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:50051");
+    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << wrong;
+    EXPECT_THAT(std::string(options.status().message()), HasSubstr("--admin_listen")) << wrong;
+  }
+  absl::SetFlag(&FLAGS_admin_listen, "/tmp/admin.sock");
+  EXPECT_THAT(std::string(AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:50051").status().message()),
+              HasSubstr("unix:/tmp/admin.sock"));
+}
+
 TEST_F(AdminPlaneOptionsTest, AnAddressTheOperatorChoseIsRequired) {
   absl::SetFlag(&FLAGS_admin_listen, "127.0.0.1:50052");
   absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:50051");

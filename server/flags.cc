@@ -92,25 +92,31 @@ absl::Status ValidateJwtOptions(const ServerOptions& options) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateListenAddress(absl::string_view listen) {
+}  // namespace
+
+absl::Status ValidateListenAddress(absl::string_view flag, absl::string_view listen) {
   if (absl::StartsWith(listen, "unix:")) {
-    if (listen.size() == 5) return absl::InvalidArgumentError("--listen: unix: needs a path");
+    if (listen.size() == 5) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": unix: needs a path"));
+    }
     return absl::OkStatus();
+  }
+  if (absl::StartsWith(listen, "/")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": a socket path is written unix:", listen, ", got \"", listen, "\""));
   }
   const size_t colon = listen.rfind(':');
   if (colon == absl::string_view::npos || colon == 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--listen: expected host:port or unix:PATH, got \"", listen, "\""));
+        absl::StrCat(flag, ": expected host:port or unix:PATH, got \"", listen, "\""));
   }
   uint32_t port = 0;
   if (!absl::SimpleAtoi(listen.substr(colon + 1), &port) || port > 65535) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--listen: port must be 0..65535, got \"", listen.substr(colon + 1), "\""));
+        absl::StrCat(flag, ": port must be 0..65535, got \"", listen.substr(colon + 1), "\""));
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   ServerOptions options;
@@ -137,7 +143,9 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
 }
 
 absl::Status ValidateServerOptions(const ServerOptions& options) {
-  if (absl::Status status = ValidateListenAddress(options.listen); !status.ok()) return status;
+  if (absl::Status status = ValidateListenAddress("--listen", options.listen); !status.ok()) {
+    return status;
+  }
   if (options.db_path.empty()) {
     return absl::InvalidArgumentError("--db: a file path or a postgresql:// URL is required");
   }

@@ -12,6 +12,7 @@
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 ABSL_DECLARE_FLAG(std::string, listen);
@@ -67,6 +68,9 @@ struct ServerOptions {
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
+
+// INVALID_ARGUMENT naming `flag` unless `listen` is host:port (port 0..65535) or unix:PATH.
+absl::Status ValidateListenAddress(absl::string_view flag, absl::string_view listen);
 
 // INVALID_ARGUMENT naming the flag that is wrong.
 absl::Status ValidateServerOptions(const ServerOptions& options);

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -285,7 +286,15 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "verdict's policy-decision sidecar.\n"
       "  verdictd --listen=127.0.0.1:50051 --db=./verdict.db [--seed=policy.json] [--workers=4]");
-  absl::ParseCommandLine(argc, argv);
+  // Every setting is a --flag=value: a word left over ("--decision_log false") would otherwise be
+  // dropped without a word, leaving the flag at its other value.
+  const std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1) {
+    std::cerr << "verdictd: unexpected argument \"" << positional[1]
+              << "\": every setting is a --flag=value (--decision_log=false, not --decision_log "
+                 "false)\n";
+    return verdict::kExitConfiguration;
+  }
   absl::StatusOr<verdict::ServerOptions> options = verdict::ServerOptionsFromFlags();
   if (!options.ok()) {
     std::cerr << "verdictd: " << options.status().message() << "\n";

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -58,6 +60,20 @@ absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view db) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown store scheme \"", db.substr(0, scheme_end),
                      "://\": use a file path, sqlite:///path or postgresql://..."));
+  }
+  // "sqlite:/x.db", "postgresql:/verdict", "file:d.db": a scheme without its "//", which would
+  // otherwise name a relative file of that odd name. A file whose name has a colon is written
+  // with a directory ("./a:b.db").
+  if (const size_t colon = db.find(':'); colon != absl::string_view::npos && colon > 0 &&
+                                         std::all_of(db.begin(), db.begin() + colon, [](char c) {
+                                           return absl::ascii_isalnum(c) || c == '+' || c == '-' ||
+                                                  c == '.';
+                                         })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", db.substr(0, colon + 1),
+                     "\" looks like a URL scheme without \"//\": use a file path "
+                     "(./",
+                     db, " for a file of that name), sqlite:///path or postgresql://..."));
   }
   return StoreLocation{StoreKind::kSqlite, AbsolutePath(db)};
 }

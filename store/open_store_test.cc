@@ -63,7 +63,9 @@ TEST(OpenStoreTest, ADirectoryIsRefusedAtOnce) {
 }
 
 TEST(OpenStoreTest, EmptyOrUnknownLocationsAreRefused) {
-  for (const char* db : {"", "sqlite://", "mysql://db/verdict", "http://x"}) {
+  for (const char* db : {"", "sqlite://", "mysql://db/verdict", "http://x",
+                         // A scheme without its "//" would name a relative file "sqlite:/...".
+                         "sqlite:/tmp/v.db", "postgresql:/verdict", "file:d.db", "sqlite:"}) {
     EXPECT_EQ(ParseStoreLocation(db).status().code(), absl::StatusCode::kInvalidArgument) << db;
   }
   EXPECT_THAT(ParseStoreLocation("mysql://db").status().message(), HasSubstr("mysql://"));
