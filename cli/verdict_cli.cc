@@ -542,7 +542,8 @@ int ImportPolicy(Session& session) {
   } else {
     // Zero counts too, which the text form would leave out.
     session.out() << "imported " << response.agents() << " agents, " << response.permissions()
-                  << " permissions, " << response.delegations() << " delegations\n";
+                  << " permissions, " << response.delegations() << " delegations, "
+                  << response.revoked_token_ids() << " revoked token ids\n";
   }
   return kExitOk;
 }

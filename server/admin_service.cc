@@ -294,6 +294,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::ImportPolicy(grpc::CallbackServerCon
     response->set_agents(static_cast<uint32_t>(counts->agents));
     response->set_permissions(static_cast<uint32_t>(counts->permissions));
     response->set_delegations(static_cast<uint32_t>(counts->delegations));
+    response->set_revoked_token_ids(static_cast<uint32_t>(counts->revoked_token_ids));
     return absl::OkStatus();
   });
 }

@@ -360,6 +360,9 @@ absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
         return s;
       }
     }
+    for (const RevokedTokenId& revoked : policy.revoked_token_ids) {
+      if (absl::Status s = t.RevokeTokenId(revoked.jti, revoked.expires_at); !s.ok()) return s;
+    }
     return absl::OkStatus();
   });
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/new_grant_rules.h"
@@ -338,6 +339,22 @@ absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy,
     if (!lent_json.ok()) return lent_json.status();
     prepared.lent_json[i] = *std::move(lent_json);
     delegation.created_at = now;
+  }
+  absl::flat_hash_set<std::string> jtis;
+  for (size_t i = 0; i < policy.revoked_token_ids.size(); ++i) {
+    const RevokedTokenId& revoked = policy.revoked_token_ids[i];
+    const std::string where = absl::StrCat("revoked_token_ids[", i, "]");
+    if (absl::Status s = CheckTokenId(revoked.jti); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ".jti: ", s.message()));
+    }
+    if (!jtis.insert(revoked.jti).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ".jti: ", revoked.jti, " appears twice"));
+    }
+    if (revoked.expires_at == absl::InfiniteFuture()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ".expires_at: the token's \"exp\" is required"));
+    }
   }
   return prepared;
 }

@@ -93,10 +93,18 @@ struct StoredAgent {
 // The whole policy, in creation order: what ExportPolicy reads and ImportPolicy writes.
 // Approvals, votes, rate counters and grace-period tokens are operational state, not policy,
 // and are not part of it.
+// A JWT id the revocation list holds, until a day past its token's expiry.
+struct RevokedTokenId {
+  std::string jti;
+  absl::Time expires_at;
+};
+
 struct PolicyContents {
   std::vector<StoredAgent> agents;
   std::vector<Permission> permissions;
   std::vector<Delegation> delegations;
+  // Carried so that a restore keeps refusing the tokens revoked before the backup.
+  std::vector<RevokedTokenId> revoked_token_ids;
 };
 
 }  // namespace verdict

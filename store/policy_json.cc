@@ -292,6 +292,20 @@ absl::StatusOr<Delegation> DelegationFromJson(const JsonValue& value, const std:
   return delegation;
 }
 
+absl::StatusOr<RevokedTokenId> RevokedTokenIdFromJson(const JsonValue& json,
+                                                      const std::string& where) {
+  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(json, where, {"jti", "expires_at"});
+  if (!reader.ok()) return reader.status();
+  RevokedTokenId revoked;
+  absl::StatusOr<std::string> jti = reader->String("jti");
+  if (!jti.ok()) return jti.status();
+  revoked.jti = *std::move(jti);
+  absl::StatusOr<absl::Time> expires_at = reader->TimeOrNever("expires_at");
+  if (!expires_at.ok()) return expires_at.status();
+  revoked.expires_at = *expires_at;
+  return revoked;
+}
+
 // Reads the array `key` of `document` with `read`, one element at a time.
 template <typename Row, typename Read>
 absl::StatusOr<std::vector<Row>> ArrayFromJson(const ObjectReader& document, absl::string_view key,
@@ -381,11 +395,22 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     PutTimeUnlessNever(object, "expires_at", delegation.expires_at);
     delegations.push_back(JsonValue::MakeObject(std::move(object)));
   }
+  JsonValue::Array revoked_token_ids;
+  for (const RevokedTokenId& revoked : policy.revoked_token_ids) {
+    JsonValue::Object object;
+    object.emplace("jti", JsonValue::String(revoked.jti));
+    PutTimeUnlessNever(object, "expires_at", revoked.expires_at);
+    revoked_token_ids.push_back(JsonValue::MakeObject(std::move(object)));
+  }
   JsonValue::Object document;
   document.emplace("version", JsonValue::Number(kPolicyVersion));
   document.emplace("agents", JsonValue::MakeArray(std::move(agents)));
   document.emplace("permissions", JsonValue::MakeArray(std::move(permissions)));
   document.emplace("delegations", JsonValue::MakeArray(std::move(delegations)));
+  // Left out when there are none, so a document without JWTs reads as it always did.
+  if (!revoked_token_ids.empty()) {
+    document.emplace("revoked_token_ids", JsonValue::MakeArray(std::move(revoked_token_ids)));
+  }
   return CanonicalJson(JsonValue::MakeObject(std::move(document)));
 }
 
@@ -394,8 +419,8 @@ absl::StatusOr<PolicyContents> PolicyFromJson(absl::string_view json) {
   absl::StatusOr<JsonValue> parsed =
       ParseJson(json, JsonLimits{.max_bytes = kMaxPolicyDocumentBytes});
   if (!parsed.ok()) return Invalid("policy", parsed.status().message());
-  absl::StatusOr<ObjectReader> document =
-      ObjectReader::Open(*parsed, "policy", {"version", "agents", "permissions", "delegations"});
+  absl::StatusOr<ObjectReader> document = ObjectReader::Open(
+      *parsed, "policy", {"version", "agents", "permissions", "delegations", "revoked_token_ids"});
   if (!document.ok()) return document.status();
   const JsonValue* version = document->Find("version");
   if (version == nullptr || !version->is_number() || version->as_number() != kPolicyVersion) {
@@ -414,6 +439,10 @@ absl::StatusOr<PolicyContents> PolicyFromJson(absl::string_view json) {
       ArrayFromJson<Delegation>(*document, "delegations", DelegationFromJson);
   if (!delegations.ok()) return delegations.status();
   policy.delegations = *std::move(delegations);
+  absl::StatusOr<std::vector<RevokedTokenId>> revoked =
+      ArrayFromJson<RevokedTokenId>(*document, "revoked_token_ids", RevokedTokenIdFromJson);
+  if (!revoked.ok()) return revoked.status();
+  policy.revoked_token_ids = *std::move(revoked);
   return policy;
 }
 
@@ -429,7 +458,8 @@ absl::StatusOr<ImportCounts> ImportPolicyJson(PolicyAdmin& admin, absl::string_v
   if (absl::Status imported = admin.ImportPolicy(*policy); !imported.ok()) return imported;
   return ImportCounts{static_cast<int>(policy->agents.size()),
                       static_cast<int>(policy->permissions.size()),
-                      static_cast<int>(policy->delegations.size())};
+                      static_cast<int>(policy->delegations.size()),
+                      static_cast<int>(policy->revoked_token_ids.size())};
 }
 
 }  // namespace verdict

@@ -39,6 +39,7 @@ struct ImportCounts {
   int agents = 0;
   int permissions = 0;
   int delegations = 0;
+  int revoked_token_ids = 0;
 };
 
 // The document for `policy`, in canonical JSON (common/json.h).

@@ -50,6 +50,9 @@ constexpr char kFullPolicy[] = R"json({
     {"id": "dlg_2", "from_agent_id": "agt_owner", "to_agent_id": "agt_gone",
      "permissions": [{"resource": "docs:1", "actions": ["read"], "constraints": {}}],
      "max_depth": 1, "status": "revoked"}
+  ],
+  "revoked_token_ids": [
+    {"jti": "b6f1c2e4-3f4a-4d7e-9a55-1c2d3e4f5a6b", "expires_at": "2030-01-01T00:00:00Z"}
   ]
 })json";
 
@@ -82,7 +85,25 @@ TEST_F(PolicyJsonTest, ExportOfAnImportIsTheSameDocument) {
   EXPECT_EQ(counts->agents, 3);
   EXPECT_EQ(counts->permissions, 2);
   EXPECT_EQ(counts->delegations, 2);
+  EXPECT_EQ(counts->revoked_token_ids, 1);
   EXPECT_EQ(Parsed(Export(*store_)), Parsed(kFullPolicy));
+}
+
+// A backup that forgot the revoked token ids would make a restore accept a revoked access token
+// again (review h39): they travel with the policy, and are refused from the restored store.
+TEST_F(PolicyJsonTest, RevokedTokenIdsAreCarriedByAnExport) {
+  ASSERT_TRUE(store_->RevokeTokenId("jti-1", clock_.Now() + absl::Hours(1)).ok());
+  const std::string exported = Export(*store_);
+  EXPECT_THAT(exported, HasSubstr("\"revoked_token_ids\":[{\"expires_at\""));
+  std::unique_ptr<SqliteStore> restored = OpenTestStore(FreshDatabasePath("restored"), clock_);
+  absl::StatusOr<ImportCounts> counts = ImportPolicyJson(*restored, exported);
+  ASSERT_TRUE(counts.ok()) << counts.status();
+  EXPECT_EQ(counts->revoked_token_ids, 1);
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = restored->BeginRead();
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  absl::StatusOr<bool> revoked = (*snapshot)->IsTokenIdRevoked("jti-1");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  EXPECT_TRUE(*revoked);
 }
 
 TEST_F(PolicyJsonTest, ExportImportsIntoAnotherStoreUnchanged) {
@@ -197,6 +218,16 @@ TEST_F(PolicyJsonTest, MalformedDocumentsAreRefusedAndChangeNothing) {
       {"no version", R"({"agents": []})", "version"},
       {"future version", R"({"version": 2})", "version: must be 1"},
       {"unknown top-level key", R"({"version": 1, "roles": []})", "unknown key \"roles\""},
+      {"revoked token id without its expiry",
+       R"({"version": 1, "revoked_token_ids": [{"jti": "j1"}]})",
+       "revoked_token_ids[0].expires_at"},
+      {"revoked token id twice", R"({"version": 1, "revoked_token_ids": [
+         {"jti": "j1", "expires_at": "2030-01-01T00:00:00Z"},
+         {"jti": "j1", "expires_at": "2030-01-01T00:00:00Z"}]})",
+       "revoked_token_ids[1].jti: j1 appears twice"},
+      {"revoked token id unprintable", R"({"version": 1, "revoked_token_ids": [
+         {"jti": "caf\u00e9", "expires_at": "2030-01-01T00:00:00Z"}]})",
+       "revoked_token_ids[0].jti"},
       {"agents not an array", R"({"version": 1, "agents": {}})", "agents: must be an array"},
       {"agent without owner", R"({"version": 1, "agents": [{"id": "agt_a", "name": "n"}]})",
        "agents[0].owner: is required"},

@@ -107,6 +107,12 @@ class PostgresAdminTransaction final : public AdminTransaction {
         PgReadAll<Delegation>(*delegations, ReadDelegationColumns<PgRow>);
     if (!delegation_rows.ok()) return delegation_rows.status();
     policy.delegations = *std::move(delegation_rows);
+    absl::StatusOr<PgResult> revoked = c_.Execute(PgStatement::kExportRevokedTokenIds);
+    if (!revoked.ok()) return revoked.status();
+    for (int i = 0; i < revoked->size(); ++i) {
+      policy.revoked_token_ids.push_back(
+          {std::string(revoked->row(i).Text(0)), revoked->row(i).Time(1)});
+    }
     return policy;
   }
 

@@ -122,6 +122,8 @@ constexpr PgStatementSql kStatements[] = {
      "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
     {PgStatement::kExportDelegations, "ExportDelegations",
      "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations ORDER BY rowid"},
+    {PgStatement::kExportRevokedTokenIds, "ExportRevokedTokenIds",
+     "SELECT jti, expires_at FROM revoked_token_ids ORDER BY jti"},
     {PgStatement::kPolicyIsEmpty, "PolicyIsEmpty",
      "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
      " AND NOT EXISTS (SELECT 1 FROM delegations)"},

@@ -45,6 +45,7 @@ enum class PgStatement {
   kExportAgents,
   kExportPermissions,
   kExportDelegations,
+  kExportRevokedTokenIds,
   kPolicyIsEmpty,
   kSetPreviousToken,
   // JWT signing keys and revoked token ids (the first two on the decision path).

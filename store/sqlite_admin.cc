@@ -108,6 +108,10 @@ class SqliteAdminTransaction final : public AdminTransaction {
         ReadAllRows<Delegation>(delegations, ReadDelegationColumns<ScopedStatement>);
     if (!delegation_rows.ok()) return delegation_rows.status();
     policy.delegations = *std::move(delegation_rows);
+    ScopedStatement revoked = c_.Use(StatementId::kExportRevokedTokenIds);
+    while (revoked.Step()) {
+      policy.revoked_token_ids.push_back({std::string(revoked.Text(0)), revoked.Time(1)});
+    }
     return policy;
   }
 

@@ -129,6 +129,8 @@ constexpr StatementSql kStatements[] = {
      "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
     {StatementId::kExportDelegations, "ExportDelegations",
      "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations ORDER BY rowid"},
+    {StatementId::kExportRevokedTokenIds, "ExportRevokedTokenIds",
+     "SELECT jti, expires_at FROM revoked_token_ids ORDER BY jti"},
     {StatementId::kPolicyIsEmpty, "PolicyIsEmpty",
      "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
      " AND NOT EXISTS (SELECT 1 FROM delegations)"},

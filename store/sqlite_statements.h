@@ -51,6 +51,7 @@ enum class StatementId {
   kExportAgents,
   kExportPermissions,
   kExportDelegations,
+  kExportRevokedTokenIds,
   kPolicyIsEmpty,
   kSetPreviousToken,
   // JWT access tokens: the decision path's two lookups, then the admin plane's.

@@ -1169,6 +1169,8 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   // agt_b's token was rotated: its previous token keeps working for an hour, after a restore too.
   absl::StatusOr<RotatedToken> rotated = store_->RotateToken("agt_b", absl::Hours(1));
   ASSERT_TRUE(rotated.ok()) << rotated.status();
+  // A revoked access token stays revoked after a restore.
+  ASSERT_TRUE(store_->RevokeTokenId("jti-revoked", clock_.Now() + absl::Hours(2)).ok());
   absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
   ASSERT_TRUE(exported.ok()) << exported.status();
   ASSERT_EQ(exported->agents.size(), 2u);
@@ -1204,6 +1206,9 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   ASSERT_EQ(again->delegations.size(), 1u);
   EXPECT_EQ(again->delegations[0].id, exported->delegations[0].id);
   EXPECT_EQ(again->delegations[0].permissions[0].resource, "docs:1");
+  ASSERT_EQ(again->revoked_token_ids.size(), 1u);
+  EXPECT_EQ(again->revoked_token_ids[0].jti, "jti-revoked");
+  EXPECT_EQ(again->revoked_token_ids[0].expires_at, exported->revoked_token_ids[0].expires_at);
   // The imported token still finds its agent.
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = imported_into->BeginRead();
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
