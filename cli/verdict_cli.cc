@@ -5,6 +5,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -517,7 +519,9 @@ int ReadDocument(Session& session, const std::string& option, std::string* docum
       return session.UsageError(absl::StrCat("--", option, ": ", path, " is a directory"));
     }
     std::ifstream file(path, std::ios::binary);
-    if (!file) return session.UsageError(absl::StrCat("--", option, ": cannot read ", path));
+    if (!file)
+      return session.UsageError(
+          absl::StrCat("--", option, ": cannot read ", path, ": ", std::strerror(errno)));
     contents << file.rdbuf();
   }
   *document = contents.str();

@@ -1,5 +1,7 @@
 #include "server/access_tokens.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -32,7 +34,8 @@ absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> AccessTokenVerifierFromOpti
   if (!options.jwks_file.empty()) {
     std::ifstream file(options.jwks_file, std::ios::binary);
     if (!file)
-      return absl::NotFoundError(absl::StrCat("--jwks_file: cannot read ", options.jwks_file));
+      return absl::NotFoundError(
+          absl::StrCat("--jwks_file: cannot read ", options.jwks_file, ": ", std::strerror(errno)));
     std::ostringstream text;
     text << file.rdbuf();
     // No allowlist here: each key must say which algorithm it is for ("alg"), so none is

@@ -1,5 +1,7 @@
 #include "server/admin_secret.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -10,7 +12,9 @@ namespace verdict {
 
 absl::StatusOr<std::string> ReadAdminSecretFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return absl::NotFoundError(absl::StrCat("cannot read the admin secret file ", path));
+  if (!file)
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the admin secret file ", path, ": ", std::strerror(errno)));
   std::ostringstream contents;
   contents << file.rdbuf();
   std::string secret(absl::StripAsciiWhitespace(contents.str()));

@@ -46,11 +46,12 @@ ABSL_FLAG(std::string, jwt_issuer, "",
 ABSL_FLAG(std::string, jwt_audience, "",
           "The audience (\"aud\") every JWT access token must name.");
 ABSL_FLAG(absl::Duration, jwt_leeway, absl::Seconds(30),
-          "Clock skew forgiven on a JWT's exp, nbf and iat (at most 1h).");
+          "Clock skew forgiven on a JWT's exp, nbf and iat (at most 1h), with its unit: 30s.");
 ABSL_FLAG(std::string, jwt_algorithms, "EdDSA,ES256,HS256",
           "The JWS algorithms accepted at all, comma-separated; each key narrows them further.");
 ABSL_FLAG(absl::Duration, dpop_iat_window, absl::Seconds(60),
-          "How far a DPoP proof's iat may lie from now, either way (more than 0, at most 1h). "
+          "How far a DPoP proof's iat may lie from now, either way (more than 0, at most 1h; "
+          "with its unit: 60s). "
           "Proofs are remembered for replay protection in this process only.");
 
 namespace verdict {

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -177,7 +179,8 @@ absl::StatusOr<HttpMappingConfig> LoadHttpMappingConfig(const std::string& path)
   if (path.empty()) return HttpMappingConfig();
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    return absl::NotFoundError(absl::StrCat("cannot read the ext_authz config ", path));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the ext_authz config ", path, ": ", std::strerror(errno)));
   }
   std::stringstream text;
   text << file.rdbuf();

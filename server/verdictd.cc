@@ -10,6 +10,8 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -69,7 +72,8 @@ constexpr int kExitStartup = 1;        // cannot listen, or the seed policy is r
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return absl::NotFoundError("cannot read " + path);
+  if (!file)
+    return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   std::ostringstream contents;
   contents << file.rdbuf();
   return contents.str();
