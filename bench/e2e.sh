@@ -54,6 +54,7 @@ free_port() {
 
 # Starts verdictd on $1 and waits until it says it serves.
 start_server() {
+  : >"$work/verdictd.log"  # there before the first grep below, whenever the server starts
   "$bin/server/verdictd" --listen="$1" --db="$work/verdict.db" --workers="$workers" \
     >"$work/verdictd.log" 2>&1 &
   server_pid=$!
