@@ -40,6 +40,9 @@ size_t SignificantDigits(absl::string_view number) {
   return in_fraction ? count : count + zeros_since_last;
 }
 
+// The smallest positive normal double: below it a double holds fewer than 15 significant digits.
+constexpr double kSmallestNormal = 2.2250738585072014e-308;
+
 // Integers below this magnitude are exact in a double and print without exponent or fraction.
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
@@ -376,6 +379,13 @@ class JsonParser {
     // Overflow would need infinity and underflow would silently lose the value: both refused.
     if (result.ec != std::errc() || result.ptr != last) {
       return ErrorAt(start, "number out of the range of a double");
+    }
+    // Below the normal range a double holds fewer than 15 digits: 1.00000000000001e-315 and
+    // 1.00000000000002e-315 read as one (h40).
+    if (limits_.exact_numbers && value != 0 && std::fabs(value) < kSmallestNormal) {
+      return ErrorAt(start,
+                     "number too close to zero for a double to tell it apart: send it as a "
+                     "string");
     }
     *out = JsonValue::Number(value);
     return absl::OkStatus();

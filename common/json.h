@@ -85,10 +85,10 @@ class JsonValue {
 struct JsonLimits {
   size_t max_bytes = 1 << 20;
   int max_depth = 32;
-  // Refuse a number of more than 15 significant digits: two such numbers may read as one
-  // double (1234567890123456789 and 1234567890123456800 do), so equality, comparisons and the
-  // canonical form could not tell them apart. Numbers of 15 digits or fewer always read as
-  // distinct doubles.
+  // Refuse a number of more than 15 significant digits, or a non-zero one below the normal range
+  // (about 2.2e-308): two such numbers may read as one double (1234567890123456789 and
+  // 1234567890123456800 do), so equality, comparisons and the canonical form could not tell
+  // them apart. Other numbers of 15 digits or fewer always read as distinct doubles.
   bool exact_numbers = false;
 };
 

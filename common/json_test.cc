@@ -207,7 +207,9 @@ TEST(ParseJsonTest, ExactNumbersRefusesNumbersADoubleCannotTellApart) {
     EXPECT_TRUE(ParseJson(accepted, exact).ok()) << accepted;
   }
   for (const char* refused : {"1234567890123456789", "9007199254740993", "1000000000000000",
-                              "0.1234567890123456", "1234567890.1234567", "1.234567890123456e10"}) {
+                              "0.1234567890123456", "1234567890.1234567", "1.234567890123456e10",
+                              // Subnormal: fewer digits than 15 fit (h40).
+                              "1.00000000000001e-315", "-4e-320"}) {
     const absl::StatusOr<JsonValue> parsed = ParseJson(refused, exact);
     EXPECT_FALSE(parsed.ok()) << refused;
     EXPECT_TRUE(ParseJson(refused).ok()) << refused << ": only when asked";

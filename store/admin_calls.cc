@@ -391,7 +391,8 @@ absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Tim
   if (expires_at < now - kPastExpiryAccepted) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expires_at: ", absl::FormatTime(absl::RFC3339_sec, expires_at, absl::UTCTimeZone()),
-        " is in the past; give the token's \"exp\" (a token past it is refused anyway)"));
+        " is more than an hour past; give the token's \"exp\" (a token that far past it is "
+        "refused anyway, whatever --jwt_leeway)"));
   }
   return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     // Entries long past their token's expiry protect nothing: they go as new ones come.

@@ -25,9 +25,9 @@ namespace verdict {
 // A revoked token id is kept this long past its token's expiry, beyond any clock leeway, and may
 // then be dropped: the token is refused as expired anyway.
 inline constexpr absl::Duration kRevokedTokenIdRetention = absl::Hours(24);
-// How far in the past a revoked token id's expiry may lie: a token that expired moments ago may
-// still pass within the verifiers' leeway.
-inline constexpr absl::Duration kPastExpiryAccepted = absl::Minutes(5);
+// How far in the past a revoked token id's expiry may lie: a token that expired up to the longest
+// leeway verdictd accepts (--jwt_leeway, at most 1h: server/flags.cc) ago may still pass.
+inline constexpr absl::Duration kPastExpiryAccepted = absl::Hours(1);
 
 // The active key a NewSigningKey describes, created or rotated at `now`: its kid is the JWK's
 // "kid" (1 to 128 bytes of [A-Za-z0-9_.:-]); its JWK, kept in canonical JSON, must be one verdict
