@@ -55,6 +55,12 @@ absl::Status ValidateSubject(const Subject& subject) {
                                         ? CheckCompactJwsShape(subject.token)
                                         : CheckAgentTokenShape(subject.token));
   }
+  // A token pasted where an agent id belongs would be logged and echoed as an id (h41).
+  if (CheckAgentTokenShape(subject.agent_id).ok() ||
+      (LooksLikeCompactJws(subject.agent_id) && CheckCompactJwsShape(subject.agent_id).ok())) {
+    return absl::InvalidArgumentError(
+        "subject.agent_id: holds a token (not repeated here); send it as subject.token");
+  }
   return ValidateAgentId("subject.agent_id", subject.agent_id);
 }
 

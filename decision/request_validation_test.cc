@@ -90,6 +90,9 @@ TEST(ValidateRequest, RefusesMalformedRequestsNamingTheField) {
        "subject.agent_id: byte 5 (' ') is not allowed; use A-Z a-z 0-9 _ . : -"},
       {{"agent id with a slash", [](Request& r) { r.subject.agent_id = "a/b"; }},
        "subject.agent_id: byte 1 ('/') is not allowed; use A-Z a-z 0-9 _ . : -"},
+      // Never logged or echoed as an id (review h41).
+      {{"an agent token as the agent id", [](Request& r) { r.subject.agent_id = NewAgentToken(); }},
+       "subject.agent_id: holds a token (not repeated here); send it as subject.token"},
       {{"agent id too long",
         [](Request& r) { r.subject.agent_id = std::string(kMaxIdLength + 1, 'a'); }},
        "subject.agent_id: is 129 bytes, longer than the limit of 128"},

@@ -244,9 +244,21 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
     Record("ValidateToken answers", status.error_message() + validation.DebugString());
   }
   {
-    // A token given where an agent id belongs, and malformed arguments around a secret.
+    // A token given where an agent id belongs, with well-formed arguments so that the call
+    // would be decided and logged were the token taken for an id (it once was: review h41).
     v1::AuthorizeRequest request;
     request.mutable_subject()->set_agent_id(second_token);
+    request.set_action("read");
+    request.set_resource("docs:guide:1");
+    v1::AuthorizeResponse decision;
+    grpc::ClientContext context;
+    const grpc::Status status = stub->Authorize(&context, request, &decision);
+    Record("Authorize answers", status.error_message() + decision.DebugString());
+  }
+  {
+    // Malformed arguments around a secret.
+    v1::AuthorizeRequest request;
+    request.mutable_subject()->set_agent_id("agt_demo_reader");
     request.set_action("read");
     request.set_resource("docs:guide:1");
     request.mutable_context()->set_arguments_json(absl::StrCat(R"({"password": )", password));
