@@ -34,5 +34,19 @@ TEST(ReadAdminSecretFileTest, RefusesWhatCannotBeAGoodSecret) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// The secret travels in a gRPC header, printable ASCII only: a secret with "ö" could be stored
+// but never presented, and the CLI's gRPC library aborted printing it (review h41).
+TEST(CheckAdminSecretTest, APrintableAsciiSecretOnly) {
+  EXPECT_TRUE(CheckAdminSecret("a-long-enough-Secret_123!~").ok());
+  for (const char* secret : {"L\xc3\xb6ngSecretNonAscii-123456", "secret-with-a-DEL\x7f-1234",
+                             "secret-with-a-tab\tinside", "secret with a space inside"}) {
+    const absl::Status status = CheckAdminSecret(secret);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << secret;
+    EXPECT_EQ(status.message(),
+              "the admin secret must be printable ASCII, without white space or control "
+              "characters");
+  }
+}
+
 }  // namespace
 }  // namespace verdict
