@@ -106,8 +106,9 @@ class OncePerCall final : public AccessTokenAuthenticator {
   std::optional<absl::StatusOr<AccessTokenClaims>> answer_;
 };
 
-// Makes the writes a decision needs inside `transaction`; an opened approval request's id goes
-// into the decision.
+// Makes the writes a decision needs inside `transaction`; the id of the approval request it
+// opened, or used, goes into the decision (and so into the decision log: an ALLOW names the
+// approval its approvers gave).
 absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision, absl::Time now) {
   const SideEffects& effects = decision.side_effects;
   for (const RateSpend& spend : effects.rate_spends) {
@@ -117,6 +118,7 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
   if (effects.approval_to_use) {
     absl::Status used = transaction.UseApproval(*effects.approval_to_use, now);
     if (!used.ok()) return used;
+    decision.approval_request_id = *effects.approval_to_use;
   }
   if (effects.approval_to_open) {
     absl::StatusOr<std::string> opened = transaction.OpenApproval(*effects.approval_to_open, now);

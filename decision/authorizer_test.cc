@@ -278,7 +278,10 @@ TEST_F(AuthorizerTest, ApprovalOpensOneRequestPerCallAndAllowsOnceAtQuorum) {
   ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice").ok());
   EXPECT_EQ(Authorize(request).reason, ReasonCode::kApprovalRequired);
   ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "bob").ok());
-  EXPECT_EQ(Authorize(request).reason, ReasonCode::kAllowed);
+  const Decision approved = Authorize(request);
+  EXPECT_EQ(approved.reason, ReasonCode::kAllowed);
+  // The ALLOW names the approval it used, so the log ties the call to its approvers (h41).
+  EXPECT_EQ(approved.approval_request_id, first.approval_request_id);
   EXPECT_EQ(store_.ApprovalRequests()[0].status, ApprovalStatus::kUsed);
   EXPECT_EQ(RateCount("agt_a", permission, 60), 1);
 
