@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/redaction.h"
 #include "decision/text_checks.h"
 #include "decision/wildcard.h"
 
@@ -408,11 +409,17 @@ const JsonValue* FindByPath(const JsonValue& arguments, absl::string_view path) 
 }
 
 // Says why `value` fails `rule`, or returns "" when it passes. The messages name the argument
-// and the rule, never the argument's value, which may be a secret.
+// and the rule, never the argument's value, which may be a secret; nor the rule's operand when
+// the argument's name marks a secret (common/redaction.h): "api_key must equal ..." would tell
+// the caller the key (review h41).
 std::string RuleFailure(const ArgumentRule& rule, const JsonValue* value) {
   const std::string name = absl::StrCat("argument ", Quoted(rule.path));
   if (value == nullptr) return absl::StrCat(name, " is missing");
-  const auto operand = [&] { return CanonicalJson(rule.operand); };  // only for a failure
+  const bool secret = IsSecretKey(rule.path);
+  const auto operand = [&] {  // only for a failure
+    return secret ? std::string("a value not shown (the argument's name marks a secret)")
+                  : CanonicalJson(rule.operand);
+  };
   switch (rule.kind) {
     case ArgumentRule::Kind::kEquals:
       if (*value == rule.operand) return "";

@@ -490,6 +490,22 @@ TEST(ArgumentsPass, EveryRuleMustPassAndTheFirstFailureIsNamed) {
       });
 }
 
+// The rule's operand would tell the caller the secret it guards (review h41).
+TEST(ArgumentsPass, ARuleOnASecretNamedArgumentNeverShowsItsOperand) {
+  ExpectArguments(
+      Rules(R"([{"path": "api_key", "equals": "EXPECTED-Secret-Value-7781"},
+                {"path": "auth.password", "one_of": ["p1", "p2"]}])"),
+      {
+          {R"({"api_key": "EXPECTED-Secret-Value-7781", "auth": {"password": "p1"}})", ""},
+          {R"({"api_key": "wrong-guess", "auth": {"password": "p1"}})",
+           "argument \"api_key\" must equal a value not shown (the argument's name marks a "
+           "secret)"},
+          {R"({"api_key": "EXPECTED-Secret-Value-7781", "auth": {"password": "p3"}})",
+           "argument \"auth.password\" must be one of a value not shown (the argument's name "
+           "marks a secret)"},
+      });
+}
+
 TEST(ArgumentsPass, TypesAreCheckedNotCoerced) {
   ExpectArguments(Rules(R"([{"path": "n", "min": 1, "max": 10}])"),
                   {

@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "common/json.h"
 #include "crypto/token.h"
-#include "store/decision_log_redaction.h"
+#include "common/redaction.h"
 
 namespace verdict {
 namespace {

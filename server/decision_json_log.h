@@ -1,7 +1,7 @@
 // Structured decision logs: one JSON line per Authorize decision, for a log collector reading
 // the container's output. Secrets never appear: the subject's token is reduced to its display
 // prefix (crypto/token.h), secret-bearing argument values are redacted
-// (store/decision_log_redaction.h), and the token is scrubbed from the message too.
+// (common/redaction.h), and the token is scrubbed from the message too.
 //
 //   absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
 //       DecisionJsonLog::Open("-", [] { return absl::Now(); });  // "-": standard output

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "common/json.h"
 #include "crypto/sha256.h"
-#include "store/decision_log_redaction.h"
+#include "common/redaction.h"
 
 namespace verdict {
 namespace {

@@ -1,4 +1,4 @@
-#include "store/decision_log_redaction.h"
+#include "common/redaction.h"
 
 #include <cctype>
 #include <string>
@@ -14,14 +14,17 @@ namespace {
 // Substrings of a normalised key that mark a secret. Over-redacting a harmless key costs a log
 // reader a value; under-redacting leaks a credential into an append-only table.
 constexpr absl::string_view kSecretMarkers[] = {
-    "token",  "secret",     "password",   "passwd",    "passphrase", "authorization", "cookie",
-    "apikey", "privatekey", "credential", "sessionid", "jwt",        "pwd",
+    "token",  "secret", "password",   "passwd",     "passphrase", "authorization",
+    "cookie", "apikey", "privatekey", "credential", "sessionid",  "jwt",
+    "pwd",    "bearer", "accesskey",  "signature",  "passcode",   "pincode",
 };
 
 // Text inside any string value that marks a credential, whatever the key: a credential in a
-// query string, verdict's agent token prefix (compared lower-cased).
+// query string (any parameter whose name ends so: "?token=", "&access_token=", "?apikey=",
+// "?X-Amz-Signature=", an OAuth "?code="), verdict's agent token prefix (compared lower-cased).
 constexpr absl::string_view kCredentialMarkers[] = {
-    "access_token=", "id_token=", "refresh_token=", "api_key=", "vdt_",
+    "token=",  "key=", "sig=",  "signature=",  "secret=", "password=",
+    "passwd=", "pwd=", "code=", "credential=", "vdt_",
 };
 
 // Authorization schemes (RFC 9110 section 11.4), followed by a credential.
@@ -38,16 +41,19 @@ bool HoldsAnAuthorizationCredential(absl::string_view text, absl::string_view lo
   for (absl::string_view scheme : kAuthorizationSchemes) {
     for (size_t at = lower.find(scheme); at != absl::string_view::npos;
          at = lower.find(scheme, at + 1)) {
-      const size_t space = at + scheme.size();
+      size_t start = at + scheme.size();
       const bool word_start = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
-      if (!word_start || space >= text.size() || text[space] != ' ') continue;
-      size_t end = space + 1;
+      // One or more spaces or tabs, as servers read the header.
+      const size_t blanks_from = start;
+      while (start < text.size() && (text[start] == ' ' || text[start] == '\t')) ++start;
+      if (!word_start || start == blanks_from) continue;
+      size_t end = start;
       bool beyond_letters = false;
       while (end < text.size() && IsCredentialCharacter(text[end])) {
         beyond_letters |= !std::isalpha(static_cast<unsigned char>(text[end]));
         ++end;
       }
-      if (end - (space + 1) >= 8 && beyond_letters) return true;
+      if (end - start >= 8 && beyond_letters) return true;
     }
   }
   return false;
@@ -71,13 +77,28 @@ bool HoldsACompactJws(absl::string_view text) {
   return false;
 }
 
+// A URL with a password in it: "scheme://user:password@host".
+bool HoldsUrlUserinfo(absl::string_view text) {
+  for (size_t at = text.find("://"); at != absl::string_view::npos; at = text.find("://", at + 1)) {
+    const absl::string_view rest = text.substr(at + 3);
+    const absl::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+    const size_t sign = authority.rfind('@');
+    if (sign != absl::string_view::npos &&
+        authority.substr(0, sign).find(':') != absl::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // True when a string value carries a credential of a known shape, under whatever key.
 bool LooksLikeACredential(absl::string_view text) {
   const std::string lower = absl::AsciiStrToLower(text);
   for (absl::string_view marker : kCredentialMarkers) {
     if (absl::StrContains(lower, marker)) return true;
   }
-  return HoldsAnAuthorizationCredential(text, lower) || HoldsACompactJws(text);
+  return HoldsAnAuthorizationCredential(text, lower) || HoldsACompactJws(text) ||
+         HoldsUrlUserinfo(text);
 }
 
 // {"name": "DB_PASSWORD", "value": "..."}: a secret named by a sibling, as environment

@@ -10,8 +10,8 @@
 //
 //   RedactSecrets(R"({"user":"ann","auth":{"Access-Token":"abc"}})")
 //     == R"({"auth":{"Access-Token":"[REDACTED]"},"user":"ann"})"
-#ifndef VERDICT_STORE_DECISION_LOG_REDACTION_H_
-#define VERDICT_STORE_DECISION_LOG_REDACTION_H_
+#ifndef VERDICT_COMMON_REDACTION_H_
+#define VERDICT_COMMON_REDACTION_H_
 
 #include <string>
 
@@ -35,4 +35,4 @@ std::string RedactOccurrences(absl::string_view text, absl::string_view secret);
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_DECISION_LOG_REDACTION_H_
+#endif  // VERDICT_COMMON_REDACTION_H_

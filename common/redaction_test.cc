@@ -1,4 +1,4 @@
-#include "store/decision_log_redaction.h"
+#include "common/redaction.h"
 
 #include <string>
 
@@ -72,13 +72,32 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"q":"basic income","p":"Basic tier","n":"the bearer of bad news","d":"dpop hmm"})",
             R"({"d":"dpop hmm","n":"the bearer of bad news","p":"Basic tier","q":"basic income"})"},
         RedactionCase{"SchemeWithACredential", R"({"h":"x Bearer abc123def456 y"})",
-                      R"({"h":"[REDACTED]"})"}),
+                      R"({"h":"[REDACTED]"})"},
+        // Shapes review h41 found logged in clear.
+        RedactionCase{"SchemeAfterATabOrSpaces",
+                      R"({"a":"Bearer\tTABSEP-1a2b3c4d","b":"Bearer  TWOSP-1a2b3c4d"})",
+                      R"({"a":"[REDACTED]","b":"[REDACTED]"})"},
+        RedactionCase{
+            "AnyCredentialParameterInAQueryString",
+            R"({"a":"https://h/x?token=QS1","b":"/p?apikey=K&x=1","c":"/s3?X-Amz-Signature=ab","d":"/cb?code=xyz","e":"/p?sig=9"})",
+            R"({"a":"[REDACTED]","b":"[REDACTED]","c":"[REDACTED]","d":"[REDACTED]","e":"[REDACTED]"})"},
+        RedactionCase{"PasswordInAUrl",
+                      R"({"dsn":"postgres://user:DBPASS-1a2b@db/x","u":"https://u:p@h/"})",
+                      R"({"dsn":"[REDACTED]","u":"[REDACTED]"})"},
+        RedactionCase{
+            "UrlsWithoutCredentialsStay",
+            R"({"u":"https://ann@example.com/docs?page=2","m":"mailto:ann@example.com"})",
+            R"({"m":"mailto:ann@example.com","u":"https://ann@example.com/docs?page=2"})"}),
     [](const testing::TestParamInfo<RedactionCase>& info) { return info.param.name; });
 
 TEST(IsSecretKeyTest, RecognisesSecretBearingNames) {
-  for (const char* key : {"token", "TOKEN", "refresh_token", "secret", "password", "passwd",
-                          "passphrase", "authorization", "Proxy-Authorization", "cookie", "apiKey",
-                          "private_key", "credential", "session_id", "id_jwt", "db_pwd"}) {
+  for (const char* key : {"token",      "TOKEN",         "refresh_token",
+                          "secret",     "password",      "passwd",
+                          "passphrase", "authorization", "Proxy-Authorization",
+                          "cookie",     "apiKey",        "private_key",
+                          "credential", "session_id",    "id_jwt",
+                          "db_pwd",     "bearer",        "access_key",
+                          "signature",  "passcode"}) {
     EXPECT_TRUE(IsSecretKey(key)) << key;
   }
   for (const char* key : {"user", "resource", "author", "amount", "path", "session"}) {
