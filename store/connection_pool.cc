@@ -73,7 +73,7 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool open
   absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = SqliteConnection::Open(path_, options);
   if (opened.ok()) {
     watch_->NoteConnectionOpened();
-    (*opened)->OnClosed([watch = watch_] { watch->NoteConnectionClosed(); });
+    (*opened)->OnClosing([watch = watch_] { watch->NoteConnectionClosing(); });
   }
   return opened;
 }

@@ -110,7 +110,7 @@ void DatabaseFileWatch::NoteConnectionOpened() {
   opened_once_.store(true);
 }
 
-void DatabaseFileWatch::NoteConnectionClosed() {
+void DatabaseFileWatch::NoteConnectionClosing() {
   absl::MutexLock lock(&mutex_);
   if (--open_connections_ == 0) log_identity_.reset();
 }

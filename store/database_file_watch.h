@@ -76,9 +76,11 @@ class DatabaseFileWatch {
   // under an exclusive one: the log ("<file>-wal") cannot go away by SQLite's hand, and one
   // deleted or replaced by anything else is a lasting fault (the commits of every connection
   // still on it go into a file no one will read again). When the last closes, the log may go
-  // away with it, and the next connection's log is the one watched.
+  // away with it, and the next connection's log is the one watched. A connection is counted out
+  // as it starts closing: while it finishes, the log it may delete is watched by no one, and a
+  // connection opened meanwhile holds a shared lock that keeps any log it found in place.
   void NoteConnectionOpened() ABSL_LOCKS_EXCLUDED(mutex_);
-  void NoteConnectionClosed() ABSL_LOCKS_EXCLUDED(mutex_);
+  void NoteConnectionClosing() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   struct FileIdentity {

@@ -176,7 +176,7 @@ TEST(DatabaseFileWatchTest, AWriteAheadLogDeletedUnderOpenConnectionsIsALastingF
   EXPECT_EQ(lost.code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(absl::StrContains(lost.message(), "write-ahead log (-wal) was deleted or replaced"))
       << lost;
-  watch.NoteConnectionClosed();
+  watch.NoteConnectionClosing();
   db.reset();
   SQLite::Database fresh(path, SQLite::OPEN_READWRITE);
   watch.NoteConnectionOpened();
@@ -195,7 +195,7 @@ TEST(DatabaseFileWatchTest, ANewLogAfterTheLastConnectionClosedIsNoFault) {
     db.exec("CREATE TABLE IF NOT EXISTS t (x INTEGER)");
     db.exec("INSERT INTO t VALUES (1)");
     EXPECT_TRUE(watch.Check(true, db.getHandle()).ok()) << "round " << round;
-    watch.NoteConnectionClosed();  // db closes at the end of the round: its log goes with it
+    watch.NoteConnectionClosing();  // db closes at the end of the round: its log goes with it
   }
 }
 

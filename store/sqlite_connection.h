@@ -75,9 +75,12 @@ class SqliteConnection {
   void MarkBroken() { broken_ = true; }
   bool broken() const { return broken_; }
 
-  // `closed` runs once the connection has closed its database handle (the pool's file watch
-  // counts the connections open on the file: store/database_file_watch.h).
-  void OnClosed(std::function<void()> closed) { on_closed_.run = std::move(closed); }
+  // `closing` runs as the connection is destroyed, before its database handle closes (the
+  // pool's file watch counts the connections open on the file: store/database_file_watch.h).
+  // Before, not after: the last handle's close may delete the write-ahead log, and a connection
+  // opened meanwhile must find the count already down, or it would take the new log for a
+  // replaced one (review h40).
+  void OnClosing(std::function<void()> closing) { on_closing_.run = std::move(closing); }
 
  private:
   friend class ScopedStatement;
@@ -98,13 +101,13 @@ class SqliteConnection {
 
   SqliteConnection(SQLite::Database database, const ConnectionOptions& options);
 
-  // Declared first, so destroyed last: after database_ has closed.
-  RunWhenDestroyed on_closed_;
   SQLite::Database database_;
   ConnectionOptions options_;
   std::array<CachedStatement, kStatementCount> statements_;
   DecodedRecords decoded_records_;
   bool broken_ = false;
+  // Declared last, so destroyed first: before database_ closes.
+  RunWhenDestroyed on_closing_;
 };
 
 // One use of a cached statement; resets it when destroyed. Parameter indexes start at 1, column
