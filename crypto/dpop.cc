@@ -126,13 +126,12 @@ absl::StatusOr<DpopProof> VerifyDpopProof(absl::string_view proof, const DpopReq
   result.issued_at = *issued_at;
 
   // A proof binds one request: a caller that did not say which request it came with, or a proof
-  // made for no request in particular (no method, a relative or empty URI), proves nothing
-  // (RFC 9449 section 4.3, checks 8 and 9).
+  // made for no request in particular (a relative or empty URI; an empty method cannot equal the
+  // caller's, which is never empty here), proves nothing (RFC 9449 section 4.3, checks 8 and 9).
   if (request.http_method.empty() || request.http_uri.empty()) {
     return JwtRejection(JwtError::kWrongUrl,
                         "the request's method and URI are needed to check a DPoP proof");
   }
-  if (htm->empty()) return JwtRejection(JwtError::kWrongMethod, "the proof names no method");
   if (!IsAbsoluteHttpUri(*htu)) {
     return JwtRejection(JwtError::kWrongUrl, "the proof's htu is not an absolute http(s) URI");
   }

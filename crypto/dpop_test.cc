@@ -255,6 +255,30 @@ TEST_F(VerifyDpopProofTest, RefusesAProofWhenTheCallerNamesNoRequest) {
   EXPECT_EQ(cache_.size(), 0u);
 }
 
+// A proof made for no request in particular, presented by a caller who names the same nothing:
+// the comparison alone would find them equal (review h40 showed the earlier cases could not
+// fail without the checks).
+TEST_F(VerifyDpopProofTest, RefusesAProofForNoRequestEvenWhenTheCallerNamesTheSame) {
+  DpopRequest relative = request_;
+  relative.http_uri = "/protectedresource";
+  const std::string relative_proof =
+      Proof([](auto&, auto& claims) { claims["htu"] = JsonValue::String("/protectedresource"); });
+  EXPECT_THAT(JwtErrorOf(VerifyDpopProof(relative_proof, relative, kNow, kWindow, cache_).status()),
+              Optional(JwtError::kWrongUrl));
+  DpopRequest no_method = request_;
+  no_method.http_method = "";
+  const std::string methodless_proof =
+      Proof([](auto&, auto& claims) { claims["htm"] = JsonValue::String(""); });
+  EXPECT_THAT(
+      JwtErrorOf(VerifyDpopProof(methodless_proof, no_method, kNow, kWindow, cache_).status()),
+      Optional(JwtError::kWrongUrl));
+  // And with the caller's method named, an empty htm is the proof's own fault.
+  EXPECT_THAT(
+      JwtErrorOf(VerifyDpopProof(methodless_proof, request_, kNow, kWindow, cache_).status()),
+      Optional(JwtError::kWrongMethod));
+  EXPECT_EQ(cache_.size(), 0u);
+}
+
 TEST_F(VerifyDpopProofTest, RefusesAProofForAnotherMethodOrUrlOfTheSameRequest) {
   const std::string proof = Proof();
   DpopRequest post = request_;
