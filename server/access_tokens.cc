@@ -1,5 +1,6 @@
 #include "server/access_tokens.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -45,12 +46,29 @@ absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> AccessTokenVerifierFromOpti
       return absl::InvalidArgumentError(
           absl::StrCat("--jwks_file=", options.jwks_file, ": ", keys.status().message()));
     }
-    if (keys->size() == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--jwks_file=", options.jwks_file, ": no key verdict can use (EdDSA, ES256, HS256)",
-          keys->skipped().empty() ? "" : ": ", absl::StrJoin(keys->skipped(), "; ")));
+    // A key for an algorithm --jwt_algorithms leaves out verifies nothing either (h40).
+    std::vector<std::string> unusable = keys->skipped();
+    size_t usable = 0;
+    for (const std::string& kid : keys->kids()) {
+      const Jwk* key = keys->Find(kid);
+      const bool allowed =
+          std::any_of(access_tokens.policy.allowed_algorithms.begin(),
+                      access_tokens.policy.allowed_algorithms.end(),
+                      [key](JwsAlgorithm algorithm) { return key->Allows(algorithm); });
+      if (allowed) {
+        ++usable;
+      } else {
+        unusable.push_back(
+            absl::StrCat("kid \"", kid, "\": its algorithm is not in --jwt_algorithms"));
+      }
     }
-    if (file_keys != nullptr) *file_keys = JwksFileKeys{keys->kids(), keys->skipped()};
+    if (usable == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--jwks_file=", options.jwks_file, ": no key verdict can use (EdDSA, ES256, HS256",
+          " and allowed by --jwt_algorithms)", unusable.empty() ? "" : ": ",
+          absl::StrJoin(unusable, "; ")));
+    }
+    if (file_keys != nullptr) *file_keys = JwksFileKeys{keys->kids(), unusable};
     access_tokens.keys = *std::move(keys);
   }
   return AccessTokenVerifier::Create(std::move(access_tokens));

@@ -88,6 +88,18 @@ TEST(AccessTokenVerifierFromOptionsTest, SkippedKeysAreSaidAndAFileOfNoUsableKey
   EXPECT_THAT(file_keys.skipped[0], HasSubstr("keys[1] (kid \"r1\")"));
 }
 
+// A file whose keys are all for algorithms --jwt_algorithms leaves out verifies nothing (h40).
+TEST(AccessTokenVerifierFromOptionsTest, AFileOfKeysForAlgorithmsNotAllowedIsRefused) {
+  ServerOptions options =
+      JwtOptions(WriteFile("hs-only.json", JwksOf({TestSigningKey::NewHs256("hs-1")})));
+  options.jwt_algorithms = {"EdDSA"};
+  absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
+      AccessTokenVerifierFromOptions(options);
+  EXPECT_EQ(verifier.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(verifier.status().message()),
+              HasSubstr("kid \"hs-1\": its algorithm is not in --jwt_algorithms"));
+}
+
 TEST(AccessTokenVerifierFromOptionsTest, AnUnusableJwksFileNamesTheFlag) {
   const TestSigningKey key = TestSigningKey::NewEd25519("file-1");
   const struct {
