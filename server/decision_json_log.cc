@@ -12,8 +12,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "common/json.h"
-#include "crypto/token.h"
 #include "common/redaction.h"
+#include "crypto/token.h"
 
 namespace verdict {
 namespace {
@@ -88,16 +88,24 @@ void DecisionJsonLog::OnDecision(const Request& request, const Decision& decisio
   line += '\n';
   // Lines from concurrent calls must not interleave.
   absl::MutexLock lock(&write_mu_);
+  // A line cut short earlier (a full disk) is ended first, so that this one starts on a line of
+  // its own and parses; the fragment stays, an unparseable line, counted as failed (h41).
+  const bool prefixed = line_cut_short_;
+  if (prefixed) line.insert(line.begin(), '\n');
   size_t written = 0;
   while (written < line.size()) {
     const ssize_t n = write(fd_, line.data() + written, line.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       lines_failed_.fetch_add(1, std::memory_order_relaxed);
+      // The file ends where this write stopped: mid-line, unless all it wrote was the newline
+      // ending the earlier fragment; with nothing written, it ends as it did.
+      if (written > 0) line_cut_short_ = !(prefixed && written == 1);
       return;
     }
     written += static_cast<size_t>(n);
   }
+  line_cut_short_ = false;
 }
 
 }  // namespace verdict

@@ -61,6 +61,8 @@ class DecisionJsonLog : public DecisionObserver {
   const bool owns_fd_;
   const Clock clock_;
   absl::Mutex write_mu_;
+  // The last line's write stopped part way: the next one starts with a newline.
+  bool line_cut_short_ ABSL_GUARDED_BY(write_mu_) = false;
   std::atomic<uint64_t> lines_failed_{0};
 };
 

@@ -1,9 +1,11 @@
 #include "server/decision_json_log.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -194,6 +196,33 @@ TEST(DecisionJsonLogTest, FailedWritesAreCounted) {
   log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
   log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
   EXPECT_EQ(log.lines_failed(), 2u);
+}
+
+// A full disk cuts a line short; the next line must start on a line of its own, or it would be
+// glued to the fragment and lost to every reader (review h41). A file size limit makes the cut.
+TEST(DecisionJsonLogTest, ALineCutShortIsEndedBeforeTheNext) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/cut.jsonl");
+  std::remove(path.c_str());
+  absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
+      DecisionJsonLog::Open(path, [] { return kAt; });
+  ASSERT_TRUE(log.ok()) << log.status();
+  signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+  struct rlimit before;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  struct rlimit small = before;
+  small.rlim_cur = 40;  // shorter than a line
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
+  EXPECT_EQ((*log)->lines_failed(), 1u);
+  (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+
+  std::ifstream file(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].size(), 40u);  // the fragment, on a line of its own
+  EXPECT_TRUE(ParseJson(lines[1]).ok()) << lines[1];
 }
 
 }  // namespace
