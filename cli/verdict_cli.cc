@@ -2,6 +2,7 @@
 
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/time_util.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -243,8 +244,15 @@ std::vector<std::string> SplitList(absl::string_view text) {
   return absl::StrSplit(text, ',', absl::SkipWhitespace());
 }
 
+// 1 to 1000 (what the admin plane serves at most), when given.
 bool ParsePageSize(const ParsedOptions& options, uint32_t* page_size) {
-  return !options.Has("page_size") || absl::SimpleAtoi(options.Get("page_size"), page_size);
+  if (!options.Has("page_size")) return true;
+  int64_t parsed = 0;
+  if (!absl::SimpleAtoi(options.Get("page_size"), &parsed) || parsed < 1 || parsed > 1000) {
+    return false;
+  }
+  *page_size = static_cast<uint32_t>(parsed);
+  return true;
 }
 
 // --- The commands -------------------------------------------------------------------------
@@ -294,7 +302,7 @@ int ListAgents(Session& session) {
   v1::ListAgentsRequest request;
   uint32_t page_size = 0;
   if (!ParsePageSize(session.options(), &page_size)) {
-    return session.UsageError("--page_size: a number");
+    return session.UsageError("--page_size: a number from 1 to 1000");
   }
   request.set_page_size(page_size);
   request.set_page_token(session.options().Get("page_token"));
@@ -420,7 +428,7 @@ int ListApprovals(Session& session) {
   request.set_status(status);
   uint32_t page_size = 0;
   if (!ParsePageSize(session.options(), &page_size)) {
-    return session.UsageError("--page_size: a number");
+    return session.UsageError("--page_size: a number from 1 to 1000");
   }
   request.set_page_size(page_size);
   request.set_page_token(session.options().Get("page_token"));
@@ -456,6 +464,11 @@ int QueryLog(Session& session) {
   if (o.Has("until") && !ParseTimestamp(o.Get("until"), request.mutable_until())) {
     return session.UsageError("--until: an RFC 3339 time such as 2030-01-01T00:00:00Z");
   }
+  if (o.Has("since") && o.Has("until") &&
+      google::protobuf::util::TimeUtil::TimestampToNanoseconds(request.until()) <=
+          google::protobuf::util::TimeUtil::TimestampToNanoseconds(request.since())) {
+    return session.UsageError("--until: must be later than --since");
+  }
   if (o.Has("verdict")) {
     v1::Verdict verdict;
     if (!v1::Verdict_Parse(absl::AsciiStrToUpper(o.Get("verdict")), &verdict) ||
@@ -465,7 +478,8 @@ int QueryLog(Session& session) {
     request.set_verdict(verdict);
   }
   uint32_t page_size = 0;
-  if (!ParsePageSize(o, &page_size)) return session.UsageError("--page_size: a number");
+  if (!ParsePageSize(o, &page_size))
+    return session.UsageError("--page_size: a number from 1 to 1000");
   request.set_page_size(page_size);
   request.set_page_token(o.Get("page_token"));
   v1::QueryDecisionLogResponse response;
