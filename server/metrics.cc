@@ -166,7 +166,11 @@ std::string Metrics::RenderPrometheusText() const {
                absl::StrCat(absl::ToUnixSeconds(start_time_)), &out);
 
   AppendHeader("verdict_decisions_total", "counter",
-               "Authorize decisions (ext_authz checks included) by verdict and reason.", &out);
+               "Decisions by verdict and reason: Authorize, each check of a BatchAuthorize, and "
+               "ext_authz checks that reached a decision (a missing or malformed token or a path "
+               "refused with 400 is answered before one, counted only in "
+               "verdict_grpc_server_handled_total).",
+               &out);
   for (int verdict = 0; verdict < kVerdicts; ++verdict) {
     for (int reason = 0; reason < kReasons; ++reason) {
       const uint64_t count = decisions_[verdict][reason].load(std::memory_order_relaxed);
@@ -193,7 +197,9 @@ std::string Metrics::RenderPrometheusText() const {
   std::sort(rpcs.begin(), rpcs.end());
 
   AppendHeader("verdict_grpc_server_handled_total", "counter",
-               "RPCs completed, by method and gRPC status code.", &out);
+               "RPCs of the decision port completed, by method and gRPC status code (the admin "
+               "plane's are not counted here).",
+               &out);
   for (const auto& [method, series] : rpcs) {
     const std::string labels = RpcLabels(method);
     for (int code = 0; code < RpcSeries::kStatusCodes; ++code) {
