@@ -47,6 +47,10 @@ TEST(ValidateRequest, AcceptsWellFormedRequests) {
        }},
       {"longest agent id", [](Request& r) { r.subject.agent_id = std::string(kMaxIdLength, 'a'); }},
       {"agent id alphabet", [](Request& r) { r.subject.agent_id = "Az09_.:-"; }},
+      // Three dotted segments, yet no JWS: none is a header (h42).
+      {"agent id with two dots", [](Request& r) { r.subject.agent_id = "agt_acme.billing.bot"; }},
+      {"agent id that mentions the token prefix",
+       [](Request& r) { r.subject.agent_id = "agt_vdt_migration"; }},
       {"wildcard action", [](Request& r) { r.action = "*"; }},
       {"path resource", [](Request& r) { r.resource = "/api/v1/items/7"; }},
       {"path resource with an escape", [](Request& r) { r.resource = "/docs/caf%C3%A9/menu"; }},
@@ -92,6 +96,12 @@ TEST(ValidateRequest, RefusesMalformedRequestsNamingTheField) {
        "subject.agent_id: byte 1 ('/') is not allowed; use A-Z a-z 0-9 _ . : -"},
       // Never logged or echoed as an id (review h41).
       {{"an agent token as the agent id", [](Request& r) { r.subject.agent_id = NewAgentToken(); }},
+       "subject.agent_id: holds a token (not repeated here); send it as subject.token"},
+      {{"an agent token inside the agent id",
+        [](Request& r) { r.subject.agent_id = "agt_acme.bot:" + NewAgentToken() + "."; }},
+       "subject.agent_id: holds a token (not repeated here); send it as subject.token"},
+      {{"a JWT as the agent id",
+        [](Request& r) { r.subject.agent_id = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln"; }},
        "subject.agent_id: holds a token (not repeated here); send it as subject.token"},
       {{"agent id too long",
         [](Request& r) { r.subject.agent_id = std::string(kMaxIdLength + 1, 'a'); }},
