@@ -62,6 +62,21 @@ std::string DecisionJsonLine(const Request& request, const Decision& decision,
   return line;
 }
 
+namespace {
+
+// Whether the file at `path` is non-empty and its last byte is not a newline.
+bool EndsMidLine(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char last = '\n';
+  const off_t size = lseek(fd, 0, SEEK_END);
+  const bool read_last = size > 0 && pread(fd, &last, 1, size - 1) == 1;
+  close(fd);
+  return read_last && last != '\n';
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<DecisionJsonLog>> DecisionJsonLog::Open(const std::string& path,
                                                                        Clock clock) {
   if (path == "-") {
@@ -72,7 +87,13 @@ absl::StatusOr<std::unique_ptr<DecisionJsonLog>> DecisionJsonLog::Open(const std
     return absl::UnavailableError(
         absl::StrCat("cannot open the decision log ", path, ": ", std::strerror(errno)));
   }
-  return std::make_unique<DecisionJsonLog>(fd, /*owns_fd=*/true, std::move(clock));
+  auto log = std::make_unique<DecisionJsonLog>(fd, /*owns_fd=*/true, std::move(clock));
+  // A line a full disk cut short before a restart is ended like one cut in this run (h42).
+  if (EndsMidLine(path)) {
+    absl::MutexLock lock(&log->write_mu_);
+    log->line_cut_short_ = true;
+  }
+  return log;
 }
 
 DecisionJsonLog::DecisionJsonLog(int fd, bool owns_fd, Clock clock)

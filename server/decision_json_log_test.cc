@@ -225,5 +225,20 @@ TEST(DecisionJsonLogTest, ALineCutShortIsEndedBeforeTheNext) {
   EXPECT_TRUE(ParseJson(lines[1]).ok()) << lines[1];
 }
 
+// The same when the fragment was left by an earlier run: a restart after the disk filled (h42).
+TEST(DecisionJsonLogTest, AFragmentLeftByAnEarlierRunIsEndedToo) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/restarted.jsonl");
+  std::ofstream(path, std::ios::trunc) << R"({"ts":"2026-11-30T00:00:00Z","subj)";
+  absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
+      DecisionJsonLog::Open(path, [] { return kAt; });
+  ASSERT_TRUE(log.ok()) << log.status();
+  (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  std::ifstream file(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(ParseJson(lines[1]).ok()) << lines[1];
+}
+
 }  // namespace
 }  // namespace verdict
