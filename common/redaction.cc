@@ -91,16 +91,6 @@ bool HoldsUrlUserinfo(absl::string_view text) {
   return false;
 }
 
-// True when a string value carries a credential of a known shape, under whatever key.
-bool LooksLikeACredential(absl::string_view text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  for (absl::string_view marker : kCredentialMarkers) {
-    if (absl::StrContains(lower, marker)) return true;
-  }
-  return HoldsAnAuthorizationCredential(text, lower) || HoldsACompactJws(text) ||
-         HoldsUrlUserinfo(text);
-}
-
 // {"name": "DB_PASSWORD", "value": "..."}: a secret named by a sibling, as environment
 // variables and headers are often listed.
 bool NamesASecret(const JsonValue::Object& object) {
@@ -144,6 +134,15 @@ void RedactInPlace(JsonValue& value) {
 }
 
 }  // namespace
+
+bool LooksLikeACredential(absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(text);
+  for (absl::string_view marker : kCredentialMarkers) {
+    if (absl::StrContains(lower, marker)) return true;
+  }
+  return HoldsAnAuthorizationCredential(text, lower) || HoldsACompactJws(text) ||
+         HoldsUrlUserinfo(text);
+}
 
 bool IsSecretKey(absl::string_view key) {
   const std::string normalised = NormaliseKey(key);

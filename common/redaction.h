@@ -24,6 +24,11 @@ inline constexpr absl::string_view kRedactedValue = "[REDACTED]";
 // True when a value under this key must not be logged.
 bool IsSecretKey(absl::string_view key);
 
+// True when a string carries a credential of a known shape, under whatever key: an
+// authorization scheme and its credential, a compact JWS, a verdict agent token, a credential
+// parameter of a query string, a password in a URL.
+bool LooksLikeACredential(absl::string_view text);
+
 // The canonical JSON of `arguments_json` with every secret-bearing value replaced by
 // "[REDACTED]". "" becomes "{}". Text that does not parse is never logged: it becomes the JSON
 // string "[REDACTED]" as a whole, since what it hides cannot be known.

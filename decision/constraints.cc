@@ -408,6 +408,23 @@ const JsonValue* FindByPath(const JsonValue& arguments, absl::string_view path) 
   return current;
 }
 
+// Whether any string in `value` looks like a credential (common/redaction.h).
+bool HoldsACredential(const JsonValue& value) {
+  if (value.is_string()) return LooksLikeACredential(value.as_string());
+  if (value.is_array()) {
+    for (const JsonValue& item : value.as_array()) {
+      if (HoldsACredential(item)) return true;
+    }
+  }
+  return false;
+}
+
+// A rule whose argument's name marks a secret, or whose operand holds a credential ("dsn" must
+// equal "postgres://app:pw@db/x"): its operand is never shown to a caller (h41, h42).
+bool RuleGuardsASecret(absl::string_view path, const JsonValue& operand) {
+  return IsSecretKey(path) || HoldsACredential(operand);
+}
+
 // Says why `value` fails `rule`, or returns "" when it passes. The messages name the argument
 // and the rule, never the argument's value, which may be a secret; nor the rule's operand when
 // the argument's name marks a secret (common/redaction.h): "api_key must equal ..." would tell
@@ -415,9 +432,9 @@ const JsonValue* FindByPath(const JsonValue& arguments, absl::string_view path) 
 std::string RuleFailure(const ArgumentRule& rule, const JsonValue* value) {
   const std::string name = absl::StrCat("argument ", Quoted(rule.path));
   if (value == nullptr) return absl::StrCat(name, " is missing");
-  const bool secret = IsSecretKey(rule.path);
+  const bool secret = RuleGuardsASecret(rule.path, rule.operand);
   const auto operand = [&] {  // only for a failure
-    return secret ? std::string("a value not shown (the argument's name marks a secret)")
+    return secret ? std::string("a value not shown (it guards a secret)")
                   : CanonicalJson(rule.operand);
   };
   switch (rule.kind) {
@@ -577,6 +594,27 @@ int64_t RateWindowStart(const RateLimit& limit, absl::Time now) {
   int64_t windows = seconds / limit.window_seconds;
   if (seconds % limit.window_seconds != 0 && seconds < 0) --windows;  // floor, not truncation
   return windows * limit.window_seconds;
+}
+
+std::string ConstraintsForCaller(absl::string_view constraints_json) {
+  if (constraints_json.empty()) return std::string(constraints_json);
+  absl::StatusOr<JsonValue> constraints = ParseJson(constraints_json);
+  if (!constraints.ok() || !constraints->is_object()) return std::string(constraints_json);
+  auto arguments = constraints->as_object().find("arguments");
+  if (arguments == constraints->as_object().end() || !arguments->second.is_array()) {
+    return std::string(constraints_json);
+  }
+  for (JsonValue& rule : arguments->second.as_array()) {
+    if (!rule.is_object()) continue;
+    const JsonValue* path = rule.Find("path");
+    const std::string path_text = path != nullptr && path->is_string() ? path->as_string() : "";
+    for (auto& [key, operand] : rule.as_object()) {
+      if (key != "path" && RuleGuardsASecret(path_text, operand)) {
+        operand = JsonValue::String(std::string(kRedactedValue));
+      }
+    }
+  }
+  return CanonicalJson(*constraints);
 }
 
 }  // namespace verdict

@@ -85,6 +85,11 @@ struct Constraints {
 
 absl::StatusOr<Constraints> ParseConstraints(absl::string_view json);
 
+// The constraints as a caller may see them in a decision (a matched grant, a trace, effective
+// permissions): the operand of an argument rule that guards a secret (its argument's name marks
+// one, or the operand holds a credential) replaced by "[REDACTED]". The rule's path and kind stay.
+std::string ConstraintsForCaller(absl::string_view constraints_json);
+
 // True when `now` falls inside the window.
 bool WithinTimeWindow(const TimeWindow& window, absl::Time now);
 

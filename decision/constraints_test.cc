@@ -498,12 +498,33 @@ TEST(ArgumentsPass, ARuleOnASecretNamedArgumentNeverShowsItsOperand) {
       {
           {R"({"api_key": "EXPECTED-Secret-Value-7781", "auth": {"password": "p1"}})", ""},
           {R"({"api_key": "wrong-guess", "auth": {"password": "p1"}})",
-           "argument \"api_key\" must equal a value not shown (the argument's name marks a "
-           "secret)"},
+           "argument \"api_key\" must equal a value not shown (it guards a secret)"},
           {R"({"api_key": "EXPECTED-Secret-Value-7781", "auth": {"password": "p3"}})",
-           "argument \"auth.password\" must be one of a value not shown (the argument's name "
-           "marks a secret)"},
+           "argument \"auth.password\" must be one of a value not shown (it guards a secret)"},
       });
+}
+
+// An operand that is itself a credential is never shown either, whatever the argument's name (h42).
+TEST(ArgumentsPass, ARuleWhoseOperandIsACredentialNeverShowsIt) {
+  ExpectArguments(
+      Rules(R"([{"path": "dsn", "equals": "postgres://app:Pw0rdXyz@db/x"}])"),
+      {
+          {R"({"dsn": "x"})", "argument \"dsn\" must equal a value not shown (it guards a secret)"},
+      });
+}
+
+// What a caller sees of a grant's constraints: every rule, but no secret it compares against.
+TEST(ConstraintsForCaller, HidesTheOperandsOfRulesThatGuardASecret) {
+  EXPECT_EQ(
+      ConstraintsForCaller(
+          R"({"arguments":[{"path":"api_key","equals":"sk-live-SECRET123"},)"
+          R"({"path":"dsn","one_of":["postgres://app:pw@db/x","sqlite"]},)"
+          R"({"path":"amount","max":100}],"rate_limit":{"max_calls":5,"window_seconds":60}})"),
+      R"({"arguments":[{"equals":"[REDACTED]","path":"api_key"},)"
+      R"({"one_of":"[REDACTED]","path":"dsn"},{"max":100,"path":"amount"}],)"
+      R"("rate_limit":{"max_calls":5,"window_seconds":60}})");
+  EXPECT_EQ(ConstraintsForCaller(""), "");
+  EXPECT_EQ(ConstraintsForCaller("{}"), "{}");
 }
 
 TEST(ArgumentsPass, TypesAreCheckedNotCoerced) {

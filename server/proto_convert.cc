@@ -231,7 +231,8 @@ void GrantToProto(const Grant& grant, v1::Grant* proto) {
   proto->set_resource(grant.resource);
   proto->mutable_actions()->Assign(grant.actions.begin(), grant.actions.end());
   proto->set_effect(EffectToProto(grant.effect));
-  proto->set_constraints_json(grant.constraints_json);
+  // The decision port's callers see the rules, not the secrets a rule compares against.
+  proto->set_constraints_json(ConstraintsForCaller(grant.constraints_json));
 }
 
 void TraceToProto(const Trace& trace, v1::Trace* proto) {

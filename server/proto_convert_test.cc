@@ -30,6 +30,22 @@ v1::AuthorizeRequest WireRequestForAgent(const std::string& agent_id) {
 
 // --- Requests ---------------------------------------------------------------------------------
 
+// A decision's grant goes to the caller with its rules but not the secrets they compare against
+// (review h42: the matched grant carried the "api_key" a rule's message had hidden).
+TEST(DecisionToProtoTest, TheCallerSeesNoSecretARuleComparesAgainst) {
+  Decision decision;
+  decision.verdict = Verdict::kDeny;
+  decision.reason = ReasonCode::kArgumentsRejected;
+  Grant& grant = decision.matched_grant.emplace();
+  grant.permission_id = "perm_pay";
+  grant.constraints_json =
+      R"({"arguments":[{"path":"api_key","equals":"sk-live-SECRET123"},{"path":"n","max":5}]})";
+  v1::AuthorizeResponse wire;
+  DecisionToProto(decision, &wire);
+  EXPECT_EQ(wire.matched_grant().constraints_json(),
+            R"({"arguments":[{"equals":"[REDACTED]","path":"api_key"},{"max":5,"path":"n"}]})");
+}
+
 TEST(RequestFromProtoTest, CopiesEveryFieldOfAnAgentIdRequest) {
   absl::StatusOr<Request> request = RequestFromProto(WireRequestForAgent("agt_reader"));
   ASSERT_TRUE(request.ok()) << request.status();
