@@ -139,7 +139,6 @@ absl::Status DatabaseFileWatch::CheckWriteAheadLog() {
 }
 
 absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
-  auto fault = [this](absl::string_view what) { return Fault(what); };
   struct stat status;
   bool exists = false;
   if (absl::Status identity = CheckIdentity(must_exist, status, exists); !identity.ok()) {
@@ -149,20 +148,20 @@ absl::Status DatabaseFileWatch::Inspect(bool must_exist, sqlite3* connection) {
 
   // SQLite creates an empty file and writes its header with the first transaction.
   if (status.st_size > 0 && !HeaderStartsLikeSqlite(connection)) {
-    return fault("not an SQLite database any more (overwritten or corrupted)");
+    return Fault("not an SQLite database any more (overwritten or corrupted)");
   }
   if (absl::Status log = CheckWriteAheadLog(); !log.ok()) return log;
   struct statvfs file_system;
-  if (statvfs(path_.c_str(), &file_system) != 0) return fault(ErrnoText());
-  if ((file_system.f_flag & ST_RDONLY) != 0) return fault("read-only file system");
+  if (statvfs(path_.c_str(), &file_system) != 0) return Fault(ErrnoText());
+  if ((file_system.f_flag & ST_RDONLY) != 0) return Fault("read-only file system");
   // f_bavail: what an unprivileged writer may use; verdictd runs as one in its image.
   const int64_t free_bytes =
       static_cast<int64_t>(file_system.f_bavail) * static_cast<int64_t>(file_system.f_frsize);
   if (free_bytes < kMinFreeBytes) {
-    return fault(absl::StrCat("disk full (", free_bytes, " bytes free)"));
+    return Fault(absl::StrCat("disk full (", free_bytes, " bytes free)"));
   }
   // Also refuses a file made immutable (chattr +i), which root cannot write either.
-  if (access(path_.c_str(), W_OK) != 0) return fault(absl::StrCat("not writable: ", ErrnoText()));
+  if (access(path_.c_str(), W_OK) != 0) return Fault(absl::StrCat("not writable: ", ErrnoText()));
   return absl::OkStatus();
 }
 
