@@ -183,6 +183,20 @@ TEST_F(VerdictCliTest, UsageErrorsExitOne) {
   // A device or a pipe (<(...), /dev/stdin) is read like a file: here the server refuses what
   // /dev/null holds, which is no policy.
   EXPECT_EQ(Admin({"policy", "import", "--file=/dev/null"}).exit_code, 3);
+  // A log query that could match nothing, or a page size the admin plane does not serve (h41);
+  // a range ending past 2262 is no inverted range (h42).
+  Outcome inverted =
+      Admin({"log", "query", "--since=2026-11-30T15:00:00Z", "--until=2026-11-30T14:00:00Z"});
+  EXPECT_EQ(inverted.exit_code, 1);
+  EXPECT_THAT(inverted.err, HasSubstr("--until: must be later than --since"));
+  for (const char* page_size : {"--page_size=-5", "--page_size=0", "--page_size=4294967297"}) {
+    Outcome refused = Admin({"log", "query", page_size});
+    EXPECT_EQ(refused.exit_code, 1) << page_size;
+    EXPECT_THAT(refused.err, HasSubstr("a number from 1 to 1000")) << page_size;
+  }
+  EXPECT_EQ(Admin({"log", "query", "--since=2020-01-01T00:00:00Z", "--until=2300-01-01T00:00:00Z"})
+                .exit_code,
+            0);
 }
 
 TEST_F(VerdictCliTest, AWrongSecretOrNoServerExitsFour) {
