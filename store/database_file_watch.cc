@@ -86,13 +86,14 @@ absl::Status DatabaseFileWatch::CheckIdentity(bool must_exist, struct stat& stat
     return must_exist ? Fault("the database file was deleted or moved away") : absl::OkStatus();
   }
   const FileIdentity identity{status.st_dev, status.st_ino};
+  const std::string resolved = ResolvedPath(path_);
   if (!identity_.has_value()) {
     identity_ = identity;
-    resolved_path_ = ResolvedPath(path_);
+    resolved_path_ = resolved;
   }
   // SQLite names the log after the path with its links resolved: the same file reached under
   // another name (a hard link behind a directory link pointed elsewhere) has another log.
-  if (*identity_ != identity || ResolvedPath(path_) != resolved_path_) {
+  if (*identity_ != identity || resolved != resolved_path_) {
     // Whether renamed onto the path or reached through a link pointed elsewhere: the old file's
     // log may be named like the new file's, and connections of this and other processes may
     // still hold the old one; only a restart sees the new file whole.
