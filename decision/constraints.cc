@@ -597,7 +597,9 @@ int64_t RateWindowStart(const RateLimit& limit, absl::Time now) {
 }
 
 std::string ConstraintsForCaller(absl::string_view constraints_json) {
-  if (constraints_json.empty()) return std::string(constraints_json);
+  // Every answer with a matched grant passes here: only constraints with argument rules, which
+  // name "arguments", are parsed.
+  if (!absl::StrContains(constraints_json, "\"arguments\"")) return std::string(constraints_json);
   absl::StatusOr<JsonValue> constraints = ParseJson(constraints_json);
   if (!constraints.ok() || !constraints->is_object()) return std::string(constraints_json);
   auto arguments = constraints->as_object().find("arguments");
