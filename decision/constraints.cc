@@ -597,9 +597,12 @@ int64_t RateWindowStart(const RateLimit& limit, absl::Time now) {
 }
 
 std::string ConstraintsForCaller(absl::string_view constraints_json) {
-  // Every answer with a matched grant passes here: only constraints with argument rules, which
-  // name "arguments", are parsed.
-  if (!absl::StrContains(constraints_json, "\"arguments\"")) return std::string(constraints_json);
+  // Every answer with a matched grant passes here: only constraints that may hold argument rules
+  // are parsed (the key spelled out, or spelled with an escape).
+  if (!absl::StrContains(constraints_json, "arguments") &&
+      !absl::StrContains(constraints_json, '\\')) {
+    return std::string(constraints_json);
+  }
   absl::StatusOr<JsonValue> constraints = ParseJson(constraints_json);
   if (!constraints.ok() || !constraints->is_object()) return std::string(constraints_json);
   auto arguments = constraints->as_object().find("arguments");
