@@ -1,103 +1,114 @@
 #!/usr/bin/env bash
-# End to end: builds verdictd and the load generator with -c opt, serves the benchmark dataset
-# with verdictd, drives it with the load generator over TCP and then over a Unix socket, and
-# prints the figures (QPS, p50/p90/p99/p99.9, errors, wrong answers). Fails when the load
-# generator sees any error or wrong answer.
+# verdict end to end against gRPC's own floor. Builds verdictd and //bench:null_server (the same
+# gRPC server answering a fixed response, deciding nothing) with -c opt, serves the benchmark
+# dataset, and drives both with h2load (a neutral HTTP/2 load tool sending one gRPC frame: a
+# direct Authorize that verdictd ALLOWs) at 1, 8 and 64 calls in flight over TCP and a Unix
+# socket, interleaved: each round runs every setting on verdictd and then the null server (the
+# order alternating between rounds), so both share the machine's noise. Prints requests/s,
+# p50/p99 and the server's CPU per call, median (min to max) over the rounds, and the headline:
+# verdictd's CPU per call over the null server's. Every answer is checked (see
+# bench/grpc_frames.py): a run with any failed call or any other answer fails the script.
 #
-#   bench/e2e.sh                                   # 50,000 agents, 64 in flight, 10 s each
-#   bench/e2e.sh --runs 5                          # five runs per transport, then a summary
-#   bench/e2e.sh --agents 1000000 --in_flight 128 --duration 30s --mix direct:1,token:1
+#   bench/e2e.sh                                 # 3 rounds of 5 s per setting, 50,000 agents
+#   bench/e2e.sh --rounds 5 --seconds 10 --in_flight "1 64" --transports unix
 #
+# bench/loadgen_e2e.sh is the older end-to-end run with //bench:loadgen and a mix of calls.
 # Environment: VERDICT_BENCH_DIR (dataset cache, default /tmp/verdict-bench),
 # BAZEL_OUTPUT_BASE (build with this --output_base).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-agents=50000 in_flight=64 duration=10s warmup=2s workers=4 channels=1 runs=1
-mix=direct:50,delegated:25,denied:25
+agents=50000 rounds=3 seconds=5 in_flights="1 8 64" transports="tcp unix" workers=4
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --agents) agents=$2 ;;
-    --in_flight) in_flight=$2 ;;
-    --duration) duration=$2 ;;
-    --warmup) warmup=$2 ;;
+    --rounds) rounds=$2 ;;
+    --seconds) seconds=$2 ;;
+    --in_flight) in_flights=$2 ;;
+    --transports) transports=$2 ;;
     --workers) workers=$2 ;;
-    --channels) channels=$2 ;;
-    --mix) mix=$2 ;;
-    --runs) runs=$2 ;;
-    *) echo "usage: $0 [--agents N] [--in_flight N] [--duration 10s] [--warmup 2s]" \
-         "[--workers N] [--channels N] [--mix KIND:W,...] [--runs N]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--agents N] [--rounds N] [--seconds N] [--in_flight \"1 8 64\"]" \
+         "[--transports \"tcp unix\"] [--workers N]" >&2; exit 2 ;;
   esac
   shift 2
 done
 
+scripts/install-deps.sh nghttp2-client
 bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
 # --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
-"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt //server:verdictd //bench:loadgen //bench:make_dataset
+"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt //server:verdictd //bench:null_server \
+  //bench:make_dataset
 bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
 
 dataset=$("$bin/bench/make_dataset" --agents="$agents")
 work=$(mktemp -d /tmp/verdict-e2e.XXXXXX)
-server_pid=""
+source bench/h2load_lib.sh
+pids=()
 cleanup() {
-  if [[ -n "$server_pid" ]]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" || true; fi
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-# The server gets its own copy: the cached dataset stays untouched by anything it writes.
 cp "$dataset" "$work/verdict.db"
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# Starts verdictd on $1 and waits until it says it serves.
-start_server() {
-  : >"$work/verdictd.log"  # there before the first grep below, whenever the server starts
-  "$bin/server/verdictd" --listen="$1" --db="$work/verdict.db" --workers="$workers" \
-    >"$work/verdictd.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do
-    if grep -q "serving on" "$work/verdictd.log"; then return 0; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
-    sleep 0.1
+# The dataset's agent 42 reading its own docs: ALLOW by its own permission, one lookup.
+agent=agt_bench_0000042 resource=docs:42:report
+declare -A pid_of target_of response_of
+for transport in $transports; do
+  for server in verdict null; do
+    if [[ $transport == tcp ]]; then target="127.0.0.1:$(free_port)"; else target="unix:$work/$server.sock"; fi
+    if [[ $server == verdict ]]; then
+      start_and_wait "$server-$transport" "serving on" "$bin/server/verdictd" --listen="$target" \
+        --db="$work/verdict.db" --workers="$workers" --admin_listen=off
+    else
+      start_and_wait "$server-$transport" "serving on" "$bin/bench/null_server" --listen="$target"
+    fi
+    pids+=("$started_pid")
+    pid_of[$server-$transport]=$started_pid
+    target_of[$server-$transport]=$target
+    checked=$(/usr/bin/python3 bench/grpc_frames.py verdict --target="$target" --agent="$agent" \
+      --resource="$resource" --frame="$work/authorize.frame")
+    response_of[$server-$transport]=${checked##*response_frame_bytes=}
   done
-  echo "verdictd did not start:" >&2
-  cat "$work/verdictd.log" >&2
-  return 1
-}
-
-stop_server() {
-  kill -TERM "$server_pid"
-  wait "$server_pid"
-  server_pid=""
-}
-
-# "median (min to max)" of one figure over the runs: $1 = the loadgen output line's label,
-# $2 = the figure's label within it.
-summarize() {
-  grep "^$1 " "$work/runs.txt" | sed -E "s/.* $2 ([0-9.]+).*/\\1/" | sort -g |
-    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-           printf "%.1f (%.1f to %.1f)", m, v[1], v[NR] }'
-}
-
-status=0
-for transport in tcp unix; do
-  if [[ $transport == tcp ]]; then target="127.0.0.1:$(free_port)"; else target="unix:$work/verdict.sock"; fi
-  start_server "$target"
-  echo "== $transport: verdictd --workers=$workers on $target, dataset $agents agents"
-  : >"$work/runs.txt"
-  for run in $(seq 1 "$runs"); do
-    "$bin/bench/loadgen" --target="$target" --agents="$agents" --in_flight="$in_flight" \
-      --duration="$duration" --warmup="$warmup" --mix="$mix" --channels="$channels" \
-      --seed="$run" | tee -a "$work/runs.txt" || status=1
-  done
-  if [[ $runs -gt 1 ]]; then
-    echo "-- $transport over $runs runs, median (min to max): qps $(summarize calls qps)," \
-      "p50 $(summarize latency_us p50) us, p99 $(summarize latency_us p99) us," \
-      "p99.9 $(summarize latency_us p99.9) us"
-  fi
-  stop_server
 done
-exit $status
+path=/verdict.v1.DecisionService/Authorize
+
+echo "== verdictd --workers=$workers (dataset $agents agents) and the null server; h2load," \
+  "$rounds rounds of ${seconds} s per setting; one connection"
+: >"$work/runs.txt"
+for key in "${!pid_of[@]}"; do  # warm both servers and their connections' code paths
+  h2load_run "warmup" "${pid_of[$key]}" "${target_of[$key]}" "$path" "$work/authorize.frame" \
+    "${response_of[$key]}" 8 1 1 >/dev/null
+done
+for round in $(seq 1 "$rounds"); do
+  order="verdict null"
+  if ((round % 2 == 0)); then order="null verdict"; fi
+  for in_flight in $in_flights; do
+    for transport in $transports; do
+      for server in $order; do
+        h2load_run "$server/$transport/$in_flight" "${pid_of[$server-$transport]}" \
+          "${target_of[$server-$transport]}" "$path" "$work/authorize.frame" \
+          "${response_of[$server-$transport]}" "$in_flight" 1 "$seconds"
+      done
+    done
+  done
+done
+
+echo
+echo "== median (min to max) over $rounds rounds"
+printf '%-10s %-6s %-9s %-30s %-30s %-30s %-30s\n' transport in_flight server "requests/s" \
+  "p50 us" "p99 us" "server CPU us per call"
+for transport in $transports; do
+  for in_flight in $in_flights; do
+    for server in verdict null; do
+      label="$server/$transport/$in_flight"
+      printf '%-10s %-9s %-9s %-30s %-30s %-30s %-30s\n' "$transport" "$in_flight" "$server" \
+        "$(summarize "$label" qps)" "$(summarize "$label" p50_us)" "$(summarize "$label" p99_us)" \
+        "$(summarize "$label" cpu_us_per_call)"
+    done
+    echo "  verdictd over the null server, same round: CPU per call" \
+      "$(ratio_summary "verdict/$transport/$in_flight" "null/$transport/$in_flight" cpu_us_per_call)," \
+      "requests/s $(ratio_summary "verdict/$transport/$in_flight" "null/$transport/$in_flight" qps)"
+  done
+done

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# End to end: builds verdictd and the load generator with -c opt, serves the benchmark dataset
+# with verdictd, drives it with the load generator over TCP and then over a Unix socket, and
+# prints the figures (QPS, p50/p90/p99/p99.9, errors, wrong answers). Fails when the load
+# generator sees any error or wrong answer.
+#
+#   bench/loadgen_e2e.sh                                   # 50,000 agents, 64 in flight, 10 s each
+#   bench/loadgen_e2e.sh --runs 5                          # five runs per transport, then a summary
+#   bench/loadgen_e2e.sh --agents 1000000 --in_flight 128 --duration 30s --mix direct:1,token:1
+#
+# Environment: VERDICT_BENCH_DIR (dataset cache, default /tmp/verdict-bench),
+# BAZEL_OUTPUT_BASE (build with this --output_base).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+agents=50000 in_flight=64 duration=10s warmup=2s workers=4 channels=1 runs=1
+mix=direct:50,delegated:25,denied:25
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --agents) agents=$2 ;;
+    --in_flight) in_flight=$2 ;;
+    --duration) duration=$2 ;;
+    --warmup) warmup=$2 ;;
+    --workers) workers=$2 ;;
+    --channels) channels=$2 ;;
+    --mix) mix=$2 ;;
+    --runs) runs=$2 ;;
+    *) echo "usage: $0 [--agents N] [--in_flight N] [--duration 10s] [--warmup 2s]" \
+         "[--workers N] [--channels N] [--mix KIND:W,...] [--runs N]" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+
+bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
+# --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
+"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt //server:verdictd //bench:loadgen //bench:make_dataset
+bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+
+dataset=$("$bin/bench/make_dataset" --agents="$agents")
+work=$(mktemp -d /tmp/verdict-e2e.XXXXXX)
+server_pid=""
+cleanup() {
+  if [[ -n "$server_pid" ]]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The server gets its own copy: the cached dataset stays untouched by anything it writes.
+cp "$dataset" "$work/verdict.db"
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Starts verdictd on $1 and waits until it says it serves.
+start_server() {
+  : >"$work/verdictd.log"  # there before the first grep below, whenever the server starts
+  "$bin/server/verdictd" --listen="$1" --db="$work/verdict.db" --workers="$workers" \
+    >"$work/verdictd.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 300); do
+    if grep -q "serving on" "$work/verdictd.log"; then return 0; fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  echo "verdictd did not start:" >&2
+  cat "$work/verdictd.log" >&2
+  return 1
+}
+
+stop_server() {
+  kill -TERM "$server_pid"
+  wait "$server_pid"
+  server_pid=""
+}
+
+# "median (min to max)" of one figure over the runs: $1 = the loadgen output line's label,
+# $2 = the figure's label within it.
+summarize() {
+  grep "^$1 " "$work/runs.txt" | sed -E "s/.* $2 ([0-9.]+).*/\\1/" | sort -g |
+    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+           printf "%.1f (%.1f to %.1f)", m, v[1], v[NR] }'
+}
+
+status=0
+for transport in tcp unix; do
+  if [[ $transport == tcp ]]; then target="127.0.0.1:$(free_port)"; else target="unix:$work/verdict.sock"; fi
+  start_server "$target"
+  echo "== $transport: verdictd --workers=$workers on $target, dataset $agents agents"
+  : >"$work/runs.txt"
+  for run in $(seq 1 "$runs"); do
+    "$bin/bench/loadgen" --target="$target" --agents="$agents" --in_flight="$in_flight" \
+      --duration="$duration" --warmup="$warmup" --mix="$mix" --channels="$channels" \
+      --seed="$run" | tee -a "$work/runs.txt" || status=1
+  done
+  if [[ $runs -gt 1 ]]; then
+    echo "-- $transport over $runs runs, median (min to max): qps $(summarize calls qps)," \
+      "p50 $(summarize latency_us p50) us, p99 $(summarize latency_us p99) us," \
+      "p99.9 $(summarize latency_us p99.9) us"
+  fi
+  stop_server
+done
+exit $status
