@@ -29,6 +29,7 @@
 #include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "common/admin_limits.h"
+#include "common/build_info.h"
 #include "server/admin_secret.h"
 #include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -869,6 +870,11 @@ std::string OverviewHelp(absl::string_view group = "") {
                     std::string(22 - std::min<size_t>(21, CommandLine(command).size()), ' '),
                     command.summary, "\n");
   }
+  if (group.empty()) {
+    absl::StrAppend(&help,
+                    "  version               Print the version and the commit it was built "
+                    "from.\n");
+  }
   absl::StrAppend(&help, "\nThe admin secret comes from --admin_secret_file=PATH or $",
                   kAdminSecretEnv, ".\n\n", kExitCodesHelp);
   return help;
@@ -907,6 +913,18 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
   const bool wants_help =
       std::find(option_args.begin(), option_args.end(), "--help") != option_args.end() ||
       std::find(option_args.begin(), option_args.end(), "-h") != option_args.end();
+  // `verdict version` or `verdict --version`: no server involved.
+  const bool wants_version = (words.size() == 1 && words[0] == "version") ||
+                             (words.empty() && option_args.size() == 1 &&
+                              (option_args[0] == "--version" || option_args[0] == "-version"));
+  if (wants_version && !wants_help) {
+    if (words.size() == 1 && !option_args.empty()) {
+      env.err << "verdict version: takes no options\n";
+      return kExitUsage;
+    }
+    env.out << VersionLine("verdict");
+    return kExitOk;
+  }
   if (words.empty()) {
     (wants_help ? env.out : env.err) << OverviewHelp();
     return wants_help ? kExitOk : kExitUsage;
