@@ -83,6 +83,7 @@ class Session {
   const ParsedOptions& options() const { return options_; }
   std::ostream& out() { return env_.out; }
   std::istream& in() { return env_.in; }
+  std::ostream& err() { return env_.err; }
 
   int UsageError(absl::string_view message) {
     env_.err << "verdict: " << message << "\n";
@@ -455,6 +456,10 @@ std::function<int(Session&)> Vote(grpc::Status (AdminStub::*method)(grpc::Client
   };
 }
 
+constexpr char kDecisionLoggingOff[] =
+    "verdict: decision logging is off: this verdictd records no decisions (start it with "
+    "--decision_log)\n";
+
 int QueryLog(Session& session) {
   const ParsedOptions& o = session.options();
   v1::QueryDecisionLogRequest request;
@@ -484,7 +489,10 @@ int QueryLog(Session& session) {
   request.set_page_token(o.Get("page_token"));
   v1::QueryDecisionLogResponse response;
   int code = session.CallAdmin(&AdminStub::QueryDecisionLog, request, &response);
-  if (code == kExitOk) session.PrintList(response, response.entries(), response.next_page_token());
+  if (code != kExitOk) return code;
+  session.PrintList(response, response.entries(), response.next_page_token());
+  // On stderr: the list on stdout stays what scripts parse.
+  if (response.logging_off()) session.err() << kDecisionLoggingOff;
   return code;
 }
 
@@ -495,12 +503,17 @@ int VerifyLog(Session& session) {
   if (code != kExitOk) return code;
   if (session.options().Switch("json")) {
     session.Print(response);
+  } else if (response.logging_off() && response.intact() && response.rows_checked() == 0) {
+    session.out() << "decision logging is off: nothing recorded, nothing to verify (start "
+                     "verdictd with --decision_log)\n";
+    return kExitOk;
   } else if (response.intact()) {
     session.out() << "intact: " << response.rows_checked() << " rows checked\n";
   } else {
     session.out() << "broken at seq " << response.first_bad_seq() << ": " << response.problem()
                   << "\n";
   }
+  if (response.logging_off()) session.err() << kDecisionLoggingOff;
   return response.intact() ? kExitOk : kExitNegative;
 }
 
