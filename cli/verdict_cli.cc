@@ -29,6 +29,7 @@
 #include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "common/admin_limits.h"
+#include "common/build_info.h"
 #include "server/admin_secret.h"
 #include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -82,6 +83,7 @@ class Session {
   const ParsedOptions& options() const { return options_; }
   std::ostream& out() { return env_.out; }
   std::istream& in() { return env_.in; }
+  std::ostream& err() { return env_.err; }
 
   int UsageError(absl::string_view message) {
     env_.err << "verdict: " << message << "\n";
@@ -454,6 +456,10 @@ std::function<int(Session&)> Vote(grpc::Status (AdminStub::*method)(grpc::Client
   };
 }
 
+constexpr char kDecisionLoggingOff[] =
+    "verdict: decision logging is off: this verdictd records no decisions (start it with "
+    "--decision_log)\n";
+
 int QueryLog(Session& session) {
   const ParsedOptions& o = session.options();
   v1::QueryDecisionLogRequest request;
@@ -483,7 +489,10 @@ int QueryLog(Session& session) {
   request.set_page_token(o.Get("page_token"));
   v1::QueryDecisionLogResponse response;
   int code = session.CallAdmin(&AdminStub::QueryDecisionLog, request, &response);
-  if (code == kExitOk) session.PrintList(response, response.entries(), response.next_page_token());
+  if (code != kExitOk) return code;
+  session.PrintList(response, response.entries(), response.next_page_token());
+  // On stderr: the list on stdout stays what scripts parse.
+  if (response.logging_off()) session.err() << kDecisionLoggingOff;
   return code;
 }
 
@@ -494,12 +503,17 @@ int VerifyLog(Session& session) {
   if (code != kExitOk) return code;
   if (session.options().Switch("json")) {
     session.Print(response);
+  } else if (response.logging_off() && response.intact() && response.rows_checked() == 0) {
+    session.out() << "decision logging is off: nothing recorded, nothing to verify (start "
+                     "verdictd with --decision_log)\n";
+    return kExitOk;
   } else if (response.intact()) {
     session.out() << "intact: " << response.rows_checked() << " rows checked\n";
   } else {
     session.out() << "broken at seq " << response.first_bad_seq() << ": " << response.problem()
                   << "\n";
   }
+  if (response.logging_off()) session.err() << kDecisionLoggingOff;
   return response.intact() ? kExitOk : kExitNegative;
 }
 
@@ -869,6 +883,11 @@ std::string OverviewHelp(absl::string_view group = "") {
                     std::string(22 - std::min<size_t>(21, CommandLine(command).size()), ' '),
                     command.summary, "\n");
   }
+  if (group.empty()) {
+    absl::StrAppend(&help,
+                    "  version               Print the version and the commit it was built "
+                    "from.\n");
+  }
   absl::StrAppend(&help, "\nThe admin secret comes from --admin_secret_file=PATH or $",
                   kAdminSecretEnv, ".\n\n", kExitCodesHelp);
   return help;
@@ -907,6 +926,18 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
   const bool wants_help =
       std::find(option_args.begin(), option_args.end(), "--help") != option_args.end() ||
       std::find(option_args.begin(), option_args.end(), "-h") != option_args.end();
+  // `verdict version` or `verdict --version`: no server involved.
+  const bool wants_version = (words.size() == 1 && words[0] == "version") ||
+                             (words.empty() && option_args.size() == 1 &&
+                              (option_args[0] == "--version" || option_args[0] == "-version"));
+  if (wants_version && !wants_help) {
+    if (words.size() == 1 && !option_args.empty()) {
+      env.err << "verdict version: takes no options\n";
+      return kExitUsage;
+    }
+    env.out << VersionLine("verdict");
+    return kExitOk;
+  }
   if (words.empty()) {
     (wants_help ? env.out : env.err) << OverviewHelp();
     return wants_help ? kExitOk : kExitUsage;

@@ -14,6 +14,11 @@ packages=(
   # Tests and benchmarks.
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
   python3 python3-grpcio python3-grpc-tools python3-protobuf
+  # The Python client's wheel (clients/python/build_package.sh) and the virtual environment it
+  # is tested in.
+  python3-pip python3-setuptools python3-wheel python3-venv
+  # promtool, which checks a live scrape of /metrics (scripts/test.d/metrics.sh).
+  prometheus
   clang libclang-rt-14-dev
   postgresql
 )

@@ -113,6 +113,7 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
     if (!written_log.ok()) return written_log.status();
     plane->writer_ = std::make_unique<DecisionLogWriter>(*std::move(written_log), clock);
   }
+  plane->service_.set_decision_logging_on(plane->writer_ != nullptr);
   if (!options.secret_file.empty()) {
     absl::Status bootstrapped = BootstrapCredential(*plane->credentials_, options.secret_file,
                                                     options.hash_params, clock());

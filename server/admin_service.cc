@@ -259,6 +259,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
       if (!converted.ok()) return converted;
     }
     response->set_next_page_token(page->next_page_token);
+    response->set_logging_off(!decision_logging_on_);
     return absl::OkStatus();
   });
 }
@@ -270,6 +271,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::VerifyDecisionLog(
     absl::StatusOr<ChainVerification> verification = decision_log_.VerifyChain();
     if (!verification.ok()) return verification.status();
     ChainVerificationToProto(*verification, response);
+    response->set_logging_off(!decision_logging_on_);
     return absl::OkStatus();
   });
 }

@@ -45,6 +45,10 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log, AdminAuthenticator& auth,
                    Clock clock, std::vector<std::string> file_key_ids = {});
 
+  // Whether verdictd records decisions (--decision_log); QueryDecisionLog and VerifyDecisionLog
+  // say so when it does not. Off until set; set before the service is registered.
+  void set_decision_logging_on(bool on) { decision_logging_on_ = on; }
+
   grpc::ServerUnaryReactor* CreateAgent(grpc::CallbackServerContext* context,
                                         const v1::CreateAgentRequest* request,
                                         v1::CreateAgentResponse* response) override;
@@ -136,6 +140,7 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
 
   PolicyAdmin& admin_;
   DecisionLogStore& decision_log_;
+  bool decision_logging_on_ = false;
   AdminAuthenticator& auth_;
   const Clock clock_;
   const absl::flat_hash_set<std::string> file_key_ids_;

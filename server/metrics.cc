@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/process_stats.h"
 
 namespace verdict {
 namespace {
@@ -86,6 +87,42 @@ std::string RpcLabels(absl::string_view full_method) {
   absl::string_view method = slash == absl::string_view::npos ? trimmed : trimmed.substr(slash + 1);
   return absl::StrCat("grpc_service=\"", EscapeLabelValue(service), "\",grpc_method=\"",
                       EscapeLabelValue(method), "\"");
+}
+
+// The gRPC ecosystem's labels (go-grpc-prometheus), in its order: every verdict method timed
+// here is unary.
+std::string EcosystemRpcLabels(absl::string_view full_method) {
+  absl::string_view trimmed = full_method;
+  if (!trimmed.empty() && trimmed.front() == '/') trimmed.remove_prefix(1);
+  size_t slash = trimmed.rfind('/');
+  absl::string_view service = slash == absl::string_view::npos ? "" : trimmed.substr(0, slash);
+  absl::string_view method = slash == absl::string_view::npos ? trimmed : trimmed.substr(slash + 1);
+  return absl::StrCat("grpc_method=\"", EscapeLabelValue(method), "\",grpc_service=\"",
+                      EscapeLabelValue(service), "\",grpc_type=\"unary\"");
+}
+
+// process_*: the names and meanings of Prometheus's client libraries, read from /proc now.
+// Nothing is written when /proc cannot be read (no made-up zeros).
+void AppendProcessSeries(std::string* out) {
+  absl::StatusOr<ProcessStats> stats = ReadProcessStats();
+  if (!stats.ok()) return;
+  AppendHeader("process_cpu_seconds_total", "counter",
+               "Total user and system CPU time spent in seconds.", out);
+  AppendSample("process_cpu_seconds_total", "", FormatDouble(stats->cpu_seconds), out);
+  AppendHeader("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", out);
+  AppendSample("process_resident_memory_bytes", "", absl::StrCat(stats->resident_memory_bytes),
+               out);
+  AppendHeader("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", out);
+  AppendSample("process_virtual_memory_bytes", "", absl::StrCat(stats->virtual_memory_bytes), out);
+  AppendHeader("process_open_fds", "gauge", "Number of open file descriptors.", out);
+  AppendSample("process_open_fds", "", absl::StrCat(stats->open_fds), out);
+  if (stats->max_fds > 0) {
+    AppendHeader("process_max_fds", "gauge", "Maximum number of open file descriptors.", out);
+    AppendSample("process_max_fds", "", absl::StrCat(stats->max_fds), out);
+  }
+  AppendHeader("process_start_time_seconds", "gauge",
+               "Start time of the process since unix epoch in seconds.", out);
+  AppendSample("process_start_time_seconds", "", FormatDouble(stats->start_time_seconds), out);
 }
 
 }  // namespace
@@ -222,11 +259,44 @@ std::string Metrics::RenderPrometheusText() const {
                  absl::StrCat(series->in_flight_.load(std::memory_order_relaxed)), &out);
   }
 
+  AppendGrpcEcosystemSeries(rpcs, &out);
+
   for (const ExternalCounter& counter : external_counters_) {
     AppendHeader(counter.name, "counter", counter.help, &out);
     AppendSample(counter.name, "", absl::StrCat(counter.read()), &out);
   }
+  AppendProcessSeries(&out);
   return out;
+}
+
+void Metrics::AppendGrpcEcosystemSeries(
+    const std::vector<std::pair<absl::string_view, const RpcSeries*>>& rpcs, std::string* out) {
+  AppendHeader("grpc_server_started_total", "counter",
+               "Total number of RPCs started on the server.", out);
+  for (const auto& [method, series] : rpcs) {
+    AppendSample("grpc_server_started_total", EcosystemRpcLabels(method),
+                 absl::StrCat(series->started_.load(std::memory_order_relaxed)), out);
+  }
+  AppendHeader("grpc_server_handled_total", "counter",
+               "Total number of RPCs completed on the server, regardless of success or failure.",
+               out);
+  for (const auto& [method, series] : rpcs) {
+    const std::string labels = EcosystemRpcLabels(method);
+    for (int code = 0; code < RpcSeries::kStatusCodes; ++code) {
+      const uint64_t count = series->handled_[code].load(std::memory_order_relaxed);
+      if (count == 0) continue;
+      AppendSample("grpc_server_handled_total",
+                   absl::StrCat("grpc_code=\"", kStatusCodeNames[code], "\",", labels),
+                   absl::StrCat(count), out);
+    }
+  }
+  AppendHeader("grpc_server_handling_seconds", "histogram",
+               "Histogram of response latency (seconds) of gRPC that had been application-level "
+               "handled by the server.",
+               out);
+  for (const auto& [method, series] : rpcs) {
+    series->latency_.Render("grpc_server_handling_seconds", EcosystemRpcLabels(method), out);
+  }
 }
 
 }  // namespace verdict

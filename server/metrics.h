@@ -1,6 +1,11 @@
 // verdictd's Prometheus metrics: per-RPC latency histograms, calls by status code and in flight,
-// decisions by verdict and reason, store errors and build information, rendered in the
-// Prometheus text exposition format (version 0.0.4).
+// decisions by verdict and reason, store errors, build information and the process's CPU,
+// memory and descriptors, rendered in the Prometheus text exposition format (version 0.0.4).
+//
+// The gRPC series carry the names and labels of the gRPC ecosystem's convention
+// (go-grpc-prometheus): grpc_server_started_total, grpc_server_handled_total and
+// grpc_server_handling_seconds with grpc_service, grpc_method, grpc_type (and grpc_code); the
+// verdict_grpc_server_* series verdict published first are kept beside them, unchanged.
 //
 // Recording is lock-free (atomic counters in fixed buckets); only registering a method's series
 // (RpcSeriesFor) takes a lock. The registry is fed by the DecisionObserver hook (every Authorize
@@ -20,23 +25,27 @@
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/version.h"
 #include "decision/authorizer.h"
 #include "decision/types.h"
 
 namespace verdict {
 
-// A latency histogram with fixed buckets, from 50 us to 10 s.
+// A latency histogram with fixed buckets, from 1 us to 10 s: a decision takes 1 to 50 us, an
+// RPC with a store write milliseconds, a stalled one seconds.
 class LatencyHistogram {
  public:
   // Upper bounds in seconds; an observation above the last lands in +Inf.
-  static constexpr std::array<double, 17> kBucketBounds = {
-      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-      0.05,    0.1,    0.25,    0.5,    1,     2.5,    5,     10};
+  static constexpr std::array<double, 22> kBucketBounds = {
+      0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025,
+      0.0005,   0.001,     0.0025,   0.005,   0.01,     0.025,   0.05,   0.1,
+      0.25,     0.5,       1,        2.5,     5,        10};
 
   void Observe(absl::Duration latency);
 
@@ -54,12 +63,16 @@ class RpcSeries {
  public:
   static constexpr int kStatusCodes = 17;  // grpc::StatusCode OK .. UNAUTHENTICATED
 
-  void Started() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
+  void Started() {
+    started_.fetch_add(1, std::memory_order_relaxed);
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+  }
   // `status_code` is a grpc::StatusCode; out-of-range values count as UNKNOWN.
   void Finished(int status_code, absl::Duration latency);
 
  private:
   friend class Metrics;
+  std::atomic<uint64_t> started_{0};
   std::atomic<int64_t> in_flight_{0};
   std::array<std::atomic<uint64_t>, kStatusCodes> handled_{};
   LatencyHistogram latency_;
@@ -89,6 +102,10 @@ class Metrics : public DecisionObserver {
   static constexpr int kVerdicts = 3;
   static constexpr int kReasons = static_cast<int>(ReasonCode::kRateLimited) + 1;
 
+  // grpc_server_started_total, grpc_server_handled_total, grpc_server_handling_seconds.
+  static void AppendGrpcEcosystemSeries(
+      const std::vector<std::pair<absl::string_view, const RpcSeries*>>& rpcs, std::string* out);
+
   struct ExternalCounter {
     std::string name;
     std::string help;
@@ -107,9 +124,6 @@ class Metrics : public DecisionObserver {
   absl::flat_hash_map<std::string, std::unique_ptr<RpcSeries>> rpcs_;
   std::vector<ExternalCounter> external_counters_;
 };
-
-// The version verdictd reports in verdict_build_info.
-inline constexpr absl::string_view kVerdictVersion = "0.1.0";
 
 }  // namespace verdict
 

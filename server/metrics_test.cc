@@ -58,6 +58,24 @@ TEST(MetricsTest, DecisionsAreCountedByVerdictAndReason) {
   EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_sum 0.0035\n"));
 }
 
+TEST(MetricsTest, DecisionLatencyIsResolvedFromOneMicrosecond) {
+  // Decisions take 1 to 50 us: each of these lands in a bucket of its own.
+  Metrics metrics;
+  for (absl::Duration latency :
+       {absl::Nanoseconds(800), absl::Microseconds(2), absl::Microseconds(4), absl::Microseconds(9),
+        absl::Microseconds(20), absl::Microseconds(45)}) {
+    metrics.OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed), latency);
+  }
+  const std::string text = metrics.RenderPrometheusText();
+  ExpectValidExposition(text);
+  EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"1e-06\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"2.5e-06\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"5e-06\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"1e-05\"} 4\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"2.5e-05\"} 5\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"5e-05\"} 6\n"));
+}
+
 TEST(MetricsTest, LatencyOnABucketBoundLandsInThatBucket) {
   LatencyHistogram histogram;
   histogram.Observe(absl::Milliseconds(1));
@@ -92,6 +110,45 @@ TEST(MetricsTest, RpcsAreCountedByMethodAndCodeWithLatencyAndInFlight) {
                               ",le=\"0.0005\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("verdict_grpc_server_handling_seconds_count{" + labels + "} 2\n"));
   EXPECT_THAT(text, HasSubstr("verdict_grpc_server_in_flight{" + labels + "} 1\n"));
+}
+
+TEST(MetricsTest, RpcsAlsoCarryTheGrpcEcosystemNamesAndLabels) {
+  // go-grpc-prometheus's series, so that stock gRPC dashboards and alerts match verdictd.
+  Metrics metrics;
+  RpcSeries* authorize = metrics.RpcSeriesFor("/verdict.v1.DecisionService/Authorize");
+  authorize->Started();
+  authorize->Started();
+  authorize->Finished(0, absl::Microseconds(30));
+  const std::string text = metrics.RenderPrometheusText();
+  ExpectValidExposition(text);
+  const std::string labels =
+      "grpc_method=\"Authorize\",grpc_service=\"verdict.v1.DecisionService\","
+      "grpc_type=\"unary\"";
+  EXPECT_THAT(text, HasSubstr("# TYPE grpc_server_started_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("grpc_server_started_total{" + labels + "} 2\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE grpc_server_handled_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("grpc_server_handled_total{grpc_code=\"OK\"," + labels + "} 1\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE grpc_server_handling_seconds histogram\n"));
+  EXPECT_THAT(text,
+              HasSubstr("grpc_server_handling_seconds_bucket{" + labels + ",le=\"5e-05\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("grpc_server_handling_seconds_count{" + labels + "} 1\n"));
+  // The names verdict published first stay, so nothing built on them breaks.
+  EXPECT_THAT(text, HasSubstr("verdict_grpc_server_handled_total{"));
+  EXPECT_THAT(text, HasSubstr("verdict_grpc_server_handling_seconds_count{"));
+  EXPECT_THAT(text, HasSubstr("verdict_grpc_server_in_flight{"));
+}
+
+TEST(MetricsTest, ProcessSeriesFollowPrometheusClientConventions) {
+  const std::string text = Metrics().RenderPrometheusText();
+  ExpectValidExposition(text);
+  for (const char* header :
+       {"# TYPE process_cpu_seconds_total counter\n",
+        "# TYPE process_resident_memory_bytes gauge\n", "# TYPE process_open_fds gauge\n",
+        "# TYPE process_start_time_seconds gauge\n"}) {
+    EXPECT_THAT(text, HasSubstr(header));
+  }
+  EXPECT_THAT(text, Not(HasSubstr("process_resident_memory_bytes 0\n")));
+  EXPECT_THAT(text, Not(HasSubstr("process_open_fds 0\n")));
 }
 
 TEST(MetricsTest, OutOfRangeStatusCodeCountsAsUnknown) {

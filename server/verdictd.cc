@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/build_info.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/access_tokens.h"
@@ -47,6 +48,7 @@
 #include "server/protobuf_log.h"
 #include "server/seed.h"
 #include "server/signals.h"
+#include "server/usage.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -290,6 +292,16 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "verdict's policy-decision sidecar.\n"
       "  verdictd --listen=127.0.0.1:50051 --db=./verdict.db [--seed=policy.json] [--workers=4]");
+  switch (verdict::FindInfoRequest(std::vector<std::string>(argv, argv + argc))) {
+    case verdict::InfoRequest::kHelp:
+      std::cout << verdict::FlagsHelp(absl::ProgramUsageMessage());
+      return 0;
+    case verdict::InfoRequest::kVersion:
+      std::cout << verdict::VersionLine("verdictd");
+      return 0;
+    case verdict::InfoRequest::kNone:
+      break;
+  }
   // Every setting is a --flag=value: a word left over ("--decision_log false") would otherwise be
   // dropped without a word, leaving the flag at its other value.
   const std::vector<char*> positional = absl::ParseCommandLine(argc, argv);

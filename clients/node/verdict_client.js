@@ -1,7 +1,8 @@
-// A small Node.js client for verdict's DecisionService, loading proto/verdict/v1/decision.proto
-// at run time (@grpc/proto-loader) and calling it with @grpc/grpc-js.
+// A small Node.js client for verdict's DecisionService, loading verdict/v1/decision.proto from
+// the package's own proto/ directory at run time (@grpc/proto-loader; bundle-protos.js puts it
+// there) and calling it with @grpc/grpc-js.
 //
-//   const { VerdictClient } = require("./verdict_client");
+//   const { VerdictClient } = require("verdict-client");
 //   const client = new VerdictClient("127.0.0.1:50051");
 //   const decision = await client.authorize({ agentId: "agt_demo_reader", action: "read",
 //                                             resource: "docs:guide:1" });
@@ -16,7 +17,7 @@ const path = require("node:path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-const PROTO_ROOT = path.resolve(__dirname, "..", "..", "proto");
+const PROTO_ROOT = path.join(__dirname, "proto");
 const DEFAULT_TIMEOUT_MS = 2000;
 
 function loadDecisionService() {

@@ -1,17 +1,30 @@
 // verdict's Node.js client against a running verdictd seeded with deploy/demo-policy.json.
 //
 //   VERDICT_ADDR=127.0.0.1:50051 node --test verdict_client.test.js
+//
+// VERDICT_CLIENT, when set, is the directory of an installed copy of the package to test (
+// scripts/test.d/clients.sh packs it and unpacks it outside the repository); else this one.
 "use strict";
 
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { after, before, test } = require("node:test");
-const { VerdictClient, grpcStatus } = require("./verdict_client");
+const clientDir = process.env.VERDICT_CLIENT || __dirname;
+const { VerdictClient, grpcStatus } = require(clientDir);
 
 const policy = JSON.parse(fs.readFileSync(
     path.resolve(__dirname, "..", "..", "deploy", "demo-policy.json"), "utf8"));
 const readerToken = policy.agents.find((a) => a.id === "agt_demo_reader").token;
+
+test("the package is self-contained: it loads nothing from outside its own directory", () => {
+  const modulePath = require.resolve(clientDir);
+  assert.equal(path.dirname(modulePath), path.resolve(clientDir));
+  assert.ok(fs.existsSync(path.join(clientDir, "proto", "verdict", "v1", "decision.proto")),
+            "the .proto files are not bundled");
+  const source = fs.readFileSync(modulePath, "utf8");
+  assert.doesNotMatch(source, /"\.\."/, "the client reaches out of its directory");
+});
 
 let client;
 before(() => {

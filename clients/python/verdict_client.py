@@ -1,10 +1,7 @@
 """A small Python client for verdict's DecisionService (and Envoy's ext_authz Check).
 
-The message and stub modules are generated from proto/ with grpc_tools (Debian's
-python3-grpc-tools, so Debian's /usr/bin/python3), into a directory on sys.path:
-
-    /usr/bin/python3 -m grpc_tools.protoc -I proto -I /usr/include \
-        --python_out=OUT --grpc_python_out=OUT proto/verdict/v1/decision.proto
+Installed as the verdict-client package (README.md): build_package.sh generates the verdict.v1
+message and stub modules from proto/ with grpc_tools and builds a wheel that carries them.
 
     client = VerdictClient("127.0.0.1:50051")
     decision = client.authorize(agent_id="agt_demo_reader", action="read", resource="docs:guide:1")

@@ -1,11 +1,13 @@
 """verdict's Python client against a running verdictd seeded with deploy/demo-policy.json.
 
-    VERDICT_ADDR=127.0.0.1:50051 VERDICT_STUBS=/tmp/stubs /usr/bin/python3 verdict_client_test.py
+    VERDICT_ADDR=127.0.0.1:50051 VERDICT_STUBS=/tmp/stubs VENV/bin/python -P verdict_client_test.py
 
-VERDICT_STUBS is where grpc_tools generated the verdict.v1 (and, for the ext_authz tests,
-envoy and google.rpc) modules. VERDICT_MESH_ADDR, when set, is a verdictd seeded with
-deploy/mesh-demo-policy.json: the mesh walkthrough runs against it, revoking the agent with the
-command in VERDICT_REVOKE_CMD ("{agent}" in it becomes the agent's id).
+The client is the installed package (clients/python/build_package.sh, then pip install into a
+virtual environment; -P keeps this directory off sys.path), and with VERDICT_EXPECT_INSTALLED=1
+the test checks that it is. VERDICT_STUBS, when set, is where grpc_tools generated the modules
+the ext_authz tests need (envoy and google.rpc). VERDICT_MESH_ADDR, when set, is a verdictd
+seeded with deploy/mesh-demo-policy.json: the mesh walkthrough runs against it, revoking the
+agent with the command in VERDICT_REVOKE_CMD ("{agent}" in it becomes the agent's id).
 """
 
 import json
@@ -15,11 +17,12 @@ import subprocess
 import sys
 import unittest
 
-sys.path.insert(0, os.environ["VERDICT_STUBS"])
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+if os.environ.get("VERDICT_STUBS"):
+    sys.path.append(os.environ["VERDICT_STUBS"])
 
 import grpc  # noqa: E402
 
+import verdict_client  # noqa: E402
 from verdict.v1 import decision_pb2  # noqa: E402
 from verdict_client import VerdictClient  # noqa: E402
 
@@ -33,6 +36,18 @@ def demo_policy(name):
 
 def token_of(policy, agent_id):
     return next(a["token"] for a in policy["agents"] if a["id"] == agent_id)
+
+
+class InstalledPackageTest(unittest.TestCase):
+    def test_the_client_comes_from_the_installed_package(self):
+        if os.environ.get("VERDICT_EXPECT_INSTALLED") != "1":
+            self.skipTest("VERDICT_EXPECT_INSTALLED not set")
+        self.assertIn(sys.prefix, sys.executable)
+        self.assertNotEqual(sys.prefix, sys.base_prefix, "not run from a virtual environment")
+        for module in (verdict_client, decision_pb2):
+            path = os.path.abspath(module.__file__)
+            self.assertTrue(path.startswith(os.path.abspath(sys.prefix) + os.sep), path)
+            self.assertFalse(path.startswith(REPO + os.sep), path)
 
 
 class DecisionServiceTest(unittest.TestCase):

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # verdict from other languages, against real verdictd processes on temporary databases:
-#   - the Python client (Debian's python3-grpcio, stubs generated now with grpc_tools) and the
-#     Node.js client (@grpc/grpc-js from npm) call Authorize, ValidateToken and Simulate on a
-#     verdictd seeded with deploy/demo-policy.json;
+#   - the Python client, as a package: its wheel built by clients/python/build_package.sh and
+#     installed into a new virtual environment (Debian's python3-venv; with the system's
+#     site-packages, because grpcio and protobuf come from Debian's python3-grpcio and
+#     python3-protobuf: PyPI is not reachable), and the Node.js client, as a package: packed
+#     with its .proto files, unpacked outside the repository, its dependencies installed there
+#     from the committed lockfile; both call Authorize, ValidateToken and Simulate on a verdictd
+#     seeded with deploy/demo-policy.json;
 #   - deploy/README.md's mesh walkthrough, without a cluster: Envoy-shaped CheckRequests to a
 #     verdictd seeded with deploy/mesh-demo-policy.json are allowed, the agent is revoked with
 #     the `verdict` CLI over the admin socket, and the same request is then denied;
@@ -60,27 +64,42 @@ report() {  # report NAME STATUS
   if [[ $2 -eq 0 ]]; then echo "clients: $1 PASS"; else echo "clients: $1 FAIL"; failures=$((failures + 1)); fi
 }
 
-# Python: stubs for verdict.v1, Envoy's ext_authz and google.rpc, generated into the work dir.
+# Python: the verdict-client wheel, installed into a new virtual environment. The test runs with
+# -P (this directory off sys.path) and checks that the client comes from the environment. The
+# stubs of Envoy's ext_authz and google.rpc, for the mesh walkthrough only, are generated apart.
 stubs="$work/python-stubs"
+venv="$work/venv"
 mkdir -p "$stubs"
 (cd proto && /usr/bin/python3 -m grpc_tools.protoc -I. -I/usr/include \
   --python_out="$stubs" --grpc_python_out="$stubs" \
-  verdict/v1/decision.proto google/rpc/status.proto envoy/type/v3/http_status.proto \
+  google/rpc/status.proto envoy/type/v3/http_status.proto \
   envoy/config/core/v3/address.proto envoy/config/core/v3/base.proto \
-  envoy/service/auth/v3/attribute_context.proto envoy/service/auth/v3/external_auth.proto)
+  envoy/service/auth/v3/attribute_context.proto envoy/service/auth/v3/external_auth.proto) &&
+  clients/python/build_package.sh "$work/dist" &&
+  /usr/bin/python3 -m venv --system-site-packages "$venv" &&
+  "$venv/bin/pip" install --quiet --no-index "$work"/dist/verdict_client-*.whl
 status=$?
 if [[ $status -eq 0 ]]; then
   VERDICT_ADDR=$demo_addr VERDICT_MESH_ADDR=$mesh_addr VERDICT_STUBS=$stubs \
-    VERDICT_ADMIN_SECRET=$(cat "$work/admin-secret") \
+    VERDICT_EXPECT_INSTALLED=1 VERDICT_ADMIN_SECRET=$(cat "$work/admin-secret") \
     VERDICT_REVOKE_CMD="$verdict_cli agents revoke --id={agent} --admin_addr=unix:$work/mesh.db.admin.sock" \
-    /usr/bin/python3 clients/python/verdict_client_test.py
+    "$venv/bin/python" -P clients/python/verdict_client_test.py
   status=$?
 fi
 report python $status
 
-# Node.js: @grpc/grpc-js and @grpc/proto-loader from npm.
-(cd clients/node && npm install --no-package-lock --no-audit --no-fund --loglevel=error >/dev/null &&
-  VERDICT_ADDR=$demo_addr node --test verdict_client.test.js)
+# Node.js: the verdict-client package (npm pack bundles its .proto files), unpacked into the
+# work directory, outside the repository, with its dependencies installed there from the
+# committed lockfile; the test loads that copy.
+node_pkg="$work/node-client"
+mkdir -p "$node_pkg"
+(cd clients/node && npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
+  npm pack --silent --pack-destination "$work" >/dev/null) &&
+  tar -xzf "$work"/verdict-client-*.tgz -C "$node_pkg" --strip-components=1 &&
+  cp clients/node/package-lock.json "$node_pkg/" &&
+  (cd "$node_pkg" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error \
+    >/dev/null) &&
+  VERDICT_CLIENT=$node_pkg VERDICT_ADDR=$demo_addr node --test clients/node/verdict_client.test.js
 report node $?
 
 # Metrics and logs, after the calls above: every token the clients sent must stay out of the log.

@@ -1,0 +1,106 @@
+// `verdict log verify` and `verdict log query` against a verdictd that records no decisions (no
+// --decision_log): they say that logging is off instead of reporting an empty, intact chain as
+// if all were well; against one that records, they say nothing of the kind.
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/verdictd_process.h"
+
+namespace verdict {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kSecret[] = "log-off-admin-secret-0123456789";
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `verdict args... --admin_addr=unix:SOCKET` with the admin secret in the environment.
+Outcome Verdict(const std::string& args, const std::string& socket) {
+  const std::string command =
+      absl::StrCat("VERDICT_ADMIN_SECRET=", kSecret, " ", RunfilePath("cli/verdict"), " ", args,
+                   " --admin_addr=unix:", socket, " 2>cli-stderr.txt");
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.out.append(buffer, n);
+  const int status = pclose(pipe);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err("cli-stderr.txt");
+  std::ostringstream text;
+  text << err.rdbuf();
+  outcome.err = text.str();
+  return outcome;
+}
+
+class DecisionLogOffTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(chdir(std::getenv("TEST_TMPDIR")), 0);
+    std::ofstream("admin-secret") << kSecret << "\n";
+  }
+
+  // A verdictd on a fresh database `name`.db, admin socket `name`.sock; `extra` flags added.
+  std::unique_ptr<VerdictdProcess> StartServer(const std::string& name,
+                                               std::vector<std::string> extra) {
+    std::vector<std::string> flags = {
+        absl::StrCat("--db=", name, ".db"), absl::StrCat("--admin_listen=unix:", name, ".sock"),
+        "--admin_secret_file=admin-secret", "--test_only_weak_admin_hash"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    absl::StatusOr<std::unique_ptr<VerdictdProcess>> server = VerdictdProcess::Start(flags);
+    EXPECT_TRUE(server.ok()) << server.status();
+    return server.ok() ? *std::move(server) : nullptr;
+  }
+};
+
+TEST_F(DecisionLogOffTest, VerifyAndQuerySayLoggingIsOff) {
+  std::unique_ptr<VerdictdProcess> server = StartServer("off", {});
+  ASSERT_NE(server, nullptr);
+
+  const Outcome verify = Verdict("log verify", "off.sock");
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_EQ(verify.out,
+            "decision logging is off: nothing recorded, nothing to verify (start verdictd with "
+            "--decision_log)\n");
+  EXPECT_THAT(verify.out, Not(HasSubstr("intact")));
+
+  const Outcome json = Verdict("log verify --json", "off.sock");
+  EXPECT_THAT(json.out, HasSubstr("\"logging_off\":true"));
+
+  const Outcome query = Verdict("log query", "off.sock");
+  EXPECT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_THAT(query.err, HasSubstr("decision logging is off"));
+}
+
+TEST_F(DecisionLogOffTest, NothingIsSaidWhenLoggingIsOn) {
+  std::unique_ptr<VerdictdProcess> server = StartServer("on", {"--decision_log"});
+  ASSERT_NE(server, nullptr);
+
+  const Outcome verify = Verdict("log verify", "on.sock");
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_EQ(verify.out, "intact: 0 rows checked\n");
+  EXPECT_THAT(verify.err, Not(HasSubstr("off")));
+  EXPECT_THAT(Verdict("log verify --json", "on.sock").out, HasSubstr("\"logging_off\":false"));
+  EXPECT_THAT(Verdict("log query", "on.sock").err, Not(HasSubstr("logging is off")));
+}
+
+}  // namespace
+}  // namespace verdict
