@@ -14,6 +14,7 @@ packages=(
   # Tests and benchmarks.
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
   python3 python3-grpcio python3-grpc-tools python3-protobuf
+  python3-h2  # raw HTTP/2 for tests/reliability/transport_limits_test.py
   clang libclang-rt-14-dev
   postgresql
 )

@@ -47,6 +47,7 @@
 #include "server/protobuf_log.h"
 #include "server/seed.h"
 #include "server/signals.h"
+#include "server/transport_limits.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -124,6 +125,11 @@ int Serve(const ServerOptions& options) {
     return kExitConfiguration;
   }
   admin_options->file_key_ids = file_keys.kids;
+  TransportLimits transport_limits;
+  transport_limits.max_memory_bytes = options.max_memory_mib << 20;
+  transport_limits.max_call_duration = options.max_call_duration;
+  transport_limits.max_connections = options.max_connections;
+  admin_options->transport_limits = transport_limits;
   std::unique_ptr<DecisionJsonLog> json_log;
   if (!options.decision_json_log_path.empty()) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
@@ -233,7 +239,7 @@ int Serve(const ServerOptions& options) {
       options.listen,
       {{v1::DecisionService::service_full_name(), &decision_service},
        {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}},
-      Reflection::kOn);
+      Reflection::kOn, kMaxReceiveMessageBytes, transport_limits);
   if (!server.ok()) {
     std::cerr << "verdictd: " << server.status().message() << "\n";
     return kExitStartup;
