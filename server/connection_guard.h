@@ -12,7 +12,7 @@
 // descriptor number then names one end of a socket pair that gRPC serves, and the guard relays
 // the bytes between the client and the pair's other end on a thread of its own.
 //
-//   std::shared_ptr<ConnectionGuard> guard = ConnectionGuard::Start({.max_connections = 1000});
+//   std::shared_ptr<ConnectionGuard> guard = ConnectionGuard::Start({.max_connections = 100});
 //   builder.SetOption(guard->ServerBuilderOption());
 #ifndef VERDICT_SERVER_CONNECTION_GUARD_H_
 #define VERDICT_SERVER_CONNECTION_GUARD_H_
@@ -62,7 +62,7 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
  public:
   struct Options {
     // Connections open at once through the guard; one more is closed as soon as it is accepted.
-    int max_connections = 1000;
+    int max_connections = 100;
     // The largest header block (HEADERS plus CONTINUATION frames, HPACK-encoded) a client may
     // send; one larger closes its connection.
     size_t max_header_block_bytes = 16 << 10;

@@ -62,7 +62,7 @@ ABSL_FLAG(absl::Duration, max_call_duration, absl::Minutes(5),
           "The longest any call lives, with its unit (5m): every connection gets a GOAWAY at half "
           "of it and is closed, with the calls still on it, at the end; a call without a "
           "deadline, a half-sent message and an answer never read are ended by then. 1s to 24h.");
-ABSL_FLAG(int, max_connections, 1000,
+ABSL_FLAG(int, max_connections, 100,
           "Connections open at once on a listener; one more is closed as soon as it is "
           "accepted.");
 

@@ -76,7 +76,7 @@ struct ServerOptions {
   // Transport limits of every listener (server/transport_limits.h).
   int64_t max_memory_mib = 256;
   absl::Duration max_call_duration = absl::Minutes(5);
-  int max_connections = 1000;
+  int max_connections = 100;
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();

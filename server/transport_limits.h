@@ -38,7 +38,7 @@ struct TransportLimits {
   // deadline, Envoy's ext_authz among them when configured so, are never cut short.
   absl::Duration max_call_duration = absl::Minutes(5);
   // Connections open at once on a listener.
-  int max_connections = 1000;
+  int max_connections = 100;
 };
 
 // Sets the limits on `builder` (call before BuildAndStart).

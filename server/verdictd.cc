@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/admin_limits.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/access_tokens.h"
@@ -129,7 +130,11 @@ int Serve(const ServerOptions& options) {
   transport_limits.max_memory_bytes = options.max_memory_mib << 20;
   transport_limits.max_call_duration = options.max_call_duration;
   transport_limits.max_connections = options.max_connections;
+  // The admin listener's quota holds a whole policy import (kMaxAdminMessageBytes) twice over,
+  // whatever --max_memory_mib says: under pressure gRPC would cancel the call holding it.
   admin_options->transport_limits = transport_limits;
+  admin_options->transport_limits.max_memory_bytes =
+      std::max<int64_t>(transport_limits.max_memory_bytes, int64_t{2} * kMaxAdminMessageBytes);
   std::unique_ptr<DecisionJsonLog> json_log;
   if (!options.decision_json_log_path.empty()) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
