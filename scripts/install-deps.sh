@@ -19,6 +19,7 @@ packages=(
   python3-pip python3-setuptools python3-wheel python3-venv
   # promtool, which checks a live scrape of /metrics (scripts/test.d/metrics.sh).
   prometheus
+  python3-h2  # raw HTTP/2 for tests/reliability/transport_limits_test.py
   clang libclang-rt-14-dev
   postgresql
 )

@@ -128,7 +128,7 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   // A policy import carries the whole document.
   absl::StatusOr<std::unique_ptr<GrpcServer>> server =
       GrpcServer::Start(options.listen, {{v1::AdminService::service_full_name(), &plane->service_}},
-                        Reflection::kOff, kMaxAdminMessageBytes);
+                        Reflection::kOff, kMaxAdminMessageBytes, options.transport_limits);
   if (!server.ok()) {
     if (options.listen_required) return server.status();
     // The default socket: a second verdictd on one database finds the first one's, and a

@@ -48,6 +48,8 @@ struct AdminPlaneOptions {
   SecretHashParams hash_params;  // production unless --test_only_weak_admin_hash
   // The kids of --jwks_file: the signing-key calls refuse them (server/admin_service.h).
   std::vector<std::string> file_key_ids;
+  // The same transport limits as the decision listener (server/transport_limits.h).
+  TransportLimits transport_limits;
 };
 
 // Reads the flags above. INVALID_ARGUMENT naming the flag; --admin_listen must differ from the

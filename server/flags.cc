@@ -54,6 +54,18 @@ ABSL_FLAG(absl::Duration, dpop_iat_window, absl::Seconds(60),
           "with its unit: 60s). "
           "Proofs are remembered for replay protection in this process only.");
 
+ABSL_FLAG(int64_t, max_memory_mib, 256,
+          "MiB of memory gRPC may hold for all the connections of a listener together (a "
+          "ResourceQuota); under pressure it shrinks its buffers, refuses new connections and "
+          "cancels calls that hold buffers.");
+ABSL_FLAG(absl::Duration, max_call_duration, absl::Minutes(5),
+          "The longest any call lives, with its unit (5m): every connection gets a GOAWAY at half "
+          "of it and is closed, with the calls still on it, at the end; a call without a "
+          "deadline, a half-sent message and an answer never read are ended by then. 1s to 24h.");
+ABSL_FLAG(int, max_connections, 100,
+          "Connections open at once on a listener; one more is closed as soon as it is "
+          "accepted.");
+
 namespace verdict {
 namespace {
 
@@ -89,6 +101,24 @@ absl::Status ValidateJwtOptions(const ServerOptions& options) {
       return absl::InvalidArgumentError(
           absl::StrCat("--jwt_algorithms: \"", name, "\" is not one of EdDSA, ES256, HS256"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateTransportOptions(const ServerOptions& options) {
+  if (options.max_memory_mib < kMinMaxMemoryMib || options.max_memory_mib > kMaxMaxMemoryMib) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_memory_mib: must be ", kMinMaxMemoryMib,
+                                                   "..", kMaxMaxMemoryMib, ", got ",
+                                                   options.max_memory_mib));
+  }
+  if (options.max_call_duration < absl::Seconds(1) || options.max_call_duration > absl::Hours(24)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_call_duration: must be 1s to 24h, got ",
+                     absl::FormatDuration(options.max_call_duration)));
+  }
+  if (options.max_connections < 1 || options.max_connections > kMaxMaxConnections) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_connections: must be 1..", kMaxMaxConnections, ", got ", options.max_connections));
   }
   return absl::OkStatus();
 }
@@ -139,6 +169,9 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
     options.jwt_algorithms.emplace_back(absl::StripAsciiWhitespace(name));
   }
   options.dpop_iat_window = absl::GetFlag(FLAGS_dpop_iat_window);
+  options.max_memory_mib = absl::GetFlag(FLAGS_max_memory_mib);
+  options.max_call_duration = absl::GetFlag(FLAGS_max_call_duration);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
   if (absl::Status status = ValidateServerOptions(options); !status.ok()) return status;
   return options;
 }
@@ -159,6 +192,7 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
         "--sqlite_mmap_mib: must be 0..", kMaxSqliteMmapMib, ", got ", options.sqlite_mmap_mib));
   }
   if (absl::Status status = ValidateJwtOptions(options); !status.ok()) return status;
+  if (absl::Status status = ValidateTransportOptions(options); !status.ok()) return status;
   return absl::OkStatus();
 }
 

@@ -29,12 +29,19 @@ ABSL_DECLARE_FLAG(std::string, jwt_audience);
 ABSL_DECLARE_FLAG(absl::Duration, jwt_leeway);
 ABSL_DECLARE_FLAG(std::string, jwt_algorithms);
 ABSL_DECLARE_FLAG(absl::Duration, dpop_iat_window);
+ABSL_DECLARE_FLAG(int64_t, max_memory_mib);
+ABSL_DECLARE_FLAG(absl::Duration, max_call_duration);
+ABSL_DECLARE_FLAG(int, max_connections);
 
 namespace verdict {
 
 inline constexpr int kMaxWorkers = 256;
 // A memory map larger than the address space could hold is a typo, not a setting.
 inline constexpr int64_t kMaxSqliteMmapMib = int64_t{1} << 20;
+// Below 16 MiB gRPC would be under memory pressure with no traffic at all.
+inline constexpr int64_t kMinMaxMemoryMib = 16;
+inline constexpr int64_t kMaxMaxMemoryMib = int64_t{1} << 20;
+inline constexpr int kMaxMaxConnections = 1 << 20;
 
 struct ServerOptions {
   // "host:port" ("127.0.0.1:50051", "[::1]:0"; port 0 picks a free one) or "unix:PATH".
@@ -65,6 +72,11 @@ struct ServerOptions {
   absl::Duration jwt_leeway = absl::Seconds(30);
   std::vector<std::string> jwt_algorithms = {"EdDSA", "ES256", "HS256"};
   absl::Duration dpop_iat_window = absl::Seconds(60);
+
+  // Transport limits of every listener (server/transport_limits.h).
+  int64_t max_memory_mib = 256;
+  absl::Duration max_call_duration = absl::Minutes(5);
+  int max_connections = 100;
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();

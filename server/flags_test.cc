@@ -85,6 +85,52 @@ TEST(ServerOptionsTest, BadOptionsNameTheFlag) {
   }
 }
 
+TEST(ServerOptionsTest, TransportLimitFlagsReachTheOptions) {
+  absl::FlagSaver restore_flags;
+  absl::StatusOr<ServerOptions> defaults = ServerOptionsFromFlags();
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->max_memory_mib, 256);
+  EXPECT_EQ(defaults->max_call_duration, absl::Minutes(5));
+  EXPECT_EQ(defaults->max_connections, 100);
+  absl::SetFlag(&FLAGS_max_memory_mib, 64);
+  absl::SetFlag(&FLAGS_max_call_duration, absl::Seconds(30));
+  absl::SetFlag(&FLAGS_max_connections, 10);
+  absl::StatusOr<ServerOptions> options = ServerOptionsFromFlags();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->max_memory_mib, 64);
+  EXPECT_EQ(options->max_call_duration, absl::Seconds(30));
+  EXPECT_EQ(options->max_connections, 10);
+}
+
+TEST(ServerOptionsTest, BadTransportLimitsNameTheFlag) {
+  struct Case {
+    const char* name;
+    void (*spoil)(ServerOptions&);
+    const char* flag;
+  };
+  const Case cases[] = {
+      {"memory below what an idle server holds", [](ServerOptions& o) { o.max_memory_mib = 15; },
+       "--max_memory_mib"},
+      {"memory beyond reason", [](ServerOptions& o) { o.max_memory_mib = kMaxMaxMemoryMib + 1; },
+       "--max_memory_mib"},
+      {"no time for a call",
+       [](ServerOptions& o) { o.max_call_duration = absl::Milliseconds(999); },
+       "--max_call_duration"},
+      {"calls held for days", [](ServerOptions& o) { o.max_call_duration = absl::Hours(25); },
+       "--max_call_duration"},
+      {"no connection", [](ServerOptions& o) { o.max_connections = 0; }, "--max_connections"},
+      {"connections beyond reason",
+       [](ServerOptions& o) { o.max_connections = kMaxMaxConnections + 1; }, "--max_connections"},
+  };
+  for (const Case& c : cases) {
+    ServerOptions options = ValidOptions();
+    c.spoil(options);
+    const absl::Status status = ValidateServerOptions(options);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.flag)) << c.name;
+  }
+}
+
 TEST(ServerOptionsTest, JwtFlagsReachTheOptions) {
   absl::FlagSaver restore_flags;
   absl::StatusOr<ServerOptions> defaults = ServerOptionsFromFlags();

@@ -20,12 +20,6 @@
 namespace verdict {
 namespace {
 
-// Keepalive: ping an idle client every minute so a dead peer (a pod gone without FIN) frees
-// its connection; let clients ping as often as every 10 s, with or without calls in flight.
-constexpr int kKeepaliveTimeMs = 60 * 1000;
-constexpr int kKeepaliveTimeoutMs = 20 * 1000;
-constexpr int kMinClientPingIntervalMs = 10 * 1000;
-
 // "127.0.0.1:0" bound to port 41877 reads "127.0.0.1:41877"; unix sockets stay as given.
 std::string BoundAddress(const std::string& listen, int selected_port) {
   if (absl::StartsWith(listen, "unix:")) return listen;
@@ -79,7 +73,7 @@ absl::StatusOr<int> ClaimUnixSocket(const std::string& listen) {
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     const std::string& listen, const std::vector<NamedService>& services, Reflection reflection,
-    int max_receive_message_bytes) {
+    int max_receive_message_bytes, const TransportLimits& limits) {
   absl::StatusOr<int> socket_lock = ClaimUnixSocket(listen);
   if (!socket_lock.ok()) return socket_lock.status();
   grpc::EnableDefaultHealthCheckService(true);
@@ -94,14 +88,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(max_receive_message_bytes);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams);
-  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxMetadataBytes);
-  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
-                             kMinClientPingIntervalMs);
+  ApplyTransportLimits(limits, builder);
 
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {

@@ -19,16 +19,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/reflection_service.h"
+#include "server/transport_limits.h"
 
 namespace verdict {
 
-// Limits a client cannot talk the server out of.
+// Limits a client cannot talk the server out of; the others are in server/transport_limits.h.
 inline constexpr int kMaxReceiveMessageBytes = 4 << 20;
-inline constexpr int kMaxConcurrentStreams = 1000;
-// Request metadata (headers) per call; and how long a new connection may take to finish its
-// HTTP/2 handshake before it is closed, so a slow or silent opener holds nothing for long.
-inline constexpr int kMaxMetadataBytes = 16 << 10;
-inline constexpr int kHandshakeTimeoutMs = 10 * 1000;
 
 struct NamedService {
   std::string full_name;  // "verdict.v1.DecisionService": its name for health checks
@@ -44,11 +40,13 @@ class GrpcServer {
   // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
   // services, which must outlive the server. UNAVAILABLE when the address cannot be bound;
   // ALREADY_EXISTS when another live process serves the unix socket.
-  // A message larger than `max_receive_message_bytes` is refused (RESOURCE_EXHAUSTED).
+  // A message larger than `max_receive_message_bytes` is refused (RESOURCE_EXHAUSTED); every
+  // connection is held to `limits`.
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
       const std::string& listen, const std::vector<NamedService>& services,
       Reflection reflection = Reflection::kOff,
-      int max_receive_message_bytes = kMaxReceiveMessageBytes);
+      int max_receive_message_bytes = kMaxReceiveMessageBytes,
+      const TransportLimits& limits = TransportLimits());
 
   ~GrpcServer();
 

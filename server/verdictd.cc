@@ -30,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/build_info.h"
+#include "common/admin_limits.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/access_tokens.h"
@@ -49,6 +50,7 @@
 #include "server/seed.h"
 #include "server/signals.h"
 #include "server/usage.h"
+#include "server/transport_limits.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -126,6 +128,15 @@ int Serve(const ServerOptions& options) {
     return kExitConfiguration;
   }
   admin_options->file_key_ids = file_keys.kids;
+  TransportLimits transport_limits;
+  transport_limits.max_memory_bytes = options.max_memory_mib << 20;
+  transport_limits.max_call_duration = options.max_call_duration;
+  transport_limits.max_connections = options.max_connections;
+  // The admin listener's quota holds a whole policy import (kMaxAdminMessageBytes) twice over,
+  // whatever --max_memory_mib says: under pressure gRPC would cancel the call holding it.
+  admin_options->transport_limits = transport_limits;
+  admin_options->transport_limits.max_memory_bytes =
+      std::max<int64_t>(transport_limits.max_memory_bytes, int64_t{2} * kMaxAdminMessageBytes);
   std::unique_ptr<DecisionJsonLog> json_log;
   if (!options.decision_json_log_path.empty()) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
@@ -235,7 +246,7 @@ int Serve(const ServerOptions& options) {
       options.listen,
       {{v1::DecisionService::service_full_name(), &decision_service},
        {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}},
-      Reflection::kOn);
+      Reflection::kOn, kMaxReceiveMessageBytes, transport_limits);
   if (!server.ok()) {
     std::cerr << "verdictd: " << server.status().message() << "\n";
     return kExitStartup;

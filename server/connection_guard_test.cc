@@ -1,0 +1,79 @@
+// The guard's HTTP/2 header block meter (server/connection_guard.h): what a client may send as
+// request metadata before its connection is closed. The relay itself is covered through a real
+// server in server/transport_limits_test.cc.
+#include "server/connection_guard.h"
+
+#include <cstdint>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace verdict {
+namespace {
+
+constexpr char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+constexpr uint8_t kData = 0x0, kHeaders = 0x1, kSettings = 0x4, kContinuation = 0x9;
+constexpr uint8_t kEndHeaders = 0x4;
+
+std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, size_t payload_bytes) {
+  std::string frame = {static_cast<char>(payload_bytes >> 16),
+                       static_cast<char>(payload_bytes >> 8),
+                       static_cast<char>(payload_bytes),
+                       static_cast<char>(type),
+                       static_cast<char>(flags),
+                       static_cast<char>(stream >> 24),
+                       static_cast<char>(stream >> 16),
+                       static_cast<char>(stream >> 8),
+                       static_cast<char>(stream)};
+  return frame + std::string(payload_bytes, 'x');
+}
+
+std::string Opening() { return std::string(kPreface) + Frame(kSettings, 0, 0, 12); }
+
+TEST(HeaderBlockMeterTest, HeaderBlocksUpToTheLimitPass) {
+  HeaderBlockMeter meter(1000);
+  EXPECT_TRUE(meter.Read(Opening()));
+  EXPECT_TRUE(meter.Read(Frame(kHeaders, kEndHeaders, 1, 1000)));
+  // The limit is per block: each stream's headers start a new one.
+  EXPECT_TRUE(meter.Read(Frame(kHeaders, 0, 3, 600) + Frame(kContinuation, kEndHeaders, 3, 400)));
+  EXPECT_TRUE(meter.Read(Frame(kHeaders, kEndHeaders, 5, 1000)));
+}
+
+TEST(HeaderBlockMeterTest, OtherFramesDoNotCount) {
+  HeaderBlockMeter meter(1000);
+  EXPECT_TRUE(meter.Read(Opening() + Frame(kHeaders, kEndHeaders, 1, 900)));
+  EXPECT_TRUE(meter.Read(Frame(kData, 0, 1, 16384) + Frame(kData, 0, 1, 16384)));
+  EXPECT_TRUE(meter.Read(Frame(kHeaders, kEndHeaders, 3, 900)));
+}
+
+TEST(HeaderBlockMeterTest, AHeadersFrameOverTheLimitIsRefusedFromItsFrameHeader) {
+  HeaderBlockMeter meter(1000);
+  EXPECT_TRUE(meter.Read(Opening()));
+  // Only the 9-byte frame header has arrived: its announced length is enough.
+  EXPECT_FALSE(meter.Read(Frame(kHeaders, kEndHeaders, 1, 1001).substr(0, 9)));
+}
+
+TEST(HeaderBlockMeterTest, ContinuationFramesAddUpToOneBlock) {
+  HeaderBlockMeter meter(16384);
+  EXPECT_TRUE(meter.Read(Opening() + Frame(kHeaders, 0, 1, 8192)));
+  EXPECT_TRUE(meter.Read(Frame(kContinuation, 0, 1, 8192)));
+  EXPECT_FALSE(meter.Read(Frame(kContinuation, 0, 1, 1)));
+  // Refused for good: nothing after it is judged again.
+  EXPECT_FALSE(meter.Read(Frame(kHeaders, kEndHeaders, 3, 1)));
+}
+
+TEST(HeaderBlockMeterTest, FramesSplitAcrossReadsAreCountedTheSame) {
+  const std::string bytes =
+      Opening() + Frame(kHeaders, 0, 1, 700) + Frame(kContinuation, kEndHeaders, 1, 301);
+  for (size_t piece : {1, 2, 5, 9, 10, 33}) {
+    HeaderBlockMeter meter(1000);
+    bool accepted = true;
+    for (size_t offset = 0; offset < bytes.size(); offset += piece) {
+      accepted = meter.Read(bytes.substr(offset, piece)) && accepted;
+    }
+    EXPECT_FALSE(accepted) << "read " << piece << " bytes at a time";
+  }
+}
+
+}  // namespace
+}  // namespace verdict
