@@ -113,7 +113,8 @@ void WRAP(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(Mutex* mu, const Co
   __tsan_mutex_post_lock(mu, 0, 0);
 }
 
-// absl::CondVar::Wait / WaitWithTimeout release and reacquire the Mutex they are given.
+// absl::CondVar::Wait / WaitWithTimeout / WaitWithDeadline (gRPC's gpr_cv_wait) release and
+// reacquire the Mutex they are given.
 void REAL(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar*, Mutex*);
 void WRAP(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar* cv, Mutex* mu) {
   ReleasingAndReacquiring(mu, 0, [&] {
@@ -129,6 +130,16 @@ bool WRAP(_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE)(
   return ReleasingAndReacquiring(mu, 0, [&] {
     return REAL(_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE)(cv, mu,
                                                                                       timeout);
+  });
+}
+
+bool REAL(_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE)(CondVar*, Mutex*,
+                                                                             Time);
+bool WRAP(_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE)(CondVar* cv, Mutex* mu,
+                                                                             Time deadline) {
+  return ReleasingAndReacquiring(mu, 0, [&] {
+    return REAL(_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE)(cv, mu,
+                                                                                   deadline);
   });
 }
 
