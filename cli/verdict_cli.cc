@@ -930,6 +930,10 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
   const bool wants_version = (words.size() == 1 && words[0] == "version") ||
                              (words.empty() && option_args.size() == 1 &&
                               (option_args[0] == "--version" || option_args[0] == "-version"));
+  if (wants_version && wants_help && !words.empty()) {
+    env.out << "Usage: verdict version\n\nPrint the version and the commit it was built from.\n";
+    return kExitOk;
+  }
   if (wants_version && !wants_help) {
     if (words.size() == 1 && !option_args.empty()) {
       env.err << "verdict version: takes no options\n";

@@ -68,6 +68,9 @@ TEST(VersionTest, VerdictdAndVerdictPrintVersionAndTheSameCommit) {
   EXPECT_EQ(cli.out.substr(cli.out.find(' ')), server.out.substr(server.out.find(' ')));
   EXPECT_THAT(RunProgram("cli/verdict", "--help").out, HasSubstr("\n  version "));
   EXPECT_EQ(RunProgram("cli/verdict", "version --json").exit_code, 1);
+  const Outcome help = RunProgram("cli/verdict", "version --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, StartsWith("Usage: verdict version\n"));
 }
 
 }  // namespace
