@@ -103,6 +103,8 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   // Moves bytes both ways as far as the sockets allow; false when the connection is over.
   bool Pump(Connection& connection);
   void UpdateInterest(Connection& connection);
+  // Closes the connections gRPC ended whose clients have had long enough to hang up.
+  void EndLingering();
   void Close(uint64_t id);
 
   const Options options_;
@@ -119,6 +121,7 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   // Owned by the relay thread alone.
   std::vector<std::unique_ptr<Connection>> connections_;  // by id; null once closed
   std::vector<uint64_t> free_ids_;
+  std::vector<uint64_t> closing_;  // ids of connections gRPC ended, lingering
   std::thread relay_;
 };
 
