@@ -1,6 +1,8 @@
 #include "server/connection_guard.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -281,6 +283,9 @@ void ConnectionGuard::TakeOver(int fd) {
     return;
   }
   close(pair[0]);
+  // Each relayed write goes out at once (a unix socket refuses the option, harmlessly).
+  const int no_delay = 1;
+  setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof(no_delay));
   {
     absl::MutexLock lock(&mutex_);
     to_adopt_.emplace_back(client, pair[1]);
