@@ -1,5 +1,5 @@
 // verdict's own guard in front of gRPC's HTTP/2 transport, for the limits Debian's gRPC 1.51
-// cannot enforce itself (tests/reliability/RELIABILITY.md, section 8):
+// cannot enforce itself (tests/reliability/RELIABILITY.md, "Transport limits"):
 //   - request metadata: gRPC checks GRPC_ARG_MAX_METADATA_SIZE against the value the client has
 //     acknowledged (16 MiB until it does, and an attacker never does), and only once a header is
 //     complete: it buffers a header block whole, copying it again for every CONTINUATION frame.
