@@ -1,6 +1,8 @@
 #include "server/connection_guard.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -10,6 +12,10 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "absl/types/optional.h"
 
 // gRPC's socket mutator, declared as Debian's libgrpc 1.51 defines it in
 // src/core/lib/iomgr/socket_mutator.h (a header it does not install). grpc_socket_mutator_init
@@ -45,6 +51,10 @@ namespace {
 
 constexpr size_t kBufferBytes = 16 << 10;  // per direction and connection
 constexpr int kMaxEvents = 64;
+// How long a connection gRPC has closed may linger for its client to take the last bytes and
+// hang up; closing at once, with the client's bytes unread, would reset it (RST) and could make
+// its kernel drop an answer it had not read yet.
+constexpr absl::Duration kLinger = absl::Seconds(2);
 
 // HTTP/2 frame types (RFC 9113, section 6).
 constexpr uint8_t kHeadersFrame = 0x1;
@@ -143,13 +153,17 @@ struct ConnectionGuard::Connection {
       : id(id), client(client_fd), server(server_fd), meter(max_header_block_bytes) {}
   uint64_t id;
   int client;  // the accepted socket
-  int server;  // our end of the pair gRPC serves
+  int server;  // our end of the pair gRPC serves; -1 once gRPC has closed it and all is read
   Buffer to_server;
   Buffer to_client;
   HeaderBlockMeter meter;
-  bool client_done = false;  // end of stream read from the client
-  bool server_done = false;  // end of stream read from gRPC
-  bool server_write_shut = false;
+  bool client_done = false;        // end of stream read from the client
+  bool server_write_shut = false;  // the client's end of stream passed on to gRPC
+  bool server_hung_up = false;     // gRPC closed its end: what is left is read without epoll
+  bool client_write_shut = false;  // gRPC's end of stream passed on to the client
+  // When gRPC closed its end: from then on the connection lingers (see Pump) for at most
+  // kLinger, then ends whatever the client does.
+  absl::optional<absl::Time> closing_since;
   uint32_t client_interest = 0;
   uint32_t server_interest = 0;
 };
@@ -269,6 +283,9 @@ void ConnectionGuard::TakeOver(int fd) {
     return;
   }
   close(pair[0]);
+  // Each relayed write goes out at once (a unix socket refuses the option, harmlessly).
+  const int no_delay = 1;
+  setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof(no_delay));
   {
     absl::MutexLock lock(&mutex_);
     to_adopt_.emplace_back(client, pair[1]);
@@ -301,7 +318,9 @@ void ConnectionGuard::Adopt(int client_fd, int server_fd) {
 void ConnectionGuard::Run() {
   epoll_event events[kMaxEvents];
   for (;;) {
-    const int ready = epoll_wait(epoll_fd_, events, kMaxEvents, -1);
+    // While connections linger, wake up to end those that lingered long enough.
+    const int timeout_ms = closing_.empty() ? -1 : 250;
+    const int ready = epoll_wait(epoll_fd_, events, kMaxEvents, timeout_ms);
     if (ready < 0 && errno != EINTR) {
       std::cerr << "verdictd: connection guard: epoll_wait: " << std::strerror(errno) << "\n";
       return;
@@ -314,6 +333,7 @@ void ConnectionGuard::Run() {
         OnReady(events[i].data.u64, events[i].events);
       }
     }
+    EndLingering();
     // New connections only after the batch: an id closed in it may be given to one of them,
     // and a later event of the batch must not reach the newcomer.
     if (!woken) continue;
@@ -331,12 +351,25 @@ void ConnectionGuard::Run() {
 
 void ConnectionGuard::OnReady(uint64_t key, uint32_t events) {
   const uint64_t id = key / 2;
+  const bool server_side = key % 2 == 1;
   if (id >= connections_.size() || connections_[id] == nullptr) return;  // closed in this batch
   Connection& connection = *connections_[id];
-  // Both sides are pumped whichever is ready: reads and writes report what happened. A side
-  // that hung up or failed stays ready for good, so its connection ends here after one last
-  // pump (a peer gone both ways can take no answer).
-  if (!Pump(connection) || (events & (EPOLLHUP | EPOLLERR)) != 0) {
+  if ((events & (EPOLLHUP | EPOLLERR)) != 0) {
+    // The client is gone both ways: nothing more can reach it.
+    if (!server_side) {
+      Close(id);
+      return;
+    }
+    // gRPC closed its end. A hung-up socket stays ready for good, so it leaves the epoll set;
+    // what it still holds is read as the client takes it.
+    if (!connection.server_hung_up) {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection.server, nullptr);
+      connection.server_hung_up = true;
+      connection.server_interest = 0;
+    }
+  }
+  // Both sides are pumped whichever is ready: reads and writes report what happened.
+  if (!Pump(connection)) {
     Close(id);
     return;
   }
@@ -344,10 +377,12 @@ void ConnectionGuard::OnReady(uint64_t key, uint32_t events) {
 }
 
 bool ConnectionGuard::Pump(Connection& connection) {
-  // Client to gRPC, through the header block meter.
+  // Client to gRPC, through the header block meter. Once gRPC is gone, what the client sends is
+  // read and dropped until it hangs up.
+  const bool to_grpc = connection.server >= 0 && !connection.server_hung_up;
   while (!connection.client_done) {
-    if (Flush(connection.server, connection.to_server) == Io::kError) return false;
-    if (!connection.to_server.empty()) break;  // gRPC is not reading: wait for it
+    if (to_grpc && Flush(connection.server, connection.to_server) == Io::kError) return false;
+    if (to_grpc && !connection.to_server.empty()) break;  // gRPC is not reading
     size_t n = 0;
     const Io read = ReadInto(connection.client, connection.to_server.data, kBufferBytes, &n);
     if (read == Io::kWouldBlock) break;
@@ -356,6 +391,7 @@ bool ConnectionGuard::Pump(Connection& connection) {
       connection.client_done = true;
       break;
     }
+    if (!to_grpc) continue;  // gRPC is gone: dropped
     if (!connection.meter.Read(absl::string_view(connection.to_server.data, n))) {
       closed_for_header_block_.fetch_add(1);
       (void)!send(connection.client, kGoAwayEnhanceYourCalm, sizeof(kGoAwayEnhanceYourCalm),
@@ -364,7 +400,7 @@ bool ConnectionGuard::Pump(Connection& connection) {
     }
     connection.to_server.end = n;
   }
-  if (connection.client_done) {
+  if (connection.client_done && to_grpc) {
     if (Flush(connection.server, connection.to_server) == Io::kError) return false;
     if (connection.to_server.empty() && !connection.server_write_shut) {
       shutdown(connection.server, SHUT_WR);  // gRPC reads the end of the stream
@@ -372,25 +408,37 @@ bool ConnectionGuard::Pump(Connection& connection) {
     }
   }
   // gRPC to client.
-  while (!connection.server_done) {
-    const Io flushed = Flush(connection.client, connection.to_client);
-    if (flushed == Io::kError) return false;
+  while (connection.server >= 0) {
+    if (Flush(connection.client, connection.to_client) == Io::kError) return false;
     if (!connection.to_client.empty()) break;  // the client is not reading: wait for it
     size_t n = 0;
     const Io read = ReadInto(connection.server, connection.to_client.data, kBufferBytes, &n);
     if (read == Io::kWouldBlock) break;
-    if (read == Io::kError) return false;
-    if (read == Io::kEnd) {
-      connection.server_done = true;
-      break;
+    if (read == Io::kProgress) {
+      connection.to_client.end = n;
+      continue;
     }
-    connection.to_client.end = n;
+    // gRPC closed the connection (or failed): its end is done with.
+    close(connection.server);
+    connection.server = -1;
+    connection.server_interest = 0;
   }
-  // gRPC closed the connection: what is left goes out if the client takes it now, and the
-  // connection ends either way (a client that does not read holds nothing).
-  if (connection.server_done) {
-    Flush(connection.client, connection.to_client);
-    return false;
+  if (connection.server_hung_up && !connection.closing_since.has_value()) {
+    connection.closing_since = absl::Now();
+    closing_.push_back(connection.id);
+  }
+  if (connection.server < 0) {
+    if (!connection.closing_since.has_value()) {
+      connection.closing_since = absl::Now();
+      closing_.push_back(connection.id);
+    }
+    if (Flush(connection.client, connection.to_client) == Io::kError) return false;
+    if (connection.to_client.empty() && !connection.client_write_shut) {
+      shutdown(connection.client, SHUT_WR);  // the client reads the end of the stream
+      connection.client_write_shut = true;
+    }
+    // Ends once the client has hung up too.
+    if (connection.client_done && connection.to_client.empty()) return false;
   }
   return true;
 }
@@ -398,10 +446,15 @@ bool ConnectionGuard::Pump(Connection& connection) {
 void ConnectionGuard::UpdateInterest(Connection& connection) {
   uint32_t client = 0;
   uint32_t server = 0;
-  if (!connection.client_done && connection.to_server.empty()) client |= EPOLLIN;
+  const bool server_open = connection.server >= 0;
+  if (!connection.client_done && (!server_open || connection.to_server.empty())) {
+    client |= EPOLLIN;
+  }
   if (!connection.to_client.empty()) client |= EPOLLOUT;
-  if (!connection.server_done && connection.to_client.empty()) server |= EPOLLIN;
-  if (!connection.to_server.empty()) server |= EPOLLOUT;
+  if (server_open && !connection.server_hung_up) {
+    if (connection.to_client.empty()) server |= EPOLLIN;
+    if (!connection.to_server.empty()) server |= EPOLLOUT;
+  }
   epoll_event event{};
   if (client != connection.client_interest) {
     event.events = client;
@@ -409,7 +462,7 @@ void ConnectionGuard::UpdateInterest(Connection& connection) {
     epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, connection.client, &event);
     connection.client_interest = client;
   }
-  if (server != connection.server_interest) {
+  if (server_open && !connection.server_hung_up && server != connection.server_interest) {
     event.events = server;
     event.data.u64 = Key(connection.id, true);
     epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, connection.server, &event);
@@ -417,12 +470,30 @@ void ConnectionGuard::UpdateInterest(Connection& connection) {
   }
 }
 
+void ConnectionGuard::EndLingering() {
+  if (closing_.empty()) return;
+  const absl::Time now = absl::Now();
+  std::vector<uint64_t> still_closing;
+  for (const uint64_t id : closing_) {
+    const std::unique_ptr<Connection>& connection = connections_[id];
+    // Ids of closed connections may have been given to newer ones: only a connection that is
+    // closing itself counts.
+    if (connection == nullptr || !connection->closing_since.has_value()) continue;
+    if (now - *connection->closing_since >= kLinger) {
+      Close(id);
+    } else {
+      still_closing.push_back(id);
+    }
+  }
+  closing_.swap(still_closing);
+}
+
 void ConnectionGuard::Close(uint64_t id) {
   Connection& connection = *connections_[id];
-  // Closing removes both from the epoll set. gRPC sees its end close and ends the connection's
+  // Closing removes them from the epoll set. gRPC sees its end close and ends the connection's
   // calls, freeing what they held.
   close(connection.client);
-  close(connection.server);
+  if (connection.server >= 0) close(connection.server);
   connections_[id].reset();
   free_ids_.push_back(id);
   open_.fetch_sub(1);

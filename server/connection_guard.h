@@ -1,5 +1,5 @@
 // verdict's own guard in front of gRPC's HTTP/2 transport, for the limits Debian's gRPC 1.51
-// cannot enforce itself (tests/reliability/RELIABILITY.md, section 8):
+// cannot enforce itself (tests/reliability/RELIABILITY.md, "Transport limits"):
 //   - request metadata: gRPC checks GRPC_ARG_MAX_METADATA_SIZE against the value the client has
 //     acknowledged (16 MiB until it does, and an attacker never does), and only once a header is
 //     complete: it buffers a header block whole, copying it again for every CONTINUATION frame.
@@ -103,6 +103,8 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   // Moves bytes both ways as far as the sockets allow; false when the connection is over.
   bool Pump(Connection& connection);
   void UpdateInterest(Connection& connection);
+  // Closes the connections gRPC ended whose clients have had long enough to hang up.
+  void EndLingering();
   void Close(uint64_t id);
 
   const Options options_;
@@ -119,6 +121,7 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   // Owned by the relay thread alone.
   std::vector<std::unique_ptr<Connection>> connections_;  // by id; null once closed
   std::vector<uint64_t> free_ids_;
+  std::vector<uint64_t> closing_;  // ids of connections gRPC ended, lingering
   std::thread relay_;
 };
 

@@ -1,6 +1,6 @@
 // The limits every verdictd gRPC listener (decision, ext_authz, admin) holds a client to, so
 // nothing a caller sends, or leaves unsent, costs unbounded memory or holds anything for long
-// (issue 16.2; figures in tests/reliability/RELIABILITY.md, section 8):
+// (issue 16.2; figures in tests/reliability/RELIABILITY.md, "Transport limits"):
 //   - memory: a gRPC ResourceQuota over every connection of the listener together; under
 //     pressure gRPC shrinks its read buffers and flow-control windows, refuses new connections
 //     and cancels calls that hold buffers;
