@@ -374,6 +374,25 @@ TEST_F(AdminServiceTest, GetAgentOfAnUnknownIdIsNotFound) {
   EXPECT_THAT(status.error_message(), HasSubstr("agt_nobody"));
 }
 
+// An error never quotes a token sent where an agent id belongs (issue 15), whether the id is the
+// token or merely holds one, in every call that takes an agent id.
+TEST_F(AdminServiceTest, ATokenSentAsAnAgentIdIsNeverQuoted) {
+  const std::string token = CreateAgent("holder").token();
+  for (const std::string& agent_id : {token, "agt_" + token, "agt_bot:" + token}) {
+    v1::GetAgentRequest get;
+    get.set_agent_id(agent_id);
+    v1::Agent agent;
+    const grpc::Status got = stub_->GetAgent(Context().get(), get, &agent);
+    EXPECT_FALSE(got.ok()) << agent_id;
+    v1::Permission granted;
+    const grpc::Status grant = Grant(agent_id, "docs:*", {"read"}, v1::EFFECT_ALLOW, &granted);
+    EXPECT_FALSE(grant.ok()) << agent_id;
+    for (const grpc::Status& status : {got, grant}) {
+      EXPECT_THAT(status.error_message(), Not(HasSubstr(token.substr(4, 20)))) << agent_id;
+    }
+  }
+}
+
 TEST_F(AdminServiceTest, ListAgentsPagesThroughEveryAgentOnce) {
   std::set<std::string> created;
   for (int i = 0; i < 5; ++i) created.insert(CreateAgent(absl::StrCat("bot ", i)).agent().id());
