@@ -1,10 +1,12 @@
 #include "common/redaction.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "common/json.h"
 
@@ -114,6 +116,47 @@ std::string NormaliseKey(absl::string_view key) {
   return normalised;
 }
 
+// The characters a verdict agent token's display prefix shows after "vdt_" (crypto/token.h,
+// kTokenDisplayPrefixLength): any more of a token is a secret.
+constexpr size_t kShownTokenCharacters = 8;
+constexpr absl::string_view kAgentTokenMarker = "vdt_";
+constexpr absl::string_view kJwsMarker = "eyJ";
+
+// Where the next "vdt_" (in any case) or "eyJ" starts at or after `from`, or npos.
+size_t NextTokenStart(absl::string_view text, size_t from) {
+  size_t jws = text.find(kJwsMarker, from);
+  size_t underscore = text.find('_', from + kAgentTokenMarker.size() - 1);
+  while (underscore != absl::string_view::npos &&
+         !absl::EqualsIgnoreCase(
+             text.substr(underscore + 1 - kAgentTokenMarker.size(), kAgentTokenMarker.size()),
+             kAgentTokenMarker)) {
+    underscore = text.find('_', underscore + 1);
+  }
+  const size_t agent_token = underscore == absl::string_view::npos
+                                 ? absl::string_view::npos
+                                 : underscore + 1 - kAgentTokenMarker.size();
+  return std::min(jws, agent_token);
+}
+
+// The length of the token-shaped run that starts at `at` in `text`, or 0 when none does.
+size_t TokenRunAt(absl::string_view text, size_t at) {
+  if (absl::EqualsIgnoreCase(text.substr(at, kAgentTokenMarker.size()), kAgentTokenMarker)) {
+    size_t end = at + kAgentTokenMarker.size();
+    while (end < text.size() && IsBase64UrlCharacter(text[end])) ++end;
+    return end - at > kAgentTokenMarker.size() + kShownTokenCharacters ? end - at : 0;
+  }
+  if (text.substr(at, kJwsMarker.size()) == kJwsMarker) {
+    size_t end = at;
+    int dots = 0;
+    while (end < text.size() && (IsBase64UrlCharacter(text[end]) || text[end] == '.')) {
+      dots += text[end] == '.';
+      ++end;
+    }
+    return dots >= 2 ? end - at : 0;
+  }
+  return 0;
+}
+
 void RedactInPlace(JsonValue& value) {
   if (value.is_string()) {
     if (LooksLikeACredential(value.as_string())) {
@@ -122,8 +165,22 @@ void RedactInPlace(JsonValue& value) {
   } else if (value.is_array()) {
     for (JsonValue& item : value.as_array()) RedactInPlace(item);
   } else if (value.is_object()) {
-    const bool named_secret = NamesASecret(value.as_object());
-    for (auto& [key, member] : value.as_object()) {
+    JsonValue::Object& members = value.as_object();
+    // A key is written as it is; one that carries a credential is not written at all.
+    bool credential_key = false;
+    for (auto it = members.begin(); it != members.end();) {
+      if (LooksLikeACredential(it->first)) {
+        credential_key = true;
+        it = members.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (credential_key) {
+      members[std::string(kRedactedValue)] = JsonValue::String(std::string(kRedactedValue));
+    }
+    const bool named_secret = NamesASecret(members);
+    for (auto& [key, member] : members) {
       if (IsSecretKey(key) || (named_secret && key == "value")) {
         member = JsonValue::String(std::string(kRedactedValue));
       } else {
@@ -158,6 +215,22 @@ std::string RedactSecrets(absl::string_view arguments_json) {
   if (!arguments.ok()) return JsonQuote(kRedactedValue);
   RedactInPlace(*arguments);
   return CanonicalJson(*arguments);
+}
+
+std::string RedactTokens(absl::string_view text) {
+  std::string redacted;
+  size_t kept = 0;  // text[0, kept) is settled: copied to `redacted`, or nothing to redact
+  for (size_t at = NextTokenStart(text, 0); at != absl::string_view::npos;
+       at = NextTokenStart(text, at + 1)) {
+    const size_t run = TokenRunAt(text, at);
+    if (run == 0) continue;
+    absl::StrAppend(&redacted, text.substr(kept, at - kept), kRedactedValue);
+    kept = at + run;
+    at = kept - 1;
+  }
+  if (kept == 0) return std::string(text);  // the common case: one pass, then a copy
+  absl::StrAppend(&redacted, text.substr(kept));
+  return redacted;
 }
 
 std::string RedactOccurrences(absl::string_view text, absl::string_view secret) {

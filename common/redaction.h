@@ -7,6 +7,11 @@
 // ({"name":"DB_PASSWORD","value":"..."}), and any string that carries a credential of a known
 // shape under whatever key: an authorization scheme ("Bearer ...", "DPoP ...", "Basic ..."), a
 // compact JWS, a verdict agent token, a token in a query string ("...?access_token=...").
+// A key that itself carries such a credential ({"vdt_...": 1}) is never written either: its
+// member becomes "[REDACTED]": "[REDACTED]" (several such members, one).
+//
+// Free text a caller sends outside the arguments (a resource, an action, a request id) and the
+// messages that quote it go through RedactTokens before a log keeps them.
 //
 //   RedactSecrets(R"({"user":"ann","auth":{"Access-Token":"abc"}})")
 //     == R"({"auth":{"Access-Token":"[REDACTED]"},"user":"ann"})"
@@ -33,6 +38,12 @@ bool LooksLikeACredential(absl::string_view text);
 // "[REDACTED]". "" becomes "{}". Text that does not parse is never logged: it becomes the JSON
 // string "[REDACTED]" as a whole, since what it hides cannot be known.
 std::string RedactSecrets(absl::string_view arguments_json);
+
+// `text` with every token-shaped run replaced by "[REDACTED]": a verdict agent token ("vdt_"
+// followed by more base64url characters than the token's display prefix shows, which is meant
+// to be shown) and a compact JWS ("eyJ" and base64url segments joined by at least two dots).
+// The rest of `text` stays: "docs:vdt_<43 characters>:1" becomes "docs:[REDACTED]:1".
+std::string RedactTokens(absl::string_view text);
 
 // `text` with every occurrence of `secret` replaced by "[REDACTED]"; `text` itself when
 // `secret` is empty. For free text, such as a decision's message, that might quote a token.

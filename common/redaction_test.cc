@@ -84,6 +84,11 @@ INSTANTIATE_TEST_SUITE_P(
         RedactionCase{"PasswordInAUrl",
                       R"({"dsn":"postgres://user:DBPASS-1a2b@db/x","u":"https://u:p@h/"})",
                       R"({"dsn":"[REDACTED]","u":"[REDACTED]"})"},
+        // A key is written as it is, so a credential sent as a key is no key at all (issue 15).
+        RedactionCase{
+            "CredentialsAsKeys",
+            R"({"vdt_M5hwIYE5vAXm0pPRBRsyIvcyYmg_pnll04u8cx7plPM":1,"n":{"eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhIn0.c2ln":[2]},"Bearer abc123def456":3,"ok":4})",
+            R"({"[REDACTED]":"[REDACTED]","n":{"[REDACTED]":"[REDACTED]"},"ok":4})"},
         RedactionCase{
             "UrlsWithoutCredentialsStay",
             R"({"u":"https://ann@example.com/docs?page=2","m":"mailto:ann@example.com"})",
@@ -102,6 +107,27 @@ TEST(IsSecretKeyTest, RecognisesSecretBearingNames) {
   }
   for (const char* key : {"user", "resource", "author", "amount", "path", "session"}) {
     EXPECT_FALSE(IsSecretKey(key)) << key;
+  }
+}
+
+TEST(RedactTokensTest, ReplacesEveryTokenShapedRunAndKeepsTheRest) {
+  const std::string agent_token = "vdt_M5hwIYE5vAXm0pPRBRsyIvcyYmg_pnll04u8cx7plPM";
+  const std::string jwt = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhIn0.c2ln";
+  EXPECT_EQ(RedactTokens("docs:" + agent_token + ":1"), "docs:[REDACTED]:1");
+  EXPECT_EQ(RedactTokens("/verify/" + jwt + "/done"), "/verify/[REDACTED]/done");
+  EXPECT_EQ(RedactTokens("a " + agent_token + " b " + jwt), "a [REDACTED] b [REDACTED]");
+  // Part of a token is a secret too, beyond what its display prefix shows; case is no disguise.
+  EXPECT_EQ(RedactTokens("x:" + agent_token.substr(0, 20)), "x:[REDACTED]");
+  EXPECT_EQ(RedactTokens("x:VDT_" + agent_token.substr(4)), "x:[REDACTED]");
+  // A JWS with its signature cut off still carries its claims.
+  EXPECT_EQ(RedactTokens("eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0."), "[REDACTED]");
+}
+
+TEST(RedactTokensTest, LeavesTextWithoutTokensAsItIs) {
+  for (const char* text : {"docs:guide:1", "/api/v1/items/7", "read", "req-42", "",
+                           "vdt_AbCdEfGh",  // a display prefix, meant to be shown
+                           "agt_vdt_bot", "eyJ.but not a token", "under_score"}) {
+    EXPECT_EQ(RedactTokens(text), text);
   }
 }
 

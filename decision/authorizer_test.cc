@@ -187,6 +187,41 @@ TEST_F(AuthorizerTest, AMalformedRequestIsInvalidArgumentBeforeTheStoreIsAsked) 
             absl::StatusCode::kInvalidArgument);
 }
 
+// Issue 15: "docs::secret:1" would pass a deny on "docs:secret:*", and "*@example.com" would
+// match "evil@evil.net\n@example.com". Every call refuses both before the store is asked, and a
+// what-if grant may not name an empty segment either.
+TEST_F(AuthorizerTest, EmptyColonSegmentsAndControlCharactersAreRefusedInEveryCall) {
+  UnreachableStore unreachable;
+  Authorizer authorizer(unreachable, [] { return kStart; });
+  Request empty_segment = Read("agt_a", "docs::secret:1");
+  Request control_character = Read("agt_a", "docs:1");
+  control_character.arguments_json = R"({"to": "evil@evil.net\u0000@example.com"})";
+  for (const Request& request : {empty_segment, control_character}) {
+    const std::string field =
+        request.resource == empty_segment.resource ? "resource: " : "arguments_json: ";
+    const absl::Status authorized = authorizer.Authorize(request).status();
+    EXPECT_EQ(authorized.code(), absl::StatusCode::kInvalidArgument) << authorized;
+    EXPECT_TRUE(absl::StartsWith(authorized.message(), field)) << authorized;
+    const absl::Status batch =
+        authorizer.BatchAuthorize({Read("agt_a", "docs:2"), request}).status();
+    EXPECT_EQ(batch.code(), absl::StatusCode::kInvalidArgument) << batch;
+    EXPECT_TRUE(absl::StartsWith(batch.message(), "checks[1]: " + field)) << batch;
+    const absl::Status simulated = authorizer.Simulate(request, WhatIf()).status();
+    EXPECT_EQ(simulated.code(), absl::StatusCode::kInvalidArgument) << simulated;
+    EXPECT_TRUE(absl::StartsWith(simulated.message(), "request: " + field)) << simulated;
+  }
+  Permission what_if_grant;
+  what_if_grant.resource = "docs::secret:*";
+  what_if_grant.actions = {"read"};
+  what_if_grant.effect = Effect::kDeny;
+  WhatIf what_if;
+  what_if.extra_permissions = {what_if_grant};
+  const absl::Status simulated = authorizer.Simulate(Read("agt_a", "docs:1"), what_if).status();
+  EXPECT_EQ(simulated.code(), absl::StatusCode::kInvalidArgument) << simulated;
+  EXPECT_TRUE(absl::StartsWith(simulated.message(), "what_if.extra_permissions[0].resource: "))
+      << simulated;
+}
+
 TEST_F(AuthorizerTest, AnUnreachableStoreIsUnavailableForEveryCall) {
   UnreachableStore unreachable;
   Authorizer authorizer(unreachable, [] { return kStart; });

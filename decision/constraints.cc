@@ -200,18 +200,52 @@ absl::StatusOr<std::vector<IpNetwork>> ParseIpAllowlist(const JsonValue& value) 
   return networks;
 }
 
+// A DNS name as mail uses it: labels of 1 to 63 of A-Z a-z 0-9 -, not starting or ending with
+// '-', joined by single dots, 253 bytes at most.
+bool IsDomainName(absl::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  for (absl::string_view label : absl::StrSplit(name, '.')) {
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
+      return false;
+    }
+    for (char c : label) {
+      if (!IsAsciiAlphanumeric(c) && c != '-') return false;
+    }
+  }
+  return true;
+}
+
+// One e-mail address at exactly `domain`: a plain local part (1 to 64 of A-Z a-z 0-9 . _ + -,
+// no leading, trailing or doubled '.'), one '@', the domain in any case. Anything a mail system
+// reads as more or other than one such address (a list, a quoted or routed local part, a
+// display name, a subdomain) fails.
+bool IsAddressAtDomain(absl::string_view value, absl::string_view domain) {
+  const size_t at = value.find('@');
+  if (at == absl::string_view::npos) return false;
+  const absl::string_view local = value.substr(0, at);
+  if (local.empty() || local.size() > 64 || local.front() == '.' || local.back() == '.' ||
+      absl::StrContains(local, "..")) {
+    return false;
+  }
+  for (char c : local) {
+    if (!IsAsciiAlphanumeric(c) && c != '.' && c != '_' && c != '+' && c != '-') return false;
+  }
+  return absl::EqualsIgnoreCase(value.substr(at + 1), domain);
+}
+
 absl::Status ParseArgumentRule(const JsonValue& value, const std::string& key,
                                std::vector<ArgumentRule>* rules) {
   static constexpr std::pair<absl::string_view, ArgumentRule::Kind> kOperators[] = {
       {"equals", ArgumentRule::Kind::kEquals}, {"one_of", ArgumentRule::Kind::kOneOf},
       {"glob", ArgumentRule::Kind::kGlob},     {"min", ArgumentRule::Kind::kMin},
-      {"max", ArgumentRule::Kind::kMax},
+      {"max", ArgumentRule::Kind::kMax},       {"email_domain", ArgumentRule::Kind::kEmailDomain},
   };
   if (absl::Status status = RequireType(value, JsonValue::Type::kObject, key); !status.ok()) {
     return status;
   }
-  if (absl::Status status = RequireKnownKeys(value.as_object(), key,
-                                             {"path", "equals", "one_of", "glob", "min", "max"});
+  if (absl::Status status =
+          RequireKnownKeys(value.as_object(), key,
+                           {"path", "equals", "one_of", "glob", "min", "max", "email_domain"});
       !status.ok()) {
     return status;
   }
@@ -250,12 +284,19 @@ absl::Status ParseArgumentRule(const JsonValue& value, const std::string& key,
       case ArgumentRule::Kind::kMax:
         status = RequireType(*operand, JsonValue::Type::kNumber, operand_key);
         break;
+      case ArgumentRule::Kind::kEmailDomain:
+        status = RequireType(*operand, JsonValue::Type::kString, operand_key);
+        if (status.ok() && !IsDomainName(operand->as_string())) {
+          status = Invalid(operand_key, absl::StrCat(Quoted(operand->as_string()),
+                                                     " is not a domain name (example.com)"));
+        }
+        break;
     }
     if (!status.ok()) return status;
     rules->push_back(ArgumentRule{path->as_string(), kind, *operand});
   }
   if (rules->size() == first_rule) {
-    return Invalid(key, "needs one of equals, one_of, glob, min, max");
+    return Invalid(key, "needs one of equals, one_of, glob, min, max, email_domain");
   }
   const JsonValue* min = value.Find("min");
   const JsonValue* max = value.Find("max");
@@ -450,6 +491,11 @@ std::string RuleFailure(const ArgumentRule& rule, const JsonValue* value) {
       if (!value->is_string()) return absl::StrCat(name, " must be a string matching ", operand());
       if (GlobMatches(rule.operand.as_string(), value->as_string())) return "";
       return absl::StrCat(name, " does not match ", operand());
+    case ArgumentRule::Kind::kEmailDomain:
+      if (value->is_string() && IsAddressAtDomain(value->as_string(), rule.operand.as_string())) {
+        return "";
+      }
+      return absl::StrCat(name, " must be one e-mail address at ", operand());
     case ArgumentRule::Kind::kMin:
       if (!value->is_number()) return absl::StrCat(name, " must be a number");
       if (value->as_number() >= rule.operand.as_number()) return "";

@@ -5,7 +5,8 @@
 //                     "days": ["mon", "tue", "wed", "thu", "fri"]},
 //     "ip_allowlist": ["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"],
 //     "arguments": [{"path": "amount", "max": 100},
-//                   {"path": "to", "glob": "*@example.com"},
+//                   {"path": "to", "email_domain": "example.com"},
+//                   {"path": "file", "glob": "reports/*.pdf"},
 //                   {"path": "env", "one_of": ["dev", "staging"]},
 //                   {"path": "options.mode", "equals": "dry-run"}],
 //     "approval": {"quorum": 2, "ttl_seconds": 3600},
@@ -19,8 +20,15 @@
 // Monday 22:00 still holds at Tuesday 01:00); no "days" means every day. Times are local to
 // time_zone (an IANA name; default "UTC").
 // Argument rules address the call's arguments object by a dotted path; a missing argument
-// fails its rule. "glob" matches strings with '*' (any run) and '?' (one character).
-// "min"/"max" are inclusive bounds on numbers. Every rule must pass.
+// fails its rule. "equals" and "one_of" compare whole JSON values exactly. "glob" matches a
+// string as a whole: '*' matches any run of characters (zero or more, and every character:
+// ',', '@', ':', '/', spaces), '?' exactly one character, anything else itself. So a glob cannot
+// pin an address to a domain: "*@example.com" matches "evil@evil.net,bob@example.com".
+// "email_domain" can: the value must be one e-mail address, a local part of 1 to 64 of
+// A-Z a-z 0-9 . _ + - (no leading, trailing or doubled '.'), one '@', and exactly that domain
+// (compared case-insensitively; a subdomain is another domain). The request's arguments hold no
+// control character (decision/request_validation.h). "min"/"max" are inclusive bounds on
+// numbers. Every rule must pass.
 #ifndef VERDICT_DECISION_CONSTRAINTS_H_
 #define VERDICT_DECISION_CONSTRAINTS_H_
 
@@ -55,10 +63,10 @@ struct IpNetwork {
 };
 
 struct ArgumentRule {
-  enum class Kind { kEquals, kOneOf, kGlob, kMin, kMax };
+  enum class Kind { kEquals, kOneOf, kGlob, kMin, kMax, kEmailDomain };
   std::string path;  // dotted: "options.mode"
   Kind kind = Kind::kEquals;
-  JsonValue operand;  // the value, the list, the glob string, or the bound
+  JsonValue operand;  // the value, the list, the glob string, the bound, or the domain
 };
 
 struct ApprovalRule {

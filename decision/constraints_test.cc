@@ -173,9 +173,20 @@ TEST(ParseConstraints, RefusesWhatItCannotEnforceNamingTheKey) {
       {R"({"arguments": [{"path": "", "max": 1}]})",
        "arguments[0].path: \"\" is not a dotted path (an empty component)"},
       {R"({"arguments": [{"path": "a", "max": 1}, {"path": "b"}]})",
-       "arguments[1]: needs one of equals, one_of, glob, min, max"},
+       "arguments[1]: needs one of equals, one_of, glob, min, max, email_domain"},
       {R"({"arguments": [{"path": "a", "maximum": 1}]})",
-       "arguments[0]: unknown key \"maximum\" (known: path, equals, one_of, glob, min, max)"},
+       "arguments[0]: unknown key \"maximum\" (known: path, equals, one_of, glob, min, max, "
+       "email_domain)"},
+      {R"({"arguments": [{"path": "to", "email_domain": 7}]})",
+       "arguments[0].email_domain: must be a string, got a number"},
+      {R"({"arguments": [{"path": "to", "email_domain": "@example.com"}]})",
+       "arguments[0].email_domain: \"@example.com\" is not a domain name (example.com)"},
+      {R"({"arguments": [{"path": "to", "email_domain": "example..com"}]})",
+       "arguments[0].email_domain: \"example..com\" is not a domain name (example.com)"},
+      {R"({"arguments": [{"path": "to", "email_domain": "*.example.com"}]})",
+       "arguments[0].email_domain: \"*.example.com\" is not a domain name (example.com)"},
+      {R"({"arguments": [{"path": "to", "email_domain": ""}]})",
+       "arguments[0].email_domain: \"\" is not a domain name (example.com)"},
       {R"({"arguments": [{"path": "a", "one_of": "x"}]})",
        "arguments[0].one_of: must be an array, got a string"},
       {R"({"arguments": [{"path": "a", "one_of": []}]})",
@@ -595,6 +606,58 @@ TEST(ArgumentsPass, GlobStarMatchesAnyRunAndQuestionMarkOneCharacter) {
     EXPECT_EQ(ArgumentsPass(rules, JsonValue::MakeObject(arguments), nullptr), c.matches)
         << c.glob << " vs " << c.value;
   }
+}
+
+// What the README says '*' matches, exactly: every character, list separators and '@' included.
+// That is why a glob cannot pin an address to a domain (issue 15), and email_domain exists.
+TEST(ArgumentsPass, GlobStarMatchesEveryCharacterSoItCannotPinADomain) {
+  ExpectArguments(Rules(R"([{"path": "to", "glob": "*@example.com"}])"),
+                  {
+                      {R"({"to": "evil@evil.net,bob@example.com"})", ""},
+                      {R"({"to": "evil@evil.net bob@example.com"})", ""},
+                      {R"({"to": "Evil <evil@evil.net>;@example.com"})", ""},
+                  });
+}
+
+TEST(ArgumentsPass, EmailDomainAllowsOneAddressAtExactlyThatDomain) {
+  ExpectArguments(Rules(R"([{"path": "to", "email_domain": "example.com"}])"),
+                  {
+                      {R"({"to": "bob@example.com"})", ""},
+                      {R"({"to": "Bob.Smith+news_2@EXAMPLE.com"})", ""},
+                      {R"({"to": "a-b@Example.Com"})", ""},
+                      // Another address, or more than one, however written.
+                      {R"({"to": "evil@evil.net,bob@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "evil@evil.net bob@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "evil@evil.net;bob@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "evil@evil.net@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "bob%evil.net@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "\"evil@evil.net\"@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "Bob <bob@example.com>"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "bob@example.com.evil.net"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "bob@mail.example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "bob@example.com "})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": ".bob@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "b..ob@example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": "example.com"})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({"to": ["bob@example.com"]})",
+                       "argument \"to\" must be one e-mail address at \"example.com\""},
+                      {R"({})", "argument \"to\" is missing"},
+                  });
 }
 
 TEST(ArgumentsPass, GlobOnALongValueFinishesFast) {

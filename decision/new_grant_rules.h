@@ -15,6 +15,8 @@
 namespace verdict {
 
 // INVALID_ARGUMENT, naming the rule, when:
+//  - a colon pattern holds an empty segment ("docs::secret:*", ":docs", "docs:"): every request
+//    that names one is refused (decision/resource_match.h), so the pattern would never match;
 //  - a colon pattern holds a segment of stars only ("docs:secret:**", "**"), which matches only
 //    that literal text, where a trailing '*' segment matches everything below;
 //  - a path pattern holds an escape no request path may hold ("/users/%40me/**",

@@ -28,6 +28,17 @@ TEST(CheckNewGrantReadsAsWritten, RefusesStarsAloneInAColonSegment) {
   }
 }
 
+// Every request naming an empty colon segment is refused (issue 15): "docs::secret:1" must not
+// pass a deny on "docs:secret:*", and a pattern holding one could never match.
+TEST(CheckNewGrantReadsAsWritten, RefusesEmptyColonSegments) {
+  for (const char* resource : {"docs::secret:*", ":docs:*", "docs:secret:", "docs:*::", ":"}) {
+    const absl::Status status = CheckNewGrantReadsAsWritten(resource, Effect::kDeny, "{}");
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << resource;
+    EXPECT_THAT(status.message(), HasSubstr("an empty segment")) << resource;
+    EXPECT_THAT(status.message(), HasSubstr("so no request could match it")) << resource;
+  }
+}
+
 // Every request path with these escapes or segments is refused (decision/path_escapes.h): a
 // pattern holding one could never match.
 TEST(CheckNewGrantReadsAsWritten, RefusesPathEscapesNoRequestMayHold) {

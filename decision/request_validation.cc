@@ -3,9 +3,11 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "common/redaction.h"
 #include "crypto/token.h"
 #include "decision/constraints.h"
 #include "decision/path_escapes.h"
@@ -83,6 +85,59 @@ absl::Status ValidateSubject(const Subject& subject) {
   return ValidateAgentId("subject.agent_id", subject.agent_id);
 }
 
+// The first control character in `text` (a C0 control, DEL, or a C1 control U+0080..U+009F,
+// which UTF-8 writes as 0xC2 0x80..0x9F), as its code point; -1 when there is none.
+int FirstControlCharacter(absl::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) return c;
+    if (c == 0xc2 && i + 1 < text.size()) {
+      const unsigned char next = static_cast<unsigned char>(text[i + 1]);
+      if (next >= 0x80 && next <= 0x9f) return next;
+    }
+  }
+  return -1;
+}
+
+// Where a member of the arguments is, for a message: "to", "options.mode", "cc[2]". Keys are
+// escaped, and a token in one is never repeated (common/redaction.h).
+std::string MemberPath(absl::string_view parent, absl::string_view key) {
+  const std::string shown = RedactTokens(absl::CHexEscape(key));
+  return parent.empty() ? shown : absl::StrCat(parent, ".", shown);
+}
+
+// A string of the arguments, or a key, with a control character: argument rules compare whole
+// values, and "*@example.com" would match "evil@evil.net\n@example.com" (issue 15).
+absl::Status RefuseControlCharacters(const JsonValue& value, const std::string& path) {
+  const auto refused = [](absl::string_view what, absl::string_view where, int code_point) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("arguments_json: ", what, " \"", where, "\" holds the control character U+",
+                     absl::AsciiStrToUpper(absl::StrCat(absl::Hex(code_point, absl::kZeroPad4))),
+                     "; argument strings carry none"));
+  };
+  if (value.is_string()) {
+    const int control = FirstControlCharacter(value.as_string());
+    return control < 0 ? absl::OkStatus() : refused("the string at", path, control);
+  }
+  if (value.is_array()) {
+    for (size_t i = 0; i < value.as_array().size(); ++i) {
+      absl::Status status =
+          RefuseControlCharacters(value.as_array()[i], absl::StrCat(path, "[", i, "]"));
+      if (!status.ok()) return status;
+    }
+  } else if (value.is_object()) {
+    for (const auto& [key, member] : value.as_object()) {
+      const std::string member_path = MemberPath(path, key);
+      if (const int control = FirstControlCharacter(key); control >= 0) {
+        return refused("the key", member_path, control);
+      }
+      absl::Status status = RefuseControlCharacters(member, member_path);
+      if (!status.ok()) return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateArguments(absl::string_view arguments_json) {
@@ -98,7 +153,7 @@ absl::Status ValidateArguments(absl::string_view arguments_json) {
   if (!arguments->is_object()) {
     return absl::InvalidArgumentError("arguments_json: must be a JSON object");
   }
-  return absl::OkStatus();
+  return RefuseControlCharacters(*arguments, "");
 }
 
 absl::Status ValidateAgentId(absl::string_view field, absl::string_view id) {
@@ -131,11 +186,12 @@ absl::Status ValidateCheckFields(const Request& request) {
   }
   // A path is matched as sent, so it must have one spelling, the one ext_authz lets through:
   // "/docs/7/../secret/1" must not pass a deny on "/docs/secret/**".
-  if (absl::StartsWith(request.resource, "/")) {
-    if (absl::Status status = InField("resource", CheckMatchablePath(request.resource));
-        !status.ok()) {
-      return status;
-    }
+  // A colon resource likewise: "docs::secret:1" must not pass a deny on "docs:secret:*".
+  if (absl::Status status = InField("resource", absl::StartsWith(request.resource, "/")
+                                                    ? CheckMatchablePath(request.resource)
+                                                    : CheckColonSegments(request.resource));
+      !status.ok()) {
+    return status;
   }
   return ValidateArguments(request.arguments_json);
 }

@@ -28,12 +28,14 @@ absl::Status ValidateAgentId(absl::string_view field, absl::string_view id);
 // used (crypto/dpop.h), so a bad proof refuses the token rather than the request.
 // Action: ValidateActionName. Resource: 1..1024 bytes of valid UTF-8 with no control
 // characters; a path (one starting with '/') also spelled the one way decision/path_escapes.h
-// describes. client_ip: empty or an IPv4/IPv6 address. arguments_json: empty or a JSON
-// object within the size and depth limits. request_id: at most 128 printable ASCII bytes.
+// describes, any other resource with no empty colon segment (decision/resource_match.h).
+// client_ip: empty or an IPv4/IPv6 address. arguments_json: ValidateArguments. request_id: at
+// most 128 printable ASCII bytes.
 absl::Status ValidateRequest(const Request& request);
 
-// arguments_json: empty or a JSON object within the size and depth limits; INVALID_ARGUMENT
-// naming "arguments_json" otherwise.
+// arguments_json: empty or a JSON object within the size and depth limits whose keys and strings
+// hold no control character (C0, DEL, C1: "\n", "\u0000", "\u0085"), since argument rules
+// compare whole values; INVALID_ARGUMENT naming "arguments_json" otherwise.
 absl::Status ValidateArguments(absl::string_view arguments_json);
 
 // The two halves of ValidateRequest, for a batch whose checks share one subject and context:

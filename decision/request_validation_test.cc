@@ -70,6 +70,10 @@ TEST(ValidateRequest, AcceptsWellFormedRequests) {
        }},
       {"deepest arguments",
        [](Request& r) { r.arguments_json = NestedObjects(kMaxArgumentsDepth); }},
+      {"arguments with text beyond ASCII, escaped or not",
+       [](Request& r) {
+         r.arguments_json = R"({"to": "caf\u00e9@example.com", "n": "\u00a0", "e": "✓"})";
+       }},
       {"no request id", [](Request& r) { r.request_id.clear(); }},
       {"printable request id",
        [](Request& r) { r.request_id = std::string(kMaxRequestIdLength - 2, '~') + " !"; }},
@@ -146,6 +150,15 @@ TEST(ValidateRequest, RefusesMalformedRequestsNamingTheField) {
        "resource: \"%2F\" would make a server read another path than the one matched"},
       {{"path with raw non-ASCII", [](Request& r) { r.resource = "/docs/caf\xc3\xa9"; }},
        "resource: 'byte 0xc3' at byte 9 must be written as an escape"},
+      // A colon resource too: "docs::secret:1" must not pass a deny on "docs:secret:*" (issue 15).
+      {{"colon resource with a doubled colon", [](Request& r) { r.resource = "docs::secret:1"; }},
+       "resource: an empty segment (\"::\" at byte 4), and no resource has one"},
+      {{"colon resource with a leading colon", [](Request& r) { r.resource = ":docs:secret:1"; }},
+       "resource: an empty segment (a leading ':'), and no resource has one"},
+      {{"colon resource with a trailing colon", [](Request& r) { r.resource = "docs:secret:"; }},
+       "resource: an empty segment (a trailing ':'), and no resource has one"},
+      {{"a colon alone", [](Request& r) { r.resource = ":"; }},
+       "resource: an empty segment (a leading ':'), and no resource has one"},
       {{"client ip out of range", [](Request& r) { r.client_ip = "999.1.1.1"; }},
        "client_ip: \"999.1.1.1\" is not an IPv4 or IPv6 address"},
       {{"client ip a host name", [](Request& r) { r.client_ip = "localhost"; }},
@@ -180,6 +193,30 @@ TEST(ValidateRequest, RefusesMalformedRequestsNamingTheField) {
       {{"arguments with a fraction of 16 significant digits",
         [](Request& r) { r.arguments_json = R"({"amount": 0.1234567890123456})"; }},
        "arguments_json: ..."},
+      // A rule compares the whole value: "*@example.com" matched "evil@evil.net\n@example.com"
+      // (issue 15). Arguments carry no control character anywhere, escaped or not.
+      {{"a newline in an argument",
+        [](Request& r) { r.arguments_json = R"({"to": "evil@evil.net\n@example.com"})"; }},
+       "arguments_json: the string at \"to\" holds the control character U+000A; argument "
+       "strings carry none"},
+      {{"a NUL in an argument",
+        [](Request& r) { r.arguments_json = R"({"to": "evil@evil.net\u0000@example.com"})"; }},
+       "arguments_json: the string at \"to\" holds the control character U+0000; argument "
+       "strings carry none"},
+      {{"a C1 control deep in the arguments",
+        [](Request& r) { r.arguments_json = R"({"mail": {"cc": ["a@x", "b\u0085@x"]}})"; }},
+       "arguments_json: the string at \"mail.cc[1]\" holds the control character U+0085; "
+       "argument strings carry none"},
+      {{"a tab in an argument", [](Request& r) { r.arguments_json = R"({"q": "a\tb"})"; }},
+       "arguments_json: the string at \"q\" holds the control character U+0009; argument "
+       "strings carry none"},
+      {{"DEL in an argument", [](Request& r) { r.arguments_json = R"({"q": "a\u007f"})"; }},
+       "arguments_json: the string at \"q\" holds the control character U+007F; argument "
+       "strings carry none"},
+      {{"a control character in a key",
+        [](Request& r) { r.arguments_json = R"({"o": {"t\no": "x"}})"; }},
+       "arguments_json: the key \"o.t\\no\" holds the control character U+000A; argument "
+       "strings carry none"},
       {{"arguments too deep",
         [](Request& r) { r.arguments_json = NestedObjects(kMaxArgumentsDepth + 1); }},
        "arguments_json: ..."},

@@ -90,12 +90,31 @@ bool ActionMatches(const std::vector<std::string>& actions, absl::string_view ac
   });
 }
 
+absl::Status CheckColonSegments(absl::string_view name) {
+  constexpr absl::string_view kWhy = ", and no resource has one";
+  if (absl::StartsWith(name, ":")) {
+    return absl::InvalidArgumentError(absl::StrCat("an empty segment (a leading ':')", kWhy));
+  }
+  if (absl::EndsWith(name, ":")) {
+    return absl::InvalidArgumentError(absl::StrCat("an empty segment (a trailing ':')", kWhy));
+  }
+  if (const size_t doubled = name.find("::"); doubled != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("an empty segment (\"::\" at byte ", doubled, ")", kWhy));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateResourcePattern(absl::string_view pattern) {
   if (absl::Status status = CheckPrintableUtf8("resource", pattern, kMaxPatternBytes);
       !status.ok()) {
     return status;
   }
-  if (!IsPath(pattern)) return absl::OkStatus();
+  if (!IsPath(pattern)) {
+    absl::Status segments = CheckColonSegments(pattern);
+    if (segments.ok()) return segments;
+    return absl::InvalidArgumentError(absl::StrCat("resource: ", segments.message()));
+  }
   for (absl::string_view segment : absl::StrSplit(pattern, '/')) {
     if (segment != "**" && absl::StrContains(segment, "**")) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -140,6 +140,8 @@ TEST(ResourceMatches, ColonLiteralsAreWholeSegmentsAndByteExact) {
   });
 }
 
+// No request names an empty segment any more, nor does a new pattern (issue 15); a pattern
+// stored before that rule is still matched as written, and so matches no request.
 TEST(ResourceMatches, ColonEmptySegmentsAreSegments) {
   ExpectMatches({
       {"a::b", "a::b", true},
@@ -237,12 +239,32 @@ TEST(ValidateResourcePattern, RefusesWhatCannotBeStored) {
       {"/api/a**", "resource: '**' must be a whole path segment, not part of \"a**\""},
       {"/***", "resource: '**' must be a whole path segment, not part of \"***\""},
       {"/**x/y", "resource: '**' must be a whole path segment, not part of \"**x\""},
+      // No request names an empty colon segment (issue 15).
+      {"docs::secret:*", "resource: an empty segment (\"::\" at byte 4), and no resource has one"},
+      {":docs", "resource: an empty segment (a leading ':'), and no resource has one"},
+      {"docs:*:", "resource: an empty segment (a trailing ':'), and no resource has one"},
+      {":", "resource: an empty segment (a leading ':'), and no resource has one"},
   };
   for (const auto& c : kCases) {
     const absl::Status status = ValidateResourcePattern(c.pattern);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
     EXPECT_EQ(status.message(), c.message);
   }
+}
+
+TEST(CheckColonSegments, AcceptsNamesWhoseSegmentsAllHoldSomething) {
+  for (const char* name : {"docs", "docs:secret:1", "*", "docs:*", "a:b:c:d", "x:/y"}) {
+    EXPECT_TRUE(CheckColonSegments(name).ok()) << name;
+  }
+}
+
+TEST(CheckColonSegments, SaysWhereTheEmptySegmentIs) {
+  EXPECT_EQ(CheckColonSegments("docs::secret:1").message(),
+            "an empty segment (\"::\" at byte 4), and no resource has one");
+  EXPECT_EQ(CheckColonSegments(":docs").message(),
+            "an empty segment (a leading ':'), and no resource has one");
+  EXPECT_EQ(CheckColonSegments("docs:1:").message(),
+            "an empty segment (a trailing ':'), and no resource has one");
 }
 
 TEST(ValidateActionName, AcceptsTheWildcardAndNamesOfTheAllowedAlphabet) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/json.h"
+#include "common/redaction.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
 #include "store/admin_calls.h"
@@ -36,7 +37,8 @@ absl::string_view AuthorizationOf(const grpc::ServerContextBase& context) {
 
 grpc::Status AdminGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  // An error may quote what the caller sent ("agent X does not exist"): never a token sent there.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), RedactTokens(status.message()));
 }
 
 GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log,

@@ -374,6 +374,25 @@ TEST_F(AdminServiceTest, GetAgentOfAnUnknownIdIsNotFound) {
   EXPECT_THAT(status.error_message(), HasSubstr("agt_nobody"));
 }
 
+// An error never quotes a token sent where an agent id belongs (issue 15), whether the id is the
+// token or merely holds one, in every call that takes an agent id.
+TEST_F(AdminServiceTest, ATokenSentAsAnAgentIdIsNeverQuoted) {
+  const std::string token = CreateAgent("holder").token();
+  for (const std::string& agent_id : {token, "agt_" + token, "agt_bot:" + token}) {
+    v1::GetAgentRequest get;
+    get.set_agent_id(agent_id);
+    v1::Agent agent;
+    const grpc::Status got = stub_->GetAgent(Context().get(), get, &agent);
+    EXPECT_FALSE(got.ok()) << agent_id;
+    v1::Permission granted;
+    const grpc::Status grant = Grant(agent_id, "docs:*", {"read"}, v1::EFFECT_ALLOW, &granted);
+    EXPECT_FALSE(grant.ok()) << agent_id;
+    for (const grpc::Status& status : {got, grant}) {
+      EXPECT_THAT(status.error_message(), Not(HasSubstr(token.substr(4, 20)))) << agent_id;
+    }
+  }
+}
+
 TEST_F(AdminServiceTest, ListAgentsPagesThroughEveryAgentOnce) {
   std::set<std::string> created;
   for (int i = 0; i < 5; ++i) created.insert(CreateAgent(absl::StrCat("bot ", i)).agent().id());
@@ -470,6 +489,12 @@ TEST_F(AdminServiceTest, GrantPermissionRefusesWhatCouldNeverMatch) {
   EXPECT_EQ(Grant(id, "docs:*", {}).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(Grant(id, "", {"read"}).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(Grant("agt_nobody", "docs:*", {"read"}).error_code(), grpc::StatusCode::NOT_FOUND);
+  // No request names an empty colon segment (issue 15): such a pattern could match nothing.
+  for (const char* resource : {"docs::secret:*", ":docs", "docs:"}) {
+    EXPECT_EQ(Grant(id, resource, {"read"}, v1::EFFECT_DENY).error_code(),
+              grpc::StatusCode::INVALID_ARGUMENT)
+        << resource;
+  }
 }
 
 // --- Delegations ------------------------------------------------------------------------------
@@ -764,6 +789,23 @@ TEST_F(AdminServiceTest, ImportRefusesAMalformedDocumentAndWritesNothing) {
   grpc::Status status = stub_->ImportPolicy(Context().get(), request, &imported);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("kind"));
+  v1::ListAgentsResponse agents;
+  ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
+  EXPECT_EQ(agents.agents_size(), 0);
+}
+
+// A pattern with an empty colon segment could match no request (issue 15): an import refuses it
+// as a new grant does, naming it.
+TEST_F(AdminServiceTest, ImportRefusesAnEmptyColonSegment) {
+  v1::ImportPolicyRequest request;
+  request.set_policy_json(
+      R"({"version":1,"agents":[{"id":"agt_x","owner":"o","name":"n","kind":"service"}],)"
+      R"("permissions":[{"id":"perm_x","agent_id":"agt_x","resource":"docs::secret:*",)"
+      R"("actions":["read"],"effect":"deny"}],"delegations":[]})");
+  v1::ImportPolicyResponse imported;
+  grpc::Status status = stub_->ImportPolicy(Context().get(), request, &imported);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("an empty segment"));
   v1::ListAgentsResponse agents;
   ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
   EXPECT_EQ(agents.agents_size(), 0);

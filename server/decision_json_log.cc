@@ -9,7 +9,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "common/json.h"
 #include "common/redaction.h"
@@ -31,24 +30,22 @@ std::string DecisionJsonLine(const Request& request, const Decision& decision,
   std::string line = absl::StrCat(
       "{\"ts\":", JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", at, absl::UTCTimeZone())),
       ",\"event\":\"decision\"");
-  AppendMember("request_id", decision.request_id.empty() ? request.request_id : decision.request_id,
+  // What the caller wrote is kept, but never a token it wrote there (common/redaction.h).
+  AppendMember("request_id",
+               RedactTokens(decision.request_id.empty() ? request.request_id : decision.request_id),
                &line);
   AppendMember("agent_id", decision.agent_id.empty() ? subject.agent_id : decision.agent_id, &line);
   AppendMember("subject", by_token ? "token" : "agent_id", &line);
   if (by_token) AppendMember("token_prefix", TokenDisplayPrefix(subject.token), &line);
-  AppendMember("action", request.action, &line);
-  AppendMember("resource", request.resource, &line);
+  AppendMember("action", RedactTokens(request.action), &line);
+  AppendMember("resource", RedactTokens(request.resource), &line);
   AppendMember("client_ip", request.client_ip, &line);
   // RedactSecrets returns JSON (an object, or a redacted string for text that does not parse).
   absl::StrAppend(&line, ",\"arguments\":", RedactSecrets(request.arguments_json));
   AppendMember("verdict", VerdictName(decision.verdict), &line);
   AppendMember("reason", ReasonCodeName(decision.reason), &line);
-  // A message never needs the token; should one ever quote it, it is not written.
-  AppendMember("message",
-               by_token ? absl::StrReplaceAll(decision.message,
-                                              {{subject.token, std::string(kRedactedValue)}})
-                        : decision.message,
-               &line);
+  // A message may quote the resource, never the subject's token; neither is kept.
+  AppendMember("message", RedactTokens(RedactOccurrences(decision.message, subject.token)), &line);
   AppendMember("permission_id",
                decision.matched_grant.has_value() ? decision.matched_grant->permission_id : "",
                &line);

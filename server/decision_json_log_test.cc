@@ -103,6 +103,33 @@ TEST(DecisionJsonLineTest, SecretsNeverAppear) {
             R"({"auth":{"api_token":"[REDACTED]"},"page":2})");
 }
 
+// A token is a secret wherever the caller put it: in the resource, the action, the request id,
+// an argument's key, and so in a message that quotes the resource (issue 15).
+TEST(DecisionJsonLineTest, TokensInOtherFieldsNeverAppear) {
+  const std::string jwt = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfYSJ9.c2lnbmF0dXJl";
+  Request request;
+  request.subject.agent_id = "agt_reader";
+  request.action = "read-" + kToken;
+  request.resource = "docs:" + kToken + ":1";
+  request.request_id = jwt;
+  request.arguments_json = R"({")" + kToken + R"(":1,"page":2})";
+  Decision decision = AllowDecision();
+  decision.verdict = Verdict::kDeny;
+  decision.reason = ReasonCode::kDeniedByPolicy;
+  decision.request_id = request.request_id;
+  decision.message = "perm_2 denies read on " + request.resource;
+  const std::string line = DecisionJsonLine(request, decision, absl::ZeroDuration(), kAt);
+  EXPECT_THAT(line, Not(HasSubstr(kToken.substr(4))));
+  EXPECT_THAT(line, Not(HasSubstr(jwt)));
+  JsonValue json = ParseLine(line);
+  EXPECT_EQ(StringAt(json, "resource"), "docs:[REDACTED]:1");
+  EXPECT_EQ(StringAt(json, "action"), "read-[REDACTED]");
+  EXPECT_EQ(StringAt(json, "request_id"), "[REDACTED]");
+  EXPECT_EQ(StringAt(json, "message"), "perm_2 denies read on docs:[REDACTED]:1");
+  ASSERT_NE(json.Find("arguments"), nullptr);
+  EXPECT_EQ(CanonicalJson(*json.Find("arguments")), R"({"[REDACTED]":"[REDACTED]","page":2})");
+}
+
 TEST(DecisionJsonLineTest, ArgumentsThatDoNotParseAreRedactedWhole) {
   Request request = TokenRequest();
   request.arguments_json = R"({"password":"hunter2")";

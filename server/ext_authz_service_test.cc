@@ -282,6 +282,19 @@ TEST_F(ExtAuthzServiceTest, RequestThatDoesNotParseIsABadRequestNotAnRpcError) {
   EXPECT_EQ(response.status().message(), "INVALID_REQUEST");
 }
 
+// A route may name its resource (context_extensions): it is held to the rules of every request,
+// so one with an empty colon segment, which no deny written the usual way names, is a 400
+// (issue 15).
+TEST_F(ExtAuthzServiceTest, ARouteResourceWithAnEmptyColonSegmentIsABadRequest) {
+  for (const char* resource : {"docs::secret:1", ":docs:1", "docs:1:"}) {
+    CheckRequest request = EnvoyCheckRequest("GET", "/api/docs/1", "Bearer " + kReaderToken);
+    (*request.mutable_attributes()->mutable_context_extensions())["verdict_resource"] = resource;
+    const CheckResponse response = Check(request);
+    EXPECT_FALSE(response.has_ok_response()) << resource;
+    EXPECT_EQ(response.denied_response().status().code(), 400) << resource;
+  }
+}
+
 TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) {
   UnavailableStore store;
   Metrics metrics;

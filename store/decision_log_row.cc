@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "common/json.h"
-#include "crypto/sha256.h"
 #include "common/redaction.h"
+#include "crypto/sha256.h"
 
 namespace verdict {
 namespace {
@@ -26,16 +26,17 @@ DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decisi
                                   absl::Duration latency, absl::Time decided_at) {
   DecisionLogRow row;
   row.decided_at_us = absl::ToUnixMicros(decided_at);
-  row.request_id = request.request_id;
+  // What the caller wrote is kept, but never a token it wrote there (common/redaction.h).
+  row.request_id = RedactTokens(request.request_id);
   row.agent_id = decision.agent_id;
-  row.action = request.action;
-  row.resource = request.resource;
+  row.action = RedactTokens(request.action);
+  row.resource = RedactTokens(request.resource);
   row.client_ip = request.client_ip;
   row.arguments_json = RedactSecrets(request.arguments_json);
   row.verdict = VerdictName(decision.verdict);
   row.reason = ReasonCodeName(decision.reason);
-  // The engine's messages never quote the token; should one ever do, the log does not keep it.
-  row.message = RedactOccurrences(decision.message, request.subject.token);
+  // A message may quote the resource, never the subject's token; neither is kept.
+  row.message = RedactTokens(RedactOccurrences(decision.message, request.subject.token));
   if (decision.matched_grant) row.matched_permission_id = decision.matched_grant->permission_id;
   row.delegation_path_json = DelegationPathToJson(decision.delegation_path);
   row.approval_request_id = decision.approval_request_id;

@@ -113,6 +113,32 @@ TEST(MakeDecisionLogRowTest, KeepsTheDecisionAndNeverTheToken) {
   EXPECT_EQ((*path)[0].to_agent_id, "agt_b");
 }
 
+// A token is a secret wherever the caller put it, not only in the subject (issue 15).
+TEST(MakeDecisionLogRowTest, KeepsNoTokenFromAnyOtherField) {
+  const std::string token = "vdt_secretsecretsecretsecretsecretsecretsecret12";
+  const std::string jwt = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfYSJ9.c2lnbmF0dXJl";
+  Request request;
+  request.subject.agent_id = "agt_b";
+  request.action = "read-" + token;
+  request.resource = "/verify/" + jwt;
+  request.request_id = "req-" + token;
+  request.arguments_json = absl::StrCat(R"({")", jwt, R"(":{"x":1},"page":2})");
+  Decision decision;
+  decision.verdict = Verdict::kDeny;
+  decision.reason = ReasonCode::kNoMatchingPermission;
+  decision.message = absl::StrCat("0 grant chains match read on ", request.resource);
+  decision.agent_id = "agt_b";
+
+  const DecisionLogRow row = MakeDecisionLogRow(request, decision, absl::Microseconds(1),
+                                                absl::FromUnixMicros(1700000000000000));
+
+  EXPECT_EQ(row.action, "read-[REDACTED]");
+  EXPECT_EQ(row.resource, "/verify/[REDACTED]");
+  EXPECT_EQ(row.request_id, "req-[REDACTED]");
+  EXPECT_EQ(row.arguments_json, R"({"[REDACTED]":"[REDACTED]","page":2})");
+  EXPECT_EQ(row.message, "0 grant chains match read on /verify/[REDACTED]");
+}
+
 TEST(DelegationPathFromJsonTest, RejectsWhatItDidNotWrite) {
   for (const char* json : {"{}", "[1]", R"([{"delegation_id":"d"}])", "not json"}) {
     EXPECT_FALSE(DelegationPathFromJson(json).ok()) << json;

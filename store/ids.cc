@@ -4,6 +4,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/redaction.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 
@@ -23,6 +24,11 @@ std::string NewId(absl::string_view prefix) {
 }
 
 absl::Status CheckId(absl::string_view field, absl::string_view id, absl::string_view prefix) {
+  // A token pasted where an id belongs would be quoted back below, and by every "does not exist".
+  if (RedactTokens(id) != id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": holds a token (not repeated here), not an id"));
+  }
   if (!absl::StartsWith(id, prefix)) {
     return absl::InvalidArgumentError(
         absl::StrCat(field, ": \"", absl::CHexEscape(id), "\" must start with \"", prefix, "\""));

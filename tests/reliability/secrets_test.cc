@@ -268,6 +268,53 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
     Record("Authorize answers", status.error_message() + decision.DebugString());
   }
 
+  // Tokens sent in other fields (issue 15): as an argument's key, inside a colon resource and a
+  // path, inside the action and as the request id. Each call is well-formed, so it is decided
+  // and logged; the logs must keep none of these tokens. The answers go back to the caller that
+  // sent the token, and a decision's message may quote its resource: they are not searched.
+  const struct {
+    std::string action;
+    std::string resource;
+    std::string arguments_json;
+    std::string request_id;
+  } kTokensElsewhere[] = {
+      {"read", "docs:guide:1", absl::StrCat(R"({")", first_token, R"(":1,"n":2})"), "keys"},
+      {"read", "docs:guide:1", absl::StrCat(R"({"a":{")", jwt_like, R"(":[1]}})"), "nested-key"},
+      {"read", absl::StrCat("docs:", second_token, ":1"), "", "in-colon-resource"},
+      {"read", absl::StrCat("docs:secret:", kReaderToken), "", "in-denied-resource"},
+      {"get", absl::StrCat("/verify/", jwt_like), "", "in-path"},
+      {"get", absl::StrCat("/users/", unknown_token, "/x"), "", "in-unmatched-path"},
+      {absl::StrCat("read-", kAssistantToken), "docs:guide:1", "", "in-action"},
+      {"read", "docs:guide:1", "", jwt_like},
+  };
+  for (const auto& call : kTokensElsewhere) {
+    v1::AuthorizeRequest request;
+    request.mutable_subject()->set_agent_id(kReader);
+    request.set_action(call.action);
+    request.set_resource(call.resource);
+    request.mutable_context()->set_arguments_json(call.arguments_json);
+    request.mutable_context()->set_request_id(call.request_id);
+    v1::AuthorizeResponse decision;
+    grpc::ClientContext context;
+    const grpc::Status status = stub->Authorize(&context, request, &decision);
+    EXPECT_TRUE(status.ok()) << call.request_id << ": " << status.error_message();
+  }
+
+  // Tokens sent where the admin plane expects an agent id: its errors never quote them.
+  for (const std::string& token : {first_token, jwt_like}) {
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"agents", "get", "--id", token},
+          std::vector<std::string>{"agents", "suspend", "--id", "agt_" + token},
+          std::vector<std::string>{"permissions", "grant", "--agent", token, "--resource=docs:*",
+                                   "--actions=read"},
+          std::vector<std::string>{"permissions", "grant", "--agent", "agt_x:" + token,
+                                   "--resource=docs:*", "--actions=read"}}) {
+      CliOutcome refused = Admin(command, admin_secret_);
+      EXPECT_NE(refused.exit_code, 0) << absl::StrJoin(command, " ");
+      Record("cli output of a refused call", refused.out + refused.err);
+    }
+  }
+
   // The decision log as operators read it, and the metrics.
   absl::SleepFor(absl::Seconds(2));  // the decision log writes in batches
   CliOutcome log = Admin({"log", "query", "--json", "--page_size=1000"}, admin_secret_);
