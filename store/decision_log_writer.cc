@@ -130,20 +130,12 @@ void DecisionLogWriter::WriteUntilShutdown() {
         queue_.pop_front();
       }
     }
-    // Redaction and hashing happen here, off the decision path. Every row says how far the
-    // run's numbering had gone, as late as can be: if the process dies before the decisions
-    // queued behind this batch are written, the chain check names them.
-    int64_t decided;
-    {
-      absl::MutexLock lock(&mu_);
-      decided = decided_;
-    }
+    // Redaction happens here, off the decision path (hashing in Append).
     std::vector<DecisionLogRow> rows;
     rows.reserve(batch.size());
     size_t decisions = 0;
     for (const Pending& pending : batch) {
       rows.push_back(RowFor(pending));
-      rows.back().run_decided = decided;
       if (pending.kind == Kind::kDecision) ++decisions;
     }
     // A refused batch is tried again, retry_delay apart (a lock another process holds past the
@@ -153,6 +145,15 @@ void DecisionLogWriter::WriteUntilShutdown() {
     const int attempts = std::max(1, options_.max_batch_attempts);
     absl::Status status;
     for (int attempt = 1;; ++attempt) {
+      // Every row says how far the run's numbering had gone when it was written, as late as
+      // can be: if the process dies before the decisions made meanwhile are written, the chain
+      // check names them.
+      int64_t decided;
+      {
+        absl::MutexLock lock(&mu_);
+        decided = decided_;
+      }
+      for (DecisionLogRow& row : rows) row.run_decided = decided;
       status = log_->Append(rows);
       if (status.ok()) break;
       std::fprintf(stderr, "verdict: decision log: %zu rows not written (attempt %d of %d): %s\n",

@@ -98,6 +98,7 @@ TEST(DecisionLogWriterTest, AFullQueueDropsAndCountsInsteadOfWaiting) {
   DecisionLogWriter writer(
       std::make_unique<DecisionLog>(path, ConnectionOptions{absl::Seconds(30)}), FixedClock(),
       options);
+  writer.Flush();  // the run's start marker is written: the writer thread is idle
   {
     // Another writer holds the database: the log's writer thread waits on the lock.
     SQLite::Database holder(path, SQLite::OPEN_READWRITE);
@@ -126,6 +127,7 @@ TEST(DecisionLogWriterTest, DecisionsDroppedByAFullQueueShowAsAGapInTheChainChec
   DecisionLogWriter writer(
       std::make_unique<DecisionLog>(path, ConnectionOptions{absl::Seconds(30)}), FixedClock(),
       options);
+  writer.Flush();  // the run's start marker is written: the writer thread is idle
   {
     SQLite::Database holder(path, SQLite::OPEN_READWRITE);
     SQLite::Transaction lock(holder, SQLite::TransactionBehavior::IMMEDIATE);
