@@ -508,10 +508,18 @@ int VerifyLog(Session& session) {
                      "verdictd with --decision_log)\n";
     return kExitOk;
   } else if (response.intact()) {
-    session.out() << "intact: " << response.rows_checked() << " rows checked\n";
-  } else {
+    session.out() << "intact: " << response.rows_checked() << " rows checked, " << response.runs()
+                  << " runs (" << response.open_runs() << " open)\n";
+  } else if (response.first_bad_seq() != 0) {
     session.out() << "broken at seq " << response.first_bad_seq() << ": " << response.problem()
                   << "\n";
+  } else {
+    // The chain holds; decisions are missing from runs (dropped, refused, or lost in a crash).
+    session.out() << "gaps: " << response.gap_count() << " in " << response.runs() << " runs, "
+                  << response.rows_checked() << " rows checked\n";
+    for (const v1::DecisionLogGap& gap : response.gaps()) {
+      session.out() << "  " << gap.problem() << "\n";
+    }
   }
   if (response.logging_off()) session.err() << kDecisionLoggingOff;
   return response.intact() ? kExitOk : kExitNegative;

@@ -253,6 +253,17 @@ void ChainVerificationToProto(const ChainVerification& verification,
   proto->set_rows_checked(static_cast<uint64_t>(verification.rows_checked));
   proto->set_first_bad_seq(static_cast<uint64_t>(verification.first_bad_seq));
   proto->set_problem(verification.problem);
+  proto->set_runs(static_cast<uint64_t>(verification.runs));
+  proto->set_open_runs(static_cast<uint64_t>(verification.open_runs));
+  for (const DecisionLogGap& gap : verification.gaps) {
+    v1::DecisionLogGap* out = proto->add_gaps();
+    out->set_run_id(gap.run_id);
+    out->set_origin(gap.origin);
+    out->set_first_missing(static_cast<uint64_t>(gap.first_missing));
+    out->set_last_missing(static_cast<uint64_t>(gap.last_missing));
+    out->set_problem(gap.problem);
+  }
+  proto->set_gap_count(static_cast<uint64_t>(verification.gap_count));
 }
 
 google::protobuf::Duration DurationToProto(absl::Duration duration) {

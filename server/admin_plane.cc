@@ -24,6 +24,10 @@ ABSL_FLAG(std::string, admin_secret_file, "",
 ABSL_FLAG(bool, decision_log, false,
           "Write every decision to the hash-chained decision log table (batched, off the "
           "decision path).");
+ABSL_FLAG(std::string, decision_log_durability, "async",
+          "With --decision_log: async (default) answers without waiting for the decision's row, "
+          "so a crash loses the rows still queued (the chain check reports them as a gap); sync "
+          "makes each answer wait until the batch holding its row is committed.");
 ABSL_FLAG(bool, test_only_weak_admin_hash, false,
           "FOR TESTS ONLY: hash a new admin credential with cheap Argon2id parameters.");
 
@@ -86,6 +90,13 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
   }
   options.secret_file = absl::GetFlag(FLAGS_admin_secret_file);
   options.decision_log = absl::GetFlag(FLAGS_decision_log);
+  const std::string durability = absl::GetFlag(FLAGS_decision_log_durability);
+  if (durability == "sync") {
+    options.decision_log_durability = DecisionLogDurability::kSync;
+  } else if (durability != "async") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--decision_log_durability: async or sync, got \"", durability, "\""));
+  }
   if (absl::GetFlag(FLAGS_test_only_weak_admin_hash)) options.hash_params = kWeakTestHashParams;
   return options;
 }
@@ -111,7 +122,9 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   if (options.decision_log) {
     absl::StatusOr<std::unique_ptr<DecisionLogStore>> written_log = OpenDecisionLogStore(db_path);
     if (!written_log.ok()) return written_log.status();
-    plane->writer_ = std::make_unique<DecisionLogWriter>(*std::move(written_log), clock);
+    plane->writer_ = std::make_unique<DecisionLogWriter>(
+        *std::move(written_log), clock,
+        DecisionLogWriterOptions{.durability = options.decision_log_durability});
   }
   plane->service_.set_decision_logging_on(plane->writer_ != nullptr);
   if (!options.secret_file.empty()) {

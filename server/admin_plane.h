@@ -31,6 +31,7 @@
 ABSL_DECLARE_FLAG(std::string, admin_listen);
 ABSL_DECLARE_FLAG(std::string, admin_secret_file);
 ABSL_DECLARE_FLAG(bool, decision_log);
+ABSL_DECLARE_FLAG(std::string, decision_log_durability);
 ABSL_DECLARE_FLAG(bool, test_only_weak_admin_hash);
 
 namespace verdict {
@@ -45,6 +46,7 @@ struct AdminPlaneOptions {
   bool listen_required = false;
   std::string secret_file;  // "" when none: the stored credential, if any, stays as it is
   bool decision_log = false;
+  DecisionLogDurability decision_log_durability = DecisionLogDurability::kAsync;
   SecretHashParams hash_params;  // production unless --test_only_weak_admin_hash
   // The kids of --jwks_file: the signing-key calls refuse them (server/admin_service.h).
   std::vector<std::string> file_key_ids;

@@ -23,6 +23,7 @@ class AdminPlaneOptionsTest : public testing::Test {
   void TearDown() override {
     absl::SetFlag(&FLAGS_admin_listen, "");
     absl::SetFlag(&FLAGS_test_only_weak_admin_hash, false);
+    absl::SetFlag(&FLAGS_decision_log_durability, "async");
   }
 };
 
@@ -99,6 +100,22 @@ TEST_F(AdminPlaneOptionsTest, BothListenersMayAskForAnyFreePort) {
   absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:0");
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->listen, "127.0.0.1:0");
+}
+
+TEST_F(AdminPlaneOptionsTest, DecisionLogDurabilityIsAsyncUnlessSyncIsAsked) {
+  absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:1");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->decision_log_durability, DecisionLogDurability::kAsync);
+
+  absl::SetFlag(&FLAGS_decision_log_durability, "sync");
+  options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:1");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->decision_log_durability, DecisionLogDurability::kSync);
+
+  absl::SetFlag(&FLAGS_decision_log_durability, "fsync");
+  options = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:1");
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(options.status().message()), HasSubstr("--decision_log_durability"));
 }
 
 TEST_F(AdminPlaneOptionsTest, WeakHashingIsForTestsThatAskForIt) {

@@ -707,6 +707,33 @@ TEST_F(AdminServiceTest, VerifyDecisionLogReportsTheFirstBadRow) {
   EXPECT_THAT(verified.problem(), HasSubstr("edited"));
 }
 
+TEST_F(AdminServiceTest, VerifyDecisionLogNamesARunsMissingDecisions) {
+  const absl::Time at = absl::FromUnixSeconds(1000);
+  std::vector<DecisionLogRow> rows = {
+      MakeRunStartRow("run_a", RunOrigin{"host-a", 42, "async"}, at)};
+  for (int64_t run_seq : {1, 2, 5}) {
+    rows.push_back(LoggedDecision("agt_a", Verdict::kDeny, at));
+    rows.back().run_id = "run_a";
+    rows.back().run_seq = run_seq;
+    rows.back().run_decided = run_seq;
+  }
+  rows.push_back(MakeRunStopRow("run_a", 5, at));
+  ASSERT_TRUE(decision_log_->Append(rows).ok());
+
+  v1::VerifyDecisionLogResponse verified;
+  ASSERT_TRUE(stub_->VerifyDecisionLog(Context().get(), {}, &verified).ok());
+  EXPECT_FALSE(verified.intact());
+  EXPECT_EQ(verified.first_bad_seq(), 0u);  // the chain holds
+  EXPECT_EQ(verified.runs(), 1u);
+  EXPECT_EQ(verified.gap_count(), 1u);
+  ASSERT_EQ(verified.gaps_size(), 1);
+  EXPECT_EQ(verified.gaps(0).run_id(), "run_a");
+  EXPECT_EQ(verified.gaps(0).origin(), "pid 42 on host-a");
+  EXPECT_EQ(verified.gaps(0).first_missing(), 3u);
+  EXPECT_EQ(verified.gaps(0).last_missing(), 4u);
+  EXPECT_THAT(verified.problem(), HasSubstr("decisions 3 to 4 are missing"));
+}
+
 TEST_F(AdminServiceTest, CallWhoseCallerGaveUpWhileItWaitedWritesNothing) {
   // Another process holds SQLite's write lock: the service's two threads wait in their writes.
   SQLite::Database lock_holder(path_, SQLite::OPEN_READWRITE);

@@ -24,7 +24,8 @@ void AppendMember(absl::string_view key, absl::string_view value, std::string* l
 }  // namespace
 
 std::string DecisionJsonLine(const Request& request, const Decision& decision,
-                             absl::Duration latency, absl::Time at) {
+                             absl::Duration latency, absl::Time at,
+                             const DecisionLogPosition* position) {
   const Subject& subject = request.subject;
   const bool by_token = !subject.token.empty();
   std::string line = absl::StrCat(
@@ -55,6 +56,10 @@ std::string DecisionJsonLine(const Request& request, const Decision& decision,
   }
   absl::StrAppend(&line, "]");
   AppendMember("approval_request_id", decision.approval_request_id, &line);
+  if (position != nullptr && position->run_seq > 0) {
+    AppendMember("run_id", position->run_id, &line);
+    absl::StrAppend(&line, ",\"run_seq\":", position->run_seq);
+  }
   absl::StrAppend(&line, ",\"latency_us\":", absl::ToInt64Microseconds(latency), "}");
   return line;
 }
@@ -102,7 +107,18 @@ DecisionJsonLog::~DecisionJsonLog() {
 
 void DecisionJsonLog::OnDecision(const Request& request, const Decision& decision,
                                  absl::Duration latency) {
-  std::string line = DecisionJsonLine(request, decision, latency, clock_());
+  Write(request, decision, latency, nullptr);
+}
+
+void NumberedDecisionLogs::OnDecision(const Request& request, const Decision& decision,
+                                      absl::Duration latency) {
+  const DecisionLogPosition position = writer_.Record(request, decision, latency);
+  json_log_.Write(request, decision, latency, &position);
+}
+
+void DecisionJsonLog::Write(const Request& request, const Decision& decision,
+                            absl::Duration latency, const DecisionLogPosition* position) {
+  std::string line = DecisionJsonLine(request, decision, latency, clock_(), position);
   line += '\n';
   // Lines from concurrent calls must not interleave.
   absl::MutexLock lock(&write_mu_);

@@ -27,12 +27,16 @@
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "decision/types.h"
+#include "store/decision_log_writer.h"
 
 namespace verdict {
 
-// The JSON line for one decision, without the trailing newline.
+// The JSON line for one decision, without the trailing newline. With a `position` (the decision
+// log's run and number for the decision, store/decision_log_writer.h) the line carries
+// "run_id" and "run_seq" too, so a reader sees the same gaps as the decision log's check.
 std::string DecisionJsonLine(const Request& request, const Decision& decision,
-                             absl::Duration latency, absl::Time at);
+                             absl::Duration latency, absl::Time at,
+                             const DecisionLogPosition* position = nullptr);
 
 class DecisionJsonLog : public DecisionObserver {
  public:
@@ -52,6 +56,9 @@ class DecisionJsonLog : public DecisionObserver {
   // gRPC's threads, concurrently.
   void OnDecision(const Request& request, const Decision& decision,
                   absl::Duration latency) override;
+  // OnDecision with the decision log position the line names (nullptr: none).
+  void Write(const Request& request, const Decision& decision, absl::Duration latency,
+             const DecisionLogPosition* position);
 
   // Lines that could not be written (a full disk, a closed pipe).
   uint64_t lines_failed() const { return lines_failed_.load(std::memory_order_relaxed); }
@@ -64,6 +71,23 @@ class DecisionJsonLog : public DecisionObserver {
   // The last line's write stopped part way: the next one starts with a newline.
   bool line_cut_short_ ABSL_GUARDED_BY(write_mu_) = false;
   std::atomic<uint64_t> lines_failed_{0};
+};
+
+// Both decision logs as one observer: each decision is numbered in the decision log's run
+// and its JSON line carries that number (with --decision_log_durability=sync, once the row is
+// committed).
+class NumberedDecisionLogs final : public DecisionObserver {
+ public:
+  // Both must outlive this observer.
+  NumberedDecisionLogs(DecisionLogWriter& writer, DecisionJsonLog& json_log)
+      : writer_(writer), json_log_(json_log) {}
+
+  void OnDecision(const Request& request, const Decision& decision,
+                  absl::Duration latency) override;
+
+ private:
+  DecisionLogWriter& writer_;
+  DecisionJsonLog& json_log_;
 };
 
 }  // namespace verdict

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -18,6 +19,8 @@
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/decision_log.h"
+#include "store/decision_log_writer.h"
 
 namespace verdict {
 namespace {
@@ -212,6 +215,47 @@ TEST(DecisionJsonLogTest, UnwritablePathIsUnavailable) {
   EXPECT_EQ(
       DecisionJsonLog::Open("/nonexistent-dir/decisions.jsonl", [] { return kAt; }).status().code(),
       absl::StatusCode::kUnavailable);
+}
+
+TEST(DecisionJsonLineTest, ALineWithoutADecisionLogPositionHasNoRunFields) {
+  const JsonValue line =
+      ParseLine(DecisionJsonLine(TokenRequest(), AllowDecision(), absl::ZeroDuration(), kAt));
+  EXPECT_EQ(line.Find("run_id"), nullptr);
+  EXPECT_EQ(line.Find("run_seq"), nullptr);
+}
+
+TEST(NumberedDecisionLogsTest, EachJsonLineCarriesItsDecisionLogRowsNumber) {
+  const std::string directory = std::getenv("TEST_TMPDIR");
+  const std::string json_path = absl::StrCat(directory, "/numbered.jsonl");
+  const std::string db_path = absl::StrCat(directory, "/numbered.db");
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(db_path), [] { return kAt; });
+  absl::StatusOr<std::unique_ptr<DecisionJsonLog>> json_log =
+      DecisionJsonLog::Open(json_path, [] { return kAt; });
+  ASSERT_TRUE(json_log.ok()) << json_log.status();
+  NumberedDecisionLogs logs(writer, **json_log);
+  for (int i = 0; i < 3; ++i) {
+    Request request = TokenRequest();
+    request.request_id = absl::StrCat("req-", i);
+    Decision decision = AllowDecision();
+    decision.request_id = request.request_id;
+    logs.OnDecision(request, decision, absl::ZeroDuration());
+  }
+  writer.Shutdown();
+  json_log->reset();
+
+  std::vector<std::string> lines = absl::StrSplit(ReadFile(json_path), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  absl::StatusOr<DecisionLogPage> rows = DecisionLog(db_path).Query({}, 0, "");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->rows.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const JsonValue line = ParseLine(lines[i]);
+    EXPECT_EQ(StringAt(line, "request_id"), rows->rows[i].request_id);
+    EXPECT_EQ(StringAt(line, "run_id"), writer.run_id());
+    ASSERT_NE(line.Find("run_seq"), nullptr);
+    EXPECT_EQ(line.Find("run_seq")->as_number(), rows->rows[i].run_seq);
+    EXPECT_EQ(rows->rows[i].run_seq, i + 1);
+  }
 }
 
 TEST(DecisionJsonLogTest, FailedWritesAreCounted) {

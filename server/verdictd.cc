@@ -198,16 +198,25 @@ int Serve(const ServerOptions& options) {
   Metrics metrics;
   FanOutObserver observers;
   observers.Add(&metrics);
-  if (json_log != nullptr) {
+  DecisionLogWriter* const decision_log = (*admin_plane)->decision_log();
+  // With both logs, each JSON line names its decision's number in the decision log's run.
+  std::optional<NumberedDecisionLogs> numbered_logs;
+  if (json_log != nullptr && decision_log != nullptr) {
+    numbered_logs.emplace(*decision_log, *json_log);
+    observers.Add(&*numbered_logs);
+  } else if (json_log != nullptr) {
     observers.Add(json_log.get());
+  } else if (decision_log != nullptr) {
+    observers.Add(decision_log);
+  }
+  if (json_log != nullptr) {
     metrics.AddExternalCounter("verdict_decision_json_log_failed_total",
                                "JSON decision log lines that could not be written.",
                                [&json_log] { return json_log->lines_failed(); });
   }
-  if (DecisionLogWriter* log = (*admin_plane)->decision_log(); log != nullptr) {
-    observers.Add(log);
+  if (DecisionLogWriter* log = decision_log; log != nullptr) {
     // A decision the log could not keep is counted here, where an operator looks, not only on
-    // stderr: its row is missing, and the chain, which links the rows written, cannot show it.
+    // stderr: its row is missing, and the chain check reports its number as a gap.
     metrics.AddExternalCounter("verdict_decision_log_written_total",
                                "Decisions written to the hash-chained decision log.",
                                [log] { return log->counters().written; });

@@ -264,6 +264,48 @@ TEST_P(AdminTablesContractTest, RowsDeletedFromTheEndStayMissingAfterLaterAppend
   EXPECT_EQ(after.first_bad_seq, 3);
 }
 
+// Two sidecars' runs interleave in one chain; the one that missed a decision is named.
+TEST_P(AdminTablesContractTest, VerifyNamesTheRunThatMissesADecision) {
+  std::unique_ptr<DecisionLogStore> other = OpenLog();
+  ASSERT_NE(other, nullptr);
+  auto decided = [](absl::string_view run_id, int64_t run_seq) {
+    DecisionLogRow row = Row("agt_a", "ALLOW", run_seq * 1000);
+    row.run_id = std::string(run_id);
+    row.run_seq = run_seq;
+    row.run_decided = run_seq;
+    return row;
+  };
+  const absl::Time at = absl::FromUnixSeconds(1);
+  std::vector<std::vector<DecisionLogRow>> batches = {
+      {MakeRunStartRow("run_a", RunOrigin{"host-a", 10, "async"}, at)},
+      {MakeRunStartRow("run_b", RunOrigin{"host-b", 11, "sync"}, at)},
+      {decided("run_a", 1), decided("run_a", 2)},
+      {decided("run_b", 1)},
+      {decided("run_a", 4)},
+      {decided("run_b", 2), MakeRunStopRow("run_b", 2, at)},
+      {MakeRunStopRow("run_a", 4, at)}};
+  for (size_t i = 0; i < batches.size(); ++i) {
+    absl::Status appended = (i % 2 == 0 ? *log_ : *other).Append(batches[i]);
+    ASSERT_TRUE(appended.ok()) << appended;
+  }
+
+  ChainVerification verification = Verify();
+  EXPECT_FALSE(verification.intact);
+  EXPECT_EQ(verification.rows_checked, 9);
+  EXPECT_EQ(verification.runs, 2);
+  ASSERT_EQ(verification.gaps.size(), 1u);
+  EXPECT_EQ(verification.gaps[0].run_id, "run_a");
+  EXPECT_EQ(verification.gaps[0].origin, "pid 10 on host-a");
+  EXPECT_EQ(verification.gaps[0].first_missing, 3);
+  EXPECT_EQ(verification.gaps[0].last_missing, 3);
+
+  // Queries list decisions only, never the markers.
+  absl::StatusOr<DecisionLogPage> page = log_->Query({}, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->rows.size(), 5u);
+  for (const DecisionLogRow& row : page->rows) EXPECT_EQ(row.verdict, "ALLOW");
+}
+
 TEST_P(AdminTablesContractTest, AnEmptyLogIsIntact) {
   ChainVerification verification = Verify();
   EXPECT_TRUE(verification.intact);

@@ -18,13 +18,13 @@ namespace {
 constexpr char kColumns[] =
     "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "
     "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, "
-    "latency_us, prev_hash, hash";
+    "latency_us, prev_hash, hash, run_id, run_seq, run_decided";
 
 constexpr char kInsert[] =
     "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
     "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
-    "delegation_path, approval_request_id, latency_us, prev_hash, hash) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "delegation_path, approval_request_id, latency_us, prev_hash, hash, run_id, run_seq, "
+    "run_decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 constexpr char kLastRow[] = "SELECT seq, hash FROM decision_log ORDER BY seq DESC LIMIT 1";
 
@@ -55,8 +55,8 @@ int64_t HighWaterSeq(SQLite::Database& db) {
 
 }  // namespace
 
-DecisionLog::DecisionLog(std::string path, ConnectionOptions options)
-    : pool_(std::move(path), options, /*size=*/1) {}
+DecisionLog::DecisionLog(std::string path, ConnectionOptions options, RunLiveness process_gone)
+    : pool_(std::move(path), options, /*size=*/1), process_gone_(std::move(process_gone)) {}
 
 template <typename Body>
 auto DecisionLog::WithConnection(Body body) -> decltype(body(std::declval<SQLite::Database&>())) {
@@ -94,7 +94,9 @@ absl::StatusOr<DecisionLogPage> DecisionLog::Query(const DecisionLogFilter& filt
   absl::StatusOr<DecisionLogCursor> cursor = ParseDecisionLogCursor(page_size, page_token);
   if (!cursor.ok()) return cursor.status();
 
-  std::string sql = absl::StrCat("SELECT ", kColumns, " FROM decision_log WHERE seq > ?");
+  // A run's start and stop markers (verdict '') are for the chain check, not decisions.
+  std::string sql =
+      absl::StrCat("SELECT ", kColumns, " FROM decision_log WHERE seq > ? AND verdict <> ''");
   if (!filter.agent_id.empty()) absl::StrAppend(&sql, " AND agent_id = ?");
   if (filter.since) absl::StrAppend(&sql, " AND decided_at >= ?");
   if (filter.until) absl::StrAppend(&sql, " AND decided_at < ?");
@@ -123,7 +125,7 @@ absl::StatusOr<ChainVerification> DecisionLog::VerifyChain() {
     SQLite::Transaction snapshot(db);
     SQLite::Statement rows(db,
                            absl::StrCat("SELECT ", kColumns, " FROM decision_log ORDER BY seq"));
-    ChainChecker checker;
+    ChainChecker checker(process_gone_);
     while (rows.executeStep()) {
       if (!checker.Add(ReadRow(rows))) break;
     }

@@ -33,7 +33,9 @@ class DecisionLog final : public DecisionLogStore {
  public:
   // Connects on first use (creating and migrating the database when needed) and again after a
   // connection fault, so a fixed fault heals.
-  explicit DecisionLog(std::string path, ConnectionOptions options = {});
+  // `process_gone` tells the chain check which runs without a stop marker have died.
+  explicit DecisionLog(std::string path, ConnectionOptions options = {},
+                       RunLiveness process_gone = RunProcessGoneFromThisHost);
 
   absl::Status Append(std::vector<DecisionLogRow>& rows) override;
   absl::StatusOr<DecisionLogPage> Query(const DecisionLogFilter& filter, int page_size,
@@ -46,6 +48,7 @@ class DecisionLog final : public DecisionLogStore {
   auto WithConnection(Body body) -> decltype(body(std::declval<SQLite::Database&>()));
 
   ConnectionPool pool_;
+  const RunLiveness process_gone_;
 };
 
 }  // namespace verdict

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "common/redaction.h"
 #include "crypto/sha256.h"
@@ -62,7 +63,62 @@ std::string ChainHash(const DecisionLogRow& row) {
   fields.emplace("approval_request_id", JsonValue::String(row.approval_request_id));
   fields.emplace("latency_us", Integer(row.latency_us));
   fields.emplace("prev_hash", JsonValue::String(row.prev_hash));
+  if (!row.run_id.empty()) {
+    fields.emplace("run_id", JsonValue::String(row.run_id));
+    fields.emplace("run_seq", Integer(row.run_seq));
+    fields.emplace("run_decided", Integer(row.run_decided));
+  }
   return HexEncode(Sha256(CanonicalJson(JsonValue::MakeObject(std::move(fields)))));
+}
+
+bool IsRunMarker(const DecisionLogRow& row) {
+  return row.verdict.empty() && (row.reason == kRunStartReason || row.reason == kRunStopReason);
+}
+
+DecisionLogRow MakeRunStartRow(absl::string_view run_id, const RunOrigin& origin, absl::Time at) {
+  DecisionLogRow row;
+  row.decided_at_us = absl::ToUnixMicros(at);
+  row.reason = kRunStartReason;
+  JsonValue::Object fields;
+  fields.emplace("host", JsonValue::String(origin.host));
+  fields.emplace("pid", Integer(origin.pid));
+  fields.emplace("durability", JsonValue::String(origin.durability));
+  row.arguments_json = CanonicalJson(JsonValue::MakeObject(std::move(fields)));
+  row.message = absl::StrCat("decision log run started: pid ", origin.pid, " on ", origin.host,
+                             ", durability ", origin.durability);
+  row.delegation_path_json = "[]";
+  row.run_id = std::string(run_id);
+  return row;
+}
+
+DecisionLogRow MakeRunStopRow(absl::string_view run_id, int64_t last_run_seq, absl::Time at) {
+  DecisionLogRow row;
+  row.decided_at_us = absl::ToUnixMicros(at);
+  row.reason = kRunStopReason;
+  row.arguments_json = "{}";
+  row.message = absl::StrCat("decision log run stopped after decision ", last_run_seq);
+  row.delegation_path_json = "[]";
+  row.run_id = std::string(run_id);
+  row.run_seq = last_run_seq;
+  row.run_decided = last_run_seq;
+  return row;
+}
+
+absl::StatusOr<RunOrigin> RunOriginOf(const DecisionLogRow& row) {
+  if (row.reason != kRunStartReason || !row.verdict.empty()) {
+    return absl::InvalidArgumentError("not a decision log run's start marker");
+  }
+  absl::StatusOr<JsonValue> parsed = ParseJson(row.arguments_json);
+  if (!parsed.ok()) return parsed.status();
+  const JsonValue* host = parsed->Find("host");
+  const JsonValue* pid = parsed->Find("pid");
+  const JsonValue* durability = parsed->Find("durability");
+  if (host == nullptr || !host->is_string() || pid == nullptr || !pid->is_number() ||
+      durability == nullptr || !durability->is_string()) {
+    return absl::InvalidArgumentError("a start marker lacks its host, pid or durability");
+  }
+  return RunOrigin{host->as_string(), static_cast<int64_t>(pid->as_number()),
+                   durability->as_string()};
 }
 
 void ChainRows(int64_t first_seq, absl::string_view previous_hash,

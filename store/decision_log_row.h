@@ -4,6 +4,13 @@
 // including its seq and the previous row's hash, so editing, deleting or reordering a row breaks
 // the chain at that row. The first row's previous hash is kGenesisHash.
 //
+// Every row a process writes also carries its run (one per process that logs) and its place in
+// that run: a start marker (run_seq 0) opens the run, decisions are numbered 1, 2, ... in the
+// order they were answered (a decision the log could not keep still spends its number), and a
+// stop marker closes a clean shutdown. The chain check (store/decision_log_store.h) shows a
+// missing number as a gap. Rows written before these columns existed have an empty run_id; their
+// hash does not cover the run columns, so they still verify.
+//
 //   DecisionLogRow row = MakeDecisionLogRow(request, decision, latency, now);
 //   row.seq = last.seq + 1;
 //   row.prev_hash = last.hash;
@@ -43,12 +50,40 @@ struct DecisionLogRow {
   int64_t latency_us = 0;
   std::string prev_hash;  // hex
   std::string hash;       // hex
+  // The run that wrote the row ("" on rows from before runs were recorded), the row's number in
+  // it (0 for the start marker, the last decision's number for the stop marker), and the
+  // highest number the run had given any decision when the row was written: decisions up to it
+  // were made (and, with asynchronous durability, answered), so when the run dies the ones
+  // among them that never reached the log are named in the gap.
+  std::string run_id;
+  int64_t run_seq = 0;
+  int64_t run_decided = 0;
 };
+
+// A start or stop marker has no verdict; its reason says which.
+inline constexpr char kRunStartReason[] = "LOG_RUN_START";
+inline constexpr char kRunStopReason[] = "LOG_RUN_STOP";
+bool IsRunMarker(const DecisionLogRow& row);
+
+// Who wrote a run, as its start marker says.
+struct RunOrigin {
+  std::string host;
+  int64_t pid = 0;
+  std::string durability;  // "async" or "sync"
+};
+
+// The start marker of run `run_id` begun by `origin` at `at`; the stop marker of a run whose
+// last decision was number `last_run_seq`. seq and hashes unset.
+DecisionLogRow MakeRunStartRow(absl::string_view run_id, const RunOrigin& origin, absl::Time at);
+DecisionLogRow MakeRunStopRow(absl::string_view run_id, int64_t last_run_seq, absl::Time at);
+// The origin a start marker records; INVALID_ARGUMENT when `row` is not one.
+absl::StatusOr<RunOrigin> RunOriginOf(const DecisionLogRow& row);
 
 // Calls text(field) or integer(field) on each field of `row` in the order of the decision
 // log's columns (seq, decided_at_us, request_id, agent_id, action, resource, client_ip,
 // arguments_json, verdict, reason, message, matched_permission_id, delegation_path_json,
-// approval_request_id, latency_us, prev_hash, hash): the one list every store reads its rows
+// approval_request_id, latency_us, prev_hash, hash, run_id, run_seq, run_decided): the one list
+// every store reads its rows
 // with (a non-const row) and binds them with (a const row).
 //
 //   ForEachDecisionLogColumn(row, [&](std::string& field) { field = NextText(); },
@@ -72,6 +107,9 @@ void ForEachDecisionLogColumn(Row& row, Text text, Integer integer) {
   integer(row.latency_us);
   text(row.prev_hash);
   text(row.hash);
+  text(row.run_id);
+  integer(row.run_seq);
+  integer(row.run_decided);
 }
 
 // The row for one decision, with secrets redacted from the arguments; seq and hashes unset.
@@ -79,7 +117,8 @@ void ForEachDecisionLogColumn(Row& row, Text text, Integer integer) {
 DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decision,
                                   absl::Duration latency, absl::Time decided_at);
 
-// Lower-case hex SHA-256 of the canonical JSON of every field but `hash`.
+// Lower-case hex SHA-256 of the canonical JSON of every field but `hash` (the run fields only
+// when run_id is set, so rows written before runs existed keep their hash).
 std::string ChainHash(const DecisionLogRow& row);
 
 // Numbers `rows` from `first_seq` and chains them after `previous_hash` (the last stored row's,

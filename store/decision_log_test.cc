@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -9,13 +10,17 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/migrations.h"
+#include "store/schema.h"
 #include "store/test_support.h"
 
 namespace verdict {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::Field;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 DecisionLogRow Row(absl::string_view agent_id, absl::string_view verdict, int64_t decided_at_us) {
   DecisionLogRow row;
@@ -263,6 +268,191 @@ TEST(DecisionLogTest, AnUnreachableDatabaseIsUnavailable) {
   std::vector<DecisionLogRow> rows = {Row("agt_a", "ALLOW", 1)};
   EXPECT_EQ(log.Append(rows).code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(log.VerifyChain().status().code(), absl::StatusCode::kUnavailable);
+}
+
+// --- Runs: each process's numbering of its decisions (store/decision_log_row.h) ---
+
+constexpr char kHost[] = "host-a";
+
+// Liveness as the test decides it: the processes named in `gone` are dead.
+RunLiveness Gone(std::vector<int64_t> gone) {
+  return [gone](const RunOrigin& origin) {
+    return std::find(gone.begin(), gone.end(), origin.pid) != gone.end();
+  };
+}
+
+DecisionLogRow Start(absl::string_view run_id, int64_t pid) {
+  return MakeRunStartRow(run_id, RunOrigin{kHost, pid, "async"}, absl::FromUnixMicros(1));
+}
+
+// Decision `run_seq` of `run_id`, written when the run had numbered `decided` decisions.
+DecisionLogRow Decided(absl::string_view run_id, int64_t run_seq, int64_t decided = 0) {
+  DecisionLogRow row = Row("agt_a", "ALLOW", run_seq);
+  row.request_id = absl::StrCat(run_id, "-", run_seq);
+  row.run_id = std::string(run_id);
+  row.run_seq = run_seq;
+  row.run_decided = std::max(decided, run_seq);
+  return row;
+}
+
+DecisionLogRow Stop(absl::string_view run_id, int64_t last_run_seq) {
+  return MakeRunStopRow(run_id, last_run_seq, absl::FromUnixMicros(2));
+}
+
+ChainVerification Verify(const std::string& path, RunLiveness liveness = Gone({})) {
+  absl::StatusOr<ChainVerification> verification =
+      DecisionLog(path, {}, std::move(liveness)).VerifyChain();
+  EXPECT_TRUE(verification.ok()) << verification.status();
+  return verification.ok() ? *verification : ChainVerification{.intact = false};
+}
+
+void AppendEach(DecisionLog& log, std::vector<DecisionLogRow> rows) {
+  for (DecisionLogRow& row : rows) {
+    std::vector<DecisionLogRow> batch = {row};
+    ASSERT_TRUE(log.Append(batch).ok());
+  }
+}
+
+TEST(DecisionLogRunsTest, InterleavedRunsThatStoppedCleanlyVerify) {
+  const std::string path = FreshDatabasePath("runs_clean");
+  DecisionLog log(path);
+  AppendEach(log, {Start("run_a", 10), Start("run_b", 11), Decided("run_a", 1), Decided("run_b", 1),
+                   Decided("run_b", 2), Decided("run_a", 2), Stop("run_b", 2), Decided("run_a", 3),
+                   Stop("run_a", 3)});
+
+  ChainVerification verification = Verify(path);
+  EXPECT_TRUE(verification.intact) << verification.problem;
+  EXPECT_EQ(verification.runs, 2);
+  EXPECT_EQ(verification.open_runs, 0);
+  EXPECT_THAT(verification.gaps, IsEmpty());
+}
+
+TEST(DecisionLogRunsTest, ANumberMissingInARunIsAGapNamingTheRunAndTheNumbers) {
+  const std::string path = FreshDatabasePath("runs_gap");
+  DecisionLog log(path);
+  AppendEach(log, {Start("run_a", 10), Start("run_b", 11), Decided("run_a", 1), Decided("run_b", 1),
+                   Decided("run_a", 4), Decided("run_b", 2), Stop("run_b", 2), Stop("run_a", 6)});
+
+  ChainVerification verification = Verify(path);
+  EXPECT_FALSE(verification.intact);
+  EXPECT_EQ(verification.first_bad_seq, 0);  // the chain itself holds
+  EXPECT_EQ(verification.gap_count, 2);
+  ASSERT_EQ(verification.gaps.size(), 2u);
+  EXPECT_EQ(verification.gaps[0].run_id, "run_a");
+  EXPECT_EQ(verification.gaps[0].origin, "pid 10 on host-a");
+  EXPECT_EQ(verification.gaps[0].first_missing, 2);
+  EXPECT_EQ(verification.gaps[0].last_missing, 3);
+  // Decisions the run numbered after its last row, as its stop marker says.
+  EXPECT_EQ(verification.gaps[1].first_missing, 5);
+  EXPECT_EQ(verification.gaps[1].last_missing, 6);
+  EXPECT_THAT(verification.problem, HasSubstr("run run_a (pid 10 on host-a): decisions 2 to 3"));
+}
+
+TEST(DecisionLogRunsTest, ARunWhoseProcessDiedWithoutStoppingLostWhatItHadNumbered) {
+  const std::string path = FreshDatabasePath("runs_killed");
+  DecisionLog log(path);
+  // run_a's last batch was written when it had numbered 5 decisions; it died before 4 and 5.
+  AppendEach(log, {Start("run_a", 10), Decided("run_a", 1), Decided("run_a", 2),
+                   Decided("run_a", 3, /*decided=*/5)});
+
+  ChainVerification open = Verify(path, Gone({}));
+  EXPECT_TRUE(open.intact) << "a live run's queued decisions are not missing: " << open.problem;
+  EXPECT_EQ(open.open_runs, 1);
+
+  ChainVerification killed = Verify(path, Gone({10}));
+  EXPECT_FALSE(killed.intact);
+  EXPECT_EQ(killed.open_runs, 0);
+  ASSERT_EQ(killed.gaps.size(), 1u);
+  EXPECT_EQ(killed.gaps[0].first_missing, 4);
+  EXPECT_EQ(killed.gaps[0].last_missing, 5);
+  EXPECT_THAT(killed.problem, HasSubstr("ended without stopping"));
+}
+
+TEST(DecisionLogRunsTest, ADeadRunWithNothingQueuedStillShowsItsUnknownEnd) {
+  const std::string path = FreshDatabasePath("runs_unknown_end");
+  DecisionLog log(path);
+  AppendEach(log, {Start("run_a", 10), Decided("run_a", 1), Decided("run_a", 2)});
+
+  ChainVerification verification = Verify(path, Gone({10}));
+  EXPECT_FALSE(verification.intact);
+  ASSERT_EQ(verification.gaps.size(), 1u);
+  EXPECT_EQ(verification.gaps[0].first_missing, 3);
+  EXPECT_EQ(verification.gaps[0].last_missing, 0);  // unknown: whatever it made after 2
+}
+
+TEST(DecisionLogRunsTest, AMissingStartMarkerIsReported) {
+  const std::string path = FreshDatabasePath("runs_no_start");
+  DecisionLog log(path);
+  AppendEach(log, {Decided("run_a", 3), Stop("run_a", 3)});
+
+  ChainVerification verification = Verify(path);
+  EXPECT_FALSE(verification.intact);
+  ASSERT_EQ(verification.gaps.size(), 1u);
+  EXPECT_EQ(verification.gaps[0].first_missing, 1);
+  EXPECT_EQ(verification.gaps[0].last_missing, 2);
+  EXPECT_THAT(verification.problem, HasSubstr("start marker is missing"));
+}
+
+TEST(DecisionLogRunsTest, EditingARunColumnBreaksTheChain) {
+  const std::string path = FreshDatabasePath("runs_edit");
+  DecisionLog log(path);
+  AppendEach(log, {Start("run_a", 10), Decided("run_a", 1), Decided("run_a", 2), Stop("run_a", 2)});
+  Tamper(path, "UPDATE decision_log SET run_seq = 3 WHERE seq = 3");
+
+  ChainVerification verification = Verify(path);
+  EXPECT_FALSE(verification.intact);
+  EXPECT_EQ(verification.first_bad_seq, 3);
+}
+
+TEST(DecisionLogRunsTest, QueriesLeaveOutTheMarkers) {
+  const std::string path = FreshDatabasePath("runs_query");
+  DecisionLog log(path);
+  AppendEach(log, {Start("run_a", 10), Decided("run_a", 1), Stop("run_a", 1)});
+
+  absl::StatusOr<DecisionLogPage> page = log.Query({}, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(page->rows, ElementsAre(Field(&DecisionLogRow::run_seq, 1)));
+}
+
+TEST(DecisionLogRunsTest, ALogFromBeforeVersion7StillVerifiesAndRunsContinueIt) {
+  const std::string path = FreshDatabasePath("runs_v6");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, 6)).ok());
+    ASSERT_EQ(SchemaVersion(db), 6);
+    // Rows as version 6 wrote them: no run columns, hashed without them.
+    std::string previous = kGenesisHash;
+    for (int seq = 1; seq <= 3; ++seq) {
+      DecisionLogRow row = Row("agt_a", "ALLOW", seq);
+      row.seq = seq;
+      row.prev_hash = previous;
+      row.hash = ChainHash(row);
+      previous = row.hash;
+      SQLite::Statement insert(
+          db,
+          "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
+          "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
+          "delegation_path, approval_request_id, latency_us, prev_hash, hash) VALUES (?, ?, '', "
+          "?, 'read', 'docs:1', '', '{}', 'ALLOW', 'ALLOWED', '', '', '[]', '', 0, ?, ?)");
+      insert.bind(1, row.seq);
+      insert.bind(2, row.decided_at_us);
+      insert.bind(3, row.agent_id);
+      insert.bind(4, row.prev_hash);
+      insert.bind(5, row.hash);
+      insert.exec();
+    }
+  }
+  DecisionLog log(path);  // migrates to the latest version on first use
+  ChainVerification before_runs = Verify(path);
+  EXPECT_TRUE(before_runs.intact) << before_runs.problem;
+  EXPECT_EQ(before_runs.rows_checked, 3);
+  EXPECT_EQ(before_runs.runs, 0);
+
+  AppendEach(log, {Start("run_a", 10), Decided("run_a", 1), Stop("run_a", 1)});
+  ChainVerification with_runs = Verify(path);
+  EXPECT_TRUE(with_runs.intact) << with_runs.problem;
+  EXPECT_EQ(with_runs.rows_checked, 6);
+  EXPECT_EQ(with_runs.runs, 1);
 }
 
 }  // namespace

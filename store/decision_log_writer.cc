@@ -1,11 +1,15 @@
 #include "store/decision_log_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "store/decision_log_row.h"
+#include "store/ids.h"
 
 namespace verdict {
 namespace {
@@ -20,11 +24,31 @@ size_t ApproximateBytes(const Request& request, const Decision& decision) {
          (decision.matched_grant ? decision.matched_grant->constraints_json.size() : 0);
 }
 
+std::string HostName() {
+  char host[HOST_NAME_MAX + 1] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) return "";
+  return host;
+}
+
 }  // namespace
+
+absl::string_view DecisionLogDurabilityName(DecisionLogDurability durability) {
+  return durability == DecisionLogDurability::kSync ? "sync" : "async";
+}
 
 DecisionLogWriter::DecisionLogWriter(std::unique_ptr<DecisionLogStore> log, Clock clock,
                                      DecisionLogWriterOptions options)
-    : log_(std::move(log)), clock_(std::move(clock)), options_(options) {
+    : log_(std::move(log)),
+      clock_(std::move(clock)),
+      options_(options),
+      run_id_(NewId("run_")),
+      origin_{HostName(), static_cast<int64_t>(getpid()),
+              std::string(DecisionLogDurabilityName(options.durability))} {
+  {
+    absl::MutexLock lock(&mu_);
+    queue_.push_back(Pending{Kind::kStart, 0, {}, {}, {}, clock_(), 0});
+    ++enqueued_;
+  }
   writer_ = std::thread([this] { WriteUntilShutdown(); });
 }
 
@@ -32,17 +56,39 @@ DecisionLogWriter::~DecisionLogWriter() { Shutdown(); }
 
 void DecisionLogWriter::OnDecision(const Request& request, const Decision& decision,
                                    absl::Duration latency) {
+  Record(request, decision, latency);
+}
+
+DecisionLogPosition DecisionLogWriter::Record(const Request& request, const Decision& decision,
+                                              absl::Duration latency) {
   const size_t bytes = ApproximateBytes(request, decision);
   const absl::Time decided_at = clock_();
-  absl::MutexLock lock(&mu_);
-  if (stopping_ || queue_.size() >= options_.max_queued_rows ||
-      queued_bytes_ + bytes > options_.max_queued_bytes) {
-    ++counters_.dropped;
-    return;
+  DecisionLogPosition position{run_id_, 0};
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) {
+      ++counters_.dropped;  // after the stop marker: no number to miss
+      return position;
+    }
+    // A dropped decision spends its number too: the chain check shows it missing.
+    position.run_seq = ++decided_;
+    if (queue_.size() >= options_.max_queued_rows ||
+        queued_bytes_ + bytes > options_.max_queued_bytes) {
+      ++counters_.dropped;
+      return position;
+    }
+    queue_.push_back(
+        Pending{Kind::kDecision, position.run_seq, request, decision, latency, decided_at, bytes});
+    queued_bytes_ += bytes;
+    ++enqueued_;
   }
-  queue_.push_back(Pending{request, decision, latency, decided_at, bytes});
-  queued_bytes_ += bytes;
-  ++enqueued_;
+  if (options_.durability == DecisionLogDurability::kSync) AwaitFinished(position.run_seq);
+  return position;
+}
+
+void DecisionLogWriter::AwaitFinished(int64_t run_seq) {
+  absl::MutexLock lock(&finished_mu_);
+  while (finished_through_ < run_seq) finished_cv_.Wait(&finished_mu_);
 }
 
 void DecisionLogWriter::Flush() {
@@ -55,7 +101,11 @@ void DecisionLogWriter::Flush() {
 void DecisionLogWriter::Shutdown() {
   {
     absl::MutexLock lock(&mu_);
-    stopping_ = true;
+    if (!stopping_) {
+      stopping_ = true;
+      queue_.push_back(Pending{Kind::kStop, decided_, {}, {}, {}, clock_(), 0});
+      ++enqueued_;
+    }
   }
   if (writer_.joinable()) writer_.join();
 }
@@ -80,12 +130,13 @@ void DecisionLogWriter::WriteUntilShutdown() {
         queue_.pop_front();
       }
     }
-    // Redaction and hashing happen here, off the decision path.
+    // Redaction happens here, off the decision path (hashing in Append).
     std::vector<DecisionLogRow> rows;
     rows.reserve(batch.size());
+    size_t decisions = 0;
     for (const Pending& pending : batch) {
-      rows.push_back(MakeDecisionLogRow(pending.request, pending.decision, pending.latency,
-                                        pending.decided_at));
+      rows.push_back(RowFor(pending));
+      if (pending.kind == Kind::kDecision) ++decisions;
     }
     // A refused batch is tried again, retry_delay apart (a lock another process holds past the
     // busy timeout passes), and its rows are given up only after max_batch_attempts. Once
@@ -94,6 +145,15 @@ void DecisionLogWriter::WriteUntilShutdown() {
     const int attempts = std::max(1, options_.max_batch_attempts);
     absl::Status status;
     for (int attempt = 1;; ++attempt) {
+      // Every row says how far the run's numbering had gone when it was written, as late as
+      // can be: if the process dies before the decisions made meanwhile are written, the chain
+      // check names them.
+      int64_t decided;
+      {
+        absl::MutexLock lock(&mu_);
+        decided = decided_;
+      }
+      for (DecisionLogRow& row : rows) row.run_decided = decided;
       status = log_->Append(rows);
       if (status.ok()) break;
       std::fprintf(stderr, "verdict: decision log: %zu rows not written (attempt %d of %d): %s\n",
@@ -101,10 +161,35 @@ void DecisionLogWriter::WriteUntilShutdown() {
       if (attempt >= attempts || Stopping()) break;
       PauseUnlessStopping();
     }
-    absl::MutexLock lock(&mu_);
-    (status.ok() ? counters_.written : counters_.failed) += rows.size();
-    finished_ += rows.size();
+    {
+      absl::MutexLock lock(&mu_);
+      (status.ok() ? counters_.written : counters_.failed) += decisions;
+      finished_ += rows.size();
+    }
+    // One wake-up for the whole batch's waiters (kSync).
+    absl::MutexLock lock(&finished_mu_);
+    finished_through_ = std::max(finished_through_, batch.back().run_seq);
+    finished_cv_.SignalAll();
   }
+}
+
+DecisionLogRow DecisionLogWriter::RowFor(const Pending& pending) const {
+  DecisionLogRow row;
+  switch (pending.kind) {
+    case Kind::kStart:
+      row = MakeRunStartRow(run_id_, origin_, pending.decided_at);
+      break;
+    case Kind::kStop:
+      row = MakeRunStopRow(run_id_, pending.run_seq, pending.decided_at);
+      break;
+    case Kind::kDecision:
+      row = MakeDecisionLogRow(pending.request, pending.decision, pending.latency,
+                               pending.decided_at);
+      row.run_id = run_id_;
+      row.run_seq = pending.run_seq;
+      break;
+  }
+  return row;
 }
 
 bool DecisionLogWriter::Stopping() const {

@@ -6,6 +6,15 @@
 // counted, never waited for. A batch the database refuses is counted as failed and reported on
 // stderr. Shutdown (and the destructor) writes everything already queued before returning.
 //
+// The writer's rows form one run (store/decision_log_row.h): a start marker written first, each
+// decision numbered in the order it was made (a dropped or failed one spends its number, so the
+// chain check shows it as a gap), and a stop marker on Shutdown. A run that ends without one
+// (the process was killed) shows as a gap from its last written decision on.
+//
+// Durability: kAsync (the default) answers without waiting, so a crash loses what is queued;
+// kSync makes each decision wait until the batch holding its row is committed (or refused). A
+// batch wakes its waiters once, together.
+//
 //   DecisionLogWriter writer(std::make_unique<DecisionLog>(db_path), [] { return absl::Now(); });
 //   Authorizer authorizer(store, clock, &writer);
 //   ...
@@ -18,18 +27,27 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "decision/types.h"
+#include "store/decision_log_row.h"
 #include "store/decision_log_store.h"
 
 namespace verdict {
 
+enum class DecisionLogDurability { kAsync, kSync };
+
+// "async" or "sync", as --decision_log_durability spells them.
+absl::string_view DecisionLogDurabilityName(DecisionLogDurability durability);
+
 struct DecisionLogWriterOptions {
+  DecisionLogDurability durability = DecisionLogDurability::kAsync;
   // The queue holds at most this many decisions and about this many bytes of them.
   size_t max_queued_rows = 10000;
   size_t max_queued_bytes = 32 << 20;
@@ -48,9 +66,16 @@ struct DecisionLogCounters {
   uint64_t failed = 0;   // in a batch the database refused max_batch_attempts times
 };
 
+// Where a decision sits in the decision log: its run and its number there (0: not numbered,
+// the writer had shut down).
+struct DecisionLogPosition {
+  std::string run_id;
+  int64_t run_seq = 0;
+};
+
 class DecisionLogWriter : public DecisionObserver {
  public:
-  // Starts the writer thread.
+  // Starts the writer thread and queues the run's start marker.
   DecisionLogWriter(std::unique_ptr<DecisionLogStore> log, Clock clock,
                     DecisionLogWriterOptions options = {});
   // Shuts down (see Shutdown).
@@ -59,20 +84,29 @@ class DecisionLogWriter : public DecisionObserver {
   DecisionLogWriter(const DecisionLogWriter&) = delete;
   DecisionLogWriter& operator=(const DecisionLogWriter&) = delete;
 
-  // Queues the decision, or counts it dropped; never waits for I/O.
+  // Numbers the decision and queues it, or counts it dropped; with kAsync never waits for I/O,
+  // with kSync returns once its row is committed or counted failed.
   void OnDecision(const Request& request, const Decision& decision,
                   absl::Duration latency) override;
+  // OnDecision, saying where the decision sits (for another log that names the same number).
+  DecisionLogPosition Record(const Request& request, const Decision& decision,
+                             absl::Duration latency);
 
   // Returns once every decision queued before the call is written or counted failed.
   void Flush();
 
-  // Stops taking decisions, writes what is queued, and stops the writer thread. Idempotent.
+  // Stops taking decisions, writes what is queued and the run's stop marker, and stops the
+  // writer thread. Idempotent.
   void Shutdown();
 
   DecisionLogCounters counters() const;
+  const std::string& run_id() const { return run_id_; }
 
  private:
+  enum class Kind { kDecision, kStart, kStop };
   struct Pending {
+    Kind kind;
+    int64_t run_seq;
     Request request;
     Decision decision;
     absl::Duration latency;
@@ -80,7 +114,10 @@ class DecisionLogWriter : public DecisionObserver {
     size_t bytes;
   };
 
+  DecisionLogRow RowFor(const Pending& pending) const;
   void WriteUntilShutdown();
+  // Returns once the decision numbered `run_seq` is written or counted failed.
+  void AwaitFinished(int64_t run_seq);
   // Waits retry_delay, or less once Shutdown begins.
   void PauseUnlessStopping();
   bool Stopping() const;
@@ -89,6 +126,8 @@ class DecisionLogWriter : public DecisionObserver {
   const std::unique_ptr<DecisionLogStore> log_;
   const Clock clock_;
   const DecisionLogWriterOptions options_;
+  const std::string run_id_;
+  RunOrigin origin_;
 
   mutable absl::Mutex mu_;
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
@@ -98,6 +137,14 @@ class DecisionLogWriter : public DecisionObserver {
   uint64_t enqueued_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
   DecisionLogCounters counters_ ABSL_GUARDED_BY(mu_);
+  // The last number given to a decision of this run.
+  int64_t decided_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // kSync's waiters: the highest number whose row is written or counted failed. Its own lock,
+  // so queueing never evaluates waiters; the writer signals once per batch.
+  absl::Mutex finished_mu_;
+  absl::CondVar finished_cv_;
+  int64_t finished_through_ ABSL_GUARDED_BY(finished_mu_) = 0;
 
   std::thread writer_;
 };

@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/decision_log.h"
@@ -96,6 +98,7 @@ TEST(DecisionLogWriterTest, AFullQueueDropsAndCountsInsteadOfWaiting) {
   DecisionLogWriter writer(
       std::make_unique<DecisionLog>(path, ConnectionOptions{absl::Seconds(30)}), FixedClock(),
       options);
+  writer.Flush();  // the run's start marker is written: the writer thread is idle
   {
     // Another writer holds the database: the log's writer thread waits on the lock.
     SQLite::Database holder(path, SQLite::OPEN_READWRITE);
@@ -113,6 +116,147 @@ TEST(DecisionLogWriterTest, AFullQueueDropsAndCountsInsteadOfWaiting) {
   EXPECT_EQ(counters.written + counters.dropped, 100u);
   EXPECT_EQ(counters.failed, 0u);
   EXPECT_EQ(AllRows(path).size(), counters.written);
+}
+
+TEST(DecisionLogWriterTest, DecisionsDroppedByAFullQueueShowAsAGapInTheChainCheck) {
+  const std::string path = FreshDatabasePath("dropped_gap");
+  ASSERT_TRUE(DecisionLog(path).VerifyChain().ok());  // creates the schema
+  DecisionLogWriterOptions options;
+  options.max_queued_rows = 10;
+  options.max_batch_rows = 1;
+  DecisionLogWriter writer(
+      std::make_unique<DecisionLog>(path, ConnectionOptions{absl::Seconds(30)}), FixedClock(),
+      options);
+  writer.Flush();  // the run's start marker is written: the writer thread is idle
+  {
+    SQLite::Database holder(path, SQLite::OPEN_READWRITE);
+    SQLite::Transaction lock(holder, SQLite::TransactionBehavior::IMMEDIATE);
+    for (int i = 0; i < 100; ++i)
+      writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  }
+  writer.Shutdown();
+  ASSERT_GT(writer.counters().dropped, 0u);
+
+  absl::StatusOr<ChainVerification> verification = DecisionLog(path).VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_FALSE(verification->intact) << "dropped decisions went unnoticed";
+  // Every dropped decision's number is in a gap of this writer's run.
+  int64_t missing = 0;
+  for (const DecisionLogGap& gap : verification->gaps) {
+    EXPECT_EQ(gap.run_id, writer.run_id());
+    missing += gap.last_missing - gap.first_missing + 1;
+  }
+  EXPECT_EQ(verification->gap_count, static_cast<int64_t>(verification->gaps.size()));
+  EXPECT_EQ(missing, static_cast<int64_t>(writer.counters().dropped));
+}
+
+TEST(DecisionLogWriterTest, EachDecisionIsNumberedInItsRunBetweenStartAndStopMarkers) {
+  const std::string path = FreshDatabasePath("numbered");
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
+  for (int i = 0; i < 5; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  writer.Shutdown();
+
+  const std::vector<DecisionLogRow> rows = AllRows(path);
+  ASSERT_EQ(rows.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(rows[i].run_id, writer.run_id());
+    EXPECT_EQ(rows[i].run_seq, i + 1);
+  }
+  SQLite::Database db(path);
+  EXPECT_EQ(db.execAndGet("SELECT reason FROM decision_log ORDER BY seq LIMIT 1").getString(),
+            kRunStartReason);
+  EXPECT_EQ(db.execAndGet("SELECT reason FROM decision_log ORDER BY seq DESC LIMIT 1").getString(),
+            kRunStopReason);
+  absl::StatusOr<ChainVerification> verification = DecisionLog(path).VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_TRUE(verification->intact) << verification->problem;
+  EXPECT_EQ(verification->runs, 1);
+  EXPECT_EQ(verification->open_runs, 0);
+}
+
+TEST(DecisionLogWriterTest, ARunStillWritingIsOpenNotMissingDecisions) {
+  const std::string path = FreshDatabasePath("open_run");
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
+  writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());
+  writer.Flush();
+
+  // This process is alive: its run has no stop marker yet, and that is no gap.
+  absl::StatusOr<ChainVerification> verification = DecisionLog(path).VerifyChain();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_TRUE(verification->intact) << verification->problem;
+  EXPECT_EQ(verification->open_runs, 1);
+}
+
+// The log, holding every batch until the test opens the gate; says when a batch waits there
+// and whether the last batch is committed.
+class GatedLog : public DecisionLogStore {
+ public:
+  explicit GatedLog(const std::string& path) : log_(path) {}
+  absl::Status Append(std::vector<DecisionLogRow>& rows) override {
+    absl::MutexLock lock(&mu_);
+    ++waiting_;
+    mu_.Await(absl::Condition(&open_));
+    absl::Status status = log_.Append(rows);
+    ++committed_;
+    return status;
+  }
+  absl::StatusOr<DecisionLogPage> Query(const DecisionLogFilter& filter, int page_size,
+                                        absl::string_view page_token) override {
+    return log_.Query(filter, page_size, page_token);
+  }
+  absl::StatusOr<ChainVerification> VerifyChain() override { return log_.VerifyChain(); }
+
+  void AwaitWaiting(int batches) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return waiting_ >= batches; };
+    mu_.Await(absl::Condition(&reached));
+  }
+  void Open() {
+    absl::MutexLock lock(&mu_);
+    open_ = true;
+  }
+  int committed() {
+    absl::MutexLock lock(&mu_);
+    return committed_;
+  }
+
+ private:
+  DecisionLog log_;
+  absl::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;
+  int committed_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+TEST(DecisionLogWriterTest, WithSyncDurabilityADecisionReturnsOnlyOnceItsRowIsCommitted) {
+  const std::string path = FreshDatabasePath("sync");
+  auto gated = std::make_unique<GatedLog>(path);
+  GatedLog& log = *gated;
+  DecisionLogWriterOptions options;
+  options.durability = DecisionLogDurability::kSync;
+  DecisionLogWriter writer(std::move(gated), FixedClock(), options);
+  log.AwaitWaiting(1);  // the start marker's batch holds the writer at the gate
+
+  int committed_when_answered = -1;
+  std::thread decision([&] {
+    writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());
+    committed_when_answered = log.committed();
+  });
+  log.Open();
+  decision.join();
+  // The marker's batch and then the decision's: both committed before OnDecision returned.
+  EXPECT_EQ(committed_when_answered, 2);
+  EXPECT_EQ(AllRows(path).size(), 1u);
+}
+
+TEST(DecisionLogWriterTest, WithSyncDurabilityARefusedRowStillLetsTheAnswerGo) {
+  DecisionLogWriterOptions options;
+  options.durability = DecisionLogDurability::kSync;
+  options.retry_delay = absl::Milliseconds(1);
+  DecisionLogWriter writer(std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"),
+                           FixedClock(), options);
+  writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());  // returns: no hang
+  EXPECT_EQ(writer.counters().failed, 1u);
 }
 
 TEST(DecisionLogWriterTest, TheQueueIsBoundedInBytesToo) {

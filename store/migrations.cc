@@ -360,6 +360,16 @@ DROP TABLE rate_counters;
 ALTER TABLE rate_counters_per_agent RENAME TO rate_counters;
 )sql";
 
+// Version 7: decision log runs (store/decision_log_row.h). Each process that logs numbers its
+// decisions and opens its run with a start marker, so the chain check names the decisions a run
+// lost (dropped, refused, or queued when it was killed). Rows from before have run_id '' and
+// verify as they did.
+constexpr char kDecisionLogRuns[] = R"sql(
+ALTER TABLE decision_log ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE decision_log ADD COLUMN run_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE decision_log ADD COLUMN run_decided INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kInitialSchema},
     {2, kAdminPlane},
@@ -367,6 +377,7 @@ constexpr Migration kMigrations[] = {
     {4, kDecisionRecords},
     {5, kDecisionRecordsWhateverTheConflictClause},
     {6, kRateCountersPerAgent},
+    {7, kDecisionLogRuns},
 };
 
 }  // namespace

@@ -42,10 +42,12 @@ PgParams RowParams(const DecisionLogRow& row) {
   return params;
 }
 
-// Up to `limit` rows after `after_seq` that match `filter`, ascending by seq.
+// Up to `limit` rows after `after_seq` that match `filter`, ascending by seq; the runs' start
+// and stop markers only when `with_markers` (the chain check reads them, queries do not).
 absl::StatusOr<std::vector<DecisionLogRow>> SelectRows(PostgresConnection& connection,
                                                        const DecisionLogFilter& filter,
-                                                       int64_t after_seq, int limit) {
+                                                       int64_t after_seq, int limit,
+                                                       bool with_markers) {
   PgParams params;
   params.Int64(after_seq).Text(filter.agent_id);
   if (filter.since) {
@@ -58,7 +60,7 @@ absl::StatusOr<std::vector<DecisionLogRow>> SelectRows(PostgresConnection& conne
   } else {
     params.NullInt64();
   }
-  params.Text(filter.verdict).Int64(limit);
+  params.Text(filter.verdict).Int64(limit).Int64(with_markers ? 1 : 0);
   absl::StatusOr<PgResult> result = connection.Execute(PgStatement::kDecisionLogQuery, params);
   if (!result.ok()) return result.status();
   std::vector<DecisionLogRow> rows;
@@ -99,12 +101,14 @@ absl::Status AppendLocked(PostgresConnection& connection, std::vector<DecisionLo
 }
 
 // The chain check inside one snapshot.
-absl::StatusOr<ChainVerification> VerifyInSnapshot(PostgresConnection& connection) {
-  ChainChecker checker;
+absl::StatusOr<ChainVerification> VerifyInSnapshot(PostgresConnection& connection,
+                                                   const RunLiveness& process_gone) {
+  ChainChecker checker(process_gone);
   int64_t after_seq = 0;
   while (true) {
     absl::StatusOr<std::vector<DecisionLogRow>> rows =
-        SelectRows(connection, DecisionLogFilter(), after_seq, kVerifyBatchRows);
+        SelectRows(connection, DecisionLogFilter(), after_seq, kVerifyBatchRows,
+                   /*with_markers=*/true);
     if (!rows.ok()) return rows.status();
     for (const DecisionLogRow& row : *rows) {
       if (!checker.Add(row)) return checker.Finish(0);
@@ -120,17 +124,19 @@ absl::StatusOr<ChainVerification> VerifyInSnapshot(PostgresConnection& connectio
 }  // namespace
 
 PostgresDecisionLog::PostgresDecisionLog(const LibPq& pq, std::string conninfo,
-                                         PostgresConnectionOptions options)
-    : pool_(pq, std::move(conninfo), options, /*size=*/1) {}
+                                         PostgresConnectionOptions options,
+                                         RunLiveness process_gone)
+    : pool_(pq, std::move(conninfo), options, /*size=*/1), process_gone_(std::move(process_gone)) {}
 
 absl::StatusOr<std::unique_ptr<PostgresDecisionLog>> PostgresDecisionLog::Open(
-    std::string conninfo, PostgresConnectionOptions options) {
+    std::string conninfo, PostgresConnectionOptions options, RunLiveness process_gone) {
   if (conninfo.empty()) {
     return absl::InvalidArgumentError("PostgreSQL decision log: the connection string is empty");
   }
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
-  return absl::WrapUnique(new PostgresDecisionLog(**pq, std::move(conninfo), options));
+  return absl::WrapUnique(
+      new PostgresDecisionLog(**pq, std::move(conninfo), options, std::move(process_gone)));
 }
 
 absl::Status PostgresDecisionLog::Append(std::vector<DecisionLogRow>& rows) {
@@ -153,7 +159,8 @@ absl::StatusOr<DecisionLogPage> PostgresDecisionLog::Query(const DecisionLogFilt
   absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
   if (!lease.ok()) return lease.status();
   absl::StatusOr<std::vector<DecisionLogRow>> rows =
-      SelectRows(**lease, filter, cursor->after_seq, cursor->page_size + 1);
+      SelectRows(**lease, filter, cursor->after_seq, cursor->page_size + 1,
+                 /*with_markers=*/false);
   if (!rows.ok()) return rows.status();
   return MakeDecisionLogPage(*cursor, *std::move(rows));
 }
@@ -167,7 +174,7 @@ absl::StatusOr<ChainVerification> PostgresDecisionLog::VerifyChain() {
     connection.Rollback();
     return begun;
   }
-  absl::StatusOr<ChainVerification> verification = VerifyInSnapshot(connection);
+  absl::StatusOr<ChainVerification> verification = VerifyInSnapshot(connection, process_gone_);
   absl::Status ended = verification.ok() ? connection.Commit() : verification.status();
   if (!ended.ok()) {
     connection.Rollback();

@@ -28,9 +28,11 @@ namespace verdict {
 class PostgresDecisionLog final : public DecisionLogStore {
  public:
   // Loads libpq (UNAVAILABLE without it); connects, and brings the schema up to date, on first
-  // use and again after a connection fault.
+  // use and again after a connection fault. `process_gone` tells the chain check which runs
+  // without a stop marker have died.
   static absl::StatusOr<std::unique_ptr<PostgresDecisionLog>> Open(
-      std::string conninfo, PostgresConnectionOptions options = {});
+      std::string conninfo, PostgresConnectionOptions options = {},
+      RunLiveness process_gone = RunProcessGoneFromThisHost);
 
   absl::Status Append(std::vector<DecisionLogRow>& rows) override;
   absl::StatusOr<DecisionLogPage> Query(const DecisionLogFilter& filter, int page_size,
@@ -38,9 +40,11 @@ class PostgresDecisionLog final : public DecisionLogStore {
   absl::StatusOr<ChainVerification> VerifyChain() override;
 
  private:
-  PostgresDecisionLog(const LibPq& pq, std::string conninfo, PostgresConnectionOptions options);
+  PostgresDecisionLog(const LibPq& pq, std::string conninfo, PostgresConnectionOptions options,
+                      RunLiveness process_gone);
 
   PostgresPool pool_;
+  const RunLiveness process_gone_;
 };
 
 }  // namespace verdict

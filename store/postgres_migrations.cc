@@ -151,11 +151,16 @@ ALTER TABLE rate_counters DROP CONSTRAINT rate_counters_pkey;
 ALTER TABLE rate_counters ADD PRIMARY KEY (agent_id, permission_id, window_start);
 )sql";
 
+// Version 7: decision log runs, as in SQLite's version 7 (store/migrations.cc says why).
+constexpr char kDecisionLogRuns[] = R"sql(
+ALTER TABLE decision_log ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE decision_log ADD COLUMN run_seq BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE decision_log ADD COLUMN run_decided BIGINT NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kInitialSchema},
-    {2, kAdminPlane},
-    {3, kSigningKeys},
-    {6, kRateCountersPerAgent},
+    {1, kInitialSchema},        {2, kAdminPlane},      {3, kSigningKeys},
+    {6, kRateCountersPerAgent}, {7, kDecisionLogRuns},
 };
 
 }  // namespace

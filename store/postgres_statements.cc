@@ -14,7 +14,7 @@ namespace {
 #define VERDICT_DECISION_LOG_COLUMNS                                                        \
   "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "    \
   "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, " \
-  "latency_us, prev_hash, hash"
+  "latency_us, prev_hash, hash, run_id, run_seq, run_decided"
 #define VERDICT_SIGNING_KEY_COLUMNS \
   "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
 // A pending or approved request past its expiry reads as expired, whether or not a vote has
@@ -165,10 +165,12 @@ constexpr PgStatementSql kStatements[] = {
     {PgStatement::kDecisionLogInsert, "DecisionLogInsert",
      "INSERT INTO decision_log (" VERDICT_DECISION_LOG_COLUMNS
      ") OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-     " $14, $15, $16, $17)"},
-    // A filter left out is '' or NULL; one row more than the page is asked for.
+     " $14, $15, $16, $17, $18, $19, $20)"},
+    // A filter left out is '' or NULL; one row more than the page is asked for. $7 = 0
+    // leaves out the runs' start and stop markers (verdict ''), which are not decisions.
     {PgStatement::kDecisionLogQuery, "DecisionLogQuery",
      "SELECT " VERDICT_DECISION_LOG_COLUMNS " FROM decision_log WHERE seq > $1"
+     " AND ($7::bigint <> 0 OR verdict <> '')"
      " AND ($2 = '' OR agent_id = $2) AND ($3::bigint IS NULL OR decided_at >= $3)"
      " AND ($4::bigint IS NULL OR decided_at < $4) AND ($5 = '' OR verdict = $5)"
      " ORDER BY seq LIMIT $6"},

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# What --decision_log_durability=sync costs end to end: two verdictd servers with --decision_log,
+# one async (the default), one sync, each on its own copy of the benchmark dataset, driven in
+# turn by the load generator over TCP (runs interleaved: async, sync, async, sync, ...), then the
+# median (min to max) of QPS, p50 and p99 for each. Fails when the load generator sees any error
+# or wrong answer.
+#
+#   bench/durability.sh                            # 50,000 agents, 64 in flight, 5 runs of 10 s
+#   bench/durability.sh --runs 7 --in_flight 16
+#
+# Environment: VERDICT_BENCH_DIR (dataset cache, default /tmp/verdict-bench),
+# BAZEL_OUTPUT_BASE (build with this --output_base).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+agents=50000 in_flight=64 duration=10s warmup=2s workers=4 runs=5
+mix=direct:50,delegated:25,denied:25
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --agents) agents=$2 ;;
+    --in_flight) in_flight=$2 ;;
+    --duration) duration=$2 ;;
+    --warmup) warmup=$2 ;;
+    --workers) workers=$2 ;;
+    --mix) mix=$2 ;;
+    --runs) runs=$2 ;;
+    *) echo "usage: $0 [--agents N] [--in_flight N] [--duration 10s] [--warmup 2s]" \
+         "[--workers N] [--mix KIND:W,...] [--runs N]" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+
+bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
+# --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
+"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt //server:verdictd //bench:loadgen //bench:make_dataset
+bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+
+dataset=$("$bin/bench/make_dataset" --agents="$agents")
+work=$(mktemp -d /tmp/verdict-durability.XXXXXX)
+declare -A pids targets
+cleanup() {
+  for mode in "${!pids[@]}"; do
+    kill -TERM "${pids[$mode]}" 2>/dev/null || true
+    wait "${pids[$mode]}" || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+for mode in async sync; do
+  cp "$dataset" "$work/$mode.db"
+  targets[$mode]="127.0.0.1:$(free_port)"
+  : >"$work/$mode.log"
+  "$bin/server/verdictd" --listen="${targets[$mode]}" --db="$work/$mode.db" --workers="$workers" \
+    --admin_listen=off --decision_log --decision_log_durability="$mode" >"$work/$mode.log" 2>&1 &
+  pids[$mode]=$!
+  for _ in $(seq 1 300); do
+    if grep -q "serving on" "$work/$mode.log"; then break; fi
+    sleep 0.1
+  done
+  grep -q "serving on" "$work/$mode.log" || { echo "verdictd ($mode) did not start:" >&2; cat "$work/$mode.log" >&2; exit 1; }
+done
+
+status=0
+for run in $(seq 1 "$runs"); do
+  for mode in async sync; do
+    echo "== run $run, --decision_log_durability=$mode"
+    "$bin/bench/loadgen" --target="${targets[$mode]}" --agents="$agents" --in_flight="$in_flight" \
+      --duration="$duration" --warmup="$warmup" --mix="$mix" --seed="$run" |
+      tee -a "$work/$mode.runs" || status=1
+  done
+done
+
+# "median (min to max)" of one figure over a mode's runs: $1 = the mode, $2 = the loadgen output
+# line's label, $3 = the figure's label within it.
+summarize() {
+  grep "^$2 " "$work/$1.runs" | sed -E "s/.* $3 ([0-9.]+).*/\\1/" | sort -g |
+    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+           printf "%.1f (%.1f to %.1f)", m, v[1], v[NR] }'
+}
+for mode in async sync; do
+  echo "-- $mode over $runs runs, median (min to max): qps $(summarize $mode calls qps)," \
+    "p50 $(summarize $mode latency_us p50) us, p99 $(summarize $mode latency_us p99) us"
+done
+exit $status
