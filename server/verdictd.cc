@@ -60,7 +60,8 @@ namespace {
 constexpr absl::Duration kShutdownGrace = absl::Seconds(10);
 // How long a stopping verdictd keeps serving with health NOT_SERVING before it stops listening.
 constexpr absl::Duration kShutdownDrain = absl::Seconds(1);
-// How often health is brought in line with whether the store can be used.
+// How often health is brought in line with whether the store can be used; a check that takes
+// longer (a frozen database) turns health NOT_SERVING at that moment.
 constexpr absl::Duration kAvailabilityInterval = absl::Seconds(1);
 
 // How many decisions may run at once on gRPC's own threads: as many as there are cores, which
@@ -243,8 +244,9 @@ int Serve(const ServerOptions& options) {
   (*server)->SetServing(ready.ok());
   auto monitor = std::make_unique<AvailabilityMonitor>(
       check_ready,
-      [&server](const absl::Status& ready) {
+      [&server, &runner](const absl::Status& ready) {
         (*server)->SetServing(ready.ok());
+        runner.SetInlineAllowed(ready.ok());
         if (ready.ok()) {
           std::cerr << "verdictd: policy store ready: SERVING\n";
         } else {
@@ -252,7 +254,7 @@ int Serve(const ServerOptions& options) {
                     << "): NOT_SERVING\n";
         }
       },
-      kAvailabilityInterval);
+      kAvailabilityInterval, /*answer_limit=*/kAvailabilityInterval);
 
   std::cout << "verdictd serving on " << (*server)->address() << " (db "
             << DescribeStoreLocation(options.db_path) << ")" << std::endl;

@@ -196,7 +196,17 @@ PGresult* PostgresConnection::NextResult() {
       return nullptr;
     }
   }
-  return pq_.getResult(connection_);
+  PGresult* result = pq_.getResult(connection_);
+  if (result != nullptr) {
+    const ExecStatusType status = pq_.resultStatus(result);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) answered_on_lease_ = true;
+  }
+  return result;
+}
+
+bool PostgresConnection::LostBeforeAnyAnswer() const {
+  return broken_ && !answer_late_ && !answered_on_lease_ &&
+         pq_.status(connection_) != CONNECTION_OK;
 }
 
 PGresult* PostgresConnection::LastResult(bool sent) {
