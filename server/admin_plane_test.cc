@@ -143,11 +143,8 @@ class AdminPlaneStartTest : public testing::Test {
   std::string dir_;
 };
 
-// A group to give the socket to: as root (CI) another one than the process's, else its own.
-gid_t SocketGroup() {
-  const group* nogroup = getgrnam("nogroup");
-  return geteuid() == 0 && nogroup != nullptr ? nogroup->gr_gid : getegid();
-}
+// A group to give the socket to: the process's own (Bazel's sandbox maps no other).
+gid_t SocketGroup() { return getegid(); }
 
 // Connecting to a unix socket takes write permission on it: with umask 000 gRPC would bind it
 // 0777, open to every local user. It is 0600, or 0660 for the group the operator names.
