@@ -86,14 +86,11 @@ class FreezableRelay {
   }
   void Thaw() { frozen_ = false; }
 
-  // Whether a client of the relay has sent bytes that a frozen relay holds back.
+  // Whether the relay's latest client has sent bytes that a frozen relay holds back.
   bool ClientBytesHeldBack() {
     absl::MutexLock lock(&sockets_mu_);
-    for (int client : clients_) {
-      int pending = 0;
-      if (ioctl(client, FIONREAD, &pending) == 0 && pending > 0) return true;
-    }
-    return false;
+    int pending = 0;
+    return !clients_.empty() && ioctl(clients_.back(), FIONREAD, &pending) == 0 && pending > 0;
   }
 
  private:
@@ -421,7 +418,9 @@ TEST_F(PostgresStoreTest,
     ASSERT_TRUE(found.ok()) << found.status();
     EXPECT_EQ(*found, "agt_a");
     if (!snapshot) {
-      // The same again, for a read snapshot on the connection now pooled.
+      // The same again, for a read snapshot on the connection now pooled, once a write has
+      // settled the read's COMMIT, which the relay would hold back too.
+      ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "m", .id = "agt_b"}).ok());
       relay.Freeze();
       ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                                       " WHERE application_name = '",
