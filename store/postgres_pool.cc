@@ -28,10 +28,16 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
     if (!idle_.empty() && reuse == Reuse::kIdle) {
       connection = std::move(idle_.back());
       idle_.pop_back();
+      // Leased from here: StillUsable may wait for a COMMIT's answer, which BreakLeased ends.
+      leased_.insert(connection.get());
     }
   }
   // An idle connection the server has ended since is dropped here, not left to fail the call.
-  if (connection != nullptr && !connection->StillUsable()) connection.reset();
+  if (connection != nullptr && !connection->StillUsable()) {
+    absl::MutexLock lock(&mutex_);
+    leased_.erase(connection.get());
+    connection.reset();
+  }
   const bool reused = connection != nullptr;
   if (connection == nullptr) {
     // Opened outside the lock: connecting may wait on the network or on another migration.
@@ -45,16 +51,29 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
     connection = *std::move(opened);
   }
   connection->StartLease();
+  {
+    absl::MutexLock lock(&mutex_);
+    leased_.insert(connection.get());
+  }
   return Lease(this, std::move(connection), reused);
 }
 
 void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
+  if (connection != nullptr) {
+    absl::MutexLock lock(&mutex_);
+    leased_.erase(connection.get());
+  }
   if (connection != nullptr && (connection->broken() || connection->InTransaction())) {
     connection.reset();
   }
   absl::MutexLock lock(&mutex_);
   if (connection != nullptr) idle_.push_back(std::move(connection));
   ++free_slots_;
+}
+
+void PostgresPool::BreakLeased() {
+  absl::MutexLock lock(&mutex_);
+  for (PostgresConnection* connection : leased_) connection->Interrupt();
 }
 
 PostgresPool::Lease::Lease(Lease&& other) noexcept

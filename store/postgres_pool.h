@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "store/postgres_connection.h"
@@ -69,6 +70,11 @@ class PostgresPool {
   enum class Reuse { kIdle, kFresh };
   absl::StatusOr<Lease> Checkout(Reuse reuse = Reuse::kIdle);
 
+  // Shuts the socket of every leased connection: a call waiting for its server's answer fails
+  // at once (UNAVAILABLE) and its connection is closed when returned. For a server that stopped
+  // answering; thread-safe.
+  void BreakLeased();
+
  private:
   void Return(std::unique_ptr<PostgresConnection> connection);
 
@@ -77,6 +83,7 @@ class PostgresPool {
   const PostgresConnectionOptions options_;
   absl::Mutex mutex_;
   std::vector<std::unique_ptr<PostgresConnection>> idle_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_set<PostgresConnection*> leased_ ABSL_GUARDED_BY(mutex_);
   int free_slots_ ABSL_GUARDED_BY(mutex_);  // connections not leased: idle or not yet open
 };
 
