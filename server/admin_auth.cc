@@ -35,7 +35,10 @@ std::string PeerHost(absl::string_view peer) {
 
 AdminAuthenticator::AdminAuthenticator(AdminCredentialStore& credentials, Clock clock,
                                        AdminAuthOptions options)
-    : credentials_(credentials), clock_(std::move(clock)), options_(options) {}
+    : credentials_(credentials),
+      clock_(std::move(clock)),
+      options_(options),
+      tokens_(options.check_burst) {}
 
 absl::Status AdminAuthenticator::Authenticate(absl::string_view peer,
                                               absl::string_view authorization) {
@@ -56,6 +59,7 @@ absl::Status AdminAuthenticator::Authenticate(absl::string_view peer,
     return absl::UnauthenticatedError(
         "missing admin credential: send the metadata \"authorization: Bearer <secret>\"");
   }
+  if (absl::Status admitted = AdmitCheck(host); !admitted.ok()) return admitted;
   absl::StatusOr<bool> matches = SecretMatches(*secret);
   if (!matches.ok()) return matches.status();
   if (!*matches) {
@@ -64,18 +68,78 @@ absl::Status AdminAuthenticator::Authenticate(absl::string_view peer,
   }
   absl::MutexLock lock(&mu_);
   failures_.erase(host);
+  if (passed_.size() >= options_.max_tracked_peers) passed_.clear();
+  passed_.insert(host);
+  return absl::OkStatus();
+}
+
+int AdminAuthenticator::WaitingPeers() {
+  absl::MutexLock lock(&mu_);
+  return waiting_passed_ + waiting_new_;
+}
+
+void AdminAuthenticator::RefillTokens(absl::Time now) {
+  if (tokens_updated_ != absl::InfinitePast() && now > tokens_updated_) {
+    tokens_ = std::min<double>(
+        options_.check_burst,
+        tokens_ + absl::ToDoubleSeconds(now - tokens_updated_) * options_.checks_per_second);
+  }
+  tokens_updated_ = std::max(tokens_updated_, now);
+}
+
+bool AdminAuthenticator::MayRunNow(Standing standing) const {
+  if (checks_running_ >= options_.max_concurrent_checks) return false;
+  switch (standing) {
+    case Standing::kPassedBefore:  // spends no token: a busy admin script is not rate-limited
+      return true;
+    case Standing::kNew:
+      return tokens_ >= 1 && waiting_passed_ == 0;
+    case Standing::kFailing:
+      return tokens_ >= 1 && waiting_passed_ == 0 && waiting_new_ == 0;
+  }
+  return false;
+}
+
+absl::Status AdminAuthenticator::AdmitCheck(const std::string& peer_host) {
+  const auto busy = [] {
+    return absl::ResourceExhaustedError("too many admin credential checks at once: retry in 1 s");
+  };
+  absl::MutexLock lock(&mu_);
+  Standing standing = Standing::kNew;
+  if (auto it = failures_.find(peer_host); it != failures_.end() && it->second.count > 0) {
+    standing = Standing::kFailing;
+  } else if (passed_.contains(peer_host)) {
+    standing = Standing::kPassedBefore;
+  }
+  RefillTokens(clock_());
+  if (!MayRunNow(standing)) {
+    // A failing peer never waits, so it never holds back a peer that waits.
+    if (standing == Standing::kFailing) return busy();
+    if (standing == Standing::kNew && waiting_new_ >= options_.max_waiting_new_peers) {
+      return busy();
+    }
+    int& waiting = standing == Standing::kNew ? waiting_new_ : waiting_passed_;
+    ++waiting;
+    const absl::Time give_up = absl::Now() + options_.max_check_wait;
+    while (!MayRunNow(standing)) {
+      const absl::Time now = absl::Now();
+      if (now >= give_up) {
+        --waiting;
+        check_done_.SignalAll();  // a peer of a lower standing may run now
+        return busy();
+      }
+      // Woken when a check ends; tokens come back with the clock, looked at every 20 ms.
+      check_done_.WaitWithTimeout(&mu_, std::min(give_up - now, absl::Milliseconds(20)));
+      RefillTokens(clock_());
+    }
+    --waiting;
+  }
+  ++checks_running_;
+  if (standing != Standing::kPassedBefore) tokens_ -= 1;
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> AdminAuthenticator::SecretMatches(absl::string_view secret) {
-  {
-    absl::MutexLock lock(&mu_);
-    auto slot_free = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return checks_running_ < options_.max_concurrent_checks;
-    };
-    mu_.Await(absl::Condition(&slot_free));
-    ++checks_running_;
-  }
   absl::StatusOr<std::optional<std::string>> stored = credentials_.SecretHash();
   bool matches = false;
   if (stored.ok()) {
@@ -88,12 +152,14 @@ absl::StatusOr<bool> AdminAuthenticator::SecretMatches(absl::string_view secret)
   }
   absl::MutexLock lock(&mu_);
   --checks_running_;
+  check_done_.SignalAll();
   if (!stored.ok()) return stored.status();
   return matches;
 }
 
 void AdminAuthenticator::RecordFailure(const std::string& peer_host, absl::Time now) {
   absl::MutexLock lock(&mu_);
+  passed_.erase(peer_host);
   if (!failures_.contains(peer_host) && failures_.size() >= options_.max_tracked_peers) {
     ForgetIdlePeers(now);
     if (failures_.size() >= options_.max_tracked_peers) return;

@@ -4,8 +4,18 @@
 // Argon2id hash (store/admin_credential_store.h), read fresh on every call. The check takes the
 // same time whether or not a credential is stored (BurnVerificationTime), and answers the same
 // words. A peer that keeps failing is refused without a check for a back-off period that doubles
-// with each further failure; a success forgets its failures. Argon2id at production parameters
-// holds 64 MiB per check, so only a few checks run at once.
+// with each further failure; a success forgets its failures.
+//
+// A peer is a local user on the admin unix socket ("uid:1000", server/unix_socket.h), a host on
+// TCP ("ipv4:10.0.0.1"). Argon2id at production parameters holds 64 MiB and tens of milliseconds
+// of CPU per check, and on TCP a caller can change its source address for each guess, so the
+// checks of all peers together are bounded too: a few at once, and the checks of peers that have
+// not passed yet draw on a token bucket of checks per second. When that bound is reached, who
+// waits is decided by what the peer itself has done, never by what other peers did: a peer whose
+// secret passed (and that has not failed since) goes first and needs no token, a peer new to the
+// authenticator next (a bounded number of them wait), and a peer with failures on record is
+// refused at once (RESOURCE_EXHAUSTED) rather than wait. So a caller who keeps failing delays or
+// refuses only itself and other failing peers.
 //
 //   AdminAuthenticator auth(credentials, [] { return absl::Now(); });
 //   absl::Status s = auth.Authenticate(context->peer(), authorization_header);
@@ -18,6 +28,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
@@ -39,6 +50,13 @@ struct AdminAuthOptions {
   size_t max_tracked_peers = 4096;
   // Checks that may run at the same time.
   int max_concurrent_checks = 2;
+  // Checks begun per second, in the long run and in a burst, by peers that have not passed.
+  double checks_per_second = 4;
+  int check_burst = 8;
+  // Peers new to the authenticator that may wait for a check at once (more are refused), and how
+  // long any peer waits before it is refused (RESOURCE_EXHAUSTED).
+  int max_waiting_new_peers = 8;
+  absl::Duration max_check_wait = absl::Seconds(5);
   // Those of the stored hash, so that "no credential" costs what a check costs. Lowered only by
   // tests.
   SecretHashParams hash_params;
@@ -50,8 +68,12 @@ class AdminAuthenticator {
   AdminAuthenticator(AdminCredentialStore& credentials, Clock clock, AdminAuthOptions options = {});
 
   // OK when `authorization` is "Bearer " and the admin secret. `peer` is gRPC's peer string
-  // ("ipv4:10.0.0.1:5555", "unix:"); the port is ignored, so one host is one peer.
+  // ("ipv4:10.0.0.1:5555"; the port is ignored, so one host is one peer) or a local user
+  // ("uid:1000", server/unix_socket.h's CallerIdentity).
   absl::Status Authenticate(absl::string_view peer, absl::string_view authorization);
+
+  // Peers waiting for a check now (for tests and metrics).
+  int WaitingPeers() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct PeerFailures {
@@ -59,7 +81,17 @@ class AdminAuthenticator {
     absl::Time retry_after = absl::InfinitePast();
   };
 
-  // Whether the presented secret is the admin secret, at the cost of one Argon2id check.
+  // How much a peer's check may wait for the global bound, by what that peer has done.
+  enum class Standing { kPassedBefore, kNew, kFailing };
+
+  // Takes a check slot and a token for the peer, waiting when its standing allows;
+  // RESOURCE_EXHAUSTED when it may not wait, or waited max_check_wait.
+  absl::Status AdmitCheck(const std::string& peer_host);
+  // The peer may take a free slot and token now: no peer of a better standing waits.
+  bool MayRunNow(Standing standing) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RefillTokens(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the presented secret is the admin secret, at the cost of one Argon2id check, run in
+  // the slot AdmitCheck took (and given back here).
   absl::StatusOr<bool> SecretMatches(absl::string_view secret);
   void RecordFailure(const std::string& peer_host, absl::Time now);
   void ForgetIdlePeers(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -69,8 +101,15 @@ class AdminAuthenticator {
   const AdminAuthOptions options_;
 
   absl::Mutex mu_;
+  absl::CondVar check_done_;  // a slot was given back
   absl::flat_hash_map<std::string, PeerFailures> failures_ ABSL_GUARDED_BY(mu_);
+  // Peers whose secret passed and that have not failed since (at most max_tracked_peers).
+  absl::flat_hash_set<std::string> passed_ ABSL_GUARDED_BY(mu_);
   int checks_running_ ABSL_GUARDED_BY(mu_) = 0;
+  double tokens_ ABSL_GUARDED_BY(mu_);
+  absl::Time tokens_updated_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  int waiting_passed_ ABSL_GUARDED_BY(mu_) = 0;
+  int waiting_new_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // "ipv4:10.0.0.1" for "ipv4:10.0.0.1:5555", "ipv6:[::1]" for "ipv6:[::1]:5555"; other peers

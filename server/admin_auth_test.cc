@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/admin_credentials.h"
@@ -88,7 +90,7 @@ absl::Duration FastestCheckTime(AdminAuthenticator& auth, absl::string_view head
 }
 
 TEST_F(AdminAuthTest, ACheckTakesAsLongWhetherOrNotACredentialExists) {
-  AdminAuthenticator auth = MakeAuthenticator();
+  AdminAuthenticator auth = MakeAuthenticator({.check_burst = 100});
   const absl::Duration without_credential = FastestCheckTime(auth, Bearer("wrong"));
   StoreSecret();
   const absl::Duration with_credential = FastestCheckTime(auth, Bearer("wrong"));
@@ -138,6 +140,91 @@ TEST_F(AdminAuthTest, AnUnreadableStoreIsUnavailableNotUnauthenticated) {
   AdminCredentials unreachable("/nonexistent-dir/verdict.db");
   AdminAuthenticator auth(unreachable, [this] { return now_; }, {.hash_params = TestHashParams()});
   EXPECT_EQ(auth.Authenticate(kPeer, Bearer(kSecret)).code(), absl::StatusCode::kUnavailable);
+}
+
+// A caller on TCP may change its source address for each guess, so each looks like a new peer:
+// the checks of all peers together are bounded, here to the burst of 4, however many addresses
+// guess.
+TEST_F(AdminAuthTest, GuessesFromEverChangingAddressesRunAtMostTheGlobalBudgetOfChecks) {
+  StoreSecret();
+  AdminAuthenticator auth = MakeAuthenticator(
+      {.checks_per_second = 1, .check_burst = 4, .max_check_wait = absl::ZeroDuration()});
+  int checked = 0;
+  int refused = 0;
+  for (int i = 0; i < 200; ++i) {
+    const absl::Status status = auth.Authenticate(
+        absl::StrCat("ipv4:127.0.", i / 250, ".", i % 250 + 2, ":1"), Bearer("wrong"));
+    if (status.code() == absl::StatusCode::kUnauthenticated) ++checked;
+    if (status.code() == absl::StatusCode::kResourceExhausted) ++refused;
+  }
+  EXPECT_EQ(checked, 4);
+  EXPECT_EQ(refused, 196);
+  // The budget comes back with time.
+  now_ += absl::Seconds(1);
+  EXPECT_EQ(auth.Authenticate("ipv4:127.0.9.9:1", Bearer("wrong")).code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+// When a failing peer has spent the budget of checks, a peer whose secret passed before is still
+// checked at once; a new peer waits for the next token, and the failing peer, which never waits,
+// cannot take that token from under it.
+TEST_F(AdminAuthTest, WhenChecksAreScarceAFailingPeerIsRefusedAndOthersAreCheckedFirst) {
+  StoreSecret();
+  absl::Mutex clock_mu;
+  absl::Time now = now_;
+  AdminAuthenticator auth(credentials_,
+                          [&] {
+                            absl::MutexLock lock(&clock_mu);
+                            return now;
+                          },
+                          {.checks_per_second = 1,
+                           .check_burst = 3,
+                           .max_check_wait = absl::Seconds(60),
+                           .hash_params = TestHashParams()});
+  constexpr char kAdmin[] = "uid:0";
+  constexpr char kOther[] = "uid:65534";
+  ASSERT_TRUE(auth.Authenticate(kAdmin, Bearer(kSecret)).ok());
+  EXPECT_EQ(auth.Authenticate(kOther, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kOther, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  // The admin, whose secret passed, needs no token: it is checked though none is left.
+  EXPECT_TRUE(auth.Authenticate(kAdmin, Bearer(kSecret)).ok());
+
+  // A peer new to the server waits for the next token.
+  constexpr char kNewcomer[] = "uid:1000";
+  absl::Status newcomer_status = absl::UnknownError("not answered");
+  std::thread newcomer([&] { newcomer_status = auth.Authenticate(kNewcomer, Bearer(kSecret)); });
+  while (auth.WaitingPeers() == 0) std::this_thread::yield();
+  // The failing peer is within its free failures, but checks are scarce: refused, not queued.
+  const absl::Status other = auth.Authenticate(kOther, Bearer("wrong"));
+  EXPECT_EQ(other.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(other.message(), HasSubstr("too many admin credential checks"));
+  {
+    absl::MutexLock lock(&clock_mu);
+    now += absl::Seconds(1);
+  }
+  newcomer.join();
+  EXPECT_TRUE(newcomer_status.ok()) << newcomer_status;
+}
+
+// Issue 15.6 at the authenticator: a local user sending 1,000 wrong secrets, as fast as it is
+// answered, while the admin (another uid) calls once a second, never gets the admin refused.
+TEST_F(AdminAuthTest, AThousandWrongSecretsFromOneUserNeverRefuseAnother) {
+  StoreSecret();
+  AdminAuthenticator auth = MakeAuthenticator({.max_check_wait = absl::ZeroDuration()});
+  int others_checked = 0;
+  for (int i = 0; i < 1000; ++i) {
+    if (auth.Authenticate("uid:65534", Bearer("wrong")).code() ==
+        absl::StatusCode::kUnauthenticated) {
+      ++others_checked;
+    }
+    if (i % 100 == 99) {
+      const absl::Status admin = auth.Authenticate("uid:0", Bearer(kSecret));
+      EXPECT_TRUE(admin.ok()) << "call " << i << ": " << admin;
+      now_ += absl::Seconds(1);
+    }
+  }
+  // Its free failures, then one a back-off period at most.
+  EXPECT_LE(others_checked, 3 + 10);
 }
 
 TEST(PeerHostTest, DropsThePortOfNetworkPeers) {

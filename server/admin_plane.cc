@@ -1,5 +1,7 @@
 #include "server/admin_plane.h"
 
+#include <grp.h>
+
 #include <iostream>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "common/admin_limits.h"
 #include "server/admin_secret.h"
 #include "server/flags.h"
+#include "server/unix_socket.h"
 #include "store/open_store.h"
 
 ABSL_FLAG(std::string, admin_listen, "",
@@ -21,6 +24,9 @@ ABSL_FLAG(std::string, admin_listen, "",
 ABSL_FLAG(std::string, admin_secret_file, "",
           "A file holding the admin secret. When the database has no admin credential yet, its "
           "Argon2id hash becomes the credential that every AdminService call must present.");
+ABSL_FLAG(std::string, admin_socket_group, "",
+          "A group whose members may connect to the unix: admin socket: it is made 0660 and owned "
+          "by that group. Default: the socket is 0600, for verdictd's user only.");
 ABSL_FLAG(bool, decision_log, false,
           "Write every decision to the hash-chained decision log table (batched, off the "
           "decision path).");
@@ -57,6 +63,19 @@ absl::Status BootstrapCredential(AdminCredentialStore& credentials, const std::s
   return absl::OkStatus();
 }
 
+// The group named `name`, or INVALID_ARGUMENT naming the flag.
+absl::StatusOr<gid_t> GroupNamed(const std::string& name) {
+  group entry;
+  group* found = nullptr;
+  std::string buffer(16 << 10, '\0');
+  const int error = getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found);
+  if (error != 0 || found == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_socket_group: no group named \"", name, "\""));
+  }
+  return found->gr_gid;
+}
+
 }  // namespace
 
 absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& db_path,
@@ -87,6 +106,15 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
     return absl::InvalidArgumentError(
         "--admin_listen: must differ from --listen: AdminService is never served on the "
         "decision port");
+  }
+  if (const std::string group = absl::GetFlag(FLAGS_admin_socket_group); !group.empty()) {
+    if (UnixSocketPath(options.listen).empty()) {
+      return absl::InvalidArgumentError(
+          "--admin_socket_group: the admin listener is not a unix: socket");
+    }
+    absl::StatusOr<gid_t> gid = GroupNamed(group);
+    if (!gid.ok()) return gid.status();
+    options.socket_group = *gid;
   }
   options.secret_file = absl::GetFlag(FLAGS_admin_secret_file);
   options.decision_log = absl::GetFlag(FLAGS_decision_log);
@@ -138,10 +166,32 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
     }
   }
   if (options.listen.empty()) return plane;
-  // A policy import carries the whole document.
-  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
-      GrpcServer::Start(options.listen, {{v1::AdminService::service_full_name(), &plane->service_}},
-                        Reflection::kOff, kMaxAdminMessageBytes, options.transport_limits);
+  // On a unix: address verdictd accepts the connections itself, so that the throttle knows each
+  // caller's uid (server/admin_auth.h): gRPC 1.51 does not tell a callback service its peer's
+  // credentials.
+  const bool on_unix_socket = !UnixSocketPath(options.listen).empty();
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
+      on_unix_socket ? "" : options.listen,
+      {{v1::AdminService::service_full_name(), &plane->service_}}, Reflection::kOff,
+      kMaxAdminMessageBytes,  // a policy import carries the whole document
+      options.transport_limits);
+  if (server.ok() && on_unix_socket) {
+    GrpcServer* grpc_server = server->get();
+    absl::StatusOr<std::unique_ptr<UnixListener>> listener = UnixListener::Start(
+        options.listen,
+        {.mode = static_cast<mode_t>(options.socket_group.has_value() ? 0660 : 0600),
+         .group = options.socket_group},
+        [grpc_server](int fd) { grpc_server->AdoptConnection(fd); });
+    if (listener.ok()) {
+      plane->listener_ = *std::move(listener);
+      plane->address_ = options.listen;
+    } else {
+      (*server)->Shutdown(absl::ZeroDuration());
+      server = listener.status();
+    }
+  } else if (server.ok()) {
+    plane->address_ = (*server)->address();
+  }
   if (!server.ok()) {
     if (options.listen_required) return server.status();
     // The default socket: a second verdictd on one database finds the first one's, and a
@@ -153,7 +203,7 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   }
   plane->server_ = *std::move(server);
   plane->server_->SetServing(true);
-  std::cerr << "verdictd: admin service on " << plane->server_->address() << "\n";
+  std::cerr << "verdictd: admin service on " << plane->address_ << "\n";
   // Said here, not to callers: they learn only that their credential is refused.
   if (absl::StatusOr<std::optional<std::string>> stored = plane->credentials_->SecretHash();
       stored.ok() && !stored->has_value()) {
@@ -168,6 +218,8 @@ AdminPlane::~AdminPlane() { Shutdown(absl::ZeroDuration()); }
 void AdminPlane::Shutdown(absl::Duration grace) {
   if (shut_down_) return;
   shut_down_ = true;
+  // No new connection first: the listener hands them to the server.
+  if (listener_ != nullptr) listener_->Stop();
   if (server_ != nullptr) server_->Shutdown(grace);
   if (writer_ != nullptr) {
     writer_->Shutdown();

@@ -11,7 +11,10 @@
 #ifndef VERDICT_SERVER_ADMIN_PLANE_H_
 #define VERDICT_SERVER_ADMIN_PLANE_H_
 
+#include <sys/types.h>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,7 @@
 #include "server/admin_auth.h"
 #include "server/admin_service.h"
 #include "server/grpc_server.h"
+#include "server/unix_socket.h"
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
 #include "store/decision_log_writer.h"
@@ -30,6 +34,7 @@
 
 ABSL_DECLARE_FLAG(std::string, admin_listen);
 ABSL_DECLARE_FLAG(std::string, admin_secret_file);
+ABSL_DECLARE_FLAG(std::string, admin_socket_group);
 ABSL_DECLARE_FLAG(bool, decision_log);
 ABSL_DECLARE_FLAG(std::string, decision_log_durability);
 ABSL_DECLARE_FLAG(bool, test_only_weak_admin_hash);
@@ -44,6 +49,9 @@ struct AdminPlaneOptions {
   // True when the operator chose the address: failing to listen there stops verdictd. The
   // default address (next to the database) is best effort: verdictd serves decisions without it.
   bool listen_required = false;
+  // A unix: listener's socket is 0600 (its owner, verdictd's user, only); with a group, 0660 and
+  // owned by that group (--admin_socket_group), whatever the umask.
+  std::optional<gid_t> socket_group;
   std::string secret_file;  // "" when none: the stored credential, if any, stays as it is
   bool decision_log = false;
   DecisionLogDurability decision_log_durability = DecisionLogDurability::kAsync;
@@ -54,7 +62,8 @@ struct AdminPlaneOptions {
   TransportLimits transport_limits;
 };
 
-// Reads the flags above. INVALID_ARGUMENT naming the flag; --admin_listen must differ from the
+// Reads the flags above. INVALID_ARGUMENT naming the flag (an --admin_socket_group that names no
+// group, or is given without a unix: listener); --admin_listen must differ from the
 // decision listener `decision_listen`, so AdminService is never served on the decision port.
 absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& db_path,
                                                              const std::string& decision_listen);
@@ -73,7 +82,7 @@ class AdminPlane {
   // The decision log writer for the Authorizer, or null without --decision_log.
   DecisionLogWriter* decision_log() { return writer_.get(); }
   // The admin listener's address, or "" when there is none.
-  std::string address() const { return server_ ? server_->address() : ""; }
+  const std::string& address() const { return address_; }
 
   // Stops the admin listener (calls in flight get `grace`), then writes every queued decision
   // and reports the log's counters on stderr. Idempotent.
@@ -91,6 +100,9 @@ class AdminPlane {
   GrpcAdminService service_;
   std::unique_ptr<DecisionLogWriter> writer_;
   std::unique_ptr<GrpcServer> server_;
+  // On a unix: address, what accepts the connections server_ serves; null otherwise.
+  std::unique_ptr<UnixListener> listener_;
+  std::string address_;
   bool shut_down_ = false;
 };
 

@@ -1,6 +1,9 @@
 #include "server/admin_plane.h"
 
+#include <grp.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -22,10 +25,24 @@ class AdminPlaneOptionsTest : public testing::Test {
  protected:
   void TearDown() override {
     absl::SetFlag(&FLAGS_admin_listen, "");
+    absl::SetFlag(&FLAGS_admin_socket_group, "");
     absl::SetFlag(&FLAGS_test_only_weak_admin_hash, false);
     absl::SetFlag(&FLAGS_decision_log_durability, "async");
   }
 };
+
+TEST_F(AdminPlaneOptionsTest, TheSocketGroupMustNameAGroupAndAUnixListener) {
+  absl::SetFlag(&FLAGS_admin_socket_group, "no-such-group-verdict");
+  absl::StatusOr<AdminPlaneOptions> unknown = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:1");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("--admin_socket_group"));
+
+  absl::SetFlag(&FLAGS_admin_socket_group, getgrgid(getegid())->gr_name);
+  absl::SetFlag(&FLAGS_admin_listen, "127.0.0.1:0");
+  absl::StatusOr<AdminPlaneOptions> tcp = AdminPlaneOptionsFromFlags("v.db", "127.0.0.1:1");
+  EXPECT_EQ(tcp.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(tcp.status().message(), HasSubstr("--admin_socket_group"));
+}
 
 TEST_F(AdminPlaneOptionsTest, ByDefaultAdminListensOnASocketNextToTheDatabase) {
   absl::StatusOr<AdminPlaneOptions> options =
@@ -142,6 +159,43 @@ class AdminPlaneStartTest : public testing::Test {
 
   std::string dir_;
 };
+
+// A group to give the socket to: the process's own (Bazel's sandbox maps no other).
+gid_t SocketGroup() { return getegid(); }
+
+// Connecting to a unix socket takes write permission on it: with umask 000 gRPC would bind it
+// 0777, open to every local user. It is 0600, or 0660 for the group the operator names.
+TEST_F(AdminPlaneStartTest, TheAdminSocketIsForItsOwnerOrTheNamedGroupWhateverTheUmask) {
+  const std::string db_path = dir_ + "/v.db";
+  std::unique_ptr<SqliteStore> store = OpenStore(db_path);
+  ASSERT_NE(store, nullptr);
+  const mode_t umask_before = umask(0);
+  struct Case {
+    std::string group;
+    mode_t mode;
+    gid_t gid;
+  };
+  for (const Case& c :
+       {Case{"", 0600, getegid()}, Case{getgrgid(SocketGroup())->gr_name, 0660, SocketGroup()}}) {
+    absl::SetFlag(&FLAGS_admin_socket_group, c.group);
+    absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags(db_path, "127.0.0.1:1");
+    absl::SetFlag(&FLAGS_admin_socket_group, "");
+    ASSERT_TRUE(options.ok()) << options.status();
+    absl::StatusOr<std::unique_ptr<AdminPlane>> plane =
+        AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+    ASSERT_TRUE(plane.ok()) << plane.status();
+    ASSERT_EQ((*plane)->address(), "unix:" + db_path + ".admin.sock");
+    struct stat socket_file;
+    ASSERT_EQ(stat((db_path + ".admin.sock").c_str(), &socket_file), 0);
+    EXPECT_TRUE(S_ISSOCK(socket_file.st_mode));
+    EXPECT_EQ(socket_file.st_mode & 0777, c.mode)
+        << "group \"" << c.group << "\": mode " << std::oct << (socket_file.st_mode & 0777);
+    EXPECT_EQ(socket_file.st_gid, c.gid);
+    (*plane)->Shutdown(absl::ZeroDuration());
+  }
+  // The process's umask is the one it had: only the bind saw a narrower one.
+  EXPECT_EQ(umask(umask_before), 0);
+}
 
 TEST_F(AdminPlaneStartTest, ASecondPlaneOnOneDatabaseRunsWithoutTheDefaultSocket) {
   const std::string db_path = dir_ + "/v.db";

@@ -11,6 +11,7 @@
 #include "common/redaction.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
+#include "server/unix_socket.h"
 #include "store/admin_calls.h"
 #include "store/policy_json.h"
 
@@ -74,7 +75,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
                                     : absl::OkStatus();
     };
     absl::Status ready = still_awaited();
-    if (ready.ok()) ready = auth_.Authenticate(context->peer(), AuthorizationOf(*context));
+    if (ready.ok())
+      ready = auth_.Authenticate(CallerIdentity(context->peer()), AuthorizationOf(*context));
     if (ready.ok()) ready = still_awaited();
     // And once more just before a write commits: the caller may give up while it runs.
     CommitOnlyWhile awaited(still_awaited);

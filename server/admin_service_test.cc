@@ -40,7 +40,7 @@ constexpr char kSecret[] = "an admin secret for tests only";
 
 class AdminServiceTest : public testing::Test {
  protected:
-  void SetUp() override { StartServer({.free_failures = 1000}); }
+  void SetUp() override { StartServer({.free_failures = 1000, .check_burst = 1000}); }
 
   void StartServer(AdminAuthOptions auth_options, const std::string& database_suffix = "",
                    std::vector<std::string> file_key_ids = {}) {
@@ -274,7 +274,7 @@ TEST_F(AdminServiceTest, EveryCallWithoutTheAdminCredentialIsUnauthenticated) {
 // that kid would be listed, "retired", and never used (review h38).
 TEST_F(AdminServiceTest, TheSigningKeyCallsRefuseAKidOfTheJwksFile) {
   TearDown();
-  StartServer({.free_failures = 1000}, "_file_keys", {"file-1"});
+  StartServer({.free_failures = 1000, .check_burst = 1000}, "_file_keys", {"file-1"});
   v1::AddSigningKeyRequest add;
   add.set_jwk_json(TestSigningKey::NewEd25519("file-1").public_jwk_json);
   add.add_allowed_algorithms("EdDSA");

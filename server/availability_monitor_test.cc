@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -65,6 +66,40 @@ TEST(AvailabilityMonitorTest, ReportsTheFirstOutcomeAndEveryChangeOnly) {
     while (check.calls() < calls + 20) absl::SleepFor(absl::Milliseconds(1));
   }
   EXPECT_THAT(changes.AwaitAtLeast(4), ElementsAre(false, true, false, true));
+}
+
+// Issue 16.3: a database frozen mid-call (PostgreSQL stopped, its connections open) holds the
+// check for as long as the store waits for an answer; health must not say SERVING meanwhile.
+TEST(AvailabilityMonitorTest, ACheckThatDoesNotAnswerWithinItsLimitIsReportedUnavailable) {
+  absl::Notification frozen;
+  absl::Notification thawed;
+  std::atomic<int> calls{0};
+  RecordedChanges changes;
+  const absl::Time start = absl::Now();
+  absl::Time reported_late;
+  {
+    AvailabilityMonitor monitor(
+        [&]() -> absl::Status {
+          if (calls.fetch_add(1) == 1) {  // the second check meets the frozen store
+            frozen.Notify();
+            thawed.WaitForNotification();
+          }
+          return absl::OkStatus();
+        },
+        [&](const absl::Status& s) {
+          if (!s.ok()) {
+            EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded);
+            reported_late = absl::Now();
+          }
+          changes.Add(s);
+        },
+        absl::Milliseconds(1), /*answer_limit=*/absl::Milliseconds(200));
+    frozen.WaitForNotification();
+    EXPECT_THAT(changes.AwaitAtLeast(2), ElementsAre(true, false));
+    thawed.Notify();
+    EXPECT_THAT(changes.AwaitAtLeast(3), ElementsAre(true, false, true));
+  }
+  EXPECT_GE(reported_late - start, absl::Milliseconds(200));
 }
 
 TEST(AvailabilityMonitorTest, ChecksAtOnceWithoutWaitingAnInterval) {

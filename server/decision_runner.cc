@@ -74,6 +74,7 @@ bool DecisionRunner::IsDeferredToWorker(const absl::Status& status) {
 }
 
 bool DecisionRunner::AcquireInlineSlot() {
+  if (!inline_allowed_.load(std::memory_order_relaxed)) return false;
   if (inline_in_use_.fetch_add(1, std::memory_order_acquire) < inline_slots_) return true;
   ReleaseInlineSlot();
   return false;

@@ -74,6 +74,12 @@ class DecisionRunner {
     });
   }
 
+  // While false, no decision runs on the calling (gRPC) thread: every one goes to a worker.
+  // verdictd turns it off while health says the store is not available (a database frozen
+  // mid-call would otherwise hold gRPC's few threads, which health checks need, for as long as
+  // the store waits for an answer). On at first.
+  void SetInlineAllowed(bool allowed) { inline_allowed_.store(allowed, std::memory_order_relaxed); }
+
   // True for the status of an inline attempt that must be decided again on a worker. Only a
   // `decide` that turns statuses into answers itself (ext_authz) needs to look.
   static bool IsDeferredToWorker(const absl::Status& status);
@@ -101,6 +107,7 @@ class DecisionRunner {
   WorkerPool& workers_;
   const int inline_slots_;
   std::atomic<int> inline_in_use_{0};
+  std::atomic<bool> inline_allowed_{true};
   // What the inline attempts see: the store and the access tokens, minus writes and proofs.
   const std::unique_ptr<PolicyStore> read_only_store_;
   const std::unique_ptr<AccessTokenAuthenticator> proofless_access_tokens_;

@@ -135,6 +135,24 @@ TEST_F(DecisionRunnerTest, ReadOnlyDecisionIsAnsweredOnTheCallingThread) {
   EXPECT_EQ(observer_.decisions, 1);
 }
 
+// While health says the store is not available (it may be frozen), gRPC's threads decide
+// nothing: they must stay free to answer health checks.
+TEST_F(DecisionRunnerTest, WhileInlineDecisionsAreOffEveryDecisionIsMadeOnAWorker) {
+  Allow("");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  runner->SetInlineAllowed(false);
+  Answered on_worker;
+  Authorize(*runner, ReadDocs("agt_a"), on_worker);
+  ASSERT_TRUE(on_worker.decision.ok()) << on_worker.decision.status();
+  EXPECT_EQ(on_worker.decision->reason, ReasonCode::kAllowed);
+  EXPECT_NE(on_worker.thread, std::this_thread::get_id());
+
+  runner->SetInlineAllowed(true);
+  Answered inline_again;
+  Authorize(*runner, ReadDocs("agt_a"), inline_again);
+  EXPECT_EQ(inline_again.thread, std::this_thread::get_id());
+}
+
 TEST_F(DecisionRunnerTest, DecisionThatWritesIsMadeOnceOnAWorkerAndSpendsItsSlot) {
   Allow(R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})");
   std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/health_service.h"
 #include "server/reflection_service.h"
 #include "server/transport_limits.h"
 
@@ -37,8 +38,9 @@ enum class Reflection { kOff, kOn };
 
 class GrpcServer {
  public:
-  // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH") and serves the
-  // services, which must outlive the server. UNAVAILABLE when the address cannot be bound;
+  // Listens on `listen` ("host:port", port 0 for any free one, or "unix:PATH"; "" for no
+  // listener: connections come through AdoptConnection) and serves the services, which must
+  // outlive the server. UNAVAILABLE when the address cannot be bound;
   // ALREADY_EXISTS when another live process serves the unix socket.
   // A message larger than `max_receive_message_bytes` is refused (RESOURCE_EXHAUSTED); every
   // connection is held to `limits`.
@@ -50,25 +52,31 @@ class GrpcServer {
 
   ~GrpcServer();
 
-  // The address actually bound (the chosen port for port 0).
+  // Serves a connected socket (non-blocking) as one more client connection, and closes it when
+  // the connection ends; a server shut down closes it at once. Its calls' peer is "fd:N", N
+  // being `fd`. Not to be called concurrently with Shutdown.
+  void AdoptConnection(int fd);
+
+  // The address actually bound (the chosen port for port 0); "" with no listener.
   const std::string& address() const { return address_; }
 
   // grpc.health.v1 status of the server ("") and of every service.
   void SetServing(bool serving);
 
-  // Health NOT_SERVING for good, stop accepting calls, let the calls in flight finish within
-  // `grace` (cancelling what remains after it), and wait until every call is done.
+  // Health NOT_SERVING for good (open health Watch streams are told so and end), stop accepting
+  // calls, let the calls in flight finish within `grace` (cancelling what remains after it), and
+  // wait until every call is done.
   void Shutdown(absl::Duration grace);
 
  private:
-  GrpcServer(std::unique_ptr<ReflectionService> reflection, std::unique_ptr<grpc::Server> server,
-             std::string address, std::vector<std::string> service_names, int socket_lock);
+  GrpcServer(std::unique_ptr<HealthService> health, std::unique_ptr<ReflectionService> reflection,
+             std::unique_ptr<grpc::Server> server, std::string address, int socket_lock);
 
-  // Declared before the server, which serves it until the server is destroyed.
+  // Declared before the server, which serves them until the server is destroyed.
+  std::unique_ptr<HealthService> health_;
   std::unique_ptr<ReflectionService> reflection_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
-  std::vector<std::string> service_names_;
   // For a unix: address, the flock on "<path>.lock" that claims the socket until Shutdown; -1
   // otherwise.
   int socket_lock_;

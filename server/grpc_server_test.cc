@@ -15,7 +15,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
@@ -35,6 +37,78 @@ void RemoveSocketPath(const std::string& path) {
   unlink(path.c_str());
   unlink((path + ".lock").c_str());
   rmdir(path.substr(0, path.rfind('/')).c_str());
+}
+
+using grpc::health::v1::Health;
+using grpc::health::v1::HealthCheckRequest;
+using grpc::health::v1::HealthCheckResponse;
+
+HealthCheckRequest HealthOf(const std::string& service) {
+  HealthCheckRequest request;
+  request.set_service(service);
+  return request;
+}
+
+// Health answers from the flags SetServing sets: the server and each service.
+TEST(GrpcServerHealthTest, CheckAnswersTheServingFlagOfTheServerAndOfEachService) {
+  v1::DecisionService::CallbackService decision;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+      GrpcServer::Start("127.0.0.1:0", {{v1::DecisionService::service_full_name(), &decision}});
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = Health::NewStub(
+      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  for (const bool serving : {false, true, false}) {
+    if (serving) (*server)->SetServing(true);
+    if (!serving) (*server)->SetServing(false);
+    for (const std::string service : {"", "verdict.v1.DecisionService"}) {
+      grpc::ClientContext context;
+      HealthCheckResponse response;
+      ASSERT_TRUE(stub->Check(&context, HealthOf(service), &response).ok()) << service;
+      EXPECT_EQ(response.status(),
+                serving ? HealthCheckResponse::SERVING : HealthCheckResponse::NOT_SERVING)
+          << service;
+    }
+  }
+  grpc::ClientContext context;
+  HealthCheckResponse response;
+  EXPECT_EQ(stub->Check(&context, HealthOf("no.such.Service"), &response).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  (*server)->Shutdown(absl::ZeroDuration());
+}
+
+// Issue 15.7: a client watching health (gRPC's client-side health checking does) held the
+// shutdown for its whole grace, 10 s in verdictd. The watch now hears NOT_SERVING and ends, and
+// the shutdown is over as soon as the other calls are.
+TEST(GrpcServerHealthTest, AnOpenWatchIsToldNotServingAndEndedAtShutdown) {
+  v1::DecisionService::CallbackService decision;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+      GrpcServer::Start("127.0.0.1:0", {{v1::DecisionService::service_full_name(), &decision}});
+  ASSERT_TRUE(server.ok()) << server.status();
+  (*server)->SetServing(true);
+  auto stub = Health::NewStub(
+      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<HealthCheckResponse>> watch =
+      stub->Watch(&context, HealthOf(""));
+  HealthCheckResponse update;
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.status(), HealthCheckResponse::SERVING);
+  (*server)->SetServing(false);
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.status(), HealthCheckResponse::NOT_SERVING);
+  (*server)->SetServing(true);
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.status(), HealthCheckResponse::SERVING);
+
+  constexpr absl::Duration kGrace = absl::Seconds(30);
+  const absl::Time start = absl::Now();
+  (*server)->Shutdown(kGrace);
+  const absl::Duration shutdown = absl::Now() - start;
+  EXPECT_LT(shutdown, kGrace / 10) << "an open watch held the shutdown";
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.status(), HealthCheckResponse::NOT_SERVING);
+  EXPECT_FALSE(watch->Read(&update));
+  EXPECT_EQ(watch->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
 // Two servers on one port would split its connections between them, each answering from its

@@ -36,8 +36,9 @@ void SetError(grpc::StatusCode code, std::string message, ServerReflectionRespon
 // stream has carried so that a dependency is sent once per stream.
 class Responder {
  public:
-  Responder(const std::vector<std::string>& service_names, const DescriptorPool& pool)
-      : service_names_(service_names), pool_(pool) {}
+  Responder(const std::vector<std::string>& service_names,
+            const absl::flat_hash_set<std::string>& served_files, const DescriptorPool& pool)
+      : service_names_(service_names), served_files_(served_files), pool_(pool) {}
 
   ServerReflectionResponse Answer(const ServerReflectionRequest& request) {
     ServerReflectionResponse response;
@@ -45,11 +46,11 @@ class Responder {
     *response.mutable_original_request() = request;
     switch (request.message_request_case()) {
       case ServerReflectionRequest::kFileByFilename:
-        AnswerFile(pool_.FindFileByName(request.file_by_filename()),
+        AnswerFile(Served(pool_.FindFileByName(request.file_by_filename())),
                    absl::StrCat("file not found: ", request.file_by_filename()), &response);
         break;
       case ServerReflectionRequest::kFileContainingSymbol:
-        AnswerFile(pool_.FindFileContainingSymbol(request.file_containing_symbol()),
+        AnswerFile(Served(pool_.FindFileContainingSymbol(request.file_containing_symbol())),
                    absl::StrCat("symbol not found: ", request.file_containing_symbol()), &response);
         break;
       case ServerReflectionRequest::kFileContainingExtension:
@@ -73,6 +74,13 @@ class Responder {
   }
 
  private:
+  // `file` when it is one of the served services' files or their dependencies, else null: the
+  // process's pool also holds the protos of other listeners (admin.proto), which this server
+  // does not describe.
+  const FileDescriptor* Served(const FileDescriptor* file) const {
+    return file != nullptr && served_files_.contains(file->name()) ? file : nullptr;
+  }
+
   // The file asked for, always (a client takes the first descriptor as the answer), then its
   // transitive dependencies not yet carried by the stream.
   void AnswerFile(const FileDescriptor* file, std::string not_found,
@@ -109,7 +117,7 @@ class Responder {
     const Descriptor* type = pool_.FindMessageTypeByName(request.containing_type());
     const FieldDescriptor* extension =
         type == nullptr ? nullptr : pool_.FindExtensionByNumber(type, request.extension_number());
-    AnswerFile(extension == nullptr ? nullptr : extension->file(),
+    AnswerFile(extension == nullptr ? nullptr : Served(extension->file()),
                absl::StrCat("extension not found: ", request.containing_type(), " field ",
                             request.extension_number()),
                response);
@@ -117,7 +125,7 @@ class Responder {
 
   void AnswerExtensionNumbers(const std::string& type_name, ServerReflectionResponse* response) {
     const Descriptor* type = pool_.FindMessageTypeByName(type_name);
-    if (type == nullptr) {
+    if (type == nullptr || Served(type->file()) == nullptr) {
       SetError(grpc::StatusCode::NOT_FOUND, absl::StrCat("message type not found: ", type_name),
                response);
       return;
@@ -127,11 +135,13 @@ class Responder {
     auto* numbers = response->mutable_all_extension_numbers_response();
     numbers->set_base_type_name(type->full_name());
     for (const FieldDescriptor* extension : extensions) {
+      if (Served(extension->file()) == nullptr) continue;
       numbers->add_extension_number(extension->number());
     }
   }
 
   const std::vector<std::string>& service_names_;
+  const absl::flat_hash_set<std::string>& served_files_;
   const DescriptorPool& pool_;
   absl::flat_hash_set<std::string> files_sent_;
 };
@@ -142,8 +152,9 @@ class Responder {
 class ReflectionStream final
     : public grpc::ServerBidiReactor<ServerReflectionRequest, ServerReflectionResponse> {
  public:
-  explicit ReflectionStream(const std::vector<std::string>& service_names)
-      : responder_(service_names, *DescriptorPool::generated_pool()) {
+  ReflectionStream(const std::vector<std::string>& service_names,
+                   const absl::flat_hash_set<std::string>& served_files)
+      : responder_(service_names, served_files, *DescriptorPool::generated_pool()) {
     absl::MutexLock lock(&mu_);
     StartReadLocked();
   }
@@ -220,14 +231,31 @@ std::vector<std::string> WithOwnName(std::vector<std::string> service_names) {
   return service_names;
 }
 
+void AddWithDependencies(const FileDescriptor& file, absl::flat_hash_set<std::string>& files) {
+  if (!files.insert(file.name()).second) return;
+  for (int i = 0; i < file.dependency_count(); ++i) AddWithDependencies(*file.dependency(i), files);
+}
+
+// The files that define the services and everything they import.
+absl::flat_hash_set<std::string> FilesOf(const std::vector<std::string>& service_names) {
+  absl::flat_hash_set<std::string> files;
+  for (const std::string& name : service_names) {
+    const google::protobuf::ServiceDescriptor* service =
+        DescriptorPool::generated_pool()->FindServiceByName(name);
+    if (service != nullptr) AddWithDependencies(*service->file(), files);
+  }
+  return files;
+}
+
 }  // namespace
 
 ReflectionService::ReflectionService(std::vector<std::string> service_names)
-    : service_names_(WithOwnName(std::move(service_names))) {}
+    : service_names_(WithOwnName(std::move(service_names))),
+      served_files_(FilesOf(service_names_)) {}
 
 grpc::ServerBidiReactor<ServerReflectionRequest, ServerReflectionResponse>*
 ReflectionService::ServerReflectionInfo(grpc::CallbackServerContext* /*context*/) {
-  return new ReflectionStream(service_names_);
+  return new ReflectionStream(service_names_, served_files_);
 }
 
 }  // namespace verdict

@@ -4,7 +4,9 @@
 // and cost every decision call context switches. With this one, verdictd runs no synchronous
 // service at all.
 //
-// Descriptors come from the process's generated pool: every .proto compiled into the binary.
+// Descriptors come from the process's generated pool, but only those of the files that define the
+// listed services and of the files they import: a process that serves another listener
+// (verdictd's admin port) does not describe that listener's protos here.
 //
 //   ReflectionService reflection({"verdict.v1.DecisionService", "grpc.health.v1.Health"});
 //   builder.RegisterService(&reflection);  // lists those two and itself
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 
 namespace verdict {
@@ -29,7 +32,8 @@ class ReflectionService final
 
   // One reactor per stream. Requests are answered in order; a file descriptor answers with
   // those of its transitive dependencies the stream has not carried yet; an unknown file or
-  // symbol answers an error response (NOT_FOUND) and the stream goes on. The stream ends with
+  // symbol, or one outside the served services' files, answers an error response (NOT_FOUND)
+  // and the stream goes on. The stream ends with
   // OK when the client half-closes.
   grpc::ServerBidiReactor<grpc::reflection::v1alpha::ServerReflectionRequest,
                           grpc::reflection::v1alpha::ServerReflectionResponse>*
@@ -37,6 +41,8 @@ class ReflectionService final
 
  private:
   const std::vector<std::string> service_names_;
+  // The files of those services and their transitive imports: all this service describes.
+  const absl::flat_hash_set<std::string> served_files_;
 };
 
 }  // namespace verdict

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "server/grpc_server.h"
+#include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -233,6 +234,37 @@ TEST_F(ReflectionServiceTest, WhatIsNotThereIsAnErrorResponseAndTheStreamGoesOn)
     EXPECT_EQ(response.error_response().error_code(), c.code) << c.name;
     EXPECT_FALSE(response.error_response().error_message().empty()) << c.name;
   }
+  EXPECT_THAT(FileNames(Ask(*stream, FileContainingSymbol("verdict.v1.DecisionService"))),
+              ElementsAre(kDecisionFile, kTimestampFile));
+  Close(*stream);
+}
+
+// The process also holds admin.proto (verdictd serves AdminService on a listener of its own): a
+// server that does not serve it does not describe it, by file, by symbol or through an extension
+// query, although the descriptors are in the process.
+TEST_F(ReflectionServiceTest, FilesOfServicesThisServerDoesNotServeAreNotDescribed) {
+  const google::protobuf::FileDescriptor* admin_file = v1::CreateAgentRequest::descriptor()->file();
+  ASSERT_EQ(google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+                v1::AdminService::service_full_name()),
+            admin_file->FindServiceByName("AdminService"));
+  ServerReflectionRequest extension_numbers;
+  extension_numbers.set_all_extension_numbers_of_type("verdict.v1.CreateAgentRequest");
+  const ServerReflectionRequest requests[] = {
+      FileContainingSymbol("verdict.v1.AdminService"),
+      FileContainingSymbol("verdict.v1.AdminService.CreateAgent"),
+      FileContainingSymbol("verdict.v1.CreateAgentRequest"),
+      FileByFilename(admin_file->name()),
+      extension_numbers,
+  };
+  std::unique_ptr<Stream> stream = OpenStream();
+  for (const ServerReflectionRequest& request : requests) {
+    const ServerReflectionResponse response = Ask(*stream, request);
+    ASSERT_TRUE(response.has_error_response()) << request.ShortDebugString();
+    EXPECT_EQ(response.error_response().error_code(), grpc::NOT_FOUND)
+        << request.ShortDebugString();
+    EXPECT_THAT(FileNames(response), IsEmpty());
+  }
+  // The decision service's own file, and what it imports, are still described.
   EXPECT_THAT(FileNames(Ask(*stream, FileContainingSymbol("verdict.v1.DecisionService"))),
               ElementsAre(kDecisionFile, kTimestampFile));
   Close(*stream);

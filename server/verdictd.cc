@@ -64,8 +64,9 @@ namespace {
 constexpr absl::Duration kShutdownGrace = absl::Seconds(10);
 // How long a stopping verdictd keeps serving with health NOT_SERVING before it stops listening.
 constexpr absl::Duration kShutdownDrain = absl::Seconds(1);
-// How often health is brought in line with whether the store can be used.
-constexpr absl::Duration kAvailabilityInterval = absl::Seconds(1);
+// How often health is brought in line with whether the store can be used; a check that takes
+// longer (a frozen database) turns health NOT_SERVING at that moment.
+constexpr absl::Duration kAvailabilityInterval = absl::Milliseconds(500);
 
 // How many decisions may run at once on gRPC's own threads: as many as there are cores, which
 // is about as many callback threads as gRPC runs (server/decision_runner.h).
@@ -265,8 +266,12 @@ int Serve(const ServerOptions& options) {
   (*server)->SetServing(ready.ok());
   auto monitor = std::make_unique<AvailabilityMonitor>(
       check_ready,
-      [&server](const absl::Status& ready) {
+      [&server, &runner, &store](const absl::Status& ready) {
         (*server)->SetServing(ready.ok());
+        runner.SetInlineAllowed(ready.ok());
+        // The store stopped answering (a frozen database): the calls waiting on it give up now,
+        // so they free gRPC's threads, which health checks need, at once.
+        if (absl::IsDeadlineExceeded(ready)) (*store)->AbandonCallsInFlight();
         if (ready.ok()) {
           std::cerr << "verdictd: policy store ready: SERVING\n";
         } else {
@@ -274,7 +279,7 @@ int Serve(const ServerOptions& options) {
                     << "): NOT_SERVING\n";
         }
       },
-      kAvailabilityInterval);
+      kAvailabilityInterval, /*answer_limit=*/kAvailabilityInterval);
 
   std::cout << "verdictd serving on " << (*server)->address() << " (db "
             << DescribeStoreLocation(options.db_path) << ")" << std::endl;

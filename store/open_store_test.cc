@@ -2,6 +2,7 @@
 #include "store/open_store.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -94,6 +95,24 @@ TEST(OpenStoreTest, OpensASqliteStoreFromASqliteUrl) {
   absl::StatusOr<std::unique_ptr<Store>> by_path = OpenStore(path);
   ASSERT_TRUE(by_path.ok()) << by_path.status();
   EXPECT_TRUE((*by_path)->GetAgent("agt_a").ok());
+}
+
+// The database holds the admin credential's hash and the decision log: only its owner reads it,
+// whatever umask verdictd was started with. The WAL and shared-memory files SQLite creates next
+// to it take the database file's permissions.
+TEST(OpenStoreTest, ANewSqliteDatabaseAndItsWalAndShmAreForTheOwnerOnly) {
+  const std::string path = FreshDatabasePath();
+  const mode_t umask_before = umask(0);
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  umask(umask_before);
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    struct stat status;
+    ASSERT_EQ(stat(file.c_str(), &status), 0) << file;
+    EXPECT_EQ(status.st_mode & 0777, 0600u)
+        << file << " has mode " << std::oct << (status.st_mode & 0777);
+  }
 }
 
 TEST(OpenStoreTest, OpensAPostgresStoreFromAPostgresUrl) {

@@ -1,6 +1,7 @@
 #include "store/postgres_connection.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -196,7 +197,23 @@ PGresult* PostgresConnection::NextResult() {
       return nullptr;
     }
   }
-  return pq_.getResult(connection_);
+  PGresult* result = pq_.getResult(connection_);
+  if (result != nullptr) {
+    const ExecStatusType status = pq_.resultStatus(result);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) answered_on_lease_ = true;
+  }
+  return result;
+}
+
+void PostgresConnection::Interrupt() {
+  interrupted_.store(true);  // not a server that ended the connection: no retry elsewhere
+  const int fd = pq_.socket(connection_);
+  if (fd >= 0) shutdown(fd, SHUT_RDWR);
+}
+
+bool PostgresConnection::LostBeforeAnyAnswer() const {
+  return broken_ && !answer_late_ && !answered_on_lease_ && !interrupted_.load() &&
+         pq_.status(connection_) != CONNECTION_OK;
 }
 
 PGresult* PostgresConnection::LastResult(bool sent) {

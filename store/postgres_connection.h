@@ -18,6 +18,7 @@
 #define VERDICT_STORE_POSTGRES_CONNECTION_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -152,6 +153,17 @@ class PostgresConnection {
   // next call that leases it. Reads what the server sent; waits only for a COMMIT in flight.
   bool StillUsable();
 
+  // Called by the pool as it leases the connection out: nothing has been answered on this lease.
+  void StartLease() { answered_on_lease_ = false; }
+  // True when the server ended the connection (a restart, a failover, pg_terminate_backend)
+  // before it answered anything on this lease: nothing the lease sent was done, so the caller
+  // may send it all again on a fresh connection. False for a server that stopped answering.
+  bool LostBeforeAnyAnswer() const;
+
+  // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
+  // and the connection counts as broken from then on.
+  void Interrupt();
+
   // Closes the connection when it returns to the pool.
   void MarkBroken() { broken_ = true; }
   bool broken() const { return broken_; }
@@ -192,7 +204,9 @@ class PostgresConnection {
   bool commit_in_flight_ = false;
   bool broken_ = false;
   const absl::Duration answer_limit_;
-  bool answer_late_ = false;  // broken because no answer came within answer_limit_
+  bool answer_late_ = false;              // broken because no answer came within answer_limit_
+  bool answered_on_lease_ = false;        // a command succeeded since StartLease
+  std::atomic<bool> interrupted_{false};  // Interrupt was called
 };
 
 }  // namespace verdict

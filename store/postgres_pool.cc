@@ -10,7 +10,7 @@ PostgresPool::PostgresPool(const LibPq& pq, std::string conninfo, PostgresConnec
                            int size)
     : pq_(pq), conninfo_(std::move(conninfo)), options_(options), free_slots_(size) {}
 
-absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout() {
+absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
   std::unique_ptr<PostgresConnection> connection;
   {
     absl::MutexLock lock(&mutex_);
@@ -25,13 +25,20 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout() {
           "timeout");
     }
     --free_slots_;
-    if (!idle_.empty()) {
+    if (!idle_.empty() && reuse == Reuse::kIdle) {
       connection = std::move(idle_.back());
       idle_.pop_back();
+      // Leased from here: StillUsable may wait for a COMMIT's answer, which BreakLeased ends.
+      leased_.insert(connection.get());
     }
   }
   // An idle connection the server has ended since is dropped here, not left to fail the call.
-  if (connection != nullptr && !connection->StillUsable()) connection.reset();
+  if (connection != nullptr && !connection->StillUsable()) {
+    absl::MutexLock lock(&mutex_);
+    leased_.erase(connection.get());
+    connection.reset();
+  }
+  const bool reused = connection != nullptr;
   if (connection == nullptr) {
     // Opened outside the lock: connecting may wait on the network or on another migration.
     absl::StatusOr<std::unique_ptr<PostgresConnection>> opened =
@@ -43,10 +50,19 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout() {
     }
     connection = *std::move(opened);
   }
-  return Lease(this, std::move(connection));
+  connection->StartLease();
+  {
+    absl::MutexLock lock(&mutex_);
+    leased_.insert(connection.get());
+  }
+  return Lease(this, std::move(connection), reused);
 }
 
 void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
+  if (connection != nullptr) {
+    absl::MutexLock lock(&mutex_);
+    leased_.erase(connection.get());
+  }
   if (connection != nullptr && (connection->broken() || connection->InTransaction())) {
     connection.reset();
   }
@@ -55,14 +71,20 @@ void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
   ++free_slots_;
 }
 
+void PostgresPool::BreakLeased() {
+  absl::MutexLock lock(&mutex_);
+  for (PostgresConnection* connection : leased_) connection->Interrupt();
+}
+
 PostgresPool::Lease::Lease(Lease&& other) noexcept
-    : pool_(other.pool_), connection_(std::move(other.connection_)) {}
+    : pool_(other.pool_), connection_(std::move(other.connection_)), reused_(other.reused_) {}
 
 PostgresPool::Lease& PostgresPool::Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
     Release();
     pool_ = other.pool_;
     connection_ = std::move(other.connection_);
+    reused_ = other.reused_;
   }
   return *this;
 }

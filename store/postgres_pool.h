@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "store/postgres_connection.h"
@@ -42,20 +43,37 @@ class PostgresPool {
 
     PostgresConnection& operator*() const { return *connection_; }
     PostgresConnection* operator->() const { return connection_.get(); }
+    // True when the server ended the connection, idle in the pool, before this lease got any
+    // answer: a server restart, a failover or pg_terminate_backend that StillUsable could not
+    // see yet. What was sent may be sent again on a fresh connection (Checkout(kFresh)).
+    bool LostWhileIdle() const {
+      return connection_ != nullptr && reused_ && connection_->LostBeforeAnyAnswer();
+    }
+    // False once released.
+    bool has_connection() const { return connection_ != nullptr; }
+    // Gives the connection back to the pool now (closed when broken).
+    void Release();
 
    private:
     friend class PostgresPool;
-    Lease(PostgresPool* pool, std::unique_ptr<PostgresConnection> connection)
-        : pool_(pool), connection_(std::move(connection)) {}
-    void Release();
+    Lease(PostgresPool* pool, std::unique_ptr<PostgresConnection> connection, bool reused)
+        : pool_(pool), connection_(std::move(connection)), reused_(reused) {}
 
     PostgresPool* pool_;
     std::unique_ptr<PostgresConnection> connection_;
+    bool reused_ = false;  // the connection was idle in the pool, not opened for this lease
   };
 
-  // Blocks until a connection is free; opens and migrates one when none is open. The error of
-  // the open otherwise (UNAVAILABLE, or FAILED_PRECONDITION for a schema newer than verdict).
-  absl::StatusOr<Lease> Checkout();
+  // Blocks until a connection is free; opens and migrates one when none is open (or, with
+  // kFresh, always). The error of the open otherwise (UNAVAILABLE, or FAILED_PRECONDITION for a
+  // schema newer than verdict).
+  enum class Reuse { kIdle, kFresh };
+  absl::StatusOr<Lease> Checkout(Reuse reuse = Reuse::kIdle);
+
+  // Shuts the socket of every leased connection: a call waiting for its server's answer fails
+  // at once (UNAVAILABLE) and its connection is closed when returned. For a server that stopped
+  // answering; thread-safe.
+  void BreakLeased();
 
  private:
   void Return(std::unique_ptr<PostgresConnection> connection);
@@ -65,6 +83,7 @@ class PostgresPool {
   const PostgresConnectionOptions options_;
   absl::Mutex mutex_;
   std::vector<std::unique_ptr<PostgresConnection>> idle_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_set<PostgresConnection*> leased_ ABSL_GUARDED_BY(mutex_);
   int free_slots_ ABSL_GUARDED_BY(mutex_);  // connections not leased: idle or not yet open
 };
 

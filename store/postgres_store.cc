@@ -36,6 +36,22 @@ absl::Status BeginTransaction(PostgresConnection& connection, bool write) {
   return begun;
 }
 
+// A leased connection with its transaction begun. A pooled connection that the server ended
+// while it sat idle, and that failed before answering anything, is replaced once by a fresh one.
+absl::StatusOr<PostgresPool::Lease> LeaseWithTransaction(PostgresPool& pool, bool write) {
+  absl::StatusOr<PostgresPool::Lease> lease = pool.Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = BeginTransaction(**lease, write);
+  if (begun.ok()) return lease;
+  if (!lease->LostWhileIdle()) return begun;
+  lease->Release();  // its slot, for the fresh connection
+  absl::StatusOr<PostgresPool::Lease> fresh = pool.Checkout(PostgresPool::Reuse::kFresh);
+  if (!fresh.ok()) return fresh.status();
+  begun = BeginTransaction(**fresh, write);
+  if (!begun.ok()) return begun;
+  return fresh;
+}
+
 // Ends a read transaction without waiting for the server's answer, which the connection reads
 // before its next command.
 void EndRead(PostgresConnection& connection) {
@@ -46,24 +62,27 @@ void EndRead(PostgresConnection& connection) {
 template <typename Base>
 class PostgresPolicyView : public Base {
  public:
-  explicit PostgresPolicyView(PostgresPool::Lease lease) : lease_(std::move(lease)) {}
+  PostgresPolicyView(PostgresPool& pool, PostgresPool::Lease lease)
+      : pool_(pool), lease_(std::move(lease)) {}
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    return PgLookupAgent(connection(), agent_id);
+    return Lookup([&](PostgresConnection& c) { return PgLookupAgent(c, agent_id); });
   }
 
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    return PgLookupAgentByTokenHash(connection(), token_sha256, now);
+    return Lookup(
+        [&](PostgresConnection& c) { return PgLookupAgentByTokenHash(c, token_sha256, now); });
   }
 
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    return PgLookupPermissionsOf(connection(), agent_id);
+    return Lookup([&](PostgresConnection& c) { return PgLookupPermissionsOf(c, agent_id); });
   }
 
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
-    return PgLookupActiveDelegationsInto(connection(), agent_id, now);
+    return Lookup(
+        [&](PostgresConnection& c) { return PgLookupActiveDelegationsInto(c, agent_id, now); });
   }
 
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
@@ -71,26 +90,51 @@ class PostgresPolicyView : public Base {
                                                                   absl::string_view resource,
                                                                   absl::string_view arguments_hash,
                                                                   absl::Time now) override {
-    return PgLookupOpenApproval(connection(), agent_id, action, resource, arguments_hash, now);
+    return Lookup([&](PostgresConnection& c) {
+      return PgLookupOpenApproval(c, agent_id, action, resource, arguments_hash, now);
+    });
   }
 
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    return PgLookupRateCount(connection(), agent_id, permission_id, window_start_unix);
+    return Lookup([&](PostgresConnection& c) {
+      return PgLookupRateCount(c, agent_id, permission_id, window_start_unix);
+    });
   }
 
   absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
-    return PgLookupActiveSigningKey(connection(), kid);
+    return Lookup([&](PostgresConnection& c) { return PgLookupActiveSigningKey(c, kid); });
   }
 
   absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
-    return PgLookupTokenIdRevoked(connection(), jti);
+    return Lookup([&](PostgresConnection& c) { return PgLookupTokenIdRevoked(c, jti); });
   }
 
  protected:
   PostgresConnection& connection() { return *lease_; }
+  // False only after a read snapshot lost its connection and could not lease a fresh one.
+  bool has_connection() const { return lease_.has_connection(); }
+
+  // Runs a lookup. A read snapshot's first lookup also sends its BEGIN: when the server had ended
+  // the pooled connection before, the lookup runs again, once, on a fresh connection (a write
+  // transaction's BEGIN was answered already: LeaseWithTransaction).
+  template <typename Body>
+  auto Lookup(Body body) -> decltype(body(std::declval<PostgresConnection&>())) {
+    if (!lease_.has_connection()) {
+      return absl::UnavailableError("policy store unavailable: no PostgreSQL connection");
+    }
+    auto result = body(connection());
+    if (result.ok() || !lease_.LostWhileIdle()) return result;
+    lease_.Release();  // its slot, for the fresh connection
+    absl::StatusOr<PostgresPool::Lease> fresh = pool_.Checkout(PostgresPool::Reuse::kFresh);
+    if (!fresh.ok()) return fresh.status();
+    (*fresh)->DeferBegin(kBeginRead);
+    lease_ = *std::move(fresh);
+    return body(connection());
+  }
 
  private:
+  PostgresPool& pool_;
   PostgresPool::Lease lease_;
 };
 
@@ -98,7 +142,9 @@ class PostgresReadSnapshot final : public PostgresPolicyView<ReadSnapshot> {
  public:
   using PostgresPolicyView::PostgresPolicyView;
   // A read-only transaction has nothing to keep: COMMIT just releases its snapshot.
-  ~PostgresReadSnapshot() override { EndRead(connection()); }
+  ~PostgresReadSnapshot() override {
+    if (has_connection()) EndRead(connection());
+  }
 };
 
 class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransaction> {
@@ -203,29 +249,34 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
-  absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
+  absl::StatusOr<PostgresPool::Lease> lease = LeaseWithTransaction(pool_, /*write=*/false);
   if (!lease.ok()) return lease.status();
-  absl::Status begun = BeginTransaction(**lease, /*write=*/false);
-  if (!begun.ok()) return begun;
-  return std::make_unique<PostgresReadSnapshot>(*std::move(lease));
+  return std::make_unique<PostgresReadSnapshot>(pool_, *std::move(lease));
 }
 
 absl::StatusOr<std::unique_ptr<WriteTransaction>> PostgresStore::BeginWrite() {
-  absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
+  absl::StatusOr<PostgresPool::Lease> lease = LeaseWithTransaction(pool_, /*write=*/true);
   if (!lease.ok()) return lease.status();
-  absl::Status begun = BeginTransaction(**lease, /*write=*/true);
-  if (!begun.ok()) return begun;
-  return std::make_unique<PostgresWriteTransaction>(*std::move(lease));
+  return std::make_unique<PostgresWriteTransaction>(pool_, *std::move(lease));
 }
 
 absl::Status PostgresStore::InTransaction(
     TransactionKind kind, absl::FunctionRef<absl::Status(PostgresConnection&)> body) {
-  absl::StatusOr<PostgresPool::Lease> lease = pool_.Checkout();
+  const bool write = kind == TransactionKind::kWrite;
+  absl::StatusOr<PostgresPool::Lease> lease = LeaseWithTransaction(pool_, write);
   if (!lease.ok()) return lease.status();
+  absl::Status status = body(**lease);
+  // A read's BEGIN goes with its first statement: the server may have ended the pooled
+  // connection before, and nothing was done. Once more on a fresh connection.
+  if (!status.ok() && !write && lease->LostWhileIdle()) {
+    lease->Release();  // its slot, for the fresh connection
+    absl::StatusOr<PostgresPool::Lease> fresh = pool_.Checkout(PostgresPool::Reuse::kFresh);
+    if (!fresh.ok()) return fresh.status();
+    BeginTransaction(**fresh, write).IgnoreError();  // deferred: cannot fail
+    *lease = *std::move(fresh);
+    status = body(**lease);
+  }
   PostgresConnection& connection = **lease;
-  absl::Status status = BeginTransaction(connection, kind == TransactionKind::kWrite);
-  if (!status.ok()) return status;
-  status = body(connection);
   if (status.ok() && kind == TransactionKind::kRead) {
     EndRead(connection);
     return status;

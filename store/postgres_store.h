@@ -63,6 +63,9 @@ class PostgresStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
+  // Store: breaks every leased connection (PostgresPool::BreakLeased).
+  void AbandonCallsInFlight() override { pool_.BreakLeased(); }
+
   // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
  private:

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "crypto/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -82,6 +84,14 @@ class FreezableRelay {
     frozen_ = true;
     absl::SleepFor(absl::Milliseconds(200));
   }
+  void Thaw() { frozen_ = false; }
+
+  // Whether the relay's latest client has sent bytes that a frozen relay holds back.
+  bool ClientBytesHeldBack() {
+    absl::MutexLock lock(&sockets_mu_);
+    int pending = 0;
+    return !clients_.empty() && ioctl(clients_.back(), FIONREAD, &pending) == 0 && pending > 0;
+  }
 
  private:
   // Waits up to 50 ms for `fd` to be readable; false when it is not or the relay is stopping.
@@ -104,6 +114,10 @@ class FreezableRelay {
       }
       sockets_.push_back(client);
       sockets_.push_back(server);
+      {
+        absl::MutexLock lock(&sockets_mu_);
+        clients_.push_back(client);
+      }
       threads_.emplace_back([this, client, server] { Pump(client, server); });
       threads_.emplace_back([this, client, server] { Pump(server, client); });
     }
@@ -119,8 +133,12 @@ class FreezableRelay {
       }
       if (!Readable(from) || frozen_) continue;
       const ssize_t got = read(from, buffer, sizeof(buffer));
-      if (got <= 0) return;
-      if (write(to, buffer, got) != got) return;
+      if (got <= 0) {
+        shutdown(to, SHUT_WR);  // the other side sees the end too
+        return;
+      }
+      // MSG_NOSIGNAL: the other side may have gone (a terminated server), which is no SIGPIPE.
+      if (send(to, buffer, got, MSG_NOSIGNAL) != got) return;
     }
   }
 
@@ -131,6 +149,8 @@ class FreezableRelay {
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> threads_;  // the accept loop adds pumps; joined once it has stopped
   std::vector<int> sockets_;
+  absl::Mutex sockets_mu_;
+  std::vector<int> clients_ ABSL_GUARDED_BY(sockets_mu_);
 };
 
 class PostgresStoreTest : public ::testing::Test {
@@ -338,6 +358,76 @@ TEST_F(PostgresStoreTest, StoreRecoversWhenTheServerDropsItsConnections) {
   absl::StatusOr<Agent> next = store->GetAgent("agt_a");
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(next->id, "agt_a");
+}
+
+// Issue 16.3: a server that ended a pooled connection (a restart, a failover,
+// pg_terminate_backend) while it sat idle, so late that the pool could not see it before lending
+// the connection (here the relay holds the server's goodbye back until the call is sent): the
+// call is sent once more on a fresh connection instead of failing.
+TEST_F(PostgresStoreTest,
+       APooledConnectionTheServerEndedUnseenIsReplacedOnceWithoutFailingTheCall) {
+  // postgresql://user@127.0.0.1:PORT/database...
+  const std::string url = TestPostgresUrl();
+  const std::vector<std::string> host_and_port =
+      absl::StrSplit(url.substr(url.rfind('@') + 1), absl::ByAnyChar(":/"));
+  ASSERT_GE(host_and_port.size(), 2u) << url;
+  int server_port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(host_and_port[1], &server_port)) << url;
+  FreezableRelay relay(server_port);
+  const std::string through_relay = absl::StrReplaceAll(
+      schema_->conninfo(),
+      {{absl::StrCat(":", server_port, "/"), absl::StrCat(":", relay.port(), "/")}});
+  PostgresOptions options;
+  options.connections = 1;
+  absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+      PostgresStore::Open(through_relay, options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+
+  relay.Freeze();
+  ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                  " WHERE application_name = '",
+                                  schema_->name(), "' AND pid <> pg_backend_pid()"))
+                   .empty());
+  for (const bool snapshot : {false, true}) {
+    SCOPED_TRACE(snapshot ? "a read snapshot, as a decision takes one" : "an admin read");
+    absl::StatusOr<std::string> found = absl::UnknownError("not run");
+    std::thread call([&] {
+      if (!snapshot) {
+        absl::StatusOr<Agent> agent = (*store)->GetAgent("agt_a");
+        found = agent.ok() ? absl::StatusOr<std::string>(agent->id) : agent.status();
+        return;
+      }
+      absl::StatusOr<std::unique_ptr<ReadSnapshot>> read = (*store)->BeginRead();
+      if (!read.ok()) {
+        found = read.status();
+        return;
+      }
+      absl::StatusOr<std::optional<Agent>> agent = (*read)->FindAgent("agt_a");
+      if (!agent.ok()) {
+        found = agent.status();
+      } else {
+        found = agent->has_value() ? (*agent)->id : "none";
+      }
+    });
+    // The call went out on the pooled connection; the relay lets the server's answer (its
+    // FATAL "terminating connection" and the end of the connection) through now.
+    while (!relay.ClientBytesHeldBack()) std::this_thread::yield();
+    relay.Thaw();
+    call.join();
+    ASSERT_TRUE(found.ok()) << found.status();
+    EXPECT_EQ(*found, "agt_a");
+    if (!snapshot) {
+      // The same again, for a read snapshot on the connection now pooled, once a write has
+      // settled the read's COMMIT, which the relay would hold back too.
+      ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "m", .id = "agt_b"}).ok());
+      relay.Freeze();
+      ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                      " WHERE application_name = '",
+                                      schema_->name(), "' AND pid <> pg_backend_pid()"))
+                       .empty());
+    }
+  }
 }
 
 // The server's statement_timeout cannot fire when its process is frozen: the store gives up on

@@ -1,8 +1,13 @@
 #include "store/sqlite_connection.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -28,11 +33,34 @@ void TurnOffMemoryStatistics() {
   absl::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
 }
 
+// Creates the database file readable and writable by its owner only, whatever the umask, unless
+// it exists: SQLite would create it 0644 less the umask, and it holds the admin credential's hash
+// and the decision log. SQLite gives the -wal and -shm files it creates later the database file's
+// permissions. An existing file keeps the permissions its operator gave it.
+absl::Status CreateForOwnerOnly(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return absl::OkStatus();
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  // It exists (EEXIST); or SQLite, opening it next, reports the missing directory or the refused
+  // permission in its own words.
+  if (fd < 0) return absl::OkStatus();
+  const int changed = fchmod(fd, 0600);  // the umask may have taken bits off, never added any
+  const int saved_errno = errno;
+  close(fd);
+  if (changed != 0) {
+    return absl::UnavailableError(
+        absl::StrCat(path, ": cannot make it owner-only: ", std::strerror(saved_errno)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
     const std::string& path, const ConnectionOptions& options) {
   TurnOffMemoryStatistics();
+  if (options.create_if_missing) {
+    if (absl::Status created = CreateForOwnerOnly(path); !created.ok()) return created;
+  }
   std::unique_ptr<SqliteConnection> connection;
   try {
     // NOMUTEX: the pool gives a connection to one thread at a time. The busy timeout is set

@@ -21,6 +21,12 @@ class Store : public PolicyStore, public PolicyAdmin {
   // OK when the database can be used now; the reason it cannot otherwise (UNAVAILABLE, or
   // FAILED_PRECONDITION for a schema newer than this verdict). Cheap once connected.
   virtual absl::Status CheckAvailable() = 0;
+
+  // Ends the calls waiting on the database now, UNAVAILABLE, instead of at their own time
+  // limit: for a database that stopped answering (server/availability_monitor.h found its check
+  // overdue), whose calls would otherwise hold their threads for the whole limit. A store whose
+  // calls cannot hang that way does nothing.
+  virtual void AbandonCallsInFlight() {}
 };
 
 }  // namespace verdict
