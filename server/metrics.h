@@ -87,7 +87,7 @@ class Metrics : public DecisionObserver {
 
  private:
   static constexpr int kVerdicts = 3;
-  static constexpr int kReasons = static_cast<int>(ReasonCode::kRateLimited) + 1;
+  static constexpr int kReasons = static_cast<int>(ReasonCode::kTooManyPendingApprovals) + 1;
 
   struct ExternalCounter {
     std::string name;

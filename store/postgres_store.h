@@ -63,6 +63,9 @@ class PostgresStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
+  // Store.
+  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
+
   // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
  private:
@@ -80,6 +83,8 @@ class PostgresStore final : public StoreWithAdminCalls {
 
   PostgresOptions options_;
   PostgresPool pool_;
+  // The pruning job's own connection: it never takes one a decision is waiting for.
+  PostgresPool prune_pool_;
 };
 
 }  // namespace verdict

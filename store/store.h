@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "decision/policy_store.h"
 #include "store/policy_admin.h"
+#include "store/pruning.h"
 
 namespace verdict {
 
@@ -21,6 +22,11 @@ class Store : public PolicyStore, public PolicyAdmin {
   // OK when the database can be used now; the reason it cannot otherwise (UNAVAILABLE, or
   // FAILED_PRECONDITION for a schema newer than this verdict). Cheap once connected.
   virtual absl::Status CheckAvailable() = 0;
+
+  // Deletes up to limits.max_rows of each kind of row no decision reads again at `now`
+  // (store/pruning.h), in one write transaction on a connection of its own. INVALID_ARGUMENT
+  // for limits out of range; the store's error otherwise, with nothing deleted.
+  virtual absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) = 0;
 };
 
 }  // namespace verdict
