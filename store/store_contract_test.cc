@@ -664,16 +664,17 @@ class StoreBoundsTest : public StoreContractTest {
   // Every row of rate_counters as "agent/permission/window".
   std::vector<std::string> Counters() {
     std::vector<std::string> keys;
-    for (const std::vector<std::string>& row :
-         database_->Query("SELECT agent_id, permission_id, window_start FROM rate_counters"
-                          " ORDER BY agent_id, permission_id, window_start")) {
+    for (const std::vector<std::string>& row : database_->Query(
+             "SELECT agent_id, permission_id, CAST(window_start AS TEXT) FROM rate_counters"
+             " ORDER BY agent_id, permission_id, window_start")) {
       keys.push_back(absl::StrCat(row[0], "/", row[1], "/", row[2]));
     }
     return keys;
   }
 
   int64_t RowCount(const std::string& table) {
-    verdict::Rows rows = database_->Query(absl::StrCat("SELECT count(*) FROM ", table));
+    verdict::Rows rows =
+        database_->Query(absl::StrCat("SELECT CAST(count(*) AS TEXT) FROM ", table));
     return rows.empty() ? -1 : std::stoll(rows[0][0]);
   }
 
