@@ -348,6 +348,13 @@ class RecordingSnapshot : public ReadSnapshot {
     });
     return base_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
   }
+  absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to) override {
+    Record([agent = std::string(agent_id), now, up_to](PolicyView& view) {
+      return view.CountPendingApprovals(agent, now, up_to);
+    });
+    return base_->CountPendingApprovals(agent_id, now, up_to);
+  }
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
     Record([agent = std::string(agent_id), id = std::string(permission_id), window_start_unix](

@@ -131,9 +131,12 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
 // Decides every request in one snapshot, into decisions[i] (as many as requests). When any
 // decision needs writes, all of them are decided again inside one write transaction, each after
 // the writes of those before it, so two calls racing for the last rate slot or the same approval
-// can never both win.
+// can never both win. A decision that would open an approval request past the agent's cap opens
+// none (decision/pending_approvals.h): in the snapshot already, so that a caller kept at the cap
+// costs no write transaction, and again in the write transaction, which counts the requests of
+// every racing call.
 absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
-                            AccessTokenAuthenticator* access_tokens,
+                            AccessTokenAuthenticator* access_tokens, int64_t max_pending_approvals,
                             absl::Span<const Request> requests, absl::Span<Decision> decisions) {
   OncePerCall authenticator(access_tokens, clock);
   bool needs_writes = false;
@@ -145,6 +148,8 @@ absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
       absl::StatusOr<Decision> decision =
           Decide(requests[i], **snapshot, now, nullptr, authenticator.get());
       if (!decision.ok()) return decision.status();
+      absl::Status capped = CapPendingApprovals(**snapshot, max_pending_approvals, now, *decision);
+      if (!capped.ok()) return capped;
       needs_writes = needs_writes || !decision->side_effects.empty();
       decisions[i] = *std::move(decision);
     }
@@ -158,6 +163,8 @@ absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
     absl::StatusOr<Decision> decision =
         Decide(requests[i], **transaction, now, nullptr, authenticator.get());
     if (!decision.ok()) return decision.status();
+    absl::Status capped = CapPendingApprovals(**transaction, max_pending_approvals, now, *decision);
+    if (!capped.ok()) return capped;
     absl::Status applied = ApplySideEffects(**transaction, *decision, now);
     if (!applied.ok()) return applied;
     decisions[i] = *std::move(decision);
@@ -183,8 +190,8 @@ absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
   if (!valid.ok()) return valid;
   Decision decision;
   absl::Status decided =
-      DecideAndApply(store_, clock_, access_tokens_, absl::MakeConstSpan(&request, 1),
-                     absl::MakeSpan(&decision, 1));
+      DecideAndApply(store_, clock_, access_tokens_, max_pending_approvals_,
+                     absl::MakeConstSpan(&request, 1), absl::MakeSpan(&decision, 1));
   if (!decided.ok()) return decided;
   if (observer_) observer_->OnDecision(request, decision, ElapsedSince(clock_, start));
   return decision;
@@ -224,8 +231,8 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
     }
   }
   std::vector<Decision> decisions(requests.size());
-  absl::Status decided =
-      DecideAndApply(store_, clock_, access_tokens_, requests, absl::MakeSpan(decisions));
+  absl::Status decided = DecideAndApply(store_, clock_, access_tokens_, max_pending_approvals_,
+                                        requests, absl::MakeSpan(decisions));
   if (!decided.ok()) return decided;
   if (observer_) {
     // Each decision of the batch waited as long as the whole batch: that is its latency.
@@ -289,6 +296,9 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
   absl::StatusOr<Decision> decision =
       Decide(simulated, view, now, &simulation.trace, authenticator.get());
   if (!decision.ok()) return decision.status();
+  // As Authorize would answer: past the cap, no request would be opened.
+  absl::Status capped = CapPendingApprovals(view, max_pending_approvals_, now, *decision);
+  if (!capped.ok()) return capped;
   simulation.decision = *std::move(decision);
   simulation.decision.side_effects = SideEffects();
   return simulation;

@@ -11,6 +11,7 @@
 #ifndef VERDICT_DECISION_AUTHORIZER_H_
 #define VERDICT_DECISION_AUTHORIZER_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "absl/time/time.h"
 #include "decision/access_token_authenticator.h"
 #include "decision/engine.h"  // EffectivePermission
+#include "decision/pending_approvals.h"
 #include "decision/policy_store.h"
 #include "decision/trace.h"
 #include "decision/types.h"
@@ -72,11 +74,16 @@ class Authorizer {
   // No side effects. Without what-if inputs, the decision equals Authorize's on the same data.
   absl::StatusOr<Simulation> Simulate(const Request& request, const WhatIf& what_if);
 
+  // The most approval requests one agent may have pending (decision/pending_approvals.h);
+  // kDefaultMaxPendingApprovals unless set, which must happen before the first call. At least 1.
+  void set_max_pending_approvals(int64_t max_pending) { max_pending_approvals_ = max_pending; }
+
  private:
   PolicyStore& store_;
   Clock clock_;
   DecisionObserver* observer_;
   AccessTokenAuthenticator* access_tokens_;
+  int64_t max_pending_approvals_ = kDefaultMaxPendingApprovals;
 };
 
 }  // namespace verdict

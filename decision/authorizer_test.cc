@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "crypto/sha256.h"
@@ -68,6 +69,10 @@ class FailingPermissionsStore : public PolicyStore {
         absl::string_view agent_id, absl::string_view action, absl::string_view resource,
         absl::string_view arguments_hash, absl::Time now) override {
       return inner_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
+    }
+    absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                  int64_t up_to) override {
+      return inner_->CountPendingApprovals(agent_id, now, up_to);
     }
     absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                       int64_t window_start_unix) override {
@@ -338,6 +343,62 @@ TEST_F(AuthorizerTest, ADeniedApprovalRefusesIdenticalCallsUntilItExpires) {
   Decision reopened = Authorize(Read("agt_a", "docs:1"));
   EXPECT_EQ(reopened.reason, ReasonCode::kApprovalRequired);
   EXPECT_NE(reopened.approval_request_id, opened.approval_request_id);
+}
+
+// Issue 16: 5,000 calls with distinct arguments opened 5,000 requests, kept until they expired,
+// and the approvers' first page was 1,000 of them.
+TEST_F(AuthorizerTest, PendingApprovalsPerAgentAreCappedAndTheCallPastTheCapOpensNone) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  Allow("agt_a", "docs:*", R"({"approval": {"quorum": 1, "ttl_seconds": 600}})");
+  Allow("agt_b", "docs:*", R"({"approval": {"quorum": 1, "ttl_seconds": 600}})");
+  authorizer_.set_max_pending_approvals(3);
+  auto call = [](const std::string& agent, int n) {
+    Request request = Read(agent, "docs:1");
+    request.arguments_json = absl::StrCat(R"({"n": )", n, "}");
+    return request;
+  };
+  for (int n = 0; n < 3; ++n) {
+    EXPECT_EQ(Authorize(call("agt_a", n)).reason, ReasonCode::kApprovalRequired);
+  }
+
+  const Decision past_cap = Authorize(call("agt_a", 3));
+  EXPECT_EQ(past_cap.verdict, Verdict::kDeny);
+  EXPECT_EQ(past_cap.reason, ReasonCode::kTooManyPendingApprovals);
+  EXPECT_TRUE(absl::StrContains(past_cap.message, "already has 3 approval requests pending"))
+      << past_cap.message;
+  EXPECT_TRUE(past_cap.approval_request_id.empty());
+  EXPECT_EQ(store_.ApprovalRequests().size(), 3u);  // no row for the call past the cap
+  // Simulate answers as Authorize would, and opens nothing either.
+  EXPECT_EQ(Simulate(call("agt_a", 4)).decision.reason, ReasonCode::kTooManyPendingApprovals);
+  // A call with a request already pending is still told which one it waits for.
+  EXPECT_EQ(Authorize(call("agt_a", 0)).reason, ReasonCode::kApprovalRequired);
+  // The cap is per agent.
+  EXPECT_EQ(Authorize(call("agt_b", 0)).reason, ReasonCode::kApprovalRequired);
+
+  // A decided request frees its place; so does an expired one.
+  ASSERT_TRUE(store_.DenyRequest(store_.ApprovalRequests()[0].id).ok());
+  EXPECT_EQ(Authorize(call("agt_a", 5)).reason, ReasonCode::kApprovalRequired);
+  EXPECT_EQ(Authorize(call("agt_a", 6)).reason, ReasonCode::kTooManyPendingApprovals);
+  now_ += absl::Minutes(10);
+  EXPECT_EQ(Authorize(call("agt_a", 6)).reason, ReasonCode::kApprovalRequired);
+}
+
+TEST_F(AuthorizerTest, ABatchNeverOpensMoreRequestsThanTheCap) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"approval": {"quorum": 1}})");
+  authorizer_.set_max_pending_approvals(2);
+  std::vector<Request> batch;
+  for (int n = 0; n < 4; ++n) {
+    batch.push_back(Read("agt_a", absl::StrCat("docs:", n)));
+  }
+  absl::StatusOr<std::vector<Decision>> decisions = authorizer_.BatchAuthorize(batch);
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  EXPECT_EQ((*decisions)[0].reason, ReasonCode::kApprovalRequired);
+  EXPECT_EQ((*decisions)[1].reason, ReasonCode::kApprovalRequired);
+  EXPECT_EQ((*decisions)[2].reason, ReasonCode::kTooManyPendingApprovals);
+  EXPECT_EQ((*decisions)[3].reason, ReasonCode::kTooManyPendingApprovals);
+  EXPECT_EQ(store_.ApprovalRequests().size(), 2u);
 }
 
 TEST_F(AuthorizerTest, ConcurrentCallsNeverOverspendARateLimit) {

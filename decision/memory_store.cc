@@ -125,6 +125,21 @@ std::optional<ApprovalRequest> FindOpenApprovalIn(const Tables& tables, absl::st
   return std::nullopt;
 }
 
+// Newest first, so an agent whose recent requests fill its cap is counted quickly.
+int64_t CountPendingApprovalsIn(const Tables& tables, absl::string_view agent_id, absl::Time now,
+                                int64_t up_to) {
+  int64_t pending = 0;
+  const std::vector<std::string>& ids = tables.approvals->in_creation_order;
+  for (auto id = ids.rbegin(); id != ids.rend() && pending < up_to; ++id) {
+    const ApprovalRequest& request = tables.approvals->by_id.at(*id).request;
+    if (request.agent_id == agent_id && request.status == ApprovalStatus::kPending &&
+        now < request.expires_at) {
+      ++pending;
+    }
+  }
+  return pending;
+}
+
 int64_t RateCountIn(const RateTable& rates, const RateKey& key) {
   auto it = rates.find(key);
   return it == rates.end() ? 0 : it->second;
@@ -176,6 +191,10 @@ class MemoryPolicyView : public Base {
                                                                   absl::string_view arguments_hash,
                                                                   absl::Time now) override {
     return FindOpenApprovalIn(tables_, agent_id, action, resource, arguments_hash, now);
+  }
+  absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to) override {
+    return CountPendingApprovalsIn(tables_, agent_id, now, up_to);
   }
   absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
     return ActiveSigningKeyIn(tables_, kid);

@@ -63,6 +63,12 @@ class PolicyView {
       absl::string_view agent_id, absl::string_view action, absl::string_view resource,
       absl::string_view arguments_hash, absl::Time now) = 0;
 
+  // How many of the agent's approval requests are pending and unexpired at `now`, counted no
+  // further than `up_to`: what caps an agent's pending requests (decision/pending_approvals.h).
+  // A view that keeps no approvals answers UNIMPLEMENTED, so no request is opened through it.
+  virtual absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                        int64_t up_to);
+
   // Calls of `agent_id` already counted against the permission in the window that starts at
   // window_start_unix (seconds).
   virtual absl::StatusOr<int64_t> RateCount(absl::string_view agent_id,
@@ -113,6 +119,11 @@ inline absl::StatusOr<bool> PolicyView::HoldsAllowPermission(absl::string_view a
   if (!permissions.ok()) return permissions.status();
   return std::any_of(permissions->begin(), permissions->end(),
                      [](const Permission& p) { return p.effect == Effect::kAllow; });
+}
+
+inline absl::StatusOr<int64_t> PolicyView::CountPendingApprovals(absl::string_view, absl::Time,
+                                                                 int64_t) {
+  return absl::UnimplementedError("this policy store keeps no approval requests");
 }
 
 inline absl::StatusOr<std::optional<SigningKey>> PolicyView::FindActiveSigningKey(

@@ -138,6 +138,8 @@ enum class ReasonCode {
   kApprovalRequired,
   kApprovalDenied,
   kRateLimited,
+  // An approval would be opened, but the agent already has the most pending requests allowed.
+  kTooManyPendingApprovals,
 };
 
 // "AGENT_REVOKED" and so on, as in the proto and the decision log.
@@ -181,6 +183,14 @@ struct RateSpend {
 inline std::optional<int64_t> EarliestKeptRateWindow(const RateSpend& spend) {
   if (spend.window_seconds <= 0) return std::nullopt;
   return spend.window_start_unix - spend.window_seconds;
+}
+
+// When no decision reads the count `spend` makes any more: once its window and the next have
+// ended (EarliestKeptRateWindow), in unix seconds; nullopt when the window's length is unknown.
+// A store may delete the count from then on (store/pruning.h).
+inline std::optional<int64_t> RateCountKeptUntil(const RateSpend& spend) {
+  if (spend.window_seconds <= 0) return std::nullopt;
+  return spend.window_start_unix + 2 * spend.window_seconds;
 }
 
 // An approval request a NEEDS_APPROVAL opens, when none is pending for the same call.

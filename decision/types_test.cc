@@ -26,6 +26,7 @@ TEST(ReasonCodeName, EveryCodeIsSpelledAsInTheProto) {
       {ReasonCode::kApprovalRequired, "APPROVAL_REQUIRED"},
       {ReasonCode::kApprovalDenied, "APPROVAL_DENIED"},
       {ReasonCode::kRateLimited, "RATE_LIMITED"},
+      {ReasonCode::kTooManyPendingApprovals, "TOO_MANY_PENDING_APPROVALS"},
   };
   for (const auto& c : kCases) {
     EXPECT_EQ(ReasonCodeName(c.code), c.name);

@@ -67,6 +67,11 @@ absl::StatusOr<std::optional<ApprovalRequest>> WhatIfView::FindOpenApproval(
   return base_.FindOpenApproval(agent_id, action, resource, arguments_hash, now);
 }
 
+absl::StatusOr<int64_t> WhatIfView::CountPendingApprovals(absl::string_view agent_id,
+                                                          absl::Time now, int64_t up_to) {
+  return base_.CountPendingApprovals(agent_id, now, up_to);
+}
+
 absl::StatusOr<int64_t> WhatIfView::RateCount(absl::string_view agent_id,
                                               absl::string_view permission_id,
                                               int64_t window_start_unix) {

@@ -41,6 +41,8 @@ class WhatIfView : public PolicyView {
                                                                   absl::string_view resource,
                                                                   absl::string_view arguments_hash,
                                                                   absl::Time now) override;
+  absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to) override;
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override;
   absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override;

@@ -79,6 +79,12 @@ class DecisionRunner {
   // mid-call would otherwise hold gRPC's few threads, which health checks need, for as long as
   // the store waits for an answer). On at first.
   void SetInlineAllowed(bool allowed) { inline_allowed_.store(allowed, std::memory_order_relaxed); }
+  // The cap on each agent's pending approval requests (decision/pending_approvals.h), for every
+  // decision this runner makes; call before the first Run.
+  void set_max_pending_approvals(int64_t max_pending) {
+    inline_authorizer_.set_max_pending_approvals(max_pending);
+    writing_authorizer_.set_max_pending_approvals(max_pending);
+  }
 
   // True for the status of an inline attempt that must be decided again on a worker. Only a
   // `decide` that turns statuses into answers itself (ext_authz) needs to look.

@@ -330,12 +330,19 @@ TEST(AnswerForDecisionTest, DenialsMapToHttpStatusesWithTheReason) {
     int rpc_code;
   };
   const Case cases[] = {
-      {ReasonCode::kDeniedByPolicy, 403, 7},    {ReasonCode::kNoMatchingPermission, 403, 7},
-      {ReasonCode::kOutsideTimeWindow, 403, 7}, {ReasonCode::kIpNotAllowed, 403, 7},
-      {ReasonCode::kArgumentsRejected, 403, 7}, {ReasonCode::kApprovalDenied, 403, 7},
-      {ReasonCode::kRateLimited, 403, 7},       {ReasonCode::kTokenInvalid, 401, 16},
-      {ReasonCode::kAgentNotFound, 401, 16},    {ReasonCode::kAgentSuspended, 401, 16},
-      {ReasonCode::kAgentRevoked, 401, 16},     {ReasonCode::kAgentExpired, 401, 16},
+      {ReasonCode::kDeniedByPolicy, 403, 7},
+      {ReasonCode::kNoMatchingPermission, 403, 7},
+      {ReasonCode::kOutsideTimeWindow, 403, 7},
+      {ReasonCode::kIpNotAllowed, 403, 7},
+      {ReasonCode::kArgumentsRejected, 403, 7},
+      {ReasonCode::kApprovalDenied, 403, 7},
+      {ReasonCode::kRateLimited, 403, 7},
+      {ReasonCode::kTokenInvalid, 401, 16},
+      {ReasonCode::kAgentNotFound, 401, 16},
+      {ReasonCode::kAgentSuspended, 401, 16},
+      {ReasonCode::kAgentRevoked, 401, 16},
+      {ReasonCode::kAgentExpired, 401, 16},
+      {ReasonCode::kTooManyPendingApprovals, 403, 7},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(ReasonCodeName(c.reason));

@@ -100,7 +100,7 @@ class Metrics : public DecisionObserver {
 
  private:
   static constexpr int kVerdicts = 3;
-  static constexpr int kReasons = static_cast<int>(ReasonCode::kRateLimited) + 1;
+  static constexpr int kReasons = static_cast<int>(ReasonCode::kTooManyPendingApprovals) + 1;
 
   // grpc_server_started_total, grpc_server_handled_total, grpc_server_handling_seconds.
   static void AppendGrpcEcosystemSeries(

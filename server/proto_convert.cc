@@ -197,6 +197,8 @@ v1::ReasonCode ReasonToProto(ReasonCode reason) {
       return v1::APPROVAL_DENIED;
     case ReasonCode::kRateLimited:
       return v1::RATE_LIMITED;
+    case ReasonCode::kTooManyPendingApprovals:
+      return v1::TOO_MANY_PENDING_APPROVALS;
   }
   return v1::REASON_UNSPECIFIED;
 }

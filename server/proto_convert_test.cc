@@ -215,7 +215,8 @@ TEST(DecisionToProtoTest, EveryVerdictAndReasonKeepsItsName) {
         ReasonCode::kAgentRevoked, ReasonCode::kAgentExpired, ReasonCode::kTokenInvalid,
         ReasonCode::kDeniedByPolicy, ReasonCode::kNoMatchingPermission,
         ReasonCode::kOutsideTimeWindow, ReasonCode::kIpNotAllowed, ReasonCode::kArgumentsRejected,
-        ReasonCode::kApprovalRequired, ReasonCode::kApprovalDenied, ReasonCode::kRateLimited}) {
+        ReasonCode::kApprovalRequired, ReasonCode::kApprovalDenied, ReasonCode::kRateLimited,
+        ReasonCode::kTooManyPendingApprovals}) {
     Decision decision;
     decision.reason = reason;
     v1::AuthorizeResponse wire;

@@ -51,6 +51,8 @@
 #include "server/signals.h"
 #include "server/usage.h"
 #include "server/transport_limits.h"
+#include "server/storage_bounds.h"
+#include "server/store_pruner.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -120,6 +122,11 @@ int Serve(const ServerOptions& options) {
   }
   for (const std::string& skipped : file_keys.skipped) {
     std::cerr << "verdictd: --jwks_file: skipped " << skipped << "\n";
+  }
+  absl::StatusOr<StorageBounds> storage_bounds = StorageBoundsFromFlags();
+  if (!storage_bounds.ok()) {
+    std::cerr << "verdictd: " << storage_bounds.status().message() << "\n";
+    return kExitConfiguration;
   }
   // Checked before anything is created: a bad flag leaves no database or log file behind.
   absl::StatusOr<AdminPlaneOptions> admin_options =
@@ -229,6 +236,19 @@ int Serve(const ServerOptions& options) {
                                "Decisions not logged: the database refused their batch.",
                                [log] { return log->counters().failed; });
   }
+  // Expired and used approvals and ended rate windows, deleted in the background on a connection
+  // of its own (server/store_pruner.h).
+  StorePruner pruner(**store, storage_bounds->prune_limits, storage_bounds->prune_interval,
+                     [] { return absl::Now(); });
+  metrics.AddExternalCounter("verdict_pruned_approval_requests_total",
+                             "Approval requests the pruning job deleted, expired or used.",
+                             [&pruner] { return pruner.counters().approvals; });
+  metrics.AddExternalCounter("verdict_pruned_rate_counters_total",
+                             "Rate counts of ended windows the pruning job deleted.",
+                             [&pruner] { return pruner.counters().rate_counters; });
+  metrics.AddExternalCounter("verdict_prune_runs_failed_total",
+                             "Pruning batches the database refused; tried again later.",
+                             [&pruner] { return pruner.counters().failed; });
   // Before the decision server starts: a metrics address that cannot be served stops start-up
   // before anything answers.
   std::unique_ptr<MetricsHttpServer> metrics_server;
@@ -250,6 +270,7 @@ int Serve(const ServerOptions& options) {
   DecisionRunner runner(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
       access_tokens->get(), workers, inline_slots);
+  runner.set_max_pending_approvals(storage_bounds->max_pending_approvals);
   GrpcDecisionService decision_service(runner, metrics);
   ExtAuthzService ext_authz_service(runner, *std::move(ext_authz_config), metrics);
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(

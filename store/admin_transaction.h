@@ -59,6 +59,10 @@ class AdminTransaction {
   // True when `approver` has voted on the approval.
   virtual absl::StatusOr<bool> HasVoted(absl::string_view approval_id,
                                         absl::string_view approver) = 0;
+  // Foreign keys checked when the transaction commits rather than by each write, where the
+  // database can (SQLite: true); false leaves them checked as each row is written (PostgreSQL's
+  // are not deferrable).
+  virtual absl::StatusOr<bool> DeferForeignKeyChecks() = 0;
   // True when there is no agent, permission or delegation.
   virtual absl::StatusOr<bool> PolicyIsEmpty() = 0;
   // Every agent (with its token's hash), permission and delegation, in creation order.
@@ -84,6 +88,12 @@ class AdminTransaction {
   virtual absl::Status InsertDelegation(const Delegation& delegation,
                                         absl::string_view lent_json) = 0;
   virtual absl::Status RevokeDelegation(absl::string_view delegation_id) = 0;
+  // Rate counts no decision reads again, deleted with the write that ends them: every agent's
+  // counts of a permission; of a delegation's lent permissions ("<id>#<index>"); an agent's own
+  // counts and every agent's counts of its permissions.
+  virtual absl::Status DeleteRateCountersOfPermission(absl::string_view permission_id) = 0;
+  virtual absl::Status DeleteRateCountersOfDelegation(absl::string_view delegation_id) = 0;
+  virtual absl::Status DeleteRateCountersOfAgent(absl::string_view agent_id) = 0;
   virtual absl::Status InsertVote(absl::string_view approval_id, absl::string_view approver,
                                   bool approve, absl::Time now) = 0;
   virtual absl::Status SetApprovalStatus(absl::string_view approval_id, ApprovalStatus status,

@@ -47,4 +47,8 @@ absl::Status CheckId(absl::string_view field, absl::string_view id, absl::string
   return absl::OkStatus();
 }
 
+LentPermissionIdRange LentPermissionIdsOf(absl::string_view delegation_id) {
+  return {absl::StrCat(delegation_id, "#"), absl::StrCat(delegation_id, "$")};
+}
+
 }  // namespace verdict

@@ -26,6 +26,14 @@ std::string NewId(absl::string_view prefix);
 // never repeats.
 absl::Status CheckId(absl::string_view field, absl::string_view id, absl::string_view prefix);
 
+// A delegation's lent permissions count their rate limits as "<delegation id>#<index>"
+// (decision/engine.cc): every such id sorts from `first` up to, not including, `past_last`.
+struct LentPermissionIdRange {
+  std::string first;      // "<delegation id>#"
+  std::string past_last;  // "<delegation id>$", '$' following '#'
+};
+LentPermissionIdRange LentPermissionIdsOf(absl::string_view delegation_id);
+
 }  // namespace verdict
 
 #endif  // VERDICT_STORE_IDS_H_

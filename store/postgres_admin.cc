@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "store/admin_transaction.h"
+#include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/postgres_lookups.h"
 #include "store/postgres_store.h"
@@ -181,6 +182,18 @@ class PostgresAdminTransaction final : public AdminTransaction {
   }
   absl::Status RevokeDelegation(absl::string_view delegation_id) override {
     return Run(PgStatement::kRevokeDelegation, PgParams().Text(delegation_id));
+  }
+  absl::StatusOr<bool> DeferForeignKeyChecks() override { return false; }
+  absl::Status DeleteRateCountersOfPermission(absl::string_view permission_id) override {
+    return Run(PgStatement::kDeleteRateCountersOfPermission, PgParams().Text(permission_id));
+  }
+  absl::Status DeleteRateCountersOfDelegation(absl::string_view delegation_id) override {
+    const LentPermissionIdRange range = LentPermissionIdsOf(delegation_id);
+    return Run(PgStatement::kDeleteRateCountersOfLentPermissions,
+               PgParams().Text(range.first).Text(range.past_last));
+  }
+  absl::Status DeleteRateCountersOfAgent(absl::string_view agent_id) override {
+    return Run(PgStatement::kDeleteRateCountersOfAgent, PgParams().Text(agent_id));
   }
   absl::Status InsertVote(absl::string_view approval_id, absl::string_view approver, bool approve,
                           absl::Time now) override {

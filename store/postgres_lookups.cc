@@ -112,6 +112,15 @@ absl::StatusOr<bool> PgLookupTokenIdRevoked(PostgresConnection& connection, absl
   return rows->size() > 0;
 }
 
+absl::StatusOr<int64_t> PgCountPendingApprovals(PostgresConnection& connection,
+                                                absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to) {
+  absl::StatusOr<PgResult> rows = connection.Execute(
+      PgStatement::kCountPendingApprovals, PgParams().Text(agent_id).Time(now).Int64(up_to));
+  if (!rows.ok()) return rows.status();
+  return static_cast<int64_t>(rows->size());
+}
+
 absl::StatusOr<int64_t> PgLookupRateCount(PostgresConnection& connection,
                                           absl::string_view agent_id,
                                           absl::string_view permission_id,

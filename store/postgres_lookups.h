@@ -57,6 +57,10 @@ absl::StatusOr<int64_t> PgLookupRateCount(PostgresConnection& connection,
                                           absl::string_view agent_id,
                                           absl::string_view permission_id,
                                           int64_t window_start_unix);
+// The agent's requests pending and unexpired at `now`, counted no further than `up_to`.
+absl::StatusOr<int64_t> PgCountPendingApprovals(PostgresConnection& connection,
+                                                absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to);
 
 // The approval request with this id; a pending or approved one past its expiry at `now` reads
 // as expired.

@@ -158,10 +158,29 @@ ALTER TABLE decision_log ADD COLUMN run_seq BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE decision_log ADD COLUMN run_decided BIGINT NOT NULL DEFAULT 0;
 )sql";
 
+// Version 8: bounded storage, the same indexes and column as SQLite's version 8
+// (store/migrations.cc says why).
+constexpr char kBoundedStorage[] = R"sql(
+CREATE INDEX approval_requests_pending_by_agent
+  ON approval_requests (agent_id, expires_at) WHERE status = 'pending';
+CREATE INDEX approval_requests_by_update ON approval_requests (status, updated_at);
+ALTER TABLE rate_counters ADD COLUMN kept_until BIGINT;
+CREATE INDEX rate_counters_by_kept_until ON rate_counters (kept_until)
+  WHERE kept_until IS NOT NULL;
+CREATE INDEX rate_counters_by_permission ON rate_counters (permission_id);
+)sql";
+
+// One a line, however many.
+// clang-format off
 constexpr Migration kMigrations[] = {
-    {1, kInitialSchema},        {2, kAdminPlane},      {3, kSigningKeys},
-    {6, kRateCountersPerAgent}, {7, kDecisionLogRuns},
+    {1, kInitialSchema},
+    {2, kAdminPlane},
+    {3, kSigningKeys},
+    {6, kRateCountersPerAgent},
+    {7, kDecisionLogRuns},
+    {8, kBoundedStorage},
 };
+// clang-format on
 
 }  // namespace
 

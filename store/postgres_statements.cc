@@ -54,8 +54,8 @@ constexpr PgStatementSql kStatements[] = {
      "SELECT count FROM rate_counters"
      " WHERE agent_id = $1 AND permission_id = $2 AND window_start = $3"},
     {PgStatement::kSpendRate, "SpendRate",
-     "INSERT INTO rate_counters AS r (agent_id, permission_id, window_start, count)"
-     " VALUES ($1, $2, $3, 1)"
+     "INSERT INTO rate_counters AS r (agent_id, permission_id, window_start, count, kept_until)"
+     " VALUES ($1, $2, $3, 1, $4)"
      " ON CONFLICT (agent_id, permission_id, window_start) DO UPDATE SET count = r.count + 1"},
     {PgStatement::kForgetEndedRateWindows, "ForgetEndedRateWindows",
      "DELETE FROM rate_counters"
@@ -69,6 +69,12 @@ constexpr PgStatementSql kStatements[] = {
      " WHERE id = $1 AND status = 'approved' AND (expires_at IS NULL OR expires_at > $2)"},
     {PgStatement::kFindApproval, "FindApproval",
      "SELECT " VERDICT_APPROVAL_COLUMNS("$2") " FROM approval_requests a WHERE a.id = $1"},
+    // A row per request, no more than $3, from the agent's pending requests only (a partial
+    // index); the caller counts the rows.
+    {PgStatement::kCountPendingApprovals, "CountPendingApprovals",
+     "SELECT 1 FROM approval_requests"
+     " WHERE agent_id = $1 AND status = 'pending' AND (expires_at IS NULL OR expires_at > $2)"
+     " LIMIT $3"},
 
     {PgStatement::kInsertAgent, "InsertAgent",
      "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
@@ -114,6 +120,24 @@ constexpr PgStatementSql kStatements[] = {
      " VALUES ($1, $2, $3, $4)"},
     {PgStatement::kSetApprovalStatus, "SetApprovalStatus",
      "UPDATE approval_requests SET status = $2, updated_at = $3 WHERE id = $1"},
+    // As SQLite's (store/sqlite_statements.cc says what each deletes).
+    {PgStatement::kDeleteRateCountersOfPermission, "DeleteRateCountersOfPermission",
+     "DELETE FROM rate_counters WHERE permission_id = $1"},
+    {PgStatement::kDeleteRateCountersOfLentPermissions, "DeleteRateCountersOfLentPermissions",
+     "DELETE FROM rate_counters WHERE permission_id >= $1 AND permission_id < $2"},
+    {PgStatement::kDeleteRateCountersOfAgent, "DeleteRateCountersOfAgent",
+     "DELETE FROM rate_counters WHERE agent_id = $1"
+     " OR permission_id IN (SELECT id FROM permissions WHERE agent_id = $1)"},
+    {PgStatement::kPruneApprovals, "PruneApprovals",
+     "DELETE FROM approval_requests WHERE id IN ("
+     "SELECT id FROM approval_requests WHERE status IN"
+     " ('pending', 'approved', 'denied', 'expired', 'used') AND expires_at <= $1"
+     " UNION ALL SELECT id FROM approval_requests"
+     " WHERE status IN ('used', 'expired') AND updated_at <= $1 LIMIT $2)"},
+    {PgStatement::kPruneRateCounters, "PruneRateCounters",
+     "DELETE FROM rate_counters WHERE (agent_id, permission_id, window_start) IN ("
+     "SELECT agent_id, permission_id, window_start FROM rate_counters"
+     " WHERE kept_until <= $1 LIMIT $2)"},
 
     {PgStatement::kExportAgents, "ExportAgents",
      "SELECT " VERDICT_AGENT_COLUMNS ", token_hash, prev_token_hash, prev_token_expires_at"
@@ -211,6 +235,7 @@ constexpr PgStatement kDecisionPath[] = {
     PgStatement::kInsertApproval,
     PgStatement::kUseApproval,
     PgStatement::kFindApproval,
+    PgStatement::kCountPendingApprovals,
     PgStatement::kFindActiveSigningKey,
     PgStatement::kIsTokenIdRevoked,
 };

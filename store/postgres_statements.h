@@ -25,6 +25,7 @@ enum class PgStatement {
   kInsertApproval,
   kUseApproval,
   kFindApproval,
+  kCountPendingApprovals,
   // The admin plane.
   kInsertAgent,
   kListAgents,
@@ -41,6 +42,12 @@ enum class PgStatement {
   kFindVote,
   kInsertVote,
   kSetApprovalStatus,
+  // Bounded storage: the counters a revoke deletes, and the pruning job (store/pruning.h).
+  kDeleteRateCountersOfPermission,
+  kDeleteRateCountersOfLentPermissions,
+  kDeleteRateCountersOfAgent,
+  kPruneApprovals,
+  kPruneRateCounters,
   // Whole-policy export and import.
   kExportAgents,
   kExportPermissions,

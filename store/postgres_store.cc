@@ -95,6 +95,11 @@ class PostgresPolicyView : public Base {
     });
   }
 
+  absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to) override {
+    return PgCountPendingApprovals(connection(), agent_id, now, up_to);
+  }
+
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
     return Lookup([&](PostgresConnection& c) {
@@ -155,12 +160,14 @@ class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransactio
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
-    absl::Status spent = connection()
-                             .Execute(PgStatement::kSpendRate, PgParams()
-                                                                   .Text(spend.agent_id)
-                                                                   .Text(spend.permission_id)
-                                                                   .Int64(spend.window_start_unix))
-                             .status();
+    PgParams params;
+    params.Text(spend.agent_id).Text(spend.permission_id).Int64(spend.window_start_unix);
+    if (std::optional<int64_t> kept_until = RateCountKeptUntil(spend)) {
+      params.Int64(*kept_until);
+    } else {
+      params.NullInt64();
+    }
+    absl::Status spent = connection().Execute(PgStatement::kSpendRate, params).status();
     const std::optional<int64_t> earliest = EarliestKeptRateWindow(spend);
     if (!spent.ok() || !earliest) return spent;
     return connection()
@@ -217,11 +224,16 @@ class PostgresWriteTransaction final : public PostgresPolicyView<WriteTransactio
 
 PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
     : options_(std::move(options)),
-      pool_(pq, std::move(conninfo),
+      pool_(pq, conninfo,
             PostgresConnectionOptions{.lock_timeout = options_.lock_timeout,
                                       .statement_timeout = options_.statement_timeout,
                                       .connect_timeout = options_.connect_timeout},
-            options_.connections) {}
+            options_.connections),
+      prune_pool_(pq, std::move(conninfo),
+                  PostgresConnectionOptions{.lock_timeout = options_.lock_timeout,
+                                            .statement_timeout = options_.statement_timeout,
+                                            .connect_timeout = options_.connect_timeout},
+                  1) {}
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string conninfo,
                                                                    PostgresOptions options) {
@@ -258,6 +270,35 @@ absl::StatusOr<std::unique_ptr<WriteTransaction>> PostgresStore::BeginWrite() {
   absl::StatusOr<PostgresPool::Lease> lease = LeaseWithTransaction(pool_, /*write=*/true);
   if (!lease.ok()) return lease.status();
   return std::make_unique<PostgresWriteTransaction>(pool_, *std::move(lease));
+}
+
+// Without the writers' lock: the rows it deletes are ones no decision reads or writes again,
+// so it never makes a decision wait.
+absl::StatusOr<PrunedRows> PostgresStore::PruneDeadRows(const PruneLimits& limits, absl::Time now) {
+  if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
+  absl::StatusOr<PostgresPool::Lease> lease = prune_pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  PostgresConnection& connection = **lease;
+  absl::Status status = connection.ExecuteScript("BEGIN ISOLATION LEVEL READ COMMITTED");
+  PrunedRows pruned;
+  if (status.ok()) {
+    absl::StatusOr<PgResult> approvals =
+        connection.Execute(PgStatement::kPruneApprovals,
+                           PgParams().Time(now - limits.approval_retention).Int64(limits.max_rows));
+    if (approvals.ok()) pruned.approvals = approvals->changed_rows();
+    status = approvals.status();
+  }
+  if (status.ok()) {
+    absl::StatusOr<PgResult> counters =
+        connection.Execute(PgStatement::kPruneRateCounters,
+                           PgParams().Int64(absl::ToUnixSeconds(now)).Int64(limits.max_rows));
+    if (counters.ok()) pruned.rate_counters = counters->changed_rows();
+    status = counters.status();
+  }
+  if (status.ok()) status = connection.Commit();
+  if (status.ok()) return pruned;
+  connection.Rollback();
+  return status;
 }
 
 absl::Status PostgresStore::InTransaction(

@@ -65,6 +65,8 @@ class PostgresStore final : public StoreWithAdminCalls {
 
   // Store: breaks every leased connection (PostgresPool::BreakLeased).
   void AbandonCallsInFlight() override { pool_.BreakLeased(); }
+  // Store.
+  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
 
   // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
@@ -83,6 +85,8 @@ class PostgresStore final : public StoreWithAdminCalls {
 
   PostgresOptions options_;
   PostgresPool pool_;
+  // The pruning job's own connection: it never takes one a decision is waiting for.
+  PostgresPool prune_pool_;
 };
 
 }  // namespace verdict

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "store/admin_transaction.h"
+#include "store/ids.h"
 #include "store/policy_encoding.h"
 #include "store/row_readers.h"
 #include "store/signing_keys.h"
@@ -198,6 +199,30 @@ class SqliteAdminTransaction final : public AdminTransaction {
     ScopedStatement revoke = c_.Use(StatementId::kRevokeDelegation);
     revoke.BindText(1, delegation_id);
     revoke.Execute();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<bool> DeferForeignKeyChecks() override {
+    c_.database().exec("PRAGMA defer_foreign_keys = ON");  // until this transaction ends
+    return true;
+  }
+  absl::Status DeleteRateCountersOfPermission(absl::string_view permission_id) override {
+    ScopedStatement remove = c_.Use(StatementId::kDeleteRateCountersOfPermission);
+    remove.BindText(1, permission_id);
+    remove.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status DeleteRateCountersOfDelegation(absl::string_view delegation_id) override {
+    const LentPermissionIdRange range = LentPermissionIdsOf(delegation_id);
+    ScopedStatement remove = c_.Use(StatementId::kDeleteRateCountersOfLentPermissions);
+    remove.BindText(1, range.first);
+    remove.BindText(2, range.past_last);
+    remove.Execute();
+    return absl::OkStatus();
+  }
+  absl::Status DeleteRateCountersOfAgent(absl::string_view agent_id) override {
+    ScopedStatement remove = c_.Use(StatementId::kDeleteRateCountersOfAgent);
+    remove.BindText(1, agent_id);
+    remove.Execute();
     return absl::OkStatus();
   }
   absl::Status InsertVote(absl::string_view approval_id, absl::string_view approver, bool approve,

@@ -118,4 +118,16 @@ absl::StatusOr<int64_t> LookupRateCount(SqliteConnection& connection, absl::stri
   return find.Step() ? find.Int64(0) : 0;
 }
 
+absl::StatusOr<int64_t> CountPendingApprovals(SqliteConnection& connection,
+                                              absl::string_view agent_id, absl::Time now,
+                                              int64_t up_to) {
+  ScopedStatement find = connection.Use(StatementId::kCountPendingApprovals);
+  find.BindText(1, agent_id);
+  find.BindTime(2, now);
+  find.BindInt64(3, up_to);
+  int64_t pending = 0;
+  while (find.Step()) ++pending;
+  return pending;
+}
+
 }  // namespace verdict

@@ -49,9 +49,10 @@ constexpr StatementSql kStatements[] = {
     {StatementId::kRateCount, "RateCount",
      "SELECT count FROM rate_counters"
      " WHERE agent_id = ?1 AND permission_id = ?2 AND window_start = ?3"},
+    // ?4: when no decision reads the count any more (RateCountKeptUntil), or NULL.
     {StatementId::kSpendRate, "SpendRate",
-     "INSERT INTO rate_counters (agent_id, permission_id, window_start, count)"
-     " VALUES (?1, ?2, ?3, 1)"
+     "INSERT INTO rate_counters (agent_id, permission_id, window_start, count, kept_until)"
+     " VALUES (?1, ?2, ?3, 1, ?4)"
      " ON CONFLICT (agent_id, permission_id, window_start) DO UPDATE SET count = count + 1"},
     {StatementId::kForgetEndedRateWindows, "ForgetEndedRateWindows",
      "DELETE FROM rate_counters"
@@ -77,6 +78,12 @@ constexpr StatementSql kStatements[] = {
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS
      " FROM agents a JOIN decision_records r ON r.agent_id = a.id"
      " WHERE a.prev_token_hash = ?1 AND a.prev_token_expires_at > ?2"},
+    // A row per request, no more than ?3, from the agent's pending requests only (a partial
+    // index); the caller counts the rows.
+    {StatementId::kCountPendingApprovals, "CountPendingApprovals",
+     "SELECT 1 FROM approval_requests"
+     " WHERE agent_id = ?1 AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?2)"
+     " LIMIT ?3"},
 
     {StatementId::kInsertAgent, "InsertAgent",
      "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
@@ -162,6 +169,31 @@ constexpr StatementSql kStatements[] = {
     // By the expiry index; ?1 is now less the retention (store/signing_keys.h).
     {StatementId::kPruneRevokedTokenIds, "PruneRevokedTokenIds",
      "DELETE FROM revoked_token_ids WHERE expires_at < ?1"},
+
+    // Every agent's counts of the permission: its owner's, and those of the agents it was lent
+    // to, which count under the owner's permission id.
+    {StatementId::kDeleteRateCountersOfPermission, "DeleteRateCountersOfPermission",
+     "DELETE FROM rate_counters WHERE permission_id = ?1"},
+    // A delegation's lent permissions count as "<delegation id>#<index>": ?1 is the id and '#',
+    // ?2 the id and the character after '#', so the range is the index's.
+    {StatementId::kDeleteRateCountersOfLentPermissions, "DeleteRateCountersOfLentPermissions",
+     "DELETE FROM rate_counters WHERE permission_id >= ?1 AND permission_id < ?2"},
+    {StatementId::kDeleteRateCountersOfAgent, "DeleteRateCountersOfAgent",
+     "DELETE FROM rate_counters WHERE agent_id = ?1"
+     " OR permission_id IN (SELECT id FROM permissions WHERE agent_id = ?1)"},
+    // Requests expired before ?1 whatever their status, and requests used (or marked expired)
+    // before ?1, at most ?2 of them; their votes go with them (ON DELETE CASCADE).
+    {StatementId::kPruneApprovals, "PruneApprovals",
+     "DELETE FROM approval_requests WHERE id IN ("
+     "SELECT id FROM approval_requests WHERE status IN"
+     " ('pending', 'approved', 'denied', 'expired', 'used') AND expires_at <= ?1"
+     " UNION ALL SELECT id FROM approval_requests"
+     " WHERE status IN ('used', 'expired') AND updated_at <= ?1 LIMIT ?2)"},
+    // Counts no decision reads any more (kept_until, unix seconds, at or before ?1), at most ?2.
+    {StatementId::kPruneRateCounters, "PruneRateCounters",
+     "DELETE FROM rate_counters WHERE (agent_id, permission_id, window_start) IN ("
+     "SELECT agent_id, permission_id, window_start FROM rate_counters"
+     " WHERE kept_until <= ?1 LIMIT ?2)"},
 };
 
 #undef VERDICT_AGENT_COLUMNS
@@ -196,6 +228,7 @@ constexpr StatementId kDecisionPath[] = {
     StatementId::kFindDecisionRecord,
     StatementId::kFindDecisionRecordByTokenHash,
     StatementId::kFindDecisionRecordByPreviousTokenHash,
+    StatementId::kCountPendingApprovals,
     StatementId::kFindActiveSigningKey,
     StatementId::kIsTokenIdRevoked,
 };

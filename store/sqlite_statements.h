@@ -31,6 +31,7 @@ enum class StatementId {
   kFindDecisionRecord,
   kFindDecisionRecordByTokenHash,
   kFindDecisionRecordByPreviousTokenHash,
+  kCountPendingApprovals,
   // The admin plane.
   kInsertAgent,
   kListAgents,
@@ -64,10 +65,15 @@ enum class StatementId {
   kListSigningKeys,
   kRevokeTokenId,
   kPruneRevokedTokenIds,
+  // Bounded storage: the counters a revoke deletes, and the pruning job (store/pruning.h).
+  kDeleteRateCountersOfPermission,
+  kDeleteRateCountersOfLentPermissions,
+  kDeleteRateCountersOfAgent,
+  kPruneApprovals,
+  kPruneRateCounters,
 };
 
-inline constexpr size_t kStatementCount =
-    static_cast<size_t>(StatementId::kPruneRevokedTokenIds) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(StatementId::kPruneRateCounters) + 1;
 
 struct StatementSql {
   StatementId id;

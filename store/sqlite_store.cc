@@ -136,6 +136,13 @@ class SqlitePolicyView : public Base {
     });
   }
 
+  absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                int64_t up_to) override {
+    return CatchSqlite(connection(), [&] {
+      return verdict::CountPendingApprovals(connection(), agent_id, now, up_to);
+    });
+  }
+
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
     return CatchSqlite(connection(), [&] {
@@ -203,6 +210,11 @@ class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
       upsert.BindText(1, spend.agent_id);
       upsert.BindText(2, spend.permission_id);
       upsert.BindInt64(3, spend.window_start_unix);
+      if (std::optional<int64_t> kept_until = RateCountKeptUntil(spend)) {
+        upsert.BindInt64(4, *kept_until);
+      } else {
+        upsert.BindNull(4);
+      }
       upsert.Execute();
       if (std::optional<int64_t> earliest = EarliestKeptRateWindow(spend)) {
         ScopedStatement forget = connection().Use(StatementId::kForgetEndedRateWindows);
@@ -272,9 +284,13 @@ class SqliteWriteTransaction final : public SqlitePolicyView<WriteTransaction> {
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
     : options_(std::move(options)),
       pool_(
+          path,
+          ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
+          options_.connections),
+      prune_pool_(
           std::move(path),
           ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
-          options_.connections) {}
+          1) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
@@ -311,6 +327,35 @@ absl::StatusOr<std::unique_ptr<WriteTransaction>> SqliteStore::BeginWrite() {
   absl::Status begun = BeginTransaction(**lease, /*write=*/true);
   if (!begun.ok()) return begun;
   return std::make_unique<SqliteWriteTransaction>(*std::move(lease));
+}
+
+absl::StatusOr<PrunedRows> SqliteStore::PruneDeadRows(const PruneLimits& limits, absl::Time now) {
+  if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
+  absl::StatusOr<ConnectionPool::Lease> lease = prune_pool_.Checkout();
+  if (!lease.ok()) return lease.status();
+  SqliteConnection& connection = **lease;
+  absl::Status status = BeginTransaction(connection, /*write=*/true);
+  if (!status.ok()) return status;
+  PrunedRows pruned;
+  status = CatchSqlite(connection, [&] {
+    {
+      ScopedStatement approvals = connection.Use(StatementId::kPruneApprovals);
+      approvals.BindTime(1, now - limits.approval_retention);
+      approvals.BindInt64(2, limits.max_rows);
+      pruned.approvals = approvals.Execute();
+    }
+    {
+      ScopedStatement counters = connection.Use(StatementId::kPruneRateCounters);
+      counters.BindInt64(1, absl::ToUnixSeconds(now));
+      counters.BindInt64(2, limits.max_rows);
+      pruned.rate_counters = counters.Execute();
+    }
+    connection.Execute(StatementId::kCommit);
+    return absl::OkStatus();
+  });
+  if (status.ok()) return pruned;
+  EndTransaction(connection, StatementId::kRollback);
+  return status;
 }
 
 absl::Status SqliteStore::InTransaction(TransactionKind kind,

@@ -64,6 +64,9 @@ class SqliteStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
+  // Store.
+  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
+
   // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
  private:
@@ -81,6 +84,8 @@ class SqliteStore final : public StoreWithAdminCalls {
 
   SqliteOptions options_;
   ConnectionPool pool_;
+  // The pruning job's own connection: it never takes one a decision is waiting for.
+  ConnectionPool prune_pool_;
 };
 
 }  // namespace verdict

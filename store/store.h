@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "decision/policy_store.h"
 #include "store/policy_admin.h"
+#include "store/pruning.h"
 
 namespace verdict {
 
@@ -27,6 +28,10 @@ class Store : public PolicyStore, public PolicyAdmin {
   // overdue), whose calls would otherwise hold their threads for the whole limit. A store whose
   // calls cannot hang that way does nothing.
   virtual void AbandonCallsInFlight() {}
+  // Deletes up to limits.max_rows of each kind of row no decision reads again at `now`
+  // (store/pruning.h), in one write transaction on a connection of its own. INVALID_ARGUMENT
+  // for limits out of range; the store's error otherwise, with nothing deleted.
+  virtual absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) = 0;
 };
 
 }  // namespace verdict

@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include <atomic>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -605,6 +606,310 @@ TEST_P(StoreContractTest, SpendingForgetsTheWindowsBeforeThePreviousOne) {
   // Another permission's and another agent's windows stay.
   EXPECT_EQ(*snapshot->RateCount("agt_a", "perm_b", 0), 1);
   EXPECT_EQ(*snapshot->RateCount("agt_b", "perm_a", 0), 1);
+}
+
+// --- Bounded storage (design section 8) ---
+
+// What caps an agent's pending requests (decision/pending_approvals.h): its own requests that
+// are pending and unexpired, counted no further than asked.
+TEST_P(StoreContractTest, PendingApprovalsAreCountedPerAgentUpToTheCap) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  OpenApproval("agt_a", "h1");
+  OpenApproval("agt_a", "h2");
+  OpenApproval("agt_a", "h3", 1, absl::Minutes(1));
+  const std::string approved = OpenApproval("agt_a", "h4");
+  OpenApproval("agt_b", "h1");
+  ASSERT_TRUE(Vote(approved, "alice", true).ok());
+
+  auto pending = [&](const std::string& agent, int64_t up_to) {
+    absl::StatusOr<int64_t> count = Read()->CountPendingApprovals(agent, clock_.Now(), up_to);
+    EXPECT_TRUE(count.ok()) << count.status();
+    return count.value_or(-1);
+  };
+  EXPECT_EQ(pending("agt_a", 100), 3);
+  EXPECT_EQ(pending("agt_a", 2), 2);
+  EXPECT_EQ(pending("agt_b", 100), 1);
+  EXPECT_EQ(pending("agt_c", 100), 0);
+  clock_.Advance(absl::Minutes(1));  // h3 expires
+  EXPECT_EQ(pending("agt_a", 100), 2);
+  // A write transaction counts what it has opened itself.
+  std::unique_ptr<WriteTransaction> write = Write();
+  ASSERT_TRUE(write
+                  ->OpenApproval({.agent_id = "agt_a",
+                                  .action = "pay",
+                                  .resource = "invoices:2",
+                                  .arguments_hash = "h5",
+                                  .expires_at = clock_.Now() + absl::Hours(1)},
+                                 clock_.Now())
+                  .ok());
+  EXPECT_EQ(*write->CountPendingApprovals("agt_a", clock_.Now(), 100), 3);
+}
+
+class StoreBoundsTest : public StoreContractTest {
+ protected:
+  void Spend(const std::string& agent, const std::string& permission, int64_t window_start,
+             int64_t window_seconds = 60) {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write
+                    ->SpendRate({.agent_id = agent,
+                                 .permission_id = permission,
+                                 .window_start_unix = window_start,
+                                 .limit = 10,
+                                 .window_seconds = window_seconds})
+                    .ok());
+    ASSERT_TRUE(write->Commit().ok());
+  }
+
+  // Every row of rate_counters as "agent/permission/window".
+  std::vector<std::string> Counters() {
+    std::vector<std::string> keys;
+    for (const std::vector<std::string>& row : database_->Query(
+             "SELECT agent_id, permission_id, CAST(window_start AS TEXT) FROM rate_counters"
+             " ORDER BY agent_id, permission_id, window_start")) {
+      keys.push_back(absl::StrCat(row[0], "/", row[1], "/", row[2]));
+    }
+    return keys;
+  }
+
+  int64_t RowCount(const std::string& table) {
+    verdict::Rows rows =
+        database_->Query(absl::StrCat("SELECT CAST(count(*) AS TEXT) FROM ", table));
+    return rows.empty() ? -1 : std::stoll(rows[0][0]);
+  }
+
+  PrunedRows Prune(int64_t max_rows = 1000, absl::Duration retention = absl::Hours(1)) {
+    absl::StatusOr<PrunedRows> pruned = store_->PruneDeadRows(
+        {.max_rows = max_rows, .approval_retention = retention}, clock_.Now());
+    EXPECT_TRUE(pruned.ok()) << pruned.status();
+    return pruned.value_or(PrunedRows());
+  }
+
+  int64_t Now() const { return absl::ToUnixSeconds(clock_.Now()); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreBoundsTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+// Issue 16: revoked permissions' and delegations' counters were never deleted.
+TEST_P(StoreBoundsTest, RevokingAPermissionDeletesEveryAgentsCountsOfIt) {
+  NewAgent("agt_a");
+  absl::StatusOr<Permission> revoked =
+      store_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}});
+  absl::StatusOr<Permission> kept =
+      store_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"write"}});
+  ASSERT_TRUE(revoked.ok() && kept.ok());
+  Spend("agt_a", revoked->id, Now());
+  Spend("agt_b", revoked->id, Now());  // a borrower counts under the owner's permission
+  Spend("agt_a", kept->id, Now());
+
+  ASSERT_TRUE(store_->RevokePermission(revoked->id).ok());
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/", kept->id, "/", Now())));
+}
+
+TEST_P(StoreBoundsTest, RevokingADelegationDeletesItsLentPermissionsCountsOnly) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  Grant("agt_a", "docs:*", {"read"});
+  absl::StatusOr<Delegation> revoked =
+      store_->CreateDelegation({.from_agent_id = "agt_a",
+                                .to_agent_id = "agt_b",
+                                .permissions = {{.resource = "docs:*", .actions = {"read"}}},
+                                .max_depth = 2,
+                                .id = "dlg_x"});
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  Spend("agt_b", "dlg_x#0", Now());
+  Spend("agt_c", "dlg_x#1", Now());
+  Spend("agt_b", "dlg_xy#0", Now());  // another delegation whose id starts alike
+  Spend("agt_b", "dlg_x", Now());
+
+  ASSERT_TRUE(store_->RevokeDelegation("dlg_x").ok());
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_b/dlg_x/", Now()),
+                                      absl::StrCat("agt_b/dlg_xy#0/", Now())));
+}
+
+TEST_P(StoreBoundsTest, RevokingAnAgentDeletesItsCountsAndThoseOfItsPermissions) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  absl::StatusOr<Permission> owned =
+      store_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}});
+  ASSERT_TRUE(owned.ok());
+  Spend("agt_a", "perm_elsewhere", Now());
+  Spend("agt_c", owned->id, Now());
+  Spend("agt_b", "perm_b", Now());
+
+  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  EXPECT_EQ(Counters().size(), 3u);  // a suspension may end: its counts stay
+  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_b/perm_b/", Now())));
+}
+
+TEST_P(StoreBoundsTest, PruningDeletesCountsOnlyOnceTheirWindowAndTheNextHaveEnded) {
+  const int64_t minute = Now() / 60 * 60;
+  Spend("agt_a", "perm_1", minute - 120);  // two windows back: no decision reads it
+  Spend("agt_a", "perm_1", minute - 60);   // the previous window: kept for skewed clocks
+  Spend("agt_a", "perm_2", minute);
+  Spend("agt_a", "perm_3", minute - 3600, 3600);  // the previous hour
+
+  clock_.Advance(absl::Seconds(minute - Now()));  // at the window's start exactly
+  EXPECT_EQ(Prune().rate_counters, 1);
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/perm_1/", minute - 60),
+                                      absl::StrCat("agt_a/perm_2/", minute),
+                                      absl::StrCat("agt_a/perm_3/", minute - 3600)));
+  clock_.Advance(absl::Minutes(2));
+  EXPECT_EQ(Prune().rate_counters, 2);
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/perm_3/", minute - 3600)));
+}
+
+TEST_P(StoreBoundsTest, PruningDeletesApprovalsExpiredOrUsedLongerAgoThanTheRetention) {
+  NewAgent("agt_a");
+  const std::string expired = OpenApproval("agt_a", "expired", 1, absl::Minutes(1));
+  const std::string used = OpenApproval("agt_a", "used");
+  const std::string denied = OpenApproval("agt_a", "denied");
+  const std::string pending = OpenApproval("agt_a", "pending", 1, absl::Hours(24));
+  ASSERT_TRUE(Vote(expired, "alice", true).ok());
+  ASSERT_TRUE(Vote(used, "alice", true).ok());
+  ASSERT_TRUE(Vote(denied, "alice", false).ok());
+  {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write->UseApproval(used, clock_.Now()).ok());
+    ASSERT_TRUE(write->Commit().ok());
+  }
+  EXPECT_EQ(Prune().approvals, 0);  // nothing has been dead for the retention yet
+
+  clock_.Advance(absl::Minutes(60));  // used 60 minutes ago; expired 59 minutes ago
+  EXPECT_EQ(Prune().approvals, 1);
+  EXPECT_FALSE(store_->GetApproval(used).ok());
+  EXPECT_TRUE(store_->GetApproval(expired).ok());
+  clock_.Advance(absl::Minutes(1));
+  EXPECT_EQ(Prune().approvals, 1);
+  EXPECT_FALSE(store_->GetApproval(expired).ok());
+  // A denied request blocks identical calls until it expires: it goes only after.
+  EXPECT_TRUE(store_->GetApproval(denied).ok());
+  clock_.Advance(absl::Hours(1));
+  EXPECT_EQ(Prune().approvals, 1);
+  EXPECT_FALSE(store_->GetApproval(denied).ok());
+  EXPECT_TRUE(store_->GetApproval(pending).ok());
+  EXPECT_EQ(RowCount("approval_votes"), 0);  // the votes went with their requests
+}
+
+TEST_P(StoreBoundsTest, APruningRunDeletesAtMostItsBatchOfEachKind) {
+  NewAgent("agt_a");
+  for (int i = 0; i < 5; ++i) {
+    OpenApproval("agt_a", absl::StrCat("h", i), 1, absl::Minutes(1));
+    Spend("agt_a", absl::StrCat("perm_", i), Now() - 600);
+  }
+  clock_.Advance(absl::Minutes(2));
+  PrunedRows first = Prune(/*max_rows=*/2, /*retention=*/absl::ZeroDuration());
+  EXPECT_EQ(first.approvals, 2);
+  EXPECT_EQ(first.rate_counters, 2);
+  EXPECT_EQ(RowCount("approval_requests"), 3);
+  EXPECT_EQ(RowCount("rate_counters"), 3);
+  Prune(2, absl::ZeroDuration());
+  PrunedRows last = Prune(2, absl::ZeroDuration());
+  EXPECT_EQ(last.approvals, 1);
+  EXPECT_EQ(last.rate_counters, 1);
+  EXPECT_EQ(RowCount("approval_requests"), 0);
+  EXPECT_EQ(RowCount("rate_counters"), 0);
+  EXPECT_EQ(store_->PruneDeadRows({.max_rows = 0}, clock_.Now()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Issue 16: seeding an agent with 10,000 permissions took 520 s, its decision record rewritten
+// for every permission. Figures: tests/reliability/RELIABILITY.md.
+TEST_P(StoreBoundsTest, AnAgentWithTenThousandPermissionsImportsInSeconds) {
+  constexpr int kPermissions = 10'000;
+  PolicyContents policy;
+  policy.agents.push_back({.agent = {.id = "agt_big", .owner = "o", .name = "n"}});
+  policy.agents.push_back({.agent = {.id = "agt_peer", .owner = "o", .name = "p"}});
+  for (int i = 0; i < kPermissions; ++i) {
+    Permission permission;
+    permission.id = absl::StrCat("perm_", i);
+    permission.agent_id = "agt_big";
+    permission.resource = absl::StrCat("docs:team", i, ":*");
+    permission.actions = {"read", "write"};
+    permission.created_at = clock_.Now();
+    policy.permissions.push_back(std::move(permission));
+  }
+  Delegation delegation;
+  delegation.id = "dlg_in";
+  delegation.from_agent_id = "agt_peer";
+  delegation.to_agent_id = "agt_big";
+  delegation.permissions = {{.resource = "x:*", .actions = {"read"}}};
+  delegation.created_at = clock_.Now();
+  policy.delegations.push_back(delegation);
+
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(store_->ImportPolicy(policy).ok());
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_LT(took, absl::Seconds(30));
+  std::cerr << "imported " << kPermissions << " permissions of one agent in "
+            << absl::FormatDuration(took) << "\n";
+
+  // What a decision reads holds every row, in creation order.
+  std::unique_ptr<ReadSnapshot> snapshot = Read();
+  absl::StatusOr<absl::Span<const Permission>> permissions = snapshot->PermissionsSpan("agt_big");
+  ASSERT_TRUE(permissions.ok()) << permissions.status();
+  ASSERT_EQ(permissions->size(), static_cast<size_t>(kPermissions));
+  EXPECT_EQ((*permissions)[0].id, "perm_0");
+  EXPECT_EQ((*permissions)[kPermissions - 1].id, absl::StrCat("perm_", kPermissions - 1));
+  absl::StatusOr<std::vector<Delegation>> into =
+      snapshot->ActiveDelegationsInto("agt_big", clock_.Now());
+  ASSERT_TRUE(into.ok()) << into.status();
+  EXPECT_THAT(*into, ElementsAre(HasId("dlg_in")));
+}
+
+// Issue 16's churn: many windows, many approvals, many revokes. Once the pruning job keeps up,
+// the tables hold as many rows after a hundred rounds as after ten.
+TEST_P(StoreBoundsTest, UnderChurnTheRowCountsStayFlat) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  Grant("agt_a", "docs:*", {"read"});
+  std::map<std::string, std::vector<int64_t>> rows_after_round;
+  // Not delegations: a revoked one is kept for the record (an operator's write, not traffic).
+  const std::vector<std::string> tables = {"rate_counters", "approval_requests", "approval_votes",
+                                           "permissions"};
+  for (int round = 1; round <= 100; ++round) {
+    // A permission and a delegation that live for one round, each spent in its window.
+    absl::StatusOr<Permission> permission = store_->GrantPermission(
+        {.agent_id = "agt_a", .resource = absl::StrCat("docs:", round), .actions = {"read"}});
+    ASSERT_TRUE(permission.ok()) << permission.status();
+    absl::StatusOr<Delegation> delegation = Delegate("agt_a", "agt_b", "docs:*");
+    ASSERT_TRUE(delegation.ok()) << delegation.status();
+    const int64_t window = Now() / 10 * 10;
+    for (const char* agent : {"agt_a", "agt_b", "agt_c"}) {
+      Spend(agent, permission->id, window, 10);
+      Spend(agent, absl::StrCat(delegation->id, "#0"), window, 10);
+      Spend(agent, "perm_long_lived", window, 10);
+    }
+    // Approvals: some approved and used, some left to expire.
+    for (int i = 0; i < 5; ++i) {
+      const std::string id =
+          OpenApproval("agt_a", absl::StrCat(round, "/", i), 1, absl::Seconds(30));
+      if (i % 2 == 0) {
+        ASSERT_TRUE(Vote(id, "alice", true).ok());
+        std::unique_ptr<WriteTransaction> write = Write();
+        ASSERT_TRUE(write->UseApproval(id, clock_.Now()).ok());
+        ASSERT_TRUE(write->Commit().ok());
+      }
+    }
+    ASSERT_TRUE(store_->RevokePermission(permission->id).ok());
+    ASSERT_TRUE(store_->RevokeDelegation(delegation->id).ok());
+    clock_.Advance(absl::Seconds(10));
+    Prune(1000, absl::Seconds(30));
+    if (round == 10 || round == 100) {
+      for (const std::string& table : tables) rows_after_round[table].push_back(RowCount(table));
+    }
+  }
+  for (const std::string& table : tables) {
+    SCOPED_TRACE(table);
+    ASSERT_EQ(rows_after_round[table].size(), 2u);
+    EXPECT_EQ(rows_after_round[table][1], rows_after_round[table][0]);
+  }
+  // What is left: the long-lived permission's current window, for each of the three agents;
+  // and the requests of the last rounds, until their retention ends.
+  EXPECT_EQ(RowCount("rate_counters"), 3);
+  EXPECT_LE(RowCount("approval_requests"), 5 * 7);
 }
 
 TEST_P(StoreContractTest, UncommittedWriteIsRolledBack) {

@@ -1,0 +1,64 @@
+#include "server/store_pruner.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace verdict {
+namespace {
+
+// Between two batches of one run: the writers' lock is free meanwhile.
+constexpr absl::Duration kPauseAfterFullBatch = absl::Milliseconds(50);
+
+}  // namespace
+
+StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
+                         std::function<absl::Time()> clock)
+    : store_(store),
+      limits_(limits),
+      interval_(interval),
+      clock_(std::move(clock)),
+      thread_([this] { Loop(); }) {}
+
+StorePruner::~StorePruner() {
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+  }
+  thread_.join();
+}
+
+StorePruner::Counters StorePruner::counters() const {
+  absl::MutexLock lock(&mutex_);
+  return counters_;
+}
+
+void StorePruner::AwaitRuns(uint64_t runs) const {
+  absl::MutexLock lock(&mutex_);
+  auto done = [this, runs]() ABSL_SHARED_LOCKS_REQUIRED(mutex_) { return counters_.runs >= runs; };
+  mutex_.Await(absl::Condition(&done));
+}
+
+bool StorePruner::RunOnce() {
+  absl::StatusOr<PrunedRows> pruned = store_.PruneDeadRows(limits_, clock_());
+  absl::MutexLock lock(&mutex_);
+  ++counters_.runs;
+  if (!pruned.ok()) {
+    ++counters_.failed;
+    return false;
+  }
+  counters_.approvals += pruned->approvals;
+  counters_.rate_counters += pruned->rate_counters;
+  return std::max(pruned->approvals, pruned->rate_counters) >= limits_.max_rows;
+}
+
+void StorePruner::Loop() {
+  while (true) {
+    const bool full = RunOnce();
+    absl::MutexLock lock(&mutex_);
+    mutex_.AwaitWithTimeout(absl::Condition(&stopping_),
+                            full ? std::min(kPauseAfterFullBatch, interval_) : interval_);
+    if (stopping_) return;
+  }
+}
+
+}  // namespace verdict

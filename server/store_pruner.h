@@ -1,0 +1,68 @@
+// The pruning job (design section 8): deletes, on a thread of its own, the rows no decision
+// reads again (store/pruning.h), one bounded batch at a time, so the database stays as large as
+// the policy and its live state whatever the traffic. A batch that came back full is followed by
+// another after a short pause; otherwise the job sleeps for its interval. A failed run (the
+// database unavailable, busy) is counted and tried again at the next interval.
+//
+//   StorePruner pruner(*store, PruneLimits{}, absl::Seconds(10), [] { return absl::Now(); });
+//   metrics.AddExternalCounter("verdict_pruned_approvals_total", "...",
+//                              [&pruner] { return pruner.counters().approvals; });
+//   // Stops, waiting for the batch in progress, when destroyed.
+#ifndef VERDICT_SERVER_STORE_PRUNER_H_
+#define VERDICT_SERVER_STORE_PRUNER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "store/pruning.h"
+#include "store/store.h"
+
+namespace verdict {
+
+class StorePruner {
+ public:
+  struct Counters {
+    uint64_t runs = 0;  // batches tried
+    uint64_t failed = 0;
+    uint64_t approvals = 0;  // rows deleted since start
+    uint64_t rate_counters = 0;
+  };
+
+  // Starts the thread; `store` must outlive the pruner. `limits` must pass CheckPruneLimits and
+  // `interval` be positive (server/storage_bounds.h checks both).
+  StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
+              std::function<absl::Time()> clock);
+  ~StorePruner();
+
+  StorePruner(const StorePruner&) = delete;
+  StorePruner& operator=(const StorePruner&) = delete;
+
+  Counters counters() const;
+  // Blocks until at least `runs` batches have been tried (tests synchronise on it).
+  void AwaitRuns(uint64_t runs) const;
+
+ private:
+  void Loop();
+  // One batch; true when a kind came back full.
+  bool RunOnce();
+
+  Store& store_;
+  const PruneLimits limits_;
+  const absl::Duration interval_;
+  const std::function<absl::Time()> clock_;
+
+  mutable absl::Mutex mutex_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  Counters counters_ ABSL_GUARDED_BY(mutex_);
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_SERVER_STORE_PRUNER_H_

@@ -1,0 +1,70 @@
+#include "server/store_pruner.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "decision/types.h"
+#include "gtest/gtest.h"
+#include "store/sqlite_store.h"
+#include "store/test_support.h"
+
+namespace verdict {
+namespace {
+
+class StorePrunerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenTestStore(FreshDatabasePath(), clock_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  void Spend(const std::string& permission, int64_t window_start) {
+    absl::StatusOr<std::unique_ptr<WriteTransaction>> write = store_->BeginWrite();
+    ASSERT_TRUE(write.ok()) << write.status();
+    ASSERT_TRUE((*write)
+                    ->SpendRate({.agent_id = "agt_a",
+                                 .permission_id = permission,
+                                 .window_start_unix = window_start,
+                                 .limit = 10,
+                                 .window_seconds = 60})
+                    .ok());
+    ASSERT_TRUE((*write)->Commit().ok());
+  }
+
+  int64_t Count(const std::string& permission, int64_t window_start) {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> read = store_->BeginRead();
+    EXPECT_TRUE(read.ok()) << read.status();
+    return read.ok() ? (*read)->RateCount("agt_a", permission, window_start).value_or(-1) : -1;
+  }
+
+  ManualClock clock_;
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(StorePrunerTest, RunsInBatchesUntilNothingIsLeftAndCountsWhatItDeleted) {
+  const int64_t now = absl::ToUnixSeconds(clock_.Now());
+  for (int i = 0; i < 5; ++i) Spend(absl::StrCat("perm_", i), now - 600);
+  Spend("perm_current", now);
+  {
+    // An hour between runs: only full batches are followed at once by another.
+    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1), clock_.AsFunction());
+    pruner.AwaitRuns(3);
+    const StorePruner::Counters counters = pruner.counters();
+    EXPECT_EQ(counters.rate_counters, 5u);
+    EXPECT_EQ(counters.approvals, 0u);
+    EXPECT_EQ(counters.failed, 0u);
+  }  // stops without waiting for the hour
+  EXPECT_EQ(Count("perm_0", now - 600), 0);
+  EXPECT_EQ(Count("perm_current", now), 1);
+}
+
+TEST_F(StorePrunerTest, AFailedRunIsCountedAndTheJobGoesOn) {
+  // Limits the store refuses stand for a database that refuses the batch.
+  StorePruner pruner(*store_, {.max_rows = 0}, absl::Milliseconds(1), clock_.AsFunction());
+  pruner.AwaitRuns(2);
+  EXPECT_GE(pruner.counters().failed, 2u);
+}
+
+}  // namespace
+}  // namespace verdict
