@@ -391,6 +391,13 @@ TEST_F(AdminServiceTest, ATokenSentAsAnAgentIdIsNeverQuoted) {
       EXPECT_THAT(status.error_message(), Not(HasSubstr(token.substr(4, 20)))) << agent_id;
     }
   }
+  // An id that merely mentions the prefix is an id.
+  v1::CreateAgentRequest named;
+  named.set_id("agt_vdt_migration");
+  named.set_owner("alice");
+  named.set_name("migration");
+  v1::CreateAgentResponse created;
+  EXPECT_TRUE(stub_->CreateAgent(Context().get(), named, &created).ok());
 }
 
 TEST_F(AdminServiceTest, ListAgentsPagesThroughEveryAgentOnce) {

@@ -17,6 +17,18 @@ bool IsIdCharacter(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
 }
 
+// A whole agent token ("vdt_" and 43 base64url characters) or a compact JWS anywhere in `id`.
+bool HoldsAToken(absl::string_view id) {
+  for (size_t at = id.find(kAgentTokenPrefix); at != absl::string_view::npos;
+       at = id.find(kAgentTokenPrefix, at + 1)) {
+    if (id.size() - at >= kAgentTokenLength &&
+        CheckAgentTokenShape(id.substr(at, kAgentTokenLength)).ok()) {
+      return true;
+    }
+  }
+  return absl::StrContains(id, "eyJ") && RedactTokens(id) != id;
+}
+
 }  // namespace
 
 std::string NewId(absl::string_view prefix) {
@@ -25,7 +37,9 @@ std::string NewId(absl::string_view prefix) {
 
 absl::Status CheckId(absl::string_view field, absl::string_view id, absl::string_view prefix) {
   // A token pasted where an id belongs would be quoted back below, and by every "does not exist".
-  if (RedactTokens(id) != id) {
+  // Only a whole agent token or a JWS is refused here, so that an id such as "agt_vdt_migration"
+  // stays usable; the admin plane's errors redact any longer run after "vdt_" as well.
+  if (HoldsAToken(id)) {
     return absl::InvalidArgumentError(
         absl::StrCat(field, ": holds a token (not repeated here), not an id"));
   }

@@ -22,8 +22,7 @@ inline constexpr absl::string_view kApprovalIdPrefix = "apr_";
 std::string NewId(absl::string_view prefix);
 
 // INVALID_ARGUMENT, naming `field`, unless `id` is `prefix` followed by 1 to 64 characters
-// of [A-Za-z0-9_.-] and holds no token-shaped text (common/redaction.h), which the message
-// never repeats.
+// of [A-Za-z0-9_.-] and holds no agent token or JWS, which the message never repeats.
 absl::Status CheckId(absl::string_view field, absl::string_view id, absl::string_view prefix);
 
 // A delegation's lent permissions count their rate limits as "<delegation id>#<index>"

@@ -1,9 +1,11 @@
 // Secrets (issue 5.7): a full run of verdictd with every output on (stdout and stderr, the JSON
 // decision log, the decision log table, metrics, the admin plane through the `verdict` CLI),
 // driven with every secret this test creates: the admin secret, a wrong admin secret, agent
-// tokens (seeded, created, rotated), tokens that match no agent, a JWT-shaped token, and
-// secret-named call arguments. Then every byte of every output, every error message a client
-// got, and the database files themselves are searched for each secret: none may appear.
+// tokens (seeded, created, rotated), tokens that match no agent, a JWT-shaped token,
+// secret-named call arguments, and tokens sent in other fields (an argument's key, the resource,
+// the action, the request id, an admin call's agent id). Then every byte of every output, every
+// error message a client got, and the database files themselves are searched for each secret: none
+// may appear.
 //
 // The one place a secret belongs is the CLI's answer to the command that created it (shown
 // once); the test checks it is there, which also proves the search can find what it looks for.
