@@ -138,6 +138,8 @@ enum class ReasonCode {
   kApprovalRequired,
   kApprovalDenied,
   kRateLimited,
+  // The decision needed more lookups and delegation steps than its budget allows.
+  kEvaluationLimit,
 };
 
 // "AGENT_REVOKED" and so on, as in the proto and the decision log.
