@@ -9,9 +9,11 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "common/json.h"
@@ -980,6 +982,35 @@ std::vector<std::string> CommonActions(const std::vector<std::string>& a,
   return common;
 }
 
+// False only when no resource can match both patterns (decision/resource_match.h): at some
+// position both name different literal segments, or one ends where the other goes on without
+// a wildcard. Anything it cannot be sure of (a wildcard in a path, a partial wildcard) may
+// overlap. A lent grant within a disjoint one covers nothing and is not listed.
+bool PatternsMayOverlap(absl::string_view a, absl::string_view b) {
+  if (a == "*" || b == "*") return true;
+  const bool path = absl::StartsWith(a, "/");
+  if (path != absl::StartsWith(b, "/")) return false;
+  const char separator = path ? '/' : ':';
+  const std::vector<absl::string_view> as = absl::StrSplit(a, separator);
+  const std::vector<absl::string_view> bs = absl::StrSplit(b, separator);
+  for (size_t i = 0; i < std::min(as.size(), bs.size()); ++i) {
+    const bool a_wild = absl::StrContains(as[i], '*');
+    const bool b_wild = absl::StrContains(bs[i], '*');
+    if (path && (a_wild || b_wild)) return true;
+    if (a_wild || b_wild) {
+      // A trailing "*" matches the rest; a middle one exactly one segment; any other use of
+      // '*' in a segment is not worth reasoning about.
+      if ((a_wild && (as[i] != "*" || i + 1 == as.size())) ||
+          (b_wild && (bs[i] != "*" || i + 1 == bs.size()))) {
+        return true;
+      }
+      continue;
+    }
+    if (as[i] != bs[i]) return false;
+  }
+  return as.size() == bs.size();
+}
+
 // DelegationWalker's Holdings for EffectivePermissions: every grant an agent holds, each with
 // what else must cover a call for it to hold (the grants it was lent under, the delegators'
 // denies). Grants that say the same thing (by another path) are kept once.
@@ -1022,6 +1053,13 @@ class EffectiveHoldings {
     for (const Held& above : upper.grants) {
       std::vector<std::string> actions = CommonActions(lent.actions, above.actions);
       if (actions.empty()) continue;
+      if (!PatternsMayOverlap(lent.resource, above.listed.grant.resource) ||
+          std::any_of(above.listed.within.begin(), above.listed.within.end(),
+                      [&lent](const Grant& within) {
+                        return !PatternsMayOverlap(lent.resource, within.resource);
+                      })) {
+        continue;
+      }
       Held held{{GrantOf(link, lent_index),
                  above.listed.via,
                  {above.listed.grant},
