@@ -141,9 +141,14 @@ std::vector<std::string> EffectivePermissionLines(int64_t agent, int64_t agents)
   }
   const int64_t chain = agent / kAgentsPerChain;
   const int position = static_cast<int>(agent % kAgentsPerChain);
+  // A lent right is listed only while every link from the chain's owner (who holds it) down to
+  // the agent is active: a lender lends only what it holds now.
   if (chain < ChainCount(agents) && position > 0) {
-    const Delegation link = ChainLinks(chain)[position - 1];
-    if (link.status == DelegationStatus::kActive) {
+    const std::vector<Delegation> links = ChainLinks(chain);
+    bool live = true;
+    for (int i = 0; i < position; ++i) live = live && links[i].status == DelegationStatus::kActive;
+    if (live) {
+      const Delegation& link = links[position - 1];
       const LentPermission& lent = link.permissions[0];
       lines.push_back(GrantLine(absl::StrCat(link.id, "#0"), true, lent.resource, lent.actions));
     }

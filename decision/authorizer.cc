@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -40,7 +41,26 @@ absl::Status ValidateWhatIfGrant(absl::string_view field, absl::string_view reso
   return InField(field, CheckNewGrantReadsAsWritten(resource, effect, constraints_json));
 }
 
+absl::Status CheckCap(absl::string_view field, size_t count, size_t cap) {
+  if (count <= cap) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": at most ", cap, " in one Simulate (got ", count, ")"));
+}
+
 absl::Status ValidateWhatIf(const WhatIf& what_if) {
+  size_t lent = 0;
+  for (const Delegation& delegation : what_if.extra_delegations) {
+    lent += delegation.permissions.size();
+  }
+  for (const auto& [field, count, cap] :
+       {std::tuple<absl::string_view, size_t, size_t>{
+            "what_if.extra_permissions", what_if.extra_permissions.size(), kMaxWhatIfPermissions},
+        {"what_if.extra_delegations", what_if.extra_delegations.size(), kMaxWhatIfDelegations},
+        {"what_if.extra_delegations[*].permissions", lent, kMaxWhatIfLentPermissions},
+        {"what_if.removed_delegation_ids", what_if.removed_delegation_ids.size(),
+         kMaxWhatIfRemovedDelegations}}) {
+    if (absl::Status status = CheckCap(field, count, cap); !status.ok()) return status;
+  }
   if (what_if.client_ip) {
     absl::Status status = InField("what_if.client_ip", ParseIpAddress(*what_if.client_ip).status());
     if (!status.ok()) return status;
@@ -128,25 +148,38 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
   return absl::OkStatus();
 }
 
-// Decides every request in one snapshot, into decisions[i] (as many as requests). When any
-// decision needs writes, all of them are decided again inside one write transaction, each after
-// the writes of those before it, so two calls racing for the last rate slot or the same approval
-// can never both win. A decision that would open an approval request past the agent's cap opens
-// none (decision/pending_approvals.h): in the snapshot already, so that a caller kept at the cap
-// costs no write transaction, and again in the write transaction, which counts the requests of
-// every racing call.
+// Decides every request in one snapshot, into decisions[i] (as many as requests), each with a
+// budget of its own. When any decision needs writes, all of them are decided again inside one
+// write transaction, each after the writes of those before it, so two calls racing for the last
+// rate slot or the same approval can never both win. A decision that would open an approval
+// request past the agent's cap opens none (decision/pending_approvals.h): in the snapshot
+// already, so that a caller kept at the cap costs no write transaction, and again in the write
+// transaction, which counts the requests of every racing call.
 absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
-                            AccessTokenAuthenticator* access_tokens, int64_t max_pending_approvals,
+                            AccessTokenAuthenticator* access_tokens, const DecisionLimits& limits,
+                            int64_t max_pending_approvals,
+                            const DecisionBudget::ShouldStop& should_stop,
                             absl::Span<const Request> requests, absl::Span<Decision> decisions) {
   OncePerCall authenticator(access_tokens, clock);
+  DecisionBudget budget(limits.max_decision_steps, should_stop);
+  // A decision over budget is EVALUATION_LIMIT, or the attempt gives way (limits.over_budget).
+  auto decide = [&](const Request& request, PolicyView& view,
+                    absl::Time now) -> absl::StatusOr<Decision> {
+    budget.Reset();
+    absl::StatusOr<Decision> decision =
+        Decide(request, view, now, nullptr, authenticator.get(), &budget);
+    if (decision.ok() && decision->reason == ReasonCode::kEvaluationLimit && limits.over_budget) {
+      return limits.over_budget();
+    }
+    return decision;
+  };
   bool needs_writes = false;
   {
     absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();
     if (!snapshot.ok()) return snapshot.status();
     const absl::Time now = clock();
     for (size_t i = 0; i < requests.size(); ++i) {
-      absl::StatusOr<Decision> decision =
-          Decide(requests[i], **snapshot, now, nullptr, authenticator.get());
+      absl::StatusOr<Decision> decision = decide(requests[i], **snapshot, now);
       if (!decision.ok()) return decision.status();
       absl::Status capped = CapPendingApprovals(**snapshot, max_pending_approvals, now, *decision);
       if (!capped.ok()) return capped;
@@ -160,8 +193,7 @@ absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
   if (!transaction.ok()) return transaction.status();
   const absl::Time now = clock();
   for (size_t i = 0; i < requests.size(); ++i) {
-    absl::StatusOr<Decision> decision =
-        Decide(requests[i], **transaction, now, nullptr, authenticator.get());
+    absl::StatusOr<Decision> decision = decide(requests[i], **transaction, now);
     if (!decision.ok()) return decision.status();
     absl::Status capped = CapPendingApprovals(**transaction, max_pending_approvals, now, *decision);
     if (!capped.ok()) return capped;
@@ -170,6 +202,15 @@ absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
     decisions[i] = *std::move(decision);
   }
   return (*transaction)->Commit();
+}
+
+// Tells `observer` of each decision of `call` refused for its budget.
+void TellEvaluationLimits(DecisionObserver* observer, absl::string_view call,
+                          absl::Span<const Decision> decisions) {
+  if (observer == nullptr) return;
+  for (const Decision& decision : decisions) {
+    if (decision.reason == ReasonCode::kEvaluationLimit) observer->OnEvaluationLimit(call);
+  }
 }
 
 // The time since `start` on the decision clock, which is the wall clock in verdictd: stepped
@@ -181,24 +222,36 @@ absl::Duration ElapsedSince(const Clock& clock, absl::Time start) {
 }  // namespace
 
 Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer,
-                       AccessTokenAuthenticator* access_tokens)
-    : store_(store), clock_(std::move(clock)), observer_(observer), access_tokens_(access_tokens) {}
+                       AccessTokenAuthenticator* access_tokens, DecisionLimits limits)
+    : store_(store),
+      clock_(std::move(clock)),
+      observer_(observer),
+      access_tokens_(access_tokens),
+      limits_(std::move(limits)) {}
 
-absl::StatusOr<Decision> Authorizer::Authorize(const Request& request) {
+absl::Status Authorizer::OverBudget(absl::string_view call) {
+  if (limits_.over_budget) return limits_.over_budget();
+  if (observer_) observer_->OnEvaluationLimit(call);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Decision> Authorizer::Authorize(const Request& request,
+                                               const DecisionBudget::ShouldStop& should_stop) {
   const absl::Time start = clock_();
   absl::Status valid = ValidateRequest(request);
   if (!valid.ok()) return valid;
   Decision decision;
   absl::Status decided =
-      DecideAndApply(store_, clock_, access_tokens_, max_pending_approvals_,
+      DecideAndApply(store_, clock_, access_tokens_, limits_, max_pending_approvals_, should_stop,
                      absl::MakeConstSpan(&request, 1), absl::MakeSpan(&decision, 1));
   if (!decided.ok()) return decided;
+  TellEvaluationLimits(observer_, "Authorize", absl::MakeConstSpan(&decision, 1));
   if (observer_) observer_->OnDecision(request, decision, ElapsedSince(clock_, start));
   return decision;
 }
 
 absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
-    const std::vector<Request>& requests) {
+    const std::vector<Request>& requests, const DecisionBudget::ShouldStop& should_stop) {
   const absl::Time start = clock_();
   // Named as BatchAuthorizeRequest names them: one subject and context, `checks`. A batch of
   // none is refused: it would answer without reading its subject at all.
@@ -231,9 +284,10 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
     }
   }
   std::vector<Decision> decisions(requests.size());
-  absl::Status decided = DecideAndApply(store_, clock_, access_tokens_, max_pending_approvals_,
+  absl::Status decided = DecideAndApply(store_, clock_, access_tokens_, limits_, max_pending_approvals_, should_stop,
                                         requests, absl::MakeSpan(decisions));
   if (!decided.ok()) return decided;
+  TellEvaluationLimits(observer_, "BatchAuthorize", decisions);
   if (observer_) {
     // Each decision of the batch waited as long as the whole batch: that is its latency.
     const absl::Duration latency = ElapsedSince(clock_, start);
@@ -244,8 +298,9 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
   return decisions;
 }
 
-absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view token,
-                                                          const DpopEvidence& dpop) {
+absl::StatusOr<TokenValidation> Authorizer::ValidateToken(
+    absl::string_view token, const DpopEvidence& dpop,
+    const DecisionBudget::ShouldStop& should_stop, bool list_permissions) {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = clock_();
@@ -260,17 +315,32 @@ absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view toke
   validation.reason = resolution->reason;
   validation.message = resolution->message;
   if (!resolution->agent) return validation;
-  absl::StatusOr<std::vector<EffectivePermission>> permissions =
-      EffectivePermissions(*resolution->agent, **snapshot, now);
-  if (!permissions.ok()) return permissions.status();
+  if (list_permissions) {
+    DecisionBudget budget(limits_.max_decision_steps, should_stop);
+    absl::StatusOr<std::vector<EffectivePermission>> permissions =
+        EffectivePermissions(*resolution->agent, **snapshot, now, &budget);
+    if (!permissions.ok() && budget.exhausted()) {
+      // Fail closed: a token whose rights cannot be told is not vouched for.
+      if (absl::Status status = OverBudget("ValidateToken"); !status.ok()) return status;
+      validation.reason = ReasonCode::kEvaluationLimit;
+      validation.message = std::string(permissions.status().message());
+      return validation;
+    }
+    if (!permissions.ok()) return permissions.status();
+    validation.permissions = *std::move(permissions);
+    if (validation.permissions.size() > kMaxListedPermissions) {
+      validation.permissions.resize(kMaxListedPermissions);
+      validation.permissions_truncated = true;
+    }
+  }
   validation.valid = true;
   validation.message = absl::StrCat("token of agent ", resolution->agent->id);
   validation.agent = *std::move(resolution->agent);
-  validation.permissions = *std::move(permissions);
   return validation;
 }
 
-absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const WhatIf& what_if) {
+absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const WhatIf& what_if,
+                                                const DecisionBudget::ShouldStop& should_stop) {
   // The request as sent must be well-formed, whatever the what-if replaces in it.
   absl::Status valid = InField("request", ValidateRequest(request));
   if (valid.ok()) valid = ValidateWhatIf(what_if);
@@ -293,9 +363,13 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
   }
   WhatIfView view(**snapshot, what_if, subject_id, presented_at);
   Simulation simulation;
+  DecisionBudget budget(limits_.max_decision_steps, should_stop);
   absl::StatusOr<Decision> decision =
-      Decide(simulated, view, now, &simulation.trace, authenticator.get());
+      Decide(simulated, view, now, &simulation.trace, authenticator.get(), &budget);
   if (!decision.ok()) return decision.status();
+  if (decision->reason == ReasonCode::kEvaluationLimit) {
+    if (absl::Status status = OverBudget("Simulate"); !status.ok()) return status;
+  }
   // As Authorize would answer: past the cap, no request would be opened.
   absl::Status capped = CapPendingApprovals(view, max_pending_approvals_, now, *decision);
   if (!capped.ok()) return capped;

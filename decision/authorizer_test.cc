@@ -1,6 +1,7 @@
 #include "decision/authorizer.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -97,6 +98,11 @@ class RecordingObserver : public DecisionObserver {
     reasons.push_back(decision.reason);
     latencies.push_back(latency);
   }
+  void OnEvaluationLimit(absl::string_view call) override {
+    absl::MutexLock lock(&mutex_);
+    evaluation_limits.emplace_back(call);
+  }
+  std::vector<std::string> evaluation_limits;
   std::vector<std::string> request_ids;
   std::vector<ReasonCode> reasons;
   std::vector<absl::Duration> latencies;
@@ -499,6 +505,83 @@ TEST_F(AuthorizerTest, AValidTokenCarriesTheAgentAndItsEffectivePermissions) {
   EXPECT_EQ(authorizer_.ValidateToken(token)->permissions.size(), 1u);
 }
 
+// Issue 16: an agent with 10,000 permissions made a 49-byte ValidateToken answer 649 KB.
+TEST_F(AuthorizerTest, ValidateTokenListsAtMostKMaxListedPermissionsOrNoneOnRequest) {
+  AddAgent("agt_a");
+  for (size_t i = 0; i <= kMaxListedPermissions; ++i) Allow("agt_a", absl::StrCat("docs:", i));
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(token)).ok());
+
+  absl::StatusOr<TokenValidation> listed = authorizer_.ValidateToken(token);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_TRUE(listed->valid);
+  EXPECT_EQ(listed->permissions.size(), kMaxListedPermissions);
+  EXPECT_TRUE(listed->permissions_truncated);
+
+  absl::StatusOr<TokenValidation> bare =
+      authorizer_.ValidateToken(token, {}, nullptr, /*list_permissions=*/false);
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_TRUE(bare->valid);
+  EXPECT_EQ(bare->agent->id, "agt_a");
+  EXPECT_TRUE(bare->permissions.empty());
+  EXPECT_FALSE(bare->permissions_truncated);
+}
+
+// Every call's decision counts against the budget; past it: EVALUATION_LIMIT, never ALLOW, and
+// the observer (the metrics) hears of it.
+TEST_F(AuthorizerTest, EveryCallOverItsBudgetIsRefusedWithEvaluationLimit) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  Allow("agt_a", "docs:*");
+  Delegate("agt_a", "agt_b", "docs:*");
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_b", Sha256(token)).ok());
+  ASSERT_EQ(Authorize(Read("agt_b", "docs:1")).reason, ReasonCode::kAllowed);
+
+  Authorizer tight(
+      store_, [this] { return now_; }, &observer_, nullptr,
+      DecisionLimits{/*max_decision_steps=*/3, nullptr});
+  absl::StatusOr<Decision> decision = tight.Authorize(Read("agt_b", "docs:1"));
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->verdict, Verdict::kDeny);
+  EXPECT_EQ(decision->reason, ReasonCode::kEvaluationLimit);
+
+  absl::StatusOr<std::vector<Decision>> batch =
+      tight.BatchAuthorize({Read("agt_b", "docs:1"), Read("agt_b", "docs:2")});
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  for (const Decision& check : *batch) EXPECT_EQ(check.reason, ReasonCode::kEvaluationLimit);
+
+  absl::StatusOr<Simulation> simulation = tight.Simulate(Read("agt_b", "docs:1"), WhatIf());
+  ASSERT_TRUE(simulation.ok()) << simulation.status();
+  EXPECT_EQ(simulation->decision.reason, ReasonCode::kEvaluationLimit);
+
+  absl::StatusOr<TokenValidation> validation = tight.ValidateToken(token);
+  ASSERT_TRUE(validation.ok()) << validation.status();
+  EXPECT_FALSE(validation->valid);
+  EXPECT_EQ(validation->reason, ReasonCode::kEvaluationLimit);
+  EXPECT_TRUE(validation->permissions.empty());
+
+  EXPECT_EQ(observer_.evaluation_limits,
+            (std::vector<std::string>{"Authorize", "BatchAuthorize", "BatchAuthorize", "Simulate",
+                                      "ValidateToken"}));
+}
+
+// An attempt given a small budget (verdictd's inline attempt) gives way instead of refusing.
+TEST_F(AuthorizerTest, AnAttemptWithAnOverBudgetStatusGivesWayInsteadOfRefusing) {
+  AddAgent("agt_a");
+  AddAgent("agt_b");
+  Allow("agt_a", "docs:*");
+  Delegate("agt_a", "agt_b", "docs:*");
+  Authorizer attempt(
+      store_, [this] { return now_; }, &observer_, nullptr,
+      DecisionLimits{3, [] { return absl::AbortedError("decide elsewhere"); }});
+  EXPECT_EQ(attempt.Authorize(Read("agt_b", "docs:1")).status().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(attempt.Simulate(Read("agt_b", "docs:1"), WhatIf()).status().code(),
+            absl::StatusCode::kAborted);
+  EXPECT_TRUE(observer_.evaluation_limits.empty());
+  EXPECT_TRUE(observer_.reasons.empty());
+}
+
 TEST_F(AuthorizerTest, AnInvalidTokenIsAnAnswerWithItsReason) {
   AddAgent("agt_a");
   const std::string token = NewAgentToken();
@@ -647,6 +730,56 @@ TEST_F(AuthorizerTest, SimulateJudgesATokenAtTheRealTimeOfTheCall) {
   EXPECT_EQ(Simulate(request).decision.reason, ReasonCode::kTokenInvalid);
   a_minute_ago.at = now_ - absl::Minutes(2);
   EXPECT_EQ(Simulate(request, a_minute_ago).decision.reason, ReasonCode::kTokenInvalid);
+}
+
+// Issue 16: what-if inputs are capped in count, and the refusal names the cap.
+TEST_F(AuthorizerTest, SimulateRefusesWhatIfInputsPastTheirCaps) {
+  AddAgent("agt_a");
+  auto link = [](int i) {
+    Delegation delegation;
+    delegation.from_agent_id = absl::StrCat("agt_", i);
+    delegation.to_agent_id = "agt_a";
+    delegation.max_depth = 8;
+    delegation.permissions.push_back({"docs:*", {"read"}, ""});
+    return delegation;
+  };
+  struct Case {
+    std::function<void(WhatIf&)> fill;
+    std::string cap;
+  };
+  const std::vector<Case> cases = {
+      {[](WhatIf& w) {
+         Permission permission;
+         permission.resource = "docs:*";
+         permission.actions = {"read"};
+         w.extra_permissions.assign(kMaxWhatIfPermissions + 1, permission);
+       },
+       absl::StrCat("what_if.extra_permissions: at most ", kMaxWhatIfPermissions)},
+      {[&](WhatIf& w) {
+         for (size_t i = 0; i <= kMaxWhatIfDelegations; ++i) w.extra_delegations.push_back(link(i));
+       },
+       absl::StrCat("what_if.extra_delegations: at most ", kMaxWhatIfDelegations)},
+      {[&](WhatIf& w) {
+         for (int i = 0; i < 2; ++i) {
+           w.extra_delegations.push_back(link(i));
+           w.extra_delegations.back().permissions.resize(kMaxWhatIfLentPermissions / 2 + 1,
+                                                         {"docs:*", {"read"}, ""});
+         }
+       },
+       absl::StrCat("what_if.extra_delegations[*].permissions: at most ",
+                    kMaxWhatIfLentPermissions)},
+      {[](WhatIf& w) {
+         w.removed_delegation_ids.assign(kMaxWhatIfRemovedDelegations + 1, "dlg_x");
+       },
+       absl::StrCat("what_if.removed_delegation_ids: at most ", kMaxWhatIfRemovedDelegations)},
+  };
+  for (const Case& c : cases) {
+    WhatIf what_if;
+    c.fill(what_if);
+    absl::StatusOr<Simulation> simulation = authorizer_.Simulate(Read("agt_a", "docs:1"), what_if);
+    EXPECT_EQ(simulation.status().code(), absl::StatusCode::kInvalidArgument) << c.cap;
+    EXPECT_TRUE(absl::StrContains(simulation.status().message(), c.cap)) << simulation.status();
+  }
 }
 
 TEST_F(AuthorizerTest, SimulateRefusesWhatIfPolicyTheStoreWouldRefuse) {

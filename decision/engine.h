@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/access_token_authenticator.h"
+#include "decision/budget.h"
 #include "decision/policy_view.h"
 #include "decision/trace.h"
 #include "decision/types.h"
@@ -33,8 +34,16 @@ inline constexpr int kMaxDelegationDepth = 8;
 //
 // A lent permission has no id of its own: in grants, traces and rate-limit slots it is named
 // "<delegation id>#<index in the delegation's permissions>".
+//
+// Every lookup and delegation step spends from `budget` (a default one when null): past it the
+// decision is DENY with EVALUATION_LIMIT and a message naming the limit, never an ALLOW; when
+// the budget's caller gave up, the status is CANCELLED and nothing is decided.
 absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::Time now,
-                                Trace* trace, AccessTokenAuthenticator* access_tokens = nullptr);
+                                Trace* trace, AccessTokenAuthenticator* access_tokens = nullptr,
+                                DecisionBudget* budget = nullptr);
+
+// "evaluation stopped after N steps: the decision exceeds the limit of M ..." for a spent budget.
+std::string EvaluationLimitMessage(const DecisionBudget& budget);
 
 // kAllowed when `agent` may act at `now` (active and unexpired); otherwise why not
 // (AGENT_SUSPENDED, AGENT_REVOKED, AGENT_EXPIRED). A delegator on a chain must be live too.
@@ -55,18 +64,27 @@ absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyV
                                                  absl::Time now,
                                                  AccessTokenAuthenticator* access_tokens = nullptr);
 
+// A permission the agent holds, and what else must cover a call for it to hold: a call is
+// covered when `grant` and every grant of `within` cover it (action and resource) and no grant
+// of `excluded_by` does. For a lent permission, `within` are the grants it was lent under, up to
+// the origin's own (the intersection of resource patterns is in general no single pattern, so
+// it is kept as the patterns that must all match), and `excluded_by` the denies of the
+// delegators on its path. Constraints of every grant apply as in a decision.
 struct EffectivePermission {
   Grant grant;
-  std::vector<DelegationHop> via;  // empty for the agent's own
+  std::vector<DelegationHop> via;  // empty for the agent's own; else origin first
+  std::vector<Grant> within;       // nearest first, ending with the origin's permission
+  std::vector<Grant> excluded_by;  // delegators' denies on the path
 };
 
-// The live agent's own permissions, then each permission lent to it through a live link whose
-// delegator reaches an origin holding an allow permission of its own over live links (the first
-// such path, depth-first, listed as `via`, origin first). Whether the delegator holds the lent
-// right in particular can only be known for a concrete request: Decide checks that.
-absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(const Agent& agent,
-                                                                      PolicyView& view,
-                                                                      absl::Time now);
+// The live agent's own permissions (allow and deny, as stored), then each permission lent to it
+// that holds now: what Decide allows is exactly what some listed allow covers and no listed deny
+// covers (for grants without constraints; with constraints, a call must also pass them). Lent
+// permissions come from the same delegation search as Decide's, so liveness, depth limits and
+// the delegators' own rights and denies apply alike; paths that say the same are listed once.
+// Over budget: RESOURCE_EXHAUSTED with EvaluationLimitMessage; the caller gave up: CANCELLED.
+absl::StatusOr<std::vector<EffectivePermission>> EffectivePermissions(
+    const Agent& agent, PolicyView& view, absl::Time now, DecisionBudget* budget = nullptr);
 
 }  // namespace verdict
 

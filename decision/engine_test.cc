@@ -748,6 +748,103 @@ TEST_F(DelegationChainTest, AChainLooksUpEachAgentOnItOnce) {
   EXPECT_EQ(view.calls.count("ActiveDelegationsInto:agt_a"), 0u);  // A holds the right itself
 }
 
+// `levels` levels of `width` agents, each agent lending docs:* read to every agent of the level
+// below, the subject below the last: width^levels paths from the top to the subject.
+class DenseGraphTest : public EngineTest {
+ protected:
+  // Returns the top level's agents.
+  std::vector<std::string> Build(int levels, int width, const std::string& subject) {
+    AddAgent(subject);
+    std::vector<std::string> below = {subject};
+    std::vector<std::string> level;
+    for (int l = levels - 1; l >= 0; --l) {
+      level.clear();
+      for (int a = 0; a < width; ++a) {
+        level.push_back(absl::StrCat("agt_l", l, "_", a));
+        AddAgent(level.back());
+        for (const std::string& to : below) Delegate(level.back(), to, "docs:*");
+      }
+      below = level;
+    }
+    return level;
+  }
+};
+
+// Issue 16: the search works out what each agent holds at each depth once, never once per path.
+// Every top agent's allow matches but its rate limit is spent: each of the 4^5 paths reaches a
+// rate-limited grant, whose count is read once.
+TEST_F(DenseGraphTest, EachAgentIsWorkedOutOncePerDepthNotOncePerPath) {
+  const std::vector<std::string> top = Build(/*levels=*/5, /*width=*/4, "agt_s");
+  const int64_t window_start = absl::ToUnixSeconds(kNoon) / 60 * 60;
+  for (const std::string& agent : top) {
+    const std::string spent =
+        Allow(agent, "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
+    Spend("agt_s", spent, window_start, 1);
+  }
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  CountingView view(**snapshot);
+  absl::StatusOr<Decision> decision = Decide(Read("agt_s", "docs:1"), view, kNoon, nullptr);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->reason, ReasonCode::kRateLimited);
+  EXPECT_EQ(decision->delegation_path.size(), 5u);
+  for (const auto& [call, count] : view.calls) EXPECT_EQ(count, 1) << call;
+}
+
+// The attack of issue 16: 8 levels of 6 agents, each fully linked to the next, where nothing
+// finally matches (the top agents hold nothing). 6^8 paths; a few hundred steps.
+TEST_F(DenseGraphTest, ADenseGraphWhereNothingMatchesIsCheap) {
+  Build(/*levels=*/8, /*width=*/6, "agt_s");
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  DecisionBudget budget;
+  absl::StatusOr<Decision> decision =
+      Decide(Read("agt_s", "docs:1"), **snapshot, kNoon, nullptr, nullptr, &budget);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->reason, ReasonCode::kNoMatchingPermission);
+  // 48 agents, 6 links into each but the subject's: agents x links x depth at most.
+  EXPECT_LT(budget.spent(), 48 * 6 * 2);
+}
+
+// Past its budget a decision is refused, even one that would be allowed, and says which limit.
+TEST_F(DelegationChainTest, ADecisionOverItsBudgetIsRefusedWithEvaluationLimit) {
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  DecisionBudget small(/*max_steps=*/5);
+  absl::StatusOr<Decision> decision =
+      Decide(Read("agt_d", "docs:1"), **snapshot, kNoon, nullptr, nullptr, &small);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->verdict, Verdict::kDeny);
+  EXPECT_EQ(decision->reason, ReasonCode::kEvaluationLimit);
+  EXPECT_FALSE(decision->matched_grant.has_value());
+  EXPECT_TRUE(decision->side_effects.empty());
+  EXPECT_NE(decision->message.find("limit of 5 "), std::string::npos) << decision->message;
+  EXPECT_NE(decision->message.find("--max_decision_steps"), std::string::npos);
+
+  DecisionBudget enough;
+  decision = Decide(Read("agt_d", "docs:1"), **snapshot, kNoon, nullptr, nullptr, &enough);
+  ASSERT_TRUE(decision.ok());
+  EXPECT_EQ(decision->reason, ReasonCode::kAllowed);
+  EXPECT_LT(enough.spent(), 30);  // a three-hop chain is far below any budget
+}
+
+// The caller gave up (cancelled, past its deadline): the search stops and nothing is decided.
+TEST_F(DenseGraphTest, TheSearchStopsWhenTheCallerGivesUp) {
+  Build(/*levels=*/8, /*width=*/6, "agt_s");
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  int asked = 0;
+  DecisionBudget budget(kDefaultMaxDecisionSteps, [&asked] {
+    ++asked;
+    return true;
+  });
+  absl::StatusOr<Decision> decision =
+      Decide(Read("agt_s", "docs:1"), **snapshot, kNoon, nullptr, nullptr, &budget);
+  EXPECT_EQ(decision.status().code(), absl::StatusCode::kCancelled) << decision.status();
+  EXPECT_EQ(asked, 1);
+  EXPECT_LT(budget.spent(), 100);
+}
+
 TEST_F(DelegationChainTest, TheTraceTellsEveryStageAndGrantTried) {
   Allow("agt_d", "mail:*");
   Trace trace;

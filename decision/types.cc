@@ -34,6 +34,8 @@ const char* ReasonCodeName(ReasonCode code) {
       return "APPROVAL_DENIED";
     case ReasonCode::kRateLimited:
       return "RATE_LIMITED";
+    case ReasonCode::kEvaluationLimit:
+      return "EVALUATION_LIMIT";
     case ReasonCode::kTooManyPendingApprovals:
       return "TOO_MANY_PENDING_APPROVALS";
   }

@@ -138,6 +138,8 @@ enum class ReasonCode {
   kApprovalRequired,
   kApprovalDenied,
   kRateLimited,
+  // The decision needed more lookups and delegation steps than its budget allows.
+  kEvaluationLimit,
   // An approval would be opened, but the agent already has the most pending requests allowed.
   kTooManyPendingApprovals,
 };

@@ -12,6 +12,14 @@
 
 namespace verdict {
 
+// What one Simulate may add or remove (design section 8): enough to try any change an operator
+// means to make, few enough that no what-if costs more than a stored policy of that size.
+// Simulate refuses more with INVALID_ARGUMENT naming the cap.
+inline constexpr size_t kMaxWhatIfPermissions = 64;
+inline constexpr size_t kMaxWhatIfDelegations = 64;
+inline constexpr size_t kMaxWhatIfLentPermissions = 256;  // over all extra delegations together
+inline constexpr size_t kMaxWhatIfRemovedDelegations = 256;
+
 struct WhatIf {
   std::optional<absl::Time> at;               // decide as of this time
   std::optional<std::string> client_ip;       // instead of the request's

@@ -1,5 +1,6 @@
 #include "server/decision_runner.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/cord.h"
@@ -49,6 +50,19 @@ class ProoflessAccessTokens final : public AccessTokenAuthenticator {
   AccessTokenAuthenticator& access_tokens_;
 };
 
+// An inline attempt's limits: a small budget, past which the decision goes to a worker.
+DecisionLimits InlineLimits(const DecisionLimits& limits) {
+  DecisionLimits inline_limits = limits;
+  inline_limits.max_decision_steps = std::min(limits.max_decision_steps, kInlineDecisionSteps);
+  // With the whole budget inline, a decision over it is EVALUATION_LIMIT wherever it runs.
+  if (inline_limits.max_decision_steps < limits.max_decision_steps) {
+    inline_limits.over_budget = [] {
+      return DeferredToWorker("the decision may be expensive: decided on a worker");
+    };
+  }
+  return inline_limits;
+}
+
 std::unique_ptr<AccessTokenAuthenticator> ProoflessOrNull(AccessTokenAuthenticator* access_tokens) {
   if (access_tokens == nullptr) return nullptr;
   return std::make_unique<ProoflessAccessTokens>(*access_tokens);
@@ -58,13 +72,14 @@ std::unique_ptr<AccessTokenAuthenticator> ProoflessOrNull(AccessTokenAuthenticat
 
 DecisionRunner::DecisionRunner(PolicyStore& store, Clock clock, DecisionObserver* observer,
                                AccessTokenAuthenticator* access_tokens, WorkerPool& workers,
-                               int inline_slots)
+                               int inline_slots, DecisionLimits limits)
     : workers_(workers),
       inline_slots_(inline_slots),
       read_only_store_(std::make_unique<ReadOnlyStore>(store)),
       proofless_access_tokens_(ProoflessOrNull(access_tokens)),
-      inline_authorizer_(*read_only_store_, clock, observer, proofless_access_tokens_.get()),
-      writing_authorizer_(store, std::move(clock), observer, access_tokens) {}
+      inline_authorizer_(*read_only_store_, clock, observer, proofless_access_tokens_.get(),
+                         InlineLimits(limits)),
+      writing_authorizer_(store, std::move(clock), observer, access_tokens, std::move(limits)) {}
 
 DecisionRunner::~DecisionRunner() = default;
 

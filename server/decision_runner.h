@@ -13,6 +13,9 @@
 // At most `inline_slots` decisions run inline at once, each of them holding one store
 // connection at most: give the store `workers + inline_slots` connections, and an inline decision
 // never waits for a connection a blocked writer holds.
+// A decision that may be expensive runs on a worker too: an inline attempt has a small budget
+// (kInlineDecisionSteps) and one that needs more is decided again on a worker, with the full
+// budget (design section 8); Simulate always runs on a worker (RunOnWorker).
 //
 //   WorkerPool workers(4);
 //   DecisionRunner runner(store, clock, observer, access_tokens, workers, /*inline_slots=*/2);
@@ -24,6 +27,7 @@
 #define VERDICT_SERVER_DECISION_RUNNER_H_
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -33,10 +37,24 @@
 #include "absl/status/statusor.h"
 #include "decision/access_token_authenticator.h"
 #include "decision/authorizer.h"
+#include "decision/budget.h"
 #include "decision/policy_store.h"
 #include "server/worker_pool.h"
 
 namespace verdict {
+
+// A gRPC call's "should stop" for the engine: true once `context` (a grpc::ServerContextBase) is
+// cancelled or past its deadline.
+template <typename Context>
+DecisionBudget::ShouldStop StopWhenCallEnds(Context* context) {
+  return [context] {
+    return context->IsCancelled() || context->deadline() <= std::chrono::system_clock::now();
+  };
+}
+
+// The store lookups and delegation steps an inline attempt may take: far more than a decision of
+// a normal policy needs (a three-hop chain takes about 15), far less than --max_decision_steps.
+inline constexpr int64_t kInlineDecisionSteps = 1'000;
 
 class DecisionRunner {
  public:
@@ -50,8 +68,10 @@ class DecisionRunner {
 
   // `store`, `observer`, `access_tokens` (both may be null) and `workers` must outlive the
   // runner. Decisions are told to `observer` once, whichever thread made them.
+  // `limits` bound every decision (the inline attempts more tightly, see above).
   DecisionRunner(PolicyStore& store, Clock clock, DecisionObserver* observer,
-                 AccessTokenAuthenticator* access_tokens, WorkerPool& workers, int inline_slots);
+                 AccessTokenAuthenticator* access_tokens, WorkerPool& workers, int inline_slots,
+                 DecisionLimits limits = {});
   ~DecisionRunner();
 
   DecisionRunner(const DecisionRunner&) = delete;
@@ -84,6 +104,16 @@ class DecisionRunner {
   void set_max_pending_approvals(int64_t max_pending) {
     inline_authorizer_.set_max_pending_approvals(max_pending);
     writing_authorizer_.set_max_pending_approvals(max_pending);
+  }
+
+  // As Run, but always on a worker: for calls that may be expensive whatever their store holds
+  // (Simulate's what-if inputs).
+  template <typename T, typename GaveUp>
+  void RunOnWorker(Decide<T> decide, Answer<T> answer, GaveUp gave_up) {
+    workers_.Schedule([this, decide = std::move(decide), answer = std::move(answer),
+                       gave_up = std::move(gave_up)]() mutable {
+      std::move(answer)(DecideUnlessGaveUp(decide, gave_up, writing_authorizer_));
+    });
   }
 
   // True for the status of an inline attempt that must be decided again on a worker. Only a

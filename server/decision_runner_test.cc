@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -226,6 +227,62 @@ TEST_F(DecisionRunnerTest, DecisionBeyondTheInlineSlotsGoesToAWorker) {
   release.Notify();
   holder.join();
   EXPECT_TRUE(held.decision.ok()) << held.decision.status();
+}
+
+// Design section 8: a decision that may be expensive is made on a worker, never on the thread
+// that received the call.
+TEST_F(DecisionRunnerTest, DecisionNeedingMoreThanTheInlineBudgetIsMadeOnAWorker) {
+  // agt_a's right comes down a chain of delegations from agents each lending to the next, and
+  // every agent of the chain holds kInlineDecisionSteps unrelated permissions that the lookups
+  // of an inline attempt cannot afford to read.
+  std::string below = "agt_a";
+  for (int i = 0; i < 3; ++i) {
+    Agent lender;
+    lender.id = absl::StrCat("agt_lender_", i);
+    ASSERT_TRUE(store_.AddAgent(lender).ok());
+    Delegation link;
+    link.from_agent_id = lender.id;
+    link.to_agent_id = below;
+    link.max_depth = 8;
+    for (int64_t p = 0; p < kInlineDecisionSteps / 2; ++p) {
+      link.permissions.push_back({absl::StrCat("mail:", p), {"read"}, ""});
+    }
+    link.permissions.push_back({"docs:*", {"read"}, ""});
+    ASSERT_TRUE(store_.AddDelegation(link).ok());
+    below = lender.id;
+  }
+  Permission origin;
+  origin.agent_id = below;
+  origin.resource = "docs:*";
+  origin.actions = {"read"};
+  ASSERT_TRUE(store_.AddPermission(origin).ok());
+
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  Answered answered;
+  Authorize(*runner, ReadDocs("agt_a"), answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed) << answered.decision->message;
+  EXPECT_NE(answered.thread, std::this_thread::get_id());
+  EXPECT_EQ(observer_.decisions, 1);
+}
+
+TEST_F(DecisionRunnerTest, RunOnWorkerNeverDecidesOnTheCallingThread) {
+  Allow("");
+  std::unique_ptr<DecisionRunner> runner = Runner(store_, 1);
+  Answered answered;
+  runner->RunOnWorker<Simulation>(
+      [](Authorizer& authorizer) { return authorizer.Simulate(ReadDocs("agt_a"), WhatIf()); },
+      [&answered](absl::StatusOr<Simulation> simulation) {
+        answered.decision = simulation.ok() ? absl::StatusOr<Decision>(simulation->decision)
+                                            : absl::StatusOr<Decision>(simulation.status());
+        answered.thread = std::this_thread::get_id();
+        answered.done.Notify();
+      },
+      [] { return false; });
+  answered.done.WaitForNotification();
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_NE(answered.thread, std::this_thread::get_id());
 }
 
 TEST_F(DecisionRunnerTest, StoreErrorIsAnsweredAsItIsNeverAnAllow) {

@@ -125,12 +125,14 @@ grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* co
   // The mapping turns every decision error into a 503 answer, so the runner's refusal of an
   // inline attempt is caught on its way there and handed back to the runner.
   runner_.Run<HttpAnswer>(
-      [this, request](Authorizer& authorizer) -> absl::StatusOr<HttpAnswer> {
+      [this, request, should_stop = StopWhenCallEnds(context)](
+          Authorizer& authorizer) -> absl::StatusOr<HttpAnswer> {
         absl::Status deferred;
         HttpAnswer answer = AnswerHttpRequest(
             config_, AttributesFromCheckRequest(*request),
-            [this, &authorizer, &deferred](const Request& decision_request) {
-              absl::StatusOr<Decision> decision = authorizer.Authorize(decision_request);
+            [this, &authorizer, &deferred, &should_stop](const Request& decision_request) {
+              absl::StatusOr<Decision> decision =
+                  authorizer.Authorize(decision_request, should_stop);
               if (DecisionRunner::IsDeferredToWorker(decision.status())) {
                 deferred = decision.status();
               } else if (decision.status().code() == absl::StatusCode::kUnavailable) {

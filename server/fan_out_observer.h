@@ -29,6 +29,10 @@ class FanOutObserver final : public DecisionObserver {
     for (DecisionObserver* observer : observers_) observer->OnDecision(request, decision, latency);
   }
 
+  void OnEvaluationLimit(absl::string_view call) override {
+    for (DecisionObserver* observer : observers_) observer->OnEvaluationLimit(call);
+  }
+
  private:
   std::vector<DecisionObserver*> observers_;
 };

@@ -28,6 +28,11 @@ ABSL_FLAG(int64_t, sqlite_mmap_mib, 2048,
           "policy larger than the page cache reads nearly as fast as a small one. An I/O error "
           "on a mapped page then ends the process instead of answering UNAVAILABLE; 0 reads "
           "with read() only.");
+ABSL_FLAG(int64_t, max_decision_steps, verdict::kDefaultMaxDecisionSteps,
+          "Store lookups and delegation steps one decision (an Authorize, each check of a "
+          "BatchAuthorize, a ValidateToken's permission list, a Simulate, an ext_authz check) may "
+          "take; past it the answer is DENY with EVALUATION_LIMIT, never ALLOW. The default is "
+          "far above what any sensible policy needs.");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port where HTTP GET /metrics serves Prometheus metrics; empty for none.");
 ABSL_FLAG(std::string, ext_authz_config, "",
@@ -156,6 +161,7 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   options.seed_path = absl::GetFlag(FLAGS_seed);
   options.workers = absl::GetFlag(FLAGS_workers);
   options.sqlite_mmap_mib = absl::GetFlag(FLAGS_sqlite_mmap_mib);
+  options.max_decision_steps = absl::GetFlag(FLAGS_max_decision_steps);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.ext_authz_config_path = absl::GetFlag(FLAGS_ext_authz_config);
   options.decision_json_log_path = absl::GetFlag(FLAGS_decision_json_log);
@@ -190,6 +196,11 @@ absl::Status ValidateServerOptions(const ServerOptions& options) {
   if (options.sqlite_mmap_mib < 0 || options.sqlite_mmap_mib > kMaxSqliteMmapMib) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--sqlite_mmap_mib: must be 0..", kMaxSqliteMmapMib, ", got ", options.sqlite_mmap_mib));
+  }
+  if (options.max_decision_steps < 1 || options.max_decision_steps > kMaxMaxDecisionSteps) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_decision_steps: must be 1..",
+                                                   kMaxMaxDecisionSteps, ", got ",
+                                                   options.max_decision_steps));
   }
   if (absl::Status status = ValidateJwtOptions(options); !status.ok()) return status;
   if (absl::Status status = ValidateTransportOptions(options); !status.ok()) return status;

@@ -14,12 +14,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "decision/budget.h"
 
 ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, db);
 ABSL_DECLARE_FLAG(std::string, seed);
 ABSL_DECLARE_FLAG(int, workers);
 ABSL_DECLARE_FLAG(int64_t, sqlite_mmap_mib);
+ABSL_DECLARE_FLAG(int64_t, max_decision_steps);
 ABSL_DECLARE_FLAG(std::string, metrics_listen);
 ABSL_DECLARE_FLAG(std::string, ext_authz_config);
 ABSL_DECLARE_FLAG(std::string, decision_json_log);
@@ -42,6 +44,8 @@ inline constexpr int64_t kMaxSqliteMmapMib = int64_t{1} << 20;
 inline constexpr int64_t kMinMaxMemoryMib = 16;
 inline constexpr int64_t kMaxMaxMemoryMib = int64_t{1} << 20;
 inline constexpr int kMaxMaxConnections = 1 << 20;
+// --max_decision_steps beyond this would let one call hold a thread for minutes.
+inline constexpr int64_t kMaxMaxDecisionSteps = 10'000'000;
 
 struct ServerOptions {
   // "host:port" ("127.0.0.1:50051", "[::1]:0"; port 0 picks a free one) or "unix:PATH".
@@ -55,6 +59,9 @@ struct ServerOptions {
   int workers = 4;
   // MiB of a SQLite database read through a memory map (SqliteOptions::mmap_bytes); 0 for none.
   int64_t sqlite_mmap_mib = 2048;
+  // Store lookups and delegation steps one decision may take (decision/budget.h); past it the
+  // answer is DENY with EVALUATION_LIMIT.
+  int64_t max_decision_steps = kDefaultMaxDecisionSteps;
   // "host:port" where HTTP GET /metrics answers in the Prometheus text format; "" for none.
   std::string metrics_listen;
   // The JSON file that maps Envoy ext_authz requests to decisions (server/http_mapping.h);

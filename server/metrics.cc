@@ -190,6 +190,12 @@ void Metrics::AddExternalCounter(std::string name, std::string help,
   external_counters_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
+void Metrics::OnEvaluationLimit(absl::string_view call) {
+  for (size_t i = 0; i < kBudgetedCalls.size(); ++i) {
+    if (kBudgetedCalls[i] == call) evaluation_limits_[i].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 std::string Metrics::RenderPrometheusText() const {
   std::string out;
   AppendHeader("verdict_build_info", "gauge", "verdictd's version; the value is always 1.", &out);
@@ -222,6 +228,16 @@ std::string Metrics::RenderPrometheusText() const {
   AppendHeader("verdict_decision_duration_seconds", "histogram",
                "Time to reach a decision, store reads and writes included.", &out);
   decision_latency_.Render("verdict_decision_duration_seconds", "", &out);
+
+  AppendHeader("verdict_evaluation_limit_total", "counter",
+               "Decisions refused with EVALUATION_LIMIT because they needed more store lookups "
+               "and delegation steps than --max_decision_steps, by call (ext_authz checks count "
+               "as Authorize).",
+               &out);
+  for (size_t i = 0; i < kBudgetedCalls.size(); ++i) {
+    AppendSample("verdict_evaluation_limit_total", absl::StrCat("call=\"", kBudgetedCalls[i], "\""),
+                 absl::StrCat(evaluation_limits_[i].load(std::memory_order_relaxed)), &out);
+  }
 
   AppendHeader("verdict_store_errors_total", "counter",
                "Calls denied because the policy store could not be read.", &out);

@@ -86,6 +86,9 @@ class Metrics : public DecisionObserver {
   void OnDecision(const Request& request, const Decision& decision,
                   absl::Duration latency) override;
 
+  // A decision of `call` (Authorize, BatchAuthorize, ValidateToken, Simulate) ran out of budget.
+  void OnEvaluationLimit(absl::string_view call) override;
+
   // The series of "/package.Service/Method"; the pointer lives as long as the registry.
   RpcSeries* RpcSeriesFor(absl::string_view full_method);
 
@@ -105,6 +108,10 @@ class Metrics : public DecisionObserver {
   // grpc_server_started_total, grpc_server_handled_total, grpc_server_handling_seconds.
   static void AppendGrpcEcosystemSeries(
       const std::vector<std::pair<absl::string_view, const RpcSeries*>>& rpcs, std::string* out);
+  // The calls whose decisions count against a budget, as verdict_evaluation_limit_total names
+  // them.
+  static constexpr std::array<absl::string_view, 4> kBudgetedCalls = {"Authorize", "BatchAuthorize",
+                                                                      "ValidateToken", "Simulate"};
 
   struct ExternalCounter {
     std::string name;
@@ -116,6 +123,7 @@ class Metrics : public DecisionObserver {
   std::array<std::array<std::atomic<uint64_t>, kReasons>, kVerdicts> decisions_{};
   LatencyHistogram decision_latency_;
   std::atomic<uint64_t> store_errors_{0};
+  std::array<std::atomic<uint64_t>, kBudgetedCalls.size()> evaluation_limits_{};
 
   // Guards the two members below. A std::shared_mutex rather than absl::Mutex: the system's
   // absl is not built for ThreadSanitizer, which then cannot see that absl::Mutex orders the

@@ -76,6 +76,22 @@ TEST(MetricsTest, DecisionLatencyIsResolvedFromOneMicrosecond) {
   EXPECT_THAT(text, HasSubstr("verdict_decision_duration_seconds_bucket{le=\"5e-05\"} 6\n"));
 }
 
+TEST(MetricsTest, DecisionsOverTheirBudgetAreCountedByCall) {
+  Metrics metrics;
+  metrics.OnDecision(Request(), MakeDecision(Verdict::kDeny, ReasonCode::kEvaluationLimit),
+                     absl::Microseconds(200));
+  metrics.OnEvaluationLimit("Authorize");
+  metrics.OnEvaluationLimit("Simulate");
+  metrics.OnEvaluationLimit("Simulate");
+  const std::string text = metrics.RenderPrometheusText();
+  ExpectValidExposition(text);
+  EXPECT_THAT(
+      text, HasSubstr("verdict_decisions_total{verdict=\"DENY\",reason=\"EVALUATION_LIMIT\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_evaluation_limit_total{call=\"Authorize\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_evaluation_limit_total{call=\"Simulate\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_evaluation_limit_total{call=\"ValidateToken\"} 0\n"));
+}
+
 TEST(MetricsTest, LatencyOnABucketBoundLandsInThatBucket) {
   LatencyHistogram histogram;
   histogram.Observe(absl::Milliseconds(1));

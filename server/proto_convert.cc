@@ -197,6 +197,8 @@ v1::ReasonCode ReasonToProto(ReasonCode reason) {
       return v1::APPROVAL_DENIED;
     case ReasonCode::kRateLimited:
       return v1::RATE_LIMITED;
+    case ReasonCode::kEvaluationLimit:
+      return v1::EVALUATION_LIMIT;
     case ReasonCode::kTooManyPendingApprovals:
       return v1::TOO_MANY_PENDING_APPROVALS;
   }
@@ -353,7 +355,14 @@ void TokenValidationToProto(const TokenValidation& validation, v1::ValidateToken
     v1::EffectivePermission* wire_permission = proto->add_permissions();
     GrantToProto(permission.grant, wire_permission->mutable_grant());
     HopsToProto(permission.via, wire_permission->mutable_via());
+    for (const Grant& grant : permission.within) {
+      GrantToProto(grant, wire_permission->add_within());
+    }
+    for (const Grant& grant : permission.excluded_by) {
+      GrantToProto(grant, wire_permission->add_excluded_by());
+    }
   }
+  proto->set_permissions_truncated(validation.permissions_truncated);
 }
 
 void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto) {

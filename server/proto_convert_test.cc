@@ -244,7 +244,10 @@ TEST(TokenValidationToProtoTest, CarriesTheAgentAndItsEffectivePermissions) {
       {Grant{"perm_own", "agt_child", "docs:*", {"read"}, Effect::kAllow, ""}, {}});
   validation.permissions.push_back(
       {Grant{"dlg_1#0", "agt_parent", "wiki:*", {"*"}, Effect::kAllow, ""},
-       {{"dlg_1", "agt_parent", "agt_child"}}});
+       {{"dlg_1", "agt_parent", "agt_child"}},
+       {Grant{"perm_parent", "agt_parent", "wiki:public:*", {"read"}, Effect::kAllow, ""}},
+       {Grant{"perm_parent_deny", "agt_parent", "wiki:public:x", {"*"}, Effect::kDeny, ""}}});
+  validation.permissions_truncated = true;
 
   v1::ValidateTokenResponse wire;
   TokenValidationToProto(validation, &wire);
@@ -267,6 +270,22 @@ TEST(TokenValidationToProtoTest, CarriesTheAgentAndItsEffectivePermissions) {
   EXPECT_EQ(wire.permissions(1).grant().owner_agent_id(), "agt_parent");
   ASSERT_EQ(wire.permissions(1).via_size(), 1);
   EXPECT_EQ(wire.permissions(1).via(0).delegation_id(), "dlg_1");
+  ASSERT_EQ(wire.permissions(1).within_size(), 1);
+  EXPECT_EQ(wire.permissions(1).within(0).permission_id(), "perm_parent");
+  EXPECT_EQ(wire.permissions(1).within(0).resource(), "wiki:public:*");
+  ASSERT_EQ(wire.permissions(1).excluded_by_size(), 1);
+  EXPECT_EQ(wire.permissions(1).excluded_by(0).effect(), v1::EFFECT_DENY);
+  EXPECT_EQ(wire.permissions(1).excluded_by(0).resource(), "wiki:public:x");
+  EXPECT_TRUE(wire.permissions_truncated());
+}
+
+TEST(TokenValidationToProtoTest, AnAnswerOverItsBudgetSaysEvaluationLimit) {
+  TokenValidation validation;
+  validation.reason = ReasonCode::kEvaluationLimit;
+  v1::ValidateTokenResponse wire;
+  TokenValidationToProto(validation, &wire);
+  EXPECT_FALSE(wire.valid());
+  EXPECT_EQ(wire.reason(), v1::EVALUATION_LIMIT);
 }
 
 TEST(TokenValidationToProtoTest, AgentStatesAndKindsKeepTheirNames) {

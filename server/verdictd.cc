@@ -269,7 +269,8 @@ int Serve(const ServerOptions& options) {
   WorkerPool workers(options.workers);
   DecisionRunner runner(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
-      access_tokens->get(), workers, inline_slots);
+      access_tokens->get(), workers, inline_slots,
+      DecisionLimits{options.max_decision_steps, nullptr});
   runner.set_max_pending_approvals(storage_bounds->max_pending_approvals);
   GrpcDecisionService decision_service(runner, metrics);
   ExtAuthzService ext_authz_service(runner, *std::move(ext_authz_config), metrics);

@@ -38,6 +38,7 @@ class VerdictdProcess {
 
   // What the server said it serves on: "127.0.0.1:41877" or "unix:/path".
   const std::string& address() const { return address_; }
+  pid_t pid() const { return pid_; }
 
   void Signal(int signal_number);
 
