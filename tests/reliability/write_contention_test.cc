@@ -203,8 +203,14 @@ TEST(WriteContentionTest, ProcessesWritingToANewFileAtOnceCommitEveryWrite) {
   EXPECT_EQ(Count(db, "SELECT count(*) FROM agents WHERE status = 'revoked'"),
             int64_t{writers} * ((kAgentsPerWriter + 1) / 2));
   EXPECT_EQ(Count(db, "SELECT count(*) FROM permissions"), agents * (kGrantsPerAgent - 1));
+  // A revoked agent's counts go with its revocation (issue 16); every other agent's are all here.
+  const int64_t revoked = int64_t{writers} * ((kAgentsPerWriter + 1) / 2);
   EXPECT_EQ(Count(db, "SELECT coalesce(sum(count), 0) FROM rate_counters"),
-            agents * kAuthorizationsPerAgent);
+            (agents - revoked) * kAuthorizationsPerAgent);
+  EXPECT_EQ(Count(db,
+                  "SELECT count(*) FROM rate_counters r JOIN agents a ON a.id = r.agent_id"
+                  " WHERE a.status = 'revoked'"),
+            0);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM decision_log"), agents * kLogRowsPerAgent);
 
   // Appenders in several processes still form one hash chain.
