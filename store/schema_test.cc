@@ -44,9 +44,6 @@ class SchemaTest : public ::testing::Test {
 TEST_F(SchemaTest, MigrationsAreNumberedFromOneWithoutGaps) {
   int expected = 1;
   for (const Migration& migration : Migrations()) {
-    // 7 is the decision log's, written on another branch at the same time as 8: until the two
-    // meet, the one gap allowed.
-    if (expected == 7 && migration.version == 8) ++expected;
     EXPECT_EQ(migration.version, expected++);
   }
   EXPECT_EQ(LatestSchemaVersion(), Migrations().back().version);
