@@ -122,9 +122,8 @@ constexpr size_t kShownTokenCharacters = 8;
 constexpr absl::string_view kAgentTokenMarker = "vdt_";
 constexpr absl::string_view kJwsMarker = "eyJ";
 
-// Where the next "vdt_" (in any case) or "eyJ" starts at or after `from`, or npos.
-size_t NextTokenStart(absl::string_view text, size_t from) {
-  size_t jws = text.find(kJwsMarker, from);
+// Where the next "vdt_" (in any case) starts at or after `from`, or npos.
+size_t NextAgentTokenStart(absl::string_view text, size_t from) {
   size_t underscore = text.find('_', from + kAgentTokenMarker.size() - 1);
   while (underscore != absl::string_view::npos &&
          !absl::EqualsIgnoreCase(
@@ -132,29 +131,29 @@ size_t NextTokenStart(absl::string_view text, size_t from) {
              kAgentTokenMarker)) {
     underscore = text.find('_', underscore + 1);
   }
-  const size_t agent_token = underscore == absl::string_view::npos
-                                 ? absl::string_view::npos
-                                 : underscore + 1 - kAgentTokenMarker.size();
-  return std::min(jws, agent_token);
+  return underscore == absl::string_view::npos ? absl::string_view::npos
+                                               : underscore + 1 - kAgentTokenMarker.size();
 }
 
-// The length of the token-shaped run that starts at `at` in `text`, or 0 when none does.
-size_t TokenRunAt(absl::string_view text, size_t at) {
-  if (absl::EqualsIgnoreCase(text.substr(at, kAgentTokenMarker.size()), kAgentTokenMarker)) {
-    size_t end = at + kAgentTokenMarker.size();
-    while (end < text.size() && IsBase64UrlCharacter(text[end])) ++end;
-    return end - at > kAgentTokenMarker.size() + kShownTokenCharacters ? end - at : 0;
+// The length of the agent token that starts at `at` (at "vdt_"), or 0 when it is no longer
+// than the display prefix. A run that is not a token is that short, so looking costs O(1).
+size_t AgentTokenRunAt(absl::string_view text, size_t at) {
+  size_t end = at + kAgentTokenMarker.size();
+  while (end < text.size() && IsBase64UrlCharacter(text[end])) ++end;
+  return end - at > kAgentTokenMarker.size() + kShownTokenCharacters ? end - at : 0;
+}
+
+// The length of the compact JWS that starts at `at` (at "eyJ"), or 0 when its run of base64url
+// characters and dots holds fewer than two dots; `*run_end` is where that run ends either way.
+size_t JwsRunAt(absl::string_view text, size_t at, size_t* run_end) {
+  size_t end = at;
+  int dots = 0;
+  while (end < text.size() && (IsBase64UrlCharacter(text[end]) || text[end] == '.')) {
+    dots += text[end] == '.';
+    ++end;
   }
-  if (text.substr(at, kJwsMarker.size()) == kJwsMarker) {
-    size_t end = at;
-    int dots = 0;
-    while (end < text.size() && (IsBase64UrlCharacter(text[end]) || text[end] == '.')) {
-      dots += text[end] == '.';
-      ++end;
-    }
-    return dots >= 2 ? end - at : 0;
-  }
-  return 0;
+  *run_end = end;
+  return dots >= 2 ? end - at : 0;
 }
 
 void RedactInPlace(JsonValue& value) {
@@ -218,15 +217,35 @@ std::string RedactSecrets(absl::string_view arguments_json) {
 }
 
 std::string RedactTokens(absl::string_view text) {
+  // Linear in `text` (it runs on every argument key of every request, up to 64 KiB): each
+  // cursor only moves forward, and an "eyJ" whose run has fewer than two dots rules out every
+  // later "eyJ" of the same run, which has the same end and no more dots.
+  constexpr size_t kNone = absl::string_view::npos;
   std::string redacted;
   size_t kept = 0;  // text[0, kept) is settled: copied to `redacted`, or nothing to redact
-  for (size_t at = NextTokenStart(text, 0); at != absl::string_view::npos;
-       at = NextTokenStart(text, at + 1)) {
-    const size_t run = TokenRunAt(text, at);
-    if (run == 0) continue;
-    absl::StrAppend(&redacted, text.substr(kept, at - kept), kRedactedValue);
-    kept = at + run;
-    at = kept - 1;
+  size_t jws = text.find(kJwsMarker);
+  size_t agent = NextAgentTokenStart(text, 0);
+  while (jws != kNone || agent != kNone) {
+    size_t run = 0;
+    size_t at;
+    size_t resume;  // where both searches go on from
+    if (agent < jws) {  // never equal: "vdt_" and "eyJ" differ in their first character
+      at = agent;
+      run = AgentTokenRunAt(text, at);
+      resume = run == 0 ? at + 1 : at + run;
+    } else {
+      at = jws;
+      size_t run_end;
+      run = JwsRunAt(text, at, &run_end);
+      resume = run == 0 ? at + 1 : at + run;
+      if (run == 0) jws = text.find(kJwsMarker, run_end);
+    }
+    if (run != 0) {
+      absl::StrAppend(&redacted, text.substr(kept, at - kept), kRedactedValue);
+      kept = at + run;
+    }
+    if (jws != kNone && jws < resume) jws = text.find(kJwsMarker, resume);
+    if (agent != kNone && agent < resume) agent = NextAgentTokenStart(text, resume);
   }
   if (kept == 0) return std::string(text);  // the common case: one pass, then a copy
   absl::StrAppend(&redacted, text.substr(kept));

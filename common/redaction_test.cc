@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -121,6 +123,26 @@ TEST(RedactTokensTest, ReplacesEveryTokenShapedRunAndKeepsTheRest) {
   EXPECT_EQ(RedactTokens("x:VDT_" + agent_token.substr(4)), "x:[REDACTED]");
   // A JWS with its signature cut off still carries its claims.
   EXPECT_EQ(RedactTokens("eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0."), "[REDACTED]");
+}
+
+// RedactTokens runs on every argument key of every request (decision/request_validation.cc),
+// which may be 64 KiB: near-misses of both markers must not cost a scan of the rest each. Took
+// seconds for 128 KiB before (each "eyJ" rescanned its run, each candidate rescanned the text).
+TEST(RedactTokensTest, NearMissesCostLinearTime) {
+  for (const std::string unit : {"eyJ", "e_!eyJ!", "vdt_!e", "eyJ.", "vdt_abcdefghij!"}) {
+    std::string text;
+    while (text.size() < (128 << 10)) text += unit;
+    const absl::Time start = absl::Now();
+    const std::string redacted = RedactTokens(text);
+    EXPECT_LT(absl::Now() - start, absl::Milliseconds(500)) << unit;
+  }
+  // Near-misses left as they are, and the tokens among them still found.
+  EXPECT_EQ(RedactTokens("eyJeyJ.eyJ"), "eyJeyJ.eyJ");
+  EXPECT_EQ(RedactTokens("eyJeyJ.eyJ.x"), "[REDACTED]");
+  EXPECT_EQ(RedactTokens("vdt_!vdt_abcdefgh!eyJ"), "vdt_!vdt_abcdefgh!eyJ");
+  EXPECT_EQ(RedactTokens("vdt_!vdt_abcdefghi!eyJ"), "vdt_![REDACTED]!eyJ");
+  EXPECT_EQ(RedactTokens("eyJa vdt_abcdefghij.eyJ"), "eyJa [REDACTED].eyJ");
+  EXPECT_EQ(RedactTokens("xeyJ.eyJvdt_abcdefghijk.z!"), "x[REDACTED]!");
 }
 
 TEST(RedactTokensTest, LeavesTextWithoutTokensAsItIs) {

@@ -45,7 +45,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(max_receive_message_bytes);
-  ApplyTransportLimits(limits, builder);
+  std::shared_ptr<ConnectionGuard> guard = ApplyTransportLimits(limits, builder);
 
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {
@@ -72,14 +72,16 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   }
   // Health starts NOT_SERVING: nothing is served before the store opens.
   return std::unique_ptr<GrpcServer>(
-      new GrpcServer(std::move(health), std::move(reflection_service), std::move(server),
-                     BoundAddress(listen, selected_port), *socket_lock));
+      new GrpcServer(std::move(guard), std::move(health), std::move(reflection_service),
+                     std::move(server), BoundAddress(listen, selected_port), *socket_lock));
 }
 
-GrpcServer::GrpcServer(std::unique_ptr<HealthService> health,
+GrpcServer::GrpcServer(std::shared_ptr<ConnectionGuard> guard,
+                       std::unique_ptr<HealthService> health,
                        std::unique_ptr<ReflectionService> reflection,
                        std::unique_ptr<grpc::Server> server, std::string address, int socket_lock)
-    : health_(std::move(health)),
+    : guard_(std::move(guard)),
+      health_(std::move(health)),
       reflection_(std::move(reflection)),
       server_(std::move(server)),
       address_(std::move(address)),
@@ -92,6 +94,12 @@ void GrpcServer::AdoptConnection(int fd) {
     close(fd);
     return;
   }
+  // gRPC's socket mutator sees only the connections its own listener accepts: this one is given
+  // to the guard here (max_connections, header block limit). The guard then serves gRPC the end
+  // of a socket pair under the same number, whose peer is this process: the client's uid is
+  // read before, for CallerIdentity.
+  RememberAdoptedPeer(fd, PeerUid(fd));
+  guard_->TakeOver(fd);
   grpc::AddInsecureChannelFromFd(server_.get(), fd);
 }
 

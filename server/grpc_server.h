@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/connection_guard.h"
 #include "server/health_service.h"
 #include "server/reflection_service.h"
 #include "server/transport_limits.h"
@@ -69,9 +70,12 @@ class GrpcServer {
   void Shutdown(absl::Duration grace);
 
  private:
-  GrpcServer(std::unique_ptr<HealthService> health, std::unique_ptr<ReflectionService> reflection,
-             std::unique_ptr<grpc::Server> server, std::string address, int socket_lock);
+  GrpcServer(std::shared_ptr<ConnectionGuard> guard, std::unique_ptr<HealthService> health,
+             std::unique_ptr<ReflectionService> reflection, std::unique_ptr<grpc::Server> server,
+             std::string address, int socket_lock);
 
+  // The listener's connection guard, which AdoptConnection hands each connection to.
+  std::shared_ptr<ConnectionGuard> guard_;
   // Declared before the server, which serves them until the server is destroyed.
   std::unique_ptr<HealthService> health_;
   std::unique_ptr<ReflectionService> reflection_;

@@ -7,6 +7,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include "absl/time/time.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "server/unix_socket.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -113,6 +115,46 @@ TEST(GrpcServerHealthTest, AnOpenWatchIsToldNotServingAndEndedAtShutdown) {
 
 // Two servers on one port would split its connections between them, each answering from its
 // own store: the second is refused.
+// Reads what the server sends on `fd` within `wait`: the bytes, "" at end of stream, or "timeout".
+std::string FirstBytesOrEnd(int fd, absl::Duration wait) {
+  const absl::Time give_up = absl::Now() + wait;
+  while (absl::Now() < give_up) {
+    char buffer[64];
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+    if (n > 0) return std::string(buffer, static_cast<size_t>(n));
+    if (n == 0) return "";
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return "";
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return "timeout";
+}
+
+// The admin unix socket's connections come through AdoptConnection, not gRPC's own listener:
+// they are held to the connection guard's limits too (here max_connections).
+TEST(GrpcServerTest, AdoptedConnectionsGoThroughTheConnectionGuard) {
+  TransportLimits limits;
+  limits.max_connections = 1;
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+      GrpcServer::Start("", {}, Reflection::kOff, kMaxReceiveMessageBytes, limits);
+  ASSERT_TRUE(server.ok()) << server.status();
+  int first[2];
+  int second[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, first), 0);
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, second), 0);
+  const int first_server_end = first[0];
+  (*server)->AdoptConnection(first[0]);
+  (*server)->AdoptConnection(second[0]);
+  // The first is served: gRPC's SETTINGS frame arrives. The second is over the limit: closed.
+  EXPECT_NE(FirstBytesOrEnd(first[1], absl::Seconds(5)), "");
+  EXPECT_EQ(FirstBytesOrEnd(second[1], absl::Seconds(5)), "");
+  // The throttle's key is still the client's uid (here this process's own, so this line only
+  // checks that the adopted connection is still named; admin_lockout_test tells two uids apart).
+  EXPECT_EQ(CallerIdentity(absl::StrCat("fd:", first_server_end)), absl::StrCat("uid:", geteuid()));
+  (*server)->Shutdown(absl::ZeroDuration());
+  close(first[1]);
+  close(second[1]);
+}
+
 TEST(GrpcServerTest, APortAnotherServerListensOnIsRefused) {
   v1::DecisionService::CallbackService decision;
   absl::StatusOr<std::unique_ptr<GrpcServer>> first =

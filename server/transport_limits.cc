@@ -19,7 +19,8 @@ constexpr int kMinClientPingIntervalMs = 10 * 1000;
 
 }  // namespace
 
-void ApplyTransportLimits(const TransportLimits& limits, grpc::ServerBuilder& builder) {
+std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& limits,
+                                                      grpc::ServerBuilder& builder) {
   grpc::ResourceQuota quota("verdict-transport");
   quota.Resize(static_cast<size_t>(limits.max_memory_bytes));
   builder.SetResourceQuota(quota);
@@ -52,7 +53,9 @@ void ApplyTransportLimits(const TransportLimits& limits, grpc::ServerBuilder& bu
   ConnectionGuard::Options guard;
   guard.max_connections = limits.max_connections;
   guard.max_header_block_bytes = kMaxMetadataBytes;
-  builder.SetOption(ConnectionGuard::Start(guard)->ServerBuilderOption());
+  std::shared_ptr<ConnectionGuard> started = ConnectionGuard::Start(guard);
+  builder.SetOption(started->ServerBuilderOption());
+  return started;
 }
 
 }  // namespace verdict

@@ -21,8 +21,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "absl/time/time.h"
+#include "server/connection_guard.h"
 
 namespace verdict {
 
@@ -41,8 +43,12 @@ struct TransportLimits {
   int max_connections = 100;
 };
 
-// Sets the limits on `builder` (call before BuildAndStart).
-void ApplyTransportLimits(const TransportLimits& limits, grpc::ServerBuilder& builder);
+// Sets the limits on `builder` (call before BuildAndStart). Returns the listener's connection
+// guard: connections gRPC accepts itself reach it through the socket mutator, but one handed to
+// the server from outside (grpc::AddInsecureChannelFromFd) does not, and must be given to its
+// TakeOver first (GrpcServer::AdoptConnection does).
+std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& limits,
+                                                      grpc::ServerBuilder& builder);
 
 }  // namespace verdict
 

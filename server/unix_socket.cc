@@ -13,10 +13,12 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 
 namespace verdict {
 namespace {
@@ -182,6 +184,22 @@ std::optional<uid_t> PeerUid(int fd) {
   return credentials.uid;
 }
 
+namespace {
+
+absl::Mutex adopted_peers_mu(absl::kConstInit);
+absl::flat_hash_map<int, std::optional<uid_t>>& AdoptedPeers()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(adopted_peers_mu) {
+  static auto* peers = new absl::flat_hash_map<int, std::optional<uid_t>>();
+  return *peers;
+}
+
+}  // namespace
+
+void RememberAdoptedPeer(int fd, std::optional<uid_t> uid) {
+  absl::MutexLock lock(&adopted_peers_mu);
+  AdoptedPeers()[fd] = uid;
+}
+
 std::string CallerIdentity(absl::string_view peer) {
   absl::string_view fd_text = peer;
   int fd = -1;
@@ -190,7 +208,16 @@ std::string CallerIdentity(absl::string_view peer) {
   }
   // The descriptor is the connection's while the call runs; one that has closed meanwhile may
   // name another socket, or none, but then this call's connection is gone and it answers no one.
-  const std::optional<uid_t> uid = PeerUid(fd);
+  std::optional<uid_t> uid;
+  bool adopted = false;
+  {
+    absl::MutexLock lock(&adopted_peers_mu);
+    if (auto it = AdoptedPeers().find(fd); it != AdoptedPeers().end()) {
+      adopted = true;
+      uid = it->second;
+    }
+  }
+  if (!adopted) uid = PeerUid(fd);
   return uid.has_value() ? absl::StrCat("uid:", *uid) : std::string(peer);
 }
 

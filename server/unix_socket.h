@@ -79,6 +79,11 @@ class UnixListener {
 // The uid of the process at the other end of a connected unix socket, or nullopt.
 std::optional<uid_t> PeerUid(int fd);
 
+// Records the peer uid of a connection about to be handed to GrpcServer::AdoptConnection as
+// descriptor `fd` (whose number may then name a relay's socket pair, whose peer is this process):
+// CallerIdentity("fd:N") answers it from then on, until another connection is recorded under N.
+void RememberAdoptedPeer(int fd, std::optional<uid_t> uid);
+
 // Who a call's peer (gRPC's ServerContext::peer()) is, for throttling: "uid:1000" for a
 // connection a UnixListener handed to GrpcServer::AdoptConnection ("fd:N"), whose peer's uid is
 // read from the socket; the peer string as it is otherwise ("ipv4:10.0.0.1:5555").
