@@ -89,6 +89,18 @@ void WRAP(_ZN4absl7debian35Mutex12ReaderUnlockEv)(Mutex* mu) {
   __tsan_mutex_post_unlock(mu, __tsan_mutex_read_lock);
 }
 
+// absl::ReleasableMutexLock::Release is not inline: it unlocks inside abseil, out of the Unlock
+// wrapper's sight (gRPC's event-engine ThreadPool releases its queue lock this way before running
+// a callback; unannotated, TSan thought the worker still held it). Its only member is the Mutex*.
+void REAL(_ZN4absl7debian319ReleasableMutexLock7ReleaseEv)(absl::ReleasableMutexLock*);
+void WRAP(_ZN4absl7debian319ReleasableMutexLock7ReleaseEv)(absl::ReleasableMutexLock* lock) {
+  static_assert(sizeof(absl::ReleasableMutexLock) == sizeof(Mutex*));
+  Mutex* const mu = *reinterpret_cast<Mutex* const*>(lock);
+  __tsan_mutex_pre_unlock(mu, 0);
+  REAL(_ZN4absl7debian319ReleasableMutexLock7ReleaseEv)(lock);
+  __tsan_mutex_post_unlock(mu, 0);
+}
+
 // absl::Mutex::Await / AwaitWithTimeout (held on entry and on return) and LockWhen.
 void REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex*, const Condition&);
 void WRAP(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex* mu, const Condition& cond) {
