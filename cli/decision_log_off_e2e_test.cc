@@ -96,7 +96,8 @@ TEST_F(DecisionLogOffTest, NothingIsSaidWhenLoggingIsOn) {
 
   const Outcome verify = Verdict("log verify", "on.sock");
   EXPECT_EQ(verify.exit_code, 0) << verify.err;
-  EXPECT_EQ(verify.out, "intact: 0 rows checked\n");
+  // The one row is the run's start marker: this verdictd logs, and no decision is missing.
+  EXPECT_EQ(verify.out, "intact: 1 rows checked, 1 runs (1 open)\n");
   EXPECT_THAT(verify.err, Not(HasSubstr("off")));
   EXPECT_THAT(Verdict("log verify --json", "on.sock").out, HasSubstr("\"logging_off\":false"));
   EXPECT_THAT(Verdict("log query", "on.sock").err, Not(HasSubstr("logging is off")));

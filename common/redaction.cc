@@ -228,7 +228,7 @@ std::string RedactTokens(absl::string_view text) {
   while (jws != kNone || agent != kNone) {
     size_t run = 0;
     size_t at;
-    size_t resume;  // where both searches go on from
+    size_t resume;      // where both searches go on from
     if (agent < jws) {  // never equal: "vdt_" and "eyJ" differ in their first character
       at = agent;
       run = AgentTokenRunAt(text, at);

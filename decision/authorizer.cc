@@ -284,8 +284,9 @@ absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
     }
   }
   std::vector<Decision> decisions(requests.size());
-  absl::Status decided = DecideAndApply(store_, clock_, access_tokens_, limits_, max_pending_approvals_, should_stop,
-                                        requests, absl::MakeSpan(decisions));
+  absl::Status decided =
+      DecideAndApply(store_, clock_, access_tokens_, limits_, max_pending_approvals_, should_stop,
+                     requests, absl::MakeSpan(decisions));
   if (!decided.ok()) return decided;
   TellEvaluationLimits(observer_, "BatchAuthorize", decisions);
   if (observer_) {

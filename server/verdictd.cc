@@ -29,8 +29,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "common/build_info.h"
 #include "common/admin_limits.h"
+#include "common/build_info.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/access_tokens.h"
@@ -49,10 +49,10 @@
 #include "server/protobuf_log.h"
 #include "server/seed.h"
 #include "server/signals.h"
-#include "server/usage.h"
-#include "server/transport_limits.h"
 #include "server/storage_bounds.h"
 #include "server/store_pruner.h"
+#include "server/transport_limits.h"
+#include "server/usage.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -272,6 +272,13 @@ int Serve(const ServerOptions& options) {
       access_tokens->get(), workers, inline_slots,
       DecisionLimits{options.max_decision_steps, nullptr});
   runner.set_max_pending_approvals(storage_bounds->max_pending_approvals);
+  // With --decision_log_durability=sync an answer waits for its row's commit, on the decision
+  // log's database: never on one of gRPC's few threads, which health checks need (a locked or
+  // frozen log database would hold them), so every decision runs on a worker.
+  const bool decisions_wait_for_log =
+      admin_options->decision_log &&
+      admin_options->decision_log_durability == DecisionLogDurability::kSync;
+  runner.SetInlineAllowed(!decisions_wait_for_log);
   GrpcDecisionService decision_service(runner, metrics);
   ExtAuthzService ext_authz_service(runner, *std::move(ext_authz_config), metrics);
   absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(
@@ -288,9 +295,9 @@ int Serve(const ServerOptions& options) {
   (*server)->SetServing(ready.ok());
   auto monitor = std::make_unique<AvailabilityMonitor>(
       check_ready,
-      [&server, &runner, &store](const absl::Status& ready) {
+      [&server, &runner, &store, decisions_wait_for_log](const absl::Status& ready) {
         (*server)->SetServing(ready.ok());
-        runner.SetInlineAllowed(ready.ok());
+        runner.SetInlineAllowed(ready.ok() && !decisions_wait_for_log);
         // The store stopped answering (a frozen database): the calls waiting on it give up now,
         // so they free gRPC's threads, which health checks need, at once.
         if (absl::IsDeadlineExceeded(ready)) (*store)->AbandonCallsInFlight();
