@@ -59,6 +59,8 @@ constexpr absl::Duration kLinger = absl::Seconds(2);
 // HTTP/2 frame types (RFC 9113, section 6).
 constexpr uint8_t kHeadersFrame = 0x1;
 constexpr uint8_t kContinuationFrame = 0x9;
+constexpr uint8_t kSettingsFrame = 0x4;
+constexpr uint8_t kAckFlag = 0x1;
 
 // GOAWAY, last stream 0, ENHANCE_YOUR_CALM: sent (best effort) before a connection is closed for
 // a header block over the limit.
@@ -127,7 +129,19 @@ bool HeaderBlockMeter::Read(absl::string_view bytes) {
       payload_left_ =
           (size_t{frame_header_[0]} << 16) | (size_t{frame_header_[1]} << 8) | frame_header_[2];
       const uint8_t type = frame_header_[3];
+      const uint8_t flags = frame_header_[4];
+      const uint32_t stream_id = ((uint32_t{frame_header_[5]} & 0x7f) << 24) |
+                                 (uint32_t{frame_header_[6]} << 16) |
+                                 (uint32_t{frame_header_[7]} << 8) | frame_header_[8];
+      if (type == kSettingsFrame && (flags & kAckFlag) != 0) settings_acknowledged_ = true;
       if (type == kHeadersFrame) {
+        // A client's streams have rising ids: a HEADERS frame with a higher one opens a stream.
+        if (!settings_acknowledged_ && stream_id > last_stream_id_ &&
+            ++streams_before_ack_ > max_streams_before_ack_) {
+          over_limit_ = true;
+          break;
+        }
+        last_stream_id_ = std::max(last_stream_id_, stream_id);
         block_bytes_ = payload_left_;
       } else if (type == kContinuationFrame) {
         block_bytes_ += payload_left_;
@@ -149,8 +163,12 @@ struct ConnectionGuard::Buffer {
 };
 
 struct ConnectionGuard::Connection {
-  Connection(uint64_t id, int client_fd, int server_fd, size_t max_header_block_bytes)
-      : id(id), client(client_fd), server(server_fd), meter(max_header_block_bytes) {}
+  Connection(uint64_t id, int client_fd, int server_fd, size_t max_header_block_bytes,
+             uint32_t max_streams_before_ack)
+      : id(id),
+        client(client_fd),
+        server(server_fd),
+        meter(max_header_block_bytes, max_streams_before_ack) {}
   uint64_t id;
   int client;  // the accepted socket
   int server;  // our end of the pair gRPC serves; -1 once gRPC has closed it and all is read
@@ -303,8 +321,8 @@ void ConnectionGuard::Adopt(int client_fd, int server_fd) {
     id = connections_.size();
     connections_.emplace_back();
   }
-  connections_[id] =
-      std::make_unique<Connection>(id, client_fd, server_fd, options_.max_header_block_bytes);
+  connections_[id] = std::make_unique<Connection>(
+      id, client_fd, server_fd, options_.max_header_block_bytes, options_.max_streams_before_ack);
   Connection& connection = *connections_[id];
   epoll_event event{};
   event.events = EPOLLIN;

@@ -36,13 +36,21 @@ namespace verdict {
 // Counts the bytes of every HTTP/2 header block a client sends (a HEADERS frame and the
 // CONTINUATION frames after it), reading the client's byte stream from its connection preface on.
 // A pure parser of frame headers: payloads are skipped, not decoded.
+//
+// It also counts the streams a client opens before it acknowledges the server's SETTINGS: gRPC
+// holds a client to its stream limit only from that acknowledgement on (a client that never
+// sends it, or sends it late, opened thousands of streams on one connection in
+// tests/reliability/transport_limits_test.py), so more than `max_streams_before_ack` by then
+// closes the connection. A client that reads the server's first frame, as every HTTP/2 client
+// does before it may know the limit, acknowledges long before.
 class HeaderBlockMeter {
  public:
-  explicit HeaderBlockMeter(size_t max_block_bytes) : max_block_bytes_(max_block_bytes) {}
+  explicit HeaderBlockMeter(size_t max_block_bytes, uint32_t max_streams_before_ack = 100)
+      : max_block_bytes_(max_block_bytes), max_streams_before_ack_(max_streams_before_ack) {}
 
   // Takes the next bytes the client sent. False once a header block is over the limit, judged
-  // from the frame header that announces its length (before its payload is read), and from then
-  // on.
+  // from the frame header that announces its length (before its payload is read), or once the
+  // client has opened more streams than allowed before acknowledging SETTINGS; and from then on.
   bool Read(absl::string_view bytes);
 
  private:
@@ -50,6 +58,10 @@ class HeaderBlockMeter {
   static constexpr size_t kFrameHeaderBytes = 9;
 
   const size_t max_block_bytes_;
+  const uint32_t max_streams_before_ack_;
+  bool settings_acknowledged_ = false;
+  uint32_t streams_before_ack_ = 0;
+  uint32_t last_stream_id_ = 0;
   size_t preface_left_ = kPrefaceBytes;
   uint8_t frame_header_[kFrameHeaderBytes] = {};
   size_t frame_header_have_ = 0;
@@ -66,6 +78,9 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
     // The largest header block (HEADERS plus CONTINUATION frames, HPACK-encoded) a client may
     // send; one larger closes its connection.
     size_t max_header_block_bytes = 16 << 10;
+    // The streams a client may open before it acknowledges the server's SETTINGS (which carry
+    // gRPC's own per-connection limit); one more closes its connection.
+    uint32_t max_streams_before_ack = 100;
   };
 
   // Starts the relay thread.

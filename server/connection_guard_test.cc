@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 constexpr uint8_t kData = 0x0, kHeaders = 0x1, kSettings = 0x4, kContinuation = 0x9;
-constexpr uint8_t kEndHeaders = 0x4;
+constexpr uint8_t kEndHeaders = 0x4, kSettingsAck = 0x1;
 
 std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, size_t payload_bytes) {
   std::string frame = {static_cast<char>(payload_bytes >> 16),
@@ -72,6 +72,26 @@ TEST(HeaderBlockMeterTest, FramesSplitAcrossReadsAreCountedTheSame) {
       accepted = meter.Read(bytes.substr(offset, piece)) && accepted;
     }
     EXPECT_FALSE(accepted) << "read " << piece << " bytes at a time";
+  }
+}
+
+TEST(HeaderBlockMeterTest, StreamsOpenedBeforeTheSettingsAcknowledgementAreCapped) {
+  HeaderBlockMeter meter(1000, /*max_streams_before_ack=*/3);
+  EXPECT_TRUE(meter.Read(Opening()));
+  EXPECT_TRUE(meter.Read(Frame(kHeaders, kEndHeaders, 1, 10) + Frame(kHeaders, kEndHeaders, 3, 10) +
+                         Frame(kHeaders, kEndHeaders, 5, 10)));
+  // A second HEADERS frame on an open stream (trailers) opens nothing.
+  EXPECT_TRUE(meter.Read(Frame(kHeaders, kEndHeaders, 5, 10)));
+  EXPECT_FALSE(meter.Read(Frame(kHeaders, kEndHeaders, 7, 10)));
+  EXPECT_FALSE(meter.Read(Frame(kData, 0, 1, 1)));  // and from then on
+}
+
+TEST(HeaderBlockMeterTest, OnceTheClientAcknowledgesSettingsGrpcCountsItsStreams) {
+  HeaderBlockMeter meter(1000, /*max_streams_before_ack=*/2);
+  EXPECT_TRUE(meter.Read(Opening() + Frame(kHeaders, kEndHeaders, 1, 10)));
+  EXPECT_TRUE(meter.Read(Frame(kSettings, kSettingsAck, 0, 0)));
+  for (uint32_t stream = 3; stream < 400; stream += 2) {
+    ASSERT_TRUE(meter.Read(Frame(kHeaders, kEndHeaders, stream, 10))) << stream;
   }
 }
 

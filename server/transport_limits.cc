@@ -53,6 +53,7 @@ std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& lim
   ConnectionGuard::Options guard;
   guard.max_connections = limits.max_connections;
   guard.max_header_block_bytes = kMaxMetadataBytes;
+  guard.max_streams_before_ack = kMaxConcurrentStreams;
   std::shared_ptr<ConnectionGuard> started = ConnectionGuard::Start(guard);
   builder.SetOption(started->ServerBuilderOption());
   return started;
