@@ -47,22 +47,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+source bench/h2load_lib.sh  # free_port, start_and_wait
 
 for mode in async sync; do
   cp "$dataset" "$work/$mode.db"
   targets[$mode]="127.0.0.1:$(free_port)"
-  : >"$work/$mode.log"
-  "$bin/server/verdictd" --listen="${targets[$mode]}" --db="$work/$mode.db" --workers="$workers" \
-    --admin_listen=off --decision_log --decision_log_durability="$mode" >"$work/$mode.log" 2>&1 &
-  pids[$mode]=$!
-  for _ in $(seq 1 300); do
-    if grep -q "serving on" "$work/$mode.log"; then break; fi
-    sleep 0.1
-  done
-  grep -q "serving on" "$work/$mode.log" || { echo "verdictd ($mode) did not start:" >&2; cat "$work/$mode.log" >&2; exit 1; }
+  start_and_wait "$mode" "serving on" "$bin/server/verdictd" --listen="${targets[$mode]}" \
+    --db="$work/$mode.db" --workers="$workers" --admin_listen=off --decision_log \
+    --decision_log_durability="$mode"
+  pids[$mode]=$started_pid
 done
 
 status=0

@@ -1,6 +1,7 @@
-# Shared by bench/e2e.sh and bench/peers/cerbos.sh: start a server and wait for it, drive it
-# with h2load (Debian's nghttp2-client) sending one gRPC frame, and measure what the server
-# spent. Sourced, not run. Needs $work (a scratch directory) set by the caller.
+# Shared by the end-to-end scripts (bench/e2e.sh, bench/peers/cerbos.sh, bench/loadgen_e2e.sh,
+# bench/durability.sh): start a server and wait for it, drive it with h2load (Debian's
+# nghttp2-client) sending one gRPC frame, and measure what the server spent. Sourced, not run.
+# Needs $work (a scratch directory) set by the caller.
 
 # Starts COMMAND in the background, its output in $work/NAME.log, and waits until that log
 # matches PATTERN (the server says it serves). Sets started_pid.

@@ -48,24 +48,13 @@ trap cleanup EXIT
 # The server gets its own copy: the cached dataset stays untouched by anything it writes.
 cp "$dataset" "$work/verdict.db"
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+source bench/h2load_lib.sh  # free_port, start_and_wait
 
 # Starts verdictd on $1 and waits until it says it serves.
 start_server() {
-  : >"$work/verdictd.log"  # there before the first grep below, whenever the server starts
-  "$bin/server/verdictd" --listen="$1" --db="$work/verdict.db" --workers="$workers" \
-    >"$work/verdictd.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do
-    if grep -q "serving on" "$work/verdictd.log"; then return 0; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
-    sleep 0.1
-  done
-  echo "verdictd did not start:" >&2
-  cat "$work/verdictd.log" >&2
-  return 1
+  start_and_wait verdictd "serving on" "$bin/server/verdictd" --listen="$1" \
+    --db="$work/verdict.db" --workers="$workers"
+  server_pid=$started_pid
 }
 
 stop_server() {
