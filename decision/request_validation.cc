@@ -1,6 +1,8 @@
 #include "decision/request_validation.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -99,39 +101,60 @@ int FirstControlCharacter(absl::string_view text) {
   return -1;
 }
 
+// One step from the arguments' root to a member: an object's key or an array's index.
+struct PathStep {
+  absl::string_view key;  // when is_key
+  size_t index = 0;       // otherwise
+  bool is_key = true;
+};
+
 // Where a member of the arguments is, for a message: "to", "options.mode", "cc[2]". Keys are
-// escaped, and a token in one is never repeated (common/redaction.h).
-std::string MemberPath(absl::string_view parent, absl::string_view key) {
-  const std::string shown = RedactTokens(absl::CHexEscape(key));
-  return parent.empty() ? shown : absl::StrCat(parent, ".", shown);
+// escaped, and a token in one is never repeated (common/redaction.h). Built only for a refusal:
+// an accepted call spends nothing on it.
+std::string PathOf(const std::vector<PathStep>& steps) {
+  std::string path;
+  for (const PathStep& step : steps) {
+    if (!step.is_key) {
+      absl::StrAppend(&path, "[", step.index, "]");
+      continue;
+    }
+    const std::string shown = RedactTokens(absl::CHexEscape(step.key));
+    path = path.empty() ? shown : absl::StrCat(path, ".", shown);
+  }
+  return path;
 }
 
 // A string of the arguments, or a key, with a control character: argument rules compare whole
-// values, and "*@example.com" would match "evil@evil.net\n@example.com" (issue 15).
-absl::Status RefuseControlCharacters(const JsonValue& value, const std::string& path) {
-  const auto refused = [](absl::string_view what, absl::string_view where, int code_point) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("arguments_json: ", what, " \"", where, "\" holds the control character U+",
-                     absl::AsciiStrToUpper(absl::StrCat(absl::Hex(code_point, absl::kZeroPad4))),
-                     "; argument strings carry none"));
+// values, and "*@example.com" would match "evil@evil.net\n@example.com" (issue 15). `steps` is
+// the path to `value`, restored before returning.
+absl::Status RefuseControlCharacters(const JsonValue& value, std::vector<PathStep>& steps) {
+  const auto refused = [&steps](absl::string_view what, int code_point) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "arguments_json: ", what, " \"", PathOf(steps), "\" holds the control character U+",
+        absl::AsciiStrToUpper(absl::StrCat(absl::Hex(code_point, absl::kZeroPad4))),
+        "; argument strings carry none"));
   };
   if (value.is_string()) {
     const int control = FirstControlCharacter(value.as_string());
-    return control < 0 ? absl::OkStatus() : refused("the string at", path, control);
+    return control < 0 ? absl::OkStatus() : refused("the string at", control);
   }
   if (value.is_array()) {
     for (size_t i = 0; i < value.as_array().size(); ++i) {
-      absl::Status status =
-          RefuseControlCharacters(value.as_array()[i], absl::StrCat(path, "[", i, "]"));
+      steps.push_back({.index = i, .is_key = false});
+      absl::Status status = RefuseControlCharacters(value.as_array()[i], steps);
+      steps.pop_back();
       if (!status.ok()) return status;
     }
   } else if (value.is_object()) {
     for (const auto& [key, member] : value.as_object()) {
-      const std::string member_path = MemberPath(path, key);
+      steps.push_back({.key = key});
+      absl::Status status = absl::OkStatus();
       if (const int control = FirstControlCharacter(key); control >= 0) {
-        return refused("the key", member_path, control);
+        status = refused("the key", control);
+      } else {
+        status = RefuseControlCharacters(member, steps);
       }
-      absl::Status status = RefuseControlCharacters(member, member_path);
+      steps.pop_back();
       if (!status.ok()) return status;
     }
   }
@@ -153,7 +176,8 @@ absl::Status ValidateArguments(absl::string_view arguments_json) {
   if (!arguments->is_object()) {
     return absl::InvalidArgumentError("arguments_json: must be a JSON object");
   }
-  return RefuseControlCharacters(*arguments, "");
+  std::vector<PathStep> steps;
+  return RefuseControlCharacters(*arguments, steps);
 }
 
 absl::Status ValidateAgentId(absl::string_view field, absl::string_view id) {
