@@ -1,6 +1,6 @@
 // One wildcard matcher for every place verdict matches with a "match any run" token: '**' over
 // path segments, '*' within a path segment, and '*' / '?' in argument globs
-// (decision/resource_match.h, decision/constraints.h).
+// (decision/resource_match.h, decision/glob.h).
 //
 // It walks the pattern once and, on a mismatch, retries from the most recent star with that star
 // swallowing one more subject token. Because only the latest star ever needs to be revisited,
