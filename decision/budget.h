@@ -21,6 +21,9 @@ namespace verdict {
 // memoised delegation search costs agents x links x depth, never the number of paths.
 inline constexpr int64_t kDefaultMaxDecisionSteps = 20'000;
 
+// The longest delegation path the engine follows, whatever the links' max_depth say.
+inline constexpr int kMaxDelegationDepth = 8;
+
 class DecisionBudget {
  public:
   using ShouldStop = std::function<bool()>;
