@@ -10,22 +10,12 @@
 #ifndef VERDICT_CLI_VERDICT_CLI_H_
 #define VERDICT_CLI_VERDICT_CLI_H_
 
-#include <functional>
-#include <iosfwd>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/cli_environment.h"
+
 namespace verdict {
-
-struct CliEnvironment {
-  std::ostream& out;  // results: text, or JSON with --json
-  std::ostream& err;  // errors and notes
-  std::istream& in;   // `policy import --file=-`
-  std::function<std::optional<std::string>(const std::string&)> getenv;
-};
-
-inline constexpr char kAdminSecretEnv[] = "VERDICT_ADMIN_SECRET";
 
 // Runs one command line (without the program name) and returns its exit code.
 int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env);

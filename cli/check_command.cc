@@ -1,0 +1,42 @@
+#include "cli/commands.h"
+
+namespace verdict {
+namespace cli {
+
+int Check(Session& session) {
+  const ParsedOptions& o = session.options();
+  if (o.Has("agent") == o.Has("token")) {
+    return session.UsageError("check: give exactly one of --agent=ID and --token=TOKEN");
+  }
+  v1::AuthorizeRequest request;
+  if (o.Has("agent")) {
+    request.mutable_subject()->set_agent_id(o.Get("agent"));
+  } else {
+    request.mutable_subject()->set_token(o.Get("token"));
+  }
+  request.set_action(o.Get("action"));
+  request.set_resource(o.Get("resource"));
+  request.mutable_context()->set_arguments_json(o.Get("args"));
+  request.mutable_context()->set_client_ip(o.Get("ip"));
+  request.mutable_context()->set_request_id(o.Get("request_id"));
+  request.mutable_context()->set_dpop_proof(o.Get("dpop"));
+  request.mutable_context()->set_http_method(o.Get("http_method"));
+  request.mutable_context()->set_http_uri(o.Get("http_uri"));
+  v1::AuthorizeResponse response;
+  int code = session.Authorize(request, &response);
+  if (code != kExitOk) return code;
+  if (o.Switch("json")) {
+    session.Print(response);
+  } else {
+    session.out() << v1::Verdict_Name(response.verdict()) << " "
+                  << v1::ReasonCode_Name(response.reason()) << ": " << response.message();
+    if (!response.approval_request_id().empty()) {
+      session.out() << " (approval request " << response.approval_request_id() << ")";
+    }
+    session.out() << "\n";
+  }
+  return response.verdict() == v1::ALLOW ? kExitOk : kExitNegative;
+}
+
+}  // namespace cli
+}  // namespace verdict

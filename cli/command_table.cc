@@ -1,0 +1,242 @@
+#include "cli/command_table.h"
+
+#include "absl/strings/str_cat.h"
+#include "cli/commands.h"
+
+namespace verdict {
+namespace cli {
+
+namespace {
+
+// verdictd's default admin listener, next to its default database (./verdict.db).
+constexpr char kDefaultAdminAddress[] = "unix:verdict.db.admin.sock";
+constexpr char kDefaultDecisionAddress[] = "127.0.0.1:50051";
+
+// Options every admin subcommand takes, and those of `check`.
+std::vector<OptionSpec> AdminConnectionOptions() {
+  return {
+      {"admin_addr", "ADDR", "verdictd's admin listener (unix:PATH or host:port)", Need::kOptional,
+       kDefaultAdminAddress},
+      {"admin_secret_file", "PATH",
+       absl::StrCat("file holding the admin secret (else $", kAdminSecretEnv, ")")},
+      {"json", "", "print the answer as JSON", Need::kSwitch},
+      {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
+  };
+}
+
+std::vector<OptionSpec> DecisionConnectionOptions() {
+  return {
+      {"addr", "ADDR", "verdictd's decision listener (host:port or unix:PATH)", Need::kOptional,
+       kDefaultDecisionAddress},
+      {"json", "", "print the answer as JSON", Need::kSwitch},
+      {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
+  };
+}
+
+std::vector<OptionSpec> PageOptions() {
+  return {{"page_size", "N", "at most N per page (default 50, at most 1000)"},
+          {"page_token", "TOKEN", "the next_page_token of the previous page"}};
+}
+
+std::vector<OptionSpec> With(std::vector<OptionSpec> a, const std::vector<OptionSpec>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command>* const kCommands = new std::vector<Command>{
+      {"agents",
+       "create",
+       "Create an agent; prints its token, which is shown only this once.",
+       {{"owner", "OWNER", "who answers for the agent", Need::kRequired},
+        {"name", "NAME", "a name people recognise", Need::kRequired},
+        {"kind", "KIND", "autonomous, delegated or service", Need::kOptional, "autonomous"},
+        {"expires_at", "TIME", "RFC 3339 expiry (default: never)"},
+        {"id", "ID", "an id of your own (agt_...); default: the server picks one"}},
+       false,
+       CreateAgent},
+      {"agents",
+       "get",
+       "Show one agent.",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       GetAgent},
+      {"agents", "list", "List agents by id, a page at a time.", PageOptions(), false, ListAgents},
+      {"agents",
+       "suspend",
+       "Suspend an agent: it is denied until reactivated.",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       SetAgentStatus(&AdminStub::SuspendAgent)},
+      {"agents",
+       "reactivate",
+       "Reactivate a suspended agent.",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       SetAgentStatus(&AdminStub::ReactivateAgent)},
+      {"agents",
+       "revoke",
+       "Revoke an agent, for good.",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       SetAgentStatus(&AdminStub::RevokeAgent)},
+      {"agents",
+       "rotate",
+       "Give an agent a new token; the old one works for the grace period only.",
+       {{"id", "ID", "the agent's id", Need::kRequired},
+        {"grace", "DURATION", "how long the old token keeps working", Need::kOptional, "0s"}},
+       false,
+       RotateToken},
+      {"permissions",
+       "grant",
+       "Grant an agent a permission.",
+       {{"agent", "ID", "the agent's id", Need::kRequired},
+        {"resource", "PATTERN", "docs:* or /api/**", Need::kRequired},
+        {"actions", "LIST", "comma-separated actions, or *", Need::kRequired},
+        {"effect", "EFFECT", "allow or deny", Need::kOptional, "allow"},
+        {"constraints", "JSON", "constraints as a JSON object"}},
+       false,
+       GrantPermission},
+      {"permissions",
+       "revoke",
+       "Remove a permission.",
+       {{"id", "ID", "the permission's id (perm_...)", Need::kRequired}},
+       false,
+       RevokePermission},
+      {"delegations",
+       "create",
+       "Lend part of an agent's rights to another; refused when it lends more than the lender "
+       "holds, goes deeper than a max_depth allows, or closes a cycle.",
+       {{"from", "ID", "the lending agent", Need::kRequired},
+        {"to", "ID", "the receiving agent", Need::kRequired},
+        {"resource", "PATTERN", "what is lent", Need::kRequired},
+        {"actions", "LIST", "comma-separated actions", Need::kRequired},
+        {"constraints", "JSON", "constraints on the lent permission"},
+        {"max_depth", "N", "the longest delegation path this link may be on", Need::kOptional, "1"},
+        {"expires_at", "TIME", "RFC 3339 expiry (default: never)"}},
+       false,
+       CreateDelegation},
+      {"delegations",
+       "revoke",
+       "Revoke a delegation.",
+       {{"id", "ID", "the delegation's id (dlg_...)", Need::kRequired}},
+       false,
+       RevokeDelegation},
+      {"approvals", "list", "List approval requests, oldest first.",
+       With({{"status", "STATUS", "pending, approved, denied, expired or used", Need::kOptional,
+              "pending"}},
+            PageOptions()),
+       false, ListApprovals},
+      {"approvals",
+       "approve",
+       "Approve a pending request; quorum distinct approvers approve it.",
+       {{"id", "ID", "the approval request's id (apr_...)", Need::kRequired},
+        {"approver", "NAME", "who approves (counted once)", Need::kRequired}},
+       false,
+       Vote(&AdminStub::ApproveRequest)},
+      {"approvals",
+       "deny",
+       "Deny a pending request.",
+       {{"id", "ID", "the approval request's id (apr_...)", Need::kRequired},
+        {"approver", "NAME", "who denies", Need::kRequired}},
+       false,
+       Vote(&AdminStub::DenyRequest)},
+      {"log", "query", "Show decision log rows, oldest first.",
+       With({{"agent", "ID", "only this agent's decisions"},
+             {"since", "TIME", "RFC 3339: decided at or after"},
+             {"until", "TIME", "RFC 3339: decided before"},
+             {"verdict", "VERDICT", "allow, deny or needs_approval"}},
+            PageOptions()),
+       false, QueryLog},
+      {"log",
+       "verify",
+       "Check the decision log's hash chain; exit 2 and name the first bad row when broken.",
+       {},
+       false,
+       VerifyLog},
+      {"policy",
+       "export",
+       "Write the whole policy as JSON.",
+       {{"out", "PATH", "where to write it; - for standard output", Need::kOptional, "-"}},
+       false,
+       ExportPolicy},
+      {"policy",
+       "import",
+       "Load a policy exported by `policy export` into an empty store, all or nothing.",
+       {{"file", "PATH", "the policy JSON; - for standard input", Need::kRequired}},
+       false,
+       ImportPolicy},
+      {"tokens",
+       "revoke-jti",
+       "Revoke a JWT access token by its jti: it is refused from the next decision on.",
+       {{"jti", "ID", "the token's jti", Need::kRequired},
+        {"expires_at", "TIME", "the token's exp, RFC 3339 (the revocation outlives it)",
+         Need::kRequired}},
+       false,
+       RevokeTokenId},
+      {"keys",
+       "add",
+       "Add a key that signs JWT access tokens, under its JWK's kid.",
+       {{"jwk", "PATH", "the JWK (public, or an HS256 secret); - for standard input",
+         Need::kRequired},
+        {"alg", "LIST", "the algorithms it verifies: EdDSA, ES256 or HS256", Need::kRequired}},
+       false,
+       AddSigningKey},
+      {"keys",
+       "rotate",
+       "Replace the content of the active key with the JWK's kid; counts at once.",
+       {{"jwk", "PATH", "the new JWK under the same kid; - for standard input", Need::kRequired},
+        {"alg", "LIST", "the algorithms it verifies: EdDSA, ES256 or HS256", Need::kRequired}},
+       false,
+       RotateSigningKey},
+      {"keys",
+       "retire",
+       "Retire a signing key: the tokens it signed are refused from the next decision on.",
+       {{"kid", "KID", "the key's kid", Need::kRequired}},
+       false,
+       RetireSigningKey},
+      {"keys",
+       "list",
+       "List the signing keys kept in the store, oldest first.",
+       {},
+       false,
+       ListSigningKeys},
+      {"",
+       "check",
+       "Ask the decision port whether a call is allowed; exit 0 for ALLOW, 2 otherwise.",
+       {{"agent", "ID", "the subject, by agent id"},
+        {"token", "TOKEN", "the subject, by agent token"},
+        {"action", "ACTION", "the action", Need::kRequired},
+        {"resource", "RESOURCE", "the resource", Need::kRequired},
+        {"args", "JSON", "the call's arguments, a JSON object"},
+        {"ip", "IP", "the caller's IP address"},
+        {"request_id", "ID", "echoed back and logged"},
+        {"dpop", "PROOF", "the DPoP proof for a JWT access token bound to a key"},
+        {"http_method", "METHOD", "the HTTP method the DPoP proof is for (POST)"},
+        {"http_uri", "URI", "the HTTP URI the DPoP proof is for"}},
+       true,
+       Check},
+  };
+  return *kCommands;
+}
+
+std::vector<OptionSpec> AllOptions(const Command& command) {
+  return With(command.options,
+              command.decision_port ? DecisionConnectionOptions() : AdminConnectionOptions());
+}
+
+std::string CommandLine(const Command& command) {
+  return command.group.empty() ? command.name : absl::StrCat(command.group, " ", command.name);
+}
+
+bool IsGroup(absl::string_view word) {
+  for (const Command& command : Commands()) {
+    if (!command.group.empty() && command.group == word) return true;
+  }
+  return false;
+}
+
+}  // namespace cli
+}  // namespace verdict

@@ -1,0 +1,55 @@
+// The commands of `verdict` (cli/command_table.h lists them with their options), one function
+// each, run against a Session; each returns the exit code (cli/exit_codes.h). Defined by group:
+// cli/agent_commands.cc, cli/grant_commands.cc (permissions and delegations),
+// cli/approval_commands.cc, cli/log_commands.cc, cli/policy_commands.cc, cli/key_commands.cc
+// (signing keys and revoked token ids) and cli/check_command.cc.
+//
+//   int code = CreateAgent(session);
+#ifndef VERDICT_CLI_COMMANDS_H_
+#define VERDICT_CLI_COMMANDS_H_
+
+#include <functional>
+
+#include "cli/session.h"
+
+namespace verdict {
+namespace cli {
+
+int CreateAgent(Session& session);
+int GetAgent(Session& session);
+int ListAgents(Session& session);
+// Suspend, reactivate and revoke differ only in the method.
+std::function<int(Session&)> SetAgentStatus(grpc::Status (AdminStub::*method)(
+    grpc::ClientContext*, const v1::AgentStatusRequest&, v1::Agent*));
+int RotateToken(Session& session);
+
+int GrantPermission(Session& session);
+int RevokePermission(Session& session);
+int CreateDelegation(Session& session);
+int RevokeDelegation(Session& session);
+
+int ListApprovals(Session& session);
+// Approve and deny differ only in the method.
+std::function<int(Session&)> Vote(grpc::Status (AdminStub::*method)(grpc::ClientContext*,
+                                                                    const v1::VoteRequest&,
+                                                                    v1::ApprovalRequest*));
+
+int QueryLog(Session& session);
+int VerifyLog(Session& session);
+
+int ExportPolicy(Session& session);
+int ImportPolicy(Session& session);
+
+int RevokeTokenId(Session& session);
+int AddSigningKey(Session& session);
+int RotateSigningKey(Session& session);
+int RetireSigningKey(Session& session);
+int ListSigningKeys(Session& session);
+
+// `check`: one Authorize on the decision port.
+int Check(Session& session);
+
+}  // namespace cli
+}  // namespace verdict
+
+#endif  // VERDICT_CLI_COMMANDS_H_
