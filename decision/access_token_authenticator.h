@@ -1,6 +1,6 @@
 // How the engine authenticates a subject that is a JWT access token (design section 2). An
 // interface, so the engine stays pure: the keys, the JWT policy and the DPoP replay cache live in
-// the implementation (decision/access_token_verifier.h) and are handed in, never read from files.
+// the implementation (runtime/access_token_verifier.h) and are handed in, never read from files.
 //
 //   absl::StatusOr<AccessTokenClaims> claims = access_tokens.Authenticate(subject, view, now);
 //   if (JwtErrorOf(claims.status()).has_value()) ...  // refused: TOKEN_INVALID

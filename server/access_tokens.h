@@ -1,6 +1,6 @@
 // JWT access tokens as verdictd's flags configure them (server/flags.h): the JWK Set file, read
 // once at start, and the JWT policy, made into the verifier the Authorizer is handed
-// (decision/access_token_verifier.h). Keys added through the admin plane are read from the store
+// (runtime/access_token_verifier.h). Keys added through the admin plane are read from the store
 // on every call, not here.
 //
 //   absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "decision/access_token_verifier.h"
+#include "runtime/access_token_verifier.h"
 #include "server/flags.h"
 
 namespace verdict {

@@ -14,8 +14,8 @@
 //   absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> verifier =
 //       AccessTokenVerifier::Create(std::move(options));
 //   Authorizer authorizer(store, clock, observer, verifier->get());
-#ifndef VERDICT_DECISION_ACCESS_TOKEN_VERIFIER_H_
-#define VERDICT_DECISION_ACCESS_TOKEN_VERIFIER_H_
+#ifndef VERDICT_RUNTIME_ACCESS_TOKEN_VERIFIER_H_
+#define VERDICT_RUNTIME_ACCESS_TOKEN_VERIFIER_H_
 
 #include <cstddef>
 #include <memory>
@@ -66,4 +66,4 @@ class AccessTokenVerifier final : public AccessTokenAuthenticator {
 
 }  // namespace verdict
 
-#endif  // VERDICT_DECISION_ACCESS_TOKEN_VERIFIER_H_
+#endif  // VERDICT_RUNTIME_ACCESS_TOKEN_VERIFIER_H_

@@ -1,4 +1,4 @@
-#include "decision/access_token_verifier.h"
+#include "runtime/access_token_verifier.h"
 
 #include <memory>
 #include <string>
