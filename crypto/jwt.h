@@ -7,7 +7,7 @@
 //   policy.audience = "verdict";
 //   absl::StatusOr<AccessTokenClaims> claims = VerifyAccessToken(token, keys, policy, now);
 //   if (!claims.ok()) return Invalid(JwtErrorOf(claims.status()));
-//   if (store.IsTokenRevoked(claims->jti)) ...
+//   absl::StatusOr<bool> revoked = view.IsTokenIdRevoked(claims->jti);
 #ifndef VERDICT_CRYPTO_JWT_H_
 #define VERDICT_CRYPTO_JWT_H_
 

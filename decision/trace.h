@@ -10,7 +10,9 @@
 namespace verdict {
 
 struct TraceStage {
-  std::string name;  // "subject", "candidates", "match", "effects", "constraints"
+  // "subject", "candidates", "match", "effects", "constraints"; "budget" when the decision
+  // ran out of steps (EVALUATION_LIMIT).
+  std::string name;
   bool passed = false;
   std::string detail;
 };

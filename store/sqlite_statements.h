@@ -1,7 +1,7 @@
 // Every SQL statement the SQLite store runs, by name, so each connection prepares each one once
 // and the query-plan test can check every statement on the decision path.
 //
-//   SQLite::Statement& find = connection.Prepared(StatementId::kFindAgent);
+//   ScopedStatement find = connection.Use(StatementId::kFindAgent);
 #ifndef VERDICT_STORE_SQLITE_STATEMENTS_H_
 #define VERDICT_STORE_SQLITE_STATEMENTS_H_
 
