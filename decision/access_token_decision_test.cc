@@ -257,11 +257,14 @@ TEST_F(AccessTokenDecisionTest, EveryRefusedProofDeniesTokenInvalidAndSaysWhy) {
 
 TEST_F(AccessTokenDecisionTest, ABatchSpendsItsProofOnce) {
   const std::string token = BoundToken();
-  std::vector<Request> checks(
-      3, ReadRequest(token, Evidence(SignDpopProof(proof_key_, ProofSpec(token, "batch")))));
-  checks[1].resource = "docs:2";
-  checks[2].action = "write";
-  absl::StatusOr<std::vector<Decision>> decisions = authorizer_->BatchAuthorize(checks);
+  const Request check =
+      ReadRequest(token, Evidence(SignDpopProof(proof_key_, ProofSpec(token, "batch"))));
+  BatchRequest batch;
+  batch.subject = check.subject;
+  batch.checks = {{check.action, check.resource, ""},
+                  {check.action, "docs:2", ""},
+                  {"write", check.resource, ""}};
+  absl::StatusOr<std::vector<Decision>> decisions = authorizer_->BatchAuthorize(batch);
   ASSERT_TRUE(decisions.ok()) << decisions.status();
   EXPECT_EQ((*decisions)[0].verdict, Verdict::kAllow);
   EXPECT_EQ((*decisions)[1].verdict, Verdict::kAllow);

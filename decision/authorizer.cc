@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "crypto/token.h"
 #include "decision/constraints.h"
 #include "decision/new_grant_rules.h"
 #include "decision/request_validation.h"
@@ -148,62 +149,6 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
   return absl::OkStatus();
 }
 
-// Decides every request in one snapshot, into decisions[i] (as many as requests), each with a
-// budget of its own. When any decision needs writes, all of them are decided again inside one
-// write transaction, each after the writes of those before it, so two calls racing for the last
-// rate slot or the same approval can never both win. A decision that would open an approval
-// request past the agent's cap opens none (decision/pending_approvals.h): in the snapshot
-// already, so that a caller kept at the cap costs no write transaction, and again in the write
-// transaction, which counts the requests of every racing call.
-absl::Status DecideAndApply(PolicyStore& store, const Clock& clock,
-                            AccessTokenAuthenticator* access_tokens, const DecisionLimits& limits,
-                            int64_t max_pending_approvals,
-                            const DecisionBudget::ShouldStop& should_stop,
-                            absl::Span<const Request> requests, absl::Span<Decision> decisions) {
-  OncePerCall authenticator(access_tokens, clock);
-  DecisionBudget budget(limits.max_decision_steps, should_stop);
-  // A decision over budget is EVALUATION_LIMIT, or the attempt gives way (limits.over_budget).
-  auto decide = [&](const Request& request, PolicyView& view,
-                    absl::Time now) -> absl::StatusOr<Decision> {
-    budget.Reset();
-    absl::StatusOr<Decision> decision =
-        Decide(request, view, now, nullptr, authenticator.get(), &budget);
-    if (decision.ok() && decision->reason == ReasonCode::kEvaluationLimit && limits.over_budget) {
-      return limits.over_budget();
-    }
-    return decision;
-  };
-  bool needs_writes = false;
-  {
-    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();
-    if (!snapshot.ok()) return snapshot.status();
-    const absl::Time now = clock();
-    for (size_t i = 0; i < requests.size(); ++i) {
-      absl::StatusOr<Decision> decision = decide(requests[i], **snapshot, now);
-      if (!decision.ok()) return decision.status();
-      absl::Status capped = CapPendingApprovals(**snapshot, max_pending_approvals, now, *decision);
-      if (!capped.ok()) return capped;
-      needs_writes = needs_writes || !decision->side_effects.empty();
-      decisions[i] = *std::move(decision);
-    }
-  }  // The snapshot ends before the write begins: one connection never holds both.
-  if (!needs_writes) return absl::OkStatus();
-
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store.BeginWrite();
-  if (!transaction.ok()) return transaction.status();
-  const absl::Time now = clock();
-  for (size_t i = 0; i < requests.size(); ++i) {
-    absl::StatusOr<Decision> decision = decide(requests[i], **transaction, now);
-    if (!decision.ok()) return decision.status();
-    absl::Status capped = CapPendingApprovals(**transaction, max_pending_approvals, now, *decision);
-    if (!capped.ok()) return capped;
-    absl::Status applied = ApplySideEffects(**transaction, *decision, now);
-    if (!applied.ok()) return applied;
-    decisions[i] = *std::move(decision);
-  }
-  return (*transaction)->Commit();
-}
-
 // Tells `observer` of each decision of `call` refused for its budget.
 void TellEvaluationLimits(DecisionObserver* observer, absl::string_view call,
                           absl::Span<const Decision> decisions) {
@@ -221,6 +166,65 @@ absl::Duration ElapsedSince(const Clock& clock, absl::Time start) {
 
 }  // namespace
 
+// The Requests one call decides, in order: one request, or a batch's checks. A batch's subject
+// and context are copied once into one Request, which each check completes in turn; the
+// reference operator[] returns holds until the next call.
+class Authorizer::Checks {
+ public:
+  explicit Checks(const Request& request) : single_(&request) {}
+  explicit Checks(const BatchRequest& batch) : batch_(&batch) {
+    current_.subject = batch.subject;
+    current_.client_ip = batch.client_ip;
+    current_.request_id = batch.request_id;
+  }
+
+  size_t size() const { return single_ != nullptr ? 1 : batch_->checks.size(); }
+  const Subject& subject() const {
+    return single_ != nullptr ? single_->subject : current_.subject;
+  }
+
+  const Request& operator[](size_t i) {
+    if (single_ != nullptr) return *single_;
+    const BatchCheck& check = batch_->checks[i];
+    current_.action = check.action;
+    current_.resource = check.resource;
+    current_.arguments_json =
+        check.arguments_json.empty() ? batch_->arguments_json : check.arguments_json;
+    return current_;
+  }
+
+  // INVALID_ARGUMENT naming the field as the wire names it: for a batch the subject and context
+  // once ("subject: ...", "context: arguments_json: ..."), then each check ("checks[1]: ...").
+  absl::Status Validate() {
+    if (single_ != nullptr) return ValidateRequest(*single_);
+    const std::vector<BatchCheck>& checks = batch_->checks;
+    // A batch of none is refused: it would answer without reading its subject at all.
+    if (checks.empty() || checks.size() > kMaxBatchSize) {
+      return absl::InvalidArgumentError(absl::StrCat("checks: a batch holds 1 to ", kMaxBatchSize,
+                                                     " checks, not ", checks.size()));
+    }
+    if (absl::Status valid = ValidateSharedFields(current_); !valid.ok()) return valid;
+    if (absl::Status valid = InField("context", ValidateArguments(batch_->arguments_json));
+        !valid.ok()) {
+      return valid;
+    }
+    for (size_t i = 0; i < checks.size(); ++i) {
+      // The check's own arguments only: the context's were checked above.
+      current_.action = checks[i].action;
+      current_.resource = checks[i].resource;
+      current_.arguments_json = checks[i].arguments_json;
+      absl::Status valid = InField(absl::StrCat("checks[", i, "]"), ValidateCheckFields(current_));
+      if (!valid.ok()) return valid;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Request* const single_ = nullptr;
+  const BatchRequest* const batch_ = nullptr;
+  Request current_;
+};
+
 Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observer,
                        AccessTokenAuthenticator* access_tokens, DecisionLimits limits)
     : store_(store),
@@ -229,103 +233,240 @@ Authorizer::Authorizer(PolicyStore& store, Clock clock, DecisionObserver* observ
       access_tokens_(access_tokens),
       limits_(std::move(limits)) {}
 
-absl::Status Authorizer::OverBudget(absl::string_view call) {
-  if (limits_.over_budget) return limits_.over_budget();
-  if (observer_) observer_->OnEvaluationLimit(call);
+int64_t Authorizer::StepsAt(Venue venue) const {
+  return venue == Venue::kInline ? std::min(limits_.max_inline_steps, limits_.max_decision_steps)
+                                 : limits_.max_decision_steps;
+}
+
+// A JWT access token's DPoP proof is spent when it is checked (the replay cache), so it is checked
+// only where the call will be finished.
+bool Authorizer::SpendsAProof(const Subject& subject) const {
+  return access_tokens_ != nullptr && subject.agent_id.empty() && !subject.dpop.proof.empty() &&
+         LooksLikeCompactJws(subject.token);
+}
+
+// A decision that would open an approval request past the agent's cap opens none
+// (decision/pending_approvals.h): in the snapshot already, so that a caller kept at the cap costs
+// no write transaction, and again in the write transaction, which counts the requests of every
+// racing call.
+absl::StatusOr<LeftToDo> Authorizer::Plan(Checks& checks, Venue venue,
+                                          AccessTokenAuthenticator* access_tokens,
+                                          const ShouldStop& should_stop,
+                                          absl::Span<Decision> decisions) {
+  if (venue == Venue::kInline && SpendsAProof(checks.subject())) return LeftToDo::kDecide;
+  const int64_t steps = StepsAt(venue);
+  // Over a budget smaller than the whole, the call is not refused but left for a worker.
+  const bool over_budget_is_left = steps < limits_.max_decision_steps;
+  DecisionBudget budget(steps, should_stop);
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  if (!snapshot.ok()) return snapshot.status();
+  const absl::Time now = clock_();
+  for (size_t i = 0; i < checks.size(); ++i) {
+    budget.Reset();
+    absl::StatusOr<Decision> decision =
+        Decide(checks[i], **snapshot, now, nullptr, access_tokens, &budget);
+    if (!decision.ok()) return decision.status();
+    if (budget.exhausted() && over_budget_is_left) return LeftToDo::kDecide;
+    absl::Status capped = CapPendingApprovals(**snapshot, max_pending_approvals_, now, *decision);
+    if (!capped.ok()) return capped;
+    // The commit decides every check again, with the whole budget: no need to read on.
+    if (!decision->side_effects.empty()) return LeftToDo::kCommit;
+    decisions[i] = *std::move(decision);
+  }
+  return LeftToDo::kNothing;
+}  // The snapshot ends before a write begins: one connection never holds both.
+
+absl::Status Authorizer::Commit(Checks& checks, AccessTokenAuthenticator* access_tokens,
+                                const ShouldStop& should_stop, absl::Span<Decision> decisions) {
+  DecisionBudget budget(limits_.max_decision_steps, should_stop);
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store_.BeginWrite();
+  if (!transaction.ok()) return transaction.status();
+  const absl::Time now = clock_();
+  for (size_t i = 0; i < checks.size(); ++i) {
+    budget.Reset();
+    absl::StatusOr<Decision> decision =
+        Decide(checks[i], **transaction, now, nullptr, access_tokens, &budget);
+    if (!decision.ok()) return decision.status();
+    absl::Status capped =
+        CapPendingApprovals(**transaction, max_pending_approvals_, now, *decision);
+    if (!capped.ok()) return capped;
+    absl::Status applied = ApplySideEffects(**transaction, *decision, now);
+    if (!applied.ok()) return applied;
+    decisions[i] = *std::move(decision);
+  }
+  return (*transaction)->Commit();
+}
+
+void Authorizer::Tell(absl::string_view call, Checks& checks, absl::Span<const Decision> decisions,
+                      absl::Time started) {
+  if (observer_ == nullptr) return;
+  TellEvaluationLimits(observer_, call, decisions);
+  // Each decision of a batch waited as long as the whole batch: that is its latency.
+  const absl::Duration latency = ElapsedSince(clock_, started);
+  for (size_t i = 0; i < checks.size(); ++i) {
+    observer_->OnDecision(checks[i], decisions[i], latency);
+  }
+}
+
+absl::StatusOr<LeftToDo> Authorizer::PlanAndTell(absl::string_view call, Checks& checks,
+                                                 Venue venue, absl::Time started,
+                                                 const ShouldStop& should_stop,
+                                                 absl::Span<Decision> decisions) {
+  OncePerCall access_tokens(access_tokens_, clock_);
+  absl::StatusOr<LeftToDo> left = Plan(checks, venue, access_tokens.get(), should_stop, decisions);
+  if (left.ok() && *left == LeftToDo::kNothing) Tell(call, checks, decisions, started);
+  return left;
+}
+
+absl::Status Authorizer::FinishAndTell(absl::string_view call, Checks& checks, LeftToDo left,
+                                       absl::Time started, const ShouldStop& should_stop,
+                                       absl::Span<Decision> decisions) {
+  // One authentication for the plan and the commit: a DPoP proof is spent once.
+  OncePerCall access_tokens(access_tokens_, clock_);
+  if (left == LeftToDo::kDecide) {
+    absl::StatusOr<LeftToDo> planned =
+        Plan(checks, Venue::kWorker, access_tokens.get(), should_stop, decisions);
+    if (!planned.ok()) return planned.status();
+    left = *planned;
+  }
+  if (left == LeftToDo::kCommit) {
+    absl::Status committed = Commit(checks, access_tokens.get(), should_stop, decisions);
+    if (!committed.ok()) return committed;
+  }
+  Tell(call, checks, decisions, started);
   return absl::OkStatus();
 }
 
 absl::StatusOr<Decision> Authorizer::Authorize(const Request& request,
-                                               const DecisionBudget::ShouldStop& should_stop) {
-  const absl::Time start = clock_();
-  absl::Status valid = ValidateRequest(request);
-  if (!valid.ok()) return valid;
+                                               const ShouldStop& should_stop) {
+  const absl::Time started = clock_();
+  Checks checks(request);
+  if (absl::Status valid = checks.Validate(); !valid.ok()) return valid;
   Decision decision;
-  absl::Status decided =
-      DecideAndApply(store_, clock_, access_tokens_, limits_, max_pending_approvals_, should_stop,
-                     absl::MakeConstSpan(&request, 1), absl::MakeSpan(&decision, 1));
+  absl::Status decided = FinishAndTell("Authorize", checks, LeftToDo::kDecide, started, should_stop,
+                                       absl::MakeSpan(&decision, 1));
   if (!decided.ok()) return decided;
-  TellEvaluationLimits(observer_, "Authorize", absl::MakeConstSpan(&decision, 1));
-  if (observer_) observer_->OnDecision(request, decision, ElapsedSince(clock_, start));
   return decision;
 }
 
-absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(
-    const std::vector<Request>& requests, const DecisionBudget::ShouldStop& should_stop) {
-  const absl::Time start = clock_();
-  // Named as BatchAuthorizeRequest names them: one subject and context, `checks`. A batch of
-  // none is refused: it would answer without reading its subject at all.
-  if (requests.empty() || requests.size() > kMaxBatchSize) {
-    return absl::InvalidArgumentError(absl::StrCat("checks: a batch holds 1 to ", kMaxBatchSize,
-                                                   " checks, not ", requests.size()));
-  }
-  // The subject and context once, by their own names; then each check's own fields. Request ids
-  // may differ (each check's decision is logged under its own).
-  if (absl::Status valid = ValidateSharedFields(requests[0]); !valid.ok()) return valid;
-  const Request& first = requests[0];
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const std::string field = absl::StrCat("checks[", i, "]");
-    absl::Status valid = InField(field, ValidateCheckFields(requests[i]));
-    // A check's subject and client_ip must equal checks[0]'s (below), which are valid: only a
-    // request id of its own needs checking again.
-    if (valid.ok() && i > 0 && requests[i].request_id != first.request_id) {
-      valid = InField(field, ValidateSharedFields(requests[i]));
-    }
-    if (!valid.ok()) return valid;
-    const Request& check = requests[i];
-    const Subject& subject = check.subject;
-    if (subject.agent_id != first.subject.agent_id || subject.token != first.subject.token ||
-        subject.dpop.proof != first.subject.dpop.proof ||
-        subject.dpop.http_method != first.subject.dpop.http_method ||
-        subject.dpop.http_uri != first.subject.dpop.http_uri ||
-        check.client_ip != first.client_ip) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          field, ": its subject or client_ip differs from checks[0]'s; a batch has one of each"));
-    }
-  }
-  std::vector<Decision> decisions(requests.size());
-  absl::Status decided =
-      DecideAndApply(store_, clock_, access_tokens_, limits_, max_pending_approvals_, should_stop,
-                     requests, absl::MakeSpan(decisions));
+absl::StatusOr<Planned<Decision>> Authorizer::PlanAuthorize(const Request& request, Venue venue,
+                                                            const ShouldStop& should_stop) {
+  Planned<Decision> plan;
+  plan.started = clock_();
+  Checks checks(request);
+  if (absl::Status valid = checks.Validate(); !valid.ok()) return valid;
+  absl::StatusOr<LeftToDo> left = PlanAndTell("Authorize", checks, venue, plan.started, should_stop,
+                                              absl::MakeSpan(&plan.answer, 1));
+  if (!left.ok()) return left.status();
+  plan.left = *left;
+  return plan;
+}
+
+absl::StatusOr<Decision> Authorizer::FinishAuthorize(const Request& request, Planned<Decision> plan,
+                                                     const ShouldStop& should_stop) {
+  if (plan.done()) return std::move(plan.answer);
+  Checks checks(request);
+  absl::Status decided = FinishAndTell("Authorize", checks, plan.left, plan.started, should_stop,
+                                       absl::MakeSpan(&plan.answer, 1));
   if (!decided.ok()) return decided;
-  TellEvaluationLimits(observer_, "BatchAuthorize", decisions);
-  if (observer_) {
-    // Each decision of the batch waited as long as the whole batch: that is its latency.
-    const absl::Duration latency = ElapsedSince(clock_, start);
-    for (size_t i = 0; i < requests.size(); ++i) {
-      observer_->OnDecision(requests[i], decisions[i], latency);
-    }
-  }
+  return std::move(plan.answer);
+}
+
+absl::StatusOr<std::vector<Decision>> Authorizer::BatchAuthorize(const BatchRequest& batch,
+                                                                 const ShouldStop& should_stop) {
+  const absl::Time started = clock_();
+  Checks checks(batch);
+  if (absl::Status valid = checks.Validate(); !valid.ok()) return valid;
+  std::vector<Decision> decisions(checks.size());
+  absl::Status decided = FinishAndTell("BatchAuthorize", checks, LeftToDo::kDecide, started,
+                                       should_stop, absl::MakeSpan(decisions));
+  if (!decided.ok()) return decided;
   return decisions;
 }
 
-absl::StatusOr<TokenValidation> Authorizer::ValidateToken(
-    absl::string_view token, const DpopEvidence& dpop,
-    const DecisionBudget::ShouldStop& should_stop, bool list_permissions) {
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
-  if (!snapshot.ok()) return snapshot.status();
-  const absl::Time now = clock_();
+absl::StatusOr<Planned<std::vector<Decision>>> Authorizer::PlanBatchAuthorize(
+    const BatchRequest& batch, Venue venue, const ShouldStop& should_stop) {
+  Planned<std::vector<Decision>> plan;
+  plan.started = clock_();
+  Checks checks(batch);
+  if (absl::Status valid = checks.Validate(); !valid.ok()) return valid;
+  plan.answer.resize(checks.size());
+  absl::StatusOr<LeftToDo> left = PlanAndTell("BatchAuthorize", checks, venue, plan.started,
+                                              should_stop, absl::MakeSpan(plan.answer));
+  if (!left.ok()) return left.status();
+  plan.left = *left;
+  if (!plan.done()) plan.answer.clear();
+  return plan;
+}
+
+absl::StatusOr<std::vector<Decision>> Authorizer::FinishBatchAuthorize(
+    const BatchRequest& batch, Planned<std::vector<Decision>> plan, const ShouldStop& should_stop) {
+  if (plan.done()) return std::move(plan.answer);
+  Checks checks(batch);
+  plan.answer.resize(checks.size());
+  absl::Status decided = FinishAndTell("BatchAuthorize", checks, plan.left, plan.started,
+                                       should_stop, absl::MakeSpan(plan.answer));
+  if (!decided.ok()) return decided;
+  return std::move(plan.answer);
+}
+
+absl::StatusOr<TokenValidation> Authorizer::ValidateToken(absl::string_view token,
+                                                          const DpopEvidence& dpop,
+                                                          const ShouldStop& should_stop,
+                                                          bool list_permissions) {
+  absl::StatusOr<Planned<TokenValidation>> plan =
+      PlanValidateToken(token, dpop, list_permissions, Venue::kWorker, should_stop);
+  if (!plan.ok()) return plan.status();
+  return std::move(plan->answer);  // on a worker, nothing is left
+}
+
+absl::StatusOr<TokenValidation> Authorizer::FinishValidateToken(absl::string_view token,
+                                                                const DpopEvidence& dpop,
+                                                                bool list_permissions,
+                                                                Planned<TokenValidation> plan,
+                                                                const ShouldStop& should_stop) {
+  if (plan.done()) return std::move(plan.answer);
+  return ValidateToken(token, dpop, should_stop, list_permissions);
+}
+
+absl::StatusOr<Planned<TokenValidation>> Authorizer::PlanValidateToken(
+    absl::string_view token, const DpopEvidence& dpop, bool list_permissions, Venue venue,
+    const ShouldStop& should_stop) {
+  Planned<TokenValidation> plan;
   Subject subject;
   subject.token = std::string(token);
   subject.dpop = dpop;
+  if (venue == Venue::kInline && SpendsAProof(subject)) {
+    plan.left = LeftToDo::kDecide;
+    return plan;
+  }
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  if (!snapshot.ok()) return snapshot.status();
+  const absl::Time now = clock_();
   absl::StatusOr<SubjectResolution> resolution =
       ResolveSubject(subject, **snapshot, now, access_tokens_);
   if (!resolution.ok()) return resolution.status();
 
-  TokenValidation validation;
+  TokenValidation& validation = plan.answer;
   validation.reason = resolution->reason;
   validation.message = resolution->message;
-  if (!resolution->agent) return validation;
+  if (!resolution->agent) return plan;
   if (list_permissions) {
-    DecisionBudget budget(limits_.max_decision_steps, should_stop);
+    const int64_t steps = StepsAt(venue);
+    DecisionBudget budget(steps, should_stop);
     absl::StatusOr<std::vector<EffectivePermission>> permissions =
         EffectivePermissions(*resolution->agent, **snapshot, now, &budget);
     if (!permissions.ok() && budget.exhausted()) {
+      if (steps < limits_.max_decision_steps) {
+        plan.left = LeftToDo::kDecide;  // over the inline budget: listed on a worker
+        plan.answer = TokenValidation();
+        return plan;
+      }
       // Fail closed: a token whose rights cannot be told is not vouched for.
-      if (absl::Status status = OverBudget("ValidateToken"); !status.ok()) return status;
+      if (observer_) observer_->OnEvaluationLimit("ValidateToken");
       validation.reason = ReasonCode::kEvaluationLimit;
       validation.message = std::string(permissions.status().message());
-      return validation;
+      return plan;
     }
     if (!permissions.ok()) return permissions.status();
     validation.permissions = *std::move(permissions);
@@ -337,11 +478,11 @@ absl::StatusOr<TokenValidation> Authorizer::ValidateToken(
   validation.valid = true;
   validation.message = absl::StrCat("token of agent ", resolution->agent->id);
   validation.agent = *std::move(resolution->agent);
-  return validation;
+  return plan;
 }
 
 absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const WhatIf& what_if,
-                                                const DecisionBudget::ShouldStop& should_stop) {
+                                                const ShouldStop& should_stop) {
   // The request as sent must be well-formed, whatever the what-if replaces in it.
   absl::Status valid = InField("request", ValidateRequest(request));
   if (valid.ok()) valid = ValidateWhatIf(what_if);
@@ -368,8 +509,8 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
   absl::StatusOr<Decision> decision =
       Decide(simulated, view, now, &simulation.trace, authenticator.get(), &budget);
   if (!decision.ok()) return decision.status();
-  if (decision->reason == ReasonCode::kEvaluationLimit) {
-    if (absl::Status status = OverBudget("Simulate"); !status.ok()) return status;
+  if (decision->reason == ReasonCode::kEvaluationLimit && observer_) {
+    observer_->OnEvaluationLimit("Simulate");
   }
   // As Authorize would answer: past the cap, no request would be opened.
   absl::Status capped = CapPendingApprovals(view, max_pending_approvals_, now, *decision);

@@ -87,6 +87,26 @@ class FailingPermissionsStore : public PolicyStore {
   PolicyStore& base_;
 };
 
+// Counts the read snapshots and write transactions begun over `base`: each one hosts one decision
+// of every check of a call.
+class CountingStore final : public PolicyStore {
+ public:
+  explicit CountingStore(PolicyStore& base) : base_(base) {}
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    ++reads;
+    return base_.BeginRead();
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    ++writes;
+    return base_.BeginWrite();
+  }
+  std::atomic<int> reads{0};
+  std::atomic<int> writes{0};
+
+ private:
+  PolicyStore& base_;
+};
+
 // The Authorizer is called from several threads at once, and so is its observer. Tests read the
 // record once the calls are done.
 class RecordingObserver : public DecisionObserver {
@@ -157,6 +177,17 @@ class AuthorizerTest : public ::testing::Test {
     return request;
   }
 
+  // A batch for `agent_id` reading each of `resources`, under one request id.
+  static BatchRequest ReadAll(const std::string& agent_id,
+                              const std::vector<std::string>& resources,
+                              const std::string& request_id = "req-1") {
+    BatchRequest batch;
+    batch.subject.agent_id = agent_id;
+    batch.request_id = request_id;
+    for (const std::string& resource : resources) batch.checks.push_back({"read", resource, ""});
+    return batch;
+  }
+
   Decision Authorize(const Request& request) {
     absl::StatusOr<Decision> decision = authorizer_.Authorize(request);
     EXPECT_TRUE(decision.ok()) << decision.status();
@@ -213,8 +244,9 @@ TEST_F(AuthorizerTest, EmptyColonSegmentsAndControlCharactersAreRefusedInEveryCa
     const absl::Status authorized = authorizer.Authorize(request).status();
     EXPECT_EQ(authorized.code(), absl::StatusCode::kInvalidArgument) << authorized;
     EXPECT_TRUE(absl::StartsWith(authorized.message(), field)) << authorized;
-    const absl::Status batch =
-        authorizer.BatchAuthorize({Read("agt_a", "docs:2"), request}).status();
+    BatchRequest two = ReadAll("agt_a", {"docs:2", request.resource});
+    two.checks[1].arguments_json = request.arguments_json;
+    const absl::Status batch = authorizer.BatchAuthorize(two).status();
     EXPECT_EQ(batch.code(), absl::StatusCode::kInvalidArgument) << batch;
     EXPECT_TRUE(absl::StartsWith(batch.message(), "checks[1]: " + field)) << batch;
     const absl::Status simulated = authorizer.Simulate(request, WhatIf()).status();
@@ -238,7 +270,8 @@ TEST_F(AuthorizerTest, AnUnreachableStoreIsUnavailableForEveryCall) {
   Authorizer authorizer(unreachable, [] { return kStart; });
   const Request request = Read("agt_a", "docs:1");
   EXPECT_EQ(authorizer.Authorize(request).status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(authorizer.BatchAuthorize({request}).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(authorizer.BatchAuthorize(ReadAll("agt_a", {"docs:1"})).status().code(),
+            absl::StatusCode::kUnavailable);
   EXPECT_EQ(authorizer.ValidateToken(NewAgentToken()).status().code(),
             absl::StatusCode::kUnavailable);
   EXPECT_EQ(authorizer.Simulate(request, WhatIf()).status().code(), absl::StatusCode::kUnavailable);
@@ -394,10 +427,8 @@ TEST_F(AuthorizerTest, ABatchNeverOpensMoreRequestsThanTheCap) {
   AddAgent("agt_a");
   Allow("agt_a", "docs:*", R"({"approval": {"quorum": 1}})");
   authorizer_.set_max_pending_approvals(2);
-  std::vector<Request> batch;
-  for (int n = 0; n < 4; ++n) {
-    batch.push_back(Read("agt_a", absl::StrCat("docs:", n)));
-  }
+  BatchRequest batch = ReadAll("agt_a", {});
+  for (int n = 0; n < 4; ++n) batch.checks.push_back({"read", absl::StrCat("docs:", n), ""});
   absl::StatusOr<std::vector<Decision>> decisions = authorizer_.BatchAuthorize(batch);
   ASSERT_TRUE(decisions.ok()) << decisions.status();
   EXPECT_EQ((*decisions)[0].reason, ReasonCode::kApprovalRequired);
@@ -426,48 +457,179 @@ TEST_F(AuthorizerTest, ConcurrentCallsNeverOverspendARateLimit) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Decide once: a call is planned in one read snapshot and, only when it must write, committed in
+// one write transaction that decides once more.
+
+TEST_F(AuthorizerTest, ADecisionThatOnlyReadsNeverBeginsAWrite) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(token)).ok());
+  CountingStore counting(store_);
+  Authorizer authorizer(
+      counting, [this] { return now_; }, &observer_);
+  for (Venue venue : {Venue::kInline, Venue::kWorker}) {
+    absl::StatusOr<Planned<Decision>> plan =
+        authorizer.PlanAuthorize(Read("agt_a", "docs:1"), venue);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_TRUE(plan->done());
+    EXPECT_EQ(plan->answer.reason, ReasonCode::kAllowed);
+  }
+  EXPECT_EQ(authorizer.Authorize(Read("agt_a", "mail:1"))->reason,
+            ReasonCode::kNoMatchingPermission);
+  ASSERT_TRUE(authorizer.BatchAuthorize(ReadAll("agt_a", {"docs:1", "mail:1"})).ok());
+  ASSERT_TRUE(authorizer.ValidateToken(token).ok());
+  EXPECT_EQ(counting.reads, 5) << "one snapshot per call";
+  EXPECT_EQ(counting.writes, 0);
+  // A plan that is done was told to the observer: it is the decision of record.
+  EXPECT_EQ(observer_.reasons.size(), 5u);
+}
+
+TEST_F(AuthorizerTest, ADecisionThatWritesIsPlannedOnceAndCommittedInOneWriteTransaction) {
+  AddAgent("agt_a");
+  const std::string permission =
+      Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
+  CountingStore counting(store_);
+  Authorizer authorizer(
+      counting, [this] { return now_; }, &observer_);
+
+  absl::StatusOr<Planned<Decision>> plan =
+      authorizer.PlanAuthorize(Read("agt_a", "docs:1"), Venue::kInline);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->left, LeftToDo::kCommit);
+  EXPECT_EQ(counting.writes, 0) << "planning never writes";
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 0);
+  EXPECT_TRUE(observer_.reasons.empty()) << "a plan left to commit is no decision yet";
+
+  absl::StatusOr<Decision> decision =
+      authorizer.FinishAuthorize(Read("agt_a", "docs:1"), *std::move(plan));
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->reason, ReasonCode::kAllowed);
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 1);
+  // Decided twice in all: in the plan's snapshot and in the one write transaction.
+  EXPECT_EQ(counting.reads, 1);
+  EXPECT_EQ(counting.writes, 1);
+  EXPECT_EQ(observer_.reasons, (std::vector<ReasonCode>{ReasonCode::kAllowed}));
+
+  // Authorize alone does the same on one thread; the slot spent, it only reads.
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kRateLimited);
+  absl::StatusOr<Decision> limited = authorizer.Authorize(Read("agt_a", "docs:1"));
+  ASSERT_TRUE(limited.ok()) << limited.status();
+  EXPECT_EQ(limited->reason, ReasonCode::kRateLimited);
+  EXPECT_EQ(counting.reads, 2);
+  EXPECT_EQ(counting.writes, 1);
+}
+
+// The commit decides again on the committed state: a slot another call took meanwhile is not
+// spent twice, whatever the plan saw.
+TEST_F(AuthorizerTest, TheCommitDecidesOnTheCommittedStateNotOnThePlans) {
+  AddAgent("agt_a");
+  const std::string permission =
+      Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
+  absl::StatusOr<Planned<Decision>> plan =
+      authorizer_.PlanAuthorize(Read("agt_a", "docs:1"), Venue::kInline);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->left, LeftToDo::kCommit);
+  EXPECT_EQ(Authorize(Read("agt_a", "docs:1")).reason, ReasonCode::kAllowed);  // takes the slot
+  absl::StatusOr<Decision> decision =
+      authorizer_.FinishAuthorize(Read("agt_a", "docs:1"), *std::move(plan));
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->reason, ReasonCode::kRateLimited);
+  EXPECT_EQ(RateCount("agt_a", permission, 60), 1);
+}
+
+TEST_F(AuthorizerTest, ABatchThatWritesIsCommittedInOneWriteTransaction) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 2, "window_seconds": 60}})");
+  CountingStore counting(store_);
+  Authorizer authorizer(
+      counting, [this] { return now_; }, &observer_);
+  absl::StatusOr<Planned<std::vector<Decision>>> plan = authorizer.PlanBatchAuthorize(
+      ReadAll("agt_a", {"mail:1", "docs:1", "docs:2", "docs:3"}), Venue::kInline);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->left, LeftToDo::kCommit);
+  absl::StatusOr<std::vector<Decision>> decisions = authorizer.FinishBatchAuthorize(
+      ReadAll("agt_a", {"mail:1", "docs:1", "docs:2", "docs:3"}), *std::move(plan));
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  ASSERT_EQ(decisions->size(), 4u);
+  EXPECT_EQ((*decisions)[0].reason, ReasonCode::kNoMatchingPermission);
+  EXPECT_EQ((*decisions)[1].reason, ReasonCode::kAllowed);
+  EXPECT_EQ((*decisions)[2].reason, ReasonCode::kAllowed);
+  EXPECT_EQ((*decisions)[3].reason, ReasonCode::kRateLimited);
+  EXPECT_EQ(counting.reads, 1);
+  EXPECT_EQ(counting.writes, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
 // BatchAuthorize
+
+// One subject and one context for every check; a check's own arguments replace the context's.
+TEST_F(AuthorizerTest, ABatchsChecksShareItsSubjectAndContext) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*",
+        R"({"ip_allowlist": ["10.0.0.0/8"],
+            "arguments": [{"path": "to", "email_domain": "example.com"}]})");
+  BatchRequest batch = ReadAll("agt_a", {"docs:1", "docs:2", "docs:3"}, "b1");
+  batch.client_ip = "10.0.0.1";
+  batch.arguments_json = R"({"to": "bob@example.com"})";
+  batch.checks[1].arguments_json = R"({"to": "eve@evil.net"})";
+  absl::StatusOr<std::vector<Decision>> decisions = authorizer_.BatchAuthorize(batch);
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  EXPECT_EQ((*decisions)[0].reason, ReasonCode::kAllowed) << (*decisions)[0].message;
+  EXPECT_EQ((*decisions)[1].reason, ReasonCode::kArgumentsRejected);
+  EXPECT_EQ((*decisions)[2].reason, ReasonCode::kAllowed) << "the context's arguments again";
+  batch.client_ip = "192.0.2.1";
+  decisions = authorizer_.BatchAuthorize(batch);
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  for (const Decision& decision : *decisions) EXPECT_EQ(decision.reason, ReasonCode::kIpNotAllowed);
+}
 
 TEST_F(AuthorizerTest, ABatchAnswersInOrderAndSpendsAsItGoes) {
   AddAgent("agt_a");
   Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
   absl::StatusOr<std::vector<Decision>> decisions =
-      authorizer_.BatchAuthorize({Read("agt_a", "docs:1", "r1"), Read("agt_a", "mail:1", "r2"),
-                                  Read("agt_a", "docs:2", "r3")});
+      authorizer_.BatchAuthorize(ReadAll("agt_a", {"docs:1", "mail:1", "docs:2"}, "b1"));
   ASSERT_TRUE(decisions.ok()) << decisions.status();
   ASSERT_EQ(decisions->size(), 3u);
   EXPECT_EQ((*decisions)[0].reason, ReasonCode::kAllowed);
   EXPECT_EQ((*decisions)[1].reason, ReasonCode::kNoMatchingPermission);
-  EXPECT_EQ((*decisions)[2].reason, ReasonCode::kRateLimited);  // r1 took the only slot
-  EXPECT_EQ((*decisions)[2].request_id, "r3");
-  EXPECT_EQ(observer_.request_ids, (std::vector<std::string>{"r1", "r2", "r3"}));
+  EXPECT_EQ((*decisions)[2].reason, ReasonCode::kRateLimited);  // docs:1 took the only slot
+  EXPECT_EQ((*decisions)[2].request_id, "b1");
+  // Each check is a decision of record, told in order under the batch's request id.
+  EXPECT_EQ(observer_.request_ids, (std::vector<std::string>{"b1", "b1", "b1"}));
+  EXPECT_EQ(observer_.reasons,
+            (std::vector<ReasonCode>{ReasonCode::kAllowed, ReasonCode::kNoMatchingPermission,
+                                     ReasonCode::kRateLimited}));
 }
 
 TEST_F(AuthorizerTest, ABatchHasOneSubjectAndABoundedSize) {
   AddAgent("agt_a");
-  absl::StatusOr<std::vector<Decision>> mixed =
-      authorizer_.BatchAuthorize({Read("agt_a", "docs:1"), Read("agt_b", "docs:1")});
-  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(
-      mixed.status().message(),
-      "checks[1]: its subject or client_ip differs from checks[0]'s; a batch has one of each");
-  // The shared subject is named as the wire names it, once.
+  // One subject by construction (BatchRequest); it is named as the wire names it, once.
   absl::StatusOr<std::vector<Decision>> no_subject =
-      authorizer_.BatchAuthorize({Read("", "docs:1"), Read("", "docs:2")});
+      authorizer_.BatchAuthorize(ReadAll("", {"docs:1", "docs:2"}));
   EXPECT_EQ(no_subject.status().message(), "subject: set one of agent_id and token");
+  // So is the context's client_ip and its arguments.
+  BatchRequest bad_context = ReadAll("agt_a", {"docs:1", "docs:2"});
+  bad_context.client_ip = "bogus";
+  EXPECT_EQ(authorizer_.BatchAuthorize(bad_context).status().message(),
+            "client_ip: \"bogus\" is not an IPv4 or IPv6 address");
+  bad_context.client_ip = "";
+  bad_context.arguments_json = "[1]";
+  EXPECT_EQ(authorizer_.BatchAuthorize(bad_context).status().message(),
+            "context: arguments_json: must be a JSON object");
 
-  Request malformed = Read("agt_a", "");
   absl::StatusOr<std::vector<Decision>> bad =
-      authorizer_.BatchAuthorize({Read("agt_a", "docs:1"), malformed});
+      authorizer_.BatchAuthorize(ReadAll("agt_a", {"docs:1", ""}));
   EXPECT_TRUE(absl::StartsWith(bad.status().message(), "checks[1]: resource")) << bad.status();
 
-  std::vector<Request> too_many(kMaxBatchSize + 1, Read("agt_a", "docs:1"));
+  const BatchRequest too_many =
+      ReadAll("agt_a", std::vector<std::string>(kMaxBatchSize + 1, "docs:1"));
   EXPECT_EQ(authorizer_.BatchAuthorize(too_many).status().code(),
             absl::StatusCode::kInvalidArgument);
-  std::vector<Request> at_limit(kMaxBatchSize, Read("agt_a", "docs:1"));
+  const BatchRequest at_limit = ReadAll("agt_a", std::vector<std::string>(kMaxBatchSize, "docs:1"));
   EXPECT_TRUE(authorizer_.BatchAuthorize(at_limit).ok());
   // A batch of none would answer without reading its subject at all.
-  absl::StatusOr<std::vector<Decision>> none = authorizer_.BatchAuthorize({});
+  absl::StatusOr<std::vector<Decision>> none = authorizer_.BatchAuthorize(ReadAll("agt_a", {}));
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(none.status().message(), "checks: a batch holds 1 to 256 checks, not 0");
 }
@@ -540,14 +702,14 @@ TEST_F(AuthorizerTest, EveryCallOverItsBudgetIsRefusedWithEvaluationLimit) {
 
   Authorizer tight(
       store_, [this] { return now_; }, &observer_, nullptr,
-      DecisionLimits{/*max_decision_steps=*/3, nullptr});
+      DecisionLimits{/*max_decision_steps=*/3});
   absl::StatusOr<Decision> decision = tight.Authorize(Read("agt_b", "docs:1"));
   ASSERT_TRUE(decision.ok()) << decision.status();
   EXPECT_EQ(decision->verdict, Verdict::kDeny);
   EXPECT_EQ(decision->reason, ReasonCode::kEvaluationLimit);
 
   absl::StatusOr<std::vector<Decision>> batch =
-      tight.BatchAuthorize({Read("agt_b", "docs:1"), Read("agt_b", "docs:2")});
+      tight.BatchAuthorize(ReadAll("agt_b", {"docs:1", "docs:2"}));
   ASSERT_TRUE(batch.ok()) << batch.status();
   for (const Decision& check : *batch) EXPECT_EQ(check.reason, ReasonCode::kEvaluationLimit);
 
@@ -566,20 +728,54 @@ TEST_F(AuthorizerTest, EveryCallOverItsBudgetIsRefusedWithEvaluationLimit) {
                                       "ValidateToken"}));
 }
 
-// An attempt given a small budget (verdictd's inline attempt) gives way instead of refusing.
-TEST_F(AuthorizerTest, AnAttemptWithAnOverBudgetStatusGivesWayInsteadOfRefusing) {
+// A plan made inline (verdictd's, on gRPC's thread) has a small budget: a call that needs more is
+// not refused there but left for a worker, which decides it with the whole budget.
+TEST_F(AuthorizerTest, APlanPastTheInlineBudgetIsLeftForAWorkerNotRefused) {
   AddAgent("agt_a");
   AddAgent("agt_b");
   Allow("agt_a", "docs:*");
   Delegate("agt_a", "agt_b", "docs:*");
-  Authorizer attempt(
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_b", Sha256(token)).ok());
+  Authorizer authorizer(
       store_, [this] { return now_; }, &observer_, nullptr,
-      DecisionLimits{3, [] { return absl::AbortedError("decide elsewhere"); }});
-  EXPECT_EQ(attempt.Authorize(Read("agt_b", "docs:1")).status().code(), absl::StatusCode::kAborted);
-  EXPECT_EQ(attempt.Simulate(Read("agt_b", "docs:1"), WhatIf()).status().code(),
-            absl::StatusCode::kAborted);
+      DecisionLimits{/*max_decision_steps=*/kDefaultMaxDecisionSteps, /*max_inline_steps=*/3});
+
+  absl::StatusOr<Planned<Decision>> plan =
+      authorizer.PlanAuthorize(Read("agt_b", "docs:1"), Venue::kInline);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->left, LeftToDo::kDecide);
+  absl::StatusOr<Planned<std::vector<Decision>>> batch_plan =
+      authorizer.PlanBatchAuthorize(ReadAll("agt_b", {"docs:1"}), Venue::kInline);
+  ASSERT_TRUE(batch_plan.ok()) << batch_plan.status();
+  EXPECT_EQ(batch_plan->left, LeftToDo::kDecide);
+  absl::StatusOr<Planned<TokenValidation>> validation_plan =
+      authorizer.PlanValidateToken(token, {}, /*list_permissions=*/true, Venue::kInline);
+  ASSERT_TRUE(validation_plan.ok()) << validation_plan.status();
+  EXPECT_EQ(validation_plan->left, LeftToDo::kDecide);
+  // Nothing was decided of record, nor refused for its budget.
   EXPECT_TRUE(observer_.evaluation_limits.empty());
   EXPECT_TRUE(observer_.reasons.empty());
+
+  absl::StatusOr<Decision> decision =
+      authorizer.FinishAuthorize(Read("agt_b", "docs:1"), *std::move(plan));
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->reason, ReasonCode::kAllowed);
+  absl::StatusOr<std::vector<Decision>> batch =
+      authorizer.FinishBatchAuthorize(ReadAll("agt_b", {"docs:1"}), *std::move(batch_plan));
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ((*batch)[0].reason, ReasonCode::kAllowed);
+  absl::StatusOr<TokenValidation> validation =
+      authorizer.FinishValidateToken(token, {}, true, *std::move(validation_plan));
+  ASSERT_TRUE(validation.ok()) << validation.status();
+  EXPECT_TRUE(validation->valid);
+  EXPECT_EQ(observer_.reasons,
+            (std::vector<ReasonCode>{ReasonCode::kAllowed, ReasonCode::kAllowed}));
+  // On a worker, the same plan is done at once.
+  plan = authorizer.PlanAuthorize(Read("agt_b", "docs:1"), Venue::kWorker);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->done());
+  EXPECT_EQ(plan->answer.reason, ReasonCode::kAllowed);
 }
 
 TEST_F(AuthorizerTest, AnInvalidTokenIsAnAnswerWithItsReason) {
@@ -832,7 +1028,7 @@ TEST_F(AuthorizerTest, TheObserverHearsEveryDecisionOfRecordWithItsLatency) {
   Authorizer authorizer(
       store_, [&clock_reads] { return kStart + absl::Milliseconds(clock_reads++); }, &observer_);
   ASSERT_TRUE(authorizer.Authorize(Read("agt_a", "docs:1", "r1")).ok());
-  ASSERT_TRUE(authorizer.BatchAuthorize({Read("agt_a", "docs:2", "r2")}).ok());
+  ASSERT_TRUE(authorizer.BatchAuthorize(ReadAll("agt_a", {"docs:2"}, "r2")).ok());
   ASSERT_TRUE(authorizer.Simulate(Read("agt_a", "docs:3", "r3"), WhatIf()).ok());
   ASSERT_TRUE(authorizer.ValidateToken(NewAgentToken()).ok());
   EXPECT_EQ(observer_.request_ids, (std::vector<std::string>{"r1", "r2"}));
@@ -847,7 +1043,7 @@ TEST_F(AuthorizerTest, ABatchsDecisionsEachWaitedItsTimeAndAClockSteppedBackIsNo
   absl::Time now = kStart;
   Authorizer authorizer(
       store_, [&now] { return now; }, &observer_);
-  ASSERT_TRUE(authorizer.BatchAuthorize({Read("agt_a", "docs:1", "b1")}).ok());
+  ASSERT_TRUE(authorizer.BatchAuthorize(ReadAll("agt_a", {"docs:1"}, "b1")).ok());
   // A wall clock stepped back during the call.
   int reads = 0;
   Authorizer stepped_back(
@@ -856,8 +1052,7 @@ TEST_F(AuthorizerTest, ABatchsDecisionsEachWaitedItsTimeAndAClockSteppedBackIsNo
   int ticks = 0;
   Authorizer ticking(
       store_, [&ticks] { return kStart + absl::Milliseconds(10 * ticks++); }, &observer_);
-  ASSERT_TRUE(
-      ticking.BatchAuthorize({Read("agt_a", "docs:1", "b2"), Read("agt_a", "docs:2", "b3")}).ok());
+  ASSERT_TRUE(ticking.BatchAuthorize(ReadAll("agt_a", {"docs:1", "docs:2"}, "b2")).ok());
   ASSERT_EQ(observer_.latencies.size(), 4u);
   EXPECT_EQ(observer_.latencies[1], absl::ZeroDuration());
   // The batch's two decisions were each answered when the batch was: after all of its time.

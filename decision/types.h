@@ -105,6 +105,23 @@ struct Request {
   std::string request_id;
 };
 
+// One check of a batch: what a Request holds beyond its subject and context.
+struct BatchCheck {
+  std::string action;
+  std::string resource;
+  std::string arguments_json;  // "" means the batch's
+};
+
+// Many checks for one caller (BatchAuthorize): one subject and one context, shared by every
+// check, each of which is decided as the Request they make together would be.
+struct BatchRequest {
+  Subject subject;
+  std::string client_ip;
+  std::string arguments_json;  // the checks' unless a check brings its own
+  std::string request_id;
+  std::vector<BatchCheck> checks;
+};
+
 enum class SigningKeyStatus { kActive, kRetired };
 
 // A key that signs JWT access tokens, kept in the store (the JWKS file holds the others). Only

@@ -61,8 +61,9 @@ void DecideAuthorize(Authorizer& authorizer, const v1::AuthorizeRequest& wire) {
   absl::StatusOr<Request> request = RequestFromProto(wire);
   if (!request.ok()) return;
   absl::StatusOr<Decision> decision = authorizer.Authorize(*request);
-  FUZZ_CHECK(decision.ok() || ValidateRequest(*request).code() == absl::StatusCode::kInvalidArgument,
-             "the in-memory store never fails: an error is an invalid request");
+  FUZZ_CHECK(
+      decision.ok() || ValidateRequest(*request).code() == absl::StatusCode::kInvalidArgument,
+      "the in-memory store never fails: an error is an invalid request");
   if (!decision.ok()) return;
   CheckAllowIsGranted(*request, *decision);
   absl::StatusOr<Simulation> simulation = authorizer.Simulate(*request, WhatIf());
@@ -82,17 +83,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Authorizer authorizer(Policy(), FixedNow);
 
   v1::AuthorizeRequest authorize;
-  if (authorize.ParseFromArray(data, static_cast<int>(size))) DecideAuthorize(authorizer, authorize);
+  if (authorize.ParseFromArray(data, static_cast<int>(size)))
+    DecideAuthorize(authorizer, authorize);
 
   v1::BatchAuthorizeRequest batch;
   if (batch.ParseFromArray(data, static_cast<int>(size))) {
-    absl::StatusOr<std::vector<Request>> requests = BatchRequestsFromProto(batch);
-    if (requests.ok()) {
-      absl::StatusOr<std::vector<Decision>> decisions = authorizer.BatchAuthorize(*requests);
+    absl::StatusOr<BatchRequest> checks = BatchRequestFromProto(batch);
+    if (checks.ok()) {
+      absl::StatusOr<std::vector<Decision>> decisions = authorizer.BatchAuthorize(*checks);
       if (decisions.ok()) {
-        FUZZ_CHECK(decisions->size() == requests->size(), "one decision per check");
-        for (size_t i = 0; i < requests->size(); ++i) {
-          CheckAllowIsGranted((*requests)[i], (*decisions)[i]);
+        FUZZ_CHECK(decisions->size() == checks->checks.size(), "one decision per check");
+        for (size_t i = 0; i < checks->checks.size(); ++i) {
+          Request request;
+          request.subject = checks->subject;
+          request.action = checks->checks[i].action;
+          request.resource = checks->checks[i].resource;
+          CheckAllowIsGranted(request, (*decisions)[i]);
         }
       }
     }

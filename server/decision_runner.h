@@ -6,21 +6,24 @@
 // "End to end"). But a decision that writes (a rate-limit slot, an approval) takes SQLite's write
 // lock and may wait out busy_timeout (seconds) behind another process, and gRPC runs its
 // callbacks on a few threads (two on a 2-core machine) that health probes, new calls and shutdown
-// need too. Reads never wait on a writer (WAL), so each decision is first tried inline against a
-// store that refuses to begin a write; one that turns out to need a write is decided again, from
-// the start, on a worker, where it writes. A subject carrying a DPoP proof also goes to a worker
-// before the proof is checked: a proof may be spent only once, by the attempt that stands.
-// At most `inline_slots` decisions run inline at once, each of them holding one store
-// connection at most: give the store `workers + inline_slots` connections, and an inline decision
-// never waits for a connection a blocked writer holds.
-// A decision that may be expensive runs on a worker too: an inline attempt has a small budget
-// (kInlineDecisionSteps) and one that needs more is decided again on a worker, with the full
-// budget (design section 8); Simulate always runs on a worker (RunOnWorker).
+// need too. Reads never wait on a writer (WAL), so each call is first planned inline, in one read
+// snapshot (decision/authorizer.h); the plan says whether the call is answered or what is left
+// for a worker: a commit (the decision writes), or the whole decision (a subject carrying a DPoP
+// proof, which may be spent only once, by the attempt that stands; or a decision past the inline
+// budget, kInlineDecisionSteps: one that may be expensive runs on a worker, with the full budget,
+// design section 8). Simulate always runs on a worker (RunOnWorker).
+// At most `inline_slots` plans run inline at once, each of them holding one store connection at
+// most: give the store `workers + inline_slots` connections, and an inline plan never waits for a
+// connection a blocked writer holds.
 //
 //   WorkerPool workers(4);
 //   DecisionRunner runner(store, clock, observer, access_tokens, workers, /*inline_slots=*/2);
+//   auto request = std::make_shared<const Request>(...);
 //   runner.Run<Decision>(
-//       [request](Authorizer& authorizer) { return authorizer.Authorize(request); },
+//       {[request](Authorizer& a, Venue venue) { return a.PlanAuthorize(*request, venue); },
+//        [request](Authorizer& a, Planned<Decision> plan) {
+//          return a.FinishAuthorize(*request, std::move(plan));
+//        }},
 //       [reactor](absl::StatusOr<Decision> decision) { ... answer the call ... },
 //       [context] { return context->IsCancelled(); });
 #ifndef VERDICT_SERVER_DECISION_RUNNER_H_
@@ -52,23 +55,31 @@ DecisionBudget::ShouldStop StopWhenCallEnds(Context* context) {
   };
 }
 
-// The store lookups and delegation steps an inline attempt may take: far more than a decision of
-// a normal policy needs (a three-hop chain takes about 15), far less than --max_decision_steps.
+// The store lookups and delegation steps an inline plan may take: far more than a decision of a
+// normal policy needs (a three-hop chain takes about 15), far less than --max_decision_steps.
 inline constexpr int64_t kInlineDecisionSteps = 1'000;
+
+// One call, in the two halves the Authorizer offers (decision/authorizer.h).
+template <typename T>
+struct DecisionCall {
+  // Plans the call at the venue it is handed.
+  absl::AnyInvocable<absl::StatusOr<Planned<T>>(Authorizer&, Venue)> plan;
+  // Does, on a worker, what a plan that is not done left.
+  absl::AnyInvocable<absl::StatusOr<T>(Authorizer&, Planned<T>)> finish;
+};
 
 class DecisionRunner {
  public:
-  // Decides with the Authorizer it is handed. Called at most twice: inline first, and again on a
-  // worker when the inline attempt was refused (IsDeferredToWorker).
+  // Decides with the Authorizer it is handed, on a worker (RunOnWorker).
   template <typename T>
   using Decide = absl::AnyInvocable<absl::StatusOr<T>(Authorizer&)>;
-  // Answers the call with what the decision that stands returned; called exactly once.
+  // Answers the call with what the decision returned; called exactly once.
   template <typename T>
   using Answer = absl::AnyInvocable<void(absl::StatusOr<T>) &&>;
 
   // `store`, `observer`, `access_tokens` (both may be null) and `workers` must outlive the
   // runner. Decisions are told to `observer` once, whichever thread made them.
-  // `limits` bound every decision (the inline attempts more tightly, see above).
+  // `limits` bound every decision (the inline plans more tightly, see above).
   DecisionRunner(PolicyStore& store, Clock clock, DecisionObserver* observer,
                  AccessTokenAuthenticator* access_tokens, WorkerPool& workers, int inline_slots,
                  DecisionLimits limits = {});
@@ -77,20 +88,45 @@ class DecisionRunner {
   DecisionRunner(const DecisionRunner&) = delete;
   DecisionRunner& operator=(const DecisionRunner&) = delete;
 
-  // Runs `decide` and then `answer`, either both before Run returns or both on a worker.
+  // Plans `call` inline when an inline slot is free and answers it there when the plan is done;
+  // otherwise the call is planned, or finished, on a worker. `answer` runs where the call ends.
   // `gave_up()` (a `bool() const` callable: the call was cancelled or ran out of time) is asked
-  // before each attempt: a caller that gave up, typically while its call waited for a worker,
-  // gets nothing decided for it, so no rate-limit slot or approval is spent for a caller that is
-  // gone, and `answer` gets CANCELLED.
+  // before the call is planned and before a worker takes it up: a caller that gave up, typically
+  // while its call waited for a worker, gets nothing decided for it, so no rate-limit slot or
+  // approval is spent for a caller that is gone, and `answer` gets CANCELLED.
   template <typename T, typename GaveUp>
-  void Run(Decide<T> decide, Answer<T> answer, GaveUp gave_up) {
-    if (std::optional<absl::StatusOr<T>> outcome = TryInline(decide, gave_up)) {
-      std::move(answer)(*std::move(outcome));
-      return;
+  void Run(DecisionCall<T> call, Answer<T> answer, GaveUp gave_up) {
+    std::optional<Planned<T>> left;  // the plan made inline, when it left work for a worker
+    if (AcquireInlineSlot()) {
+      absl::StatusOr<Planned<T>> plan = gave_up() ? absl::StatusOr<Planned<T>>(GaveUpStatus())
+                                                  : call.plan(authorizer_, Venue::kInline);
+      ReleaseInlineSlot();
+      if (!plan.ok()) {
+        std::move(answer)(plan.status());
+        return;
+      }
+      if (plan->done()) {
+        std::move(answer)(std::move(plan->answer));
+        return;
+      }
+      left = *std::move(plan);
     }
-    workers_.Schedule([this, decide = std::move(decide), answer = std::move(answer),
-                       gave_up = std::move(gave_up)]() mutable {
-      std::move(answer)(DecideUnlessGaveUp(decide, gave_up, writing_authorizer_));
+    workers_.Schedule([this, call = std::move(call), left = std::move(left),
+                       answer = std::move(answer), gave_up = std::move(gave_up)]() mutable {
+      if (gave_up()) {
+        std::move(answer)(GaveUpStatus());
+        return;
+      }
+      if (!left.has_value()) {
+        absl::StatusOr<Planned<T>> plan = call.plan(authorizer_, Venue::kWorker);
+        if (!plan.ok() || plan->done()) {
+          std::move(answer)(plan.ok() ? absl::StatusOr<T>(std::move(plan->answer))
+                                      : absl::StatusOr<T>(plan.status()));
+          return;
+        }
+        left = *std::move(plan);
+      }
+      std::move(answer)(call.finish(authorizer_, *std::move(left)));
     });
   }
 
@@ -102,39 +138,22 @@ class DecisionRunner {
   // The cap on each agent's pending approval requests (decision/pending_approvals.h), for every
   // decision this runner makes; call before the first Run.
   void set_max_pending_approvals(int64_t max_pending) {
-    inline_authorizer_.set_max_pending_approvals(max_pending);
-    writing_authorizer_.set_max_pending_approvals(max_pending);
+    authorizer_.set_max_pending_approvals(max_pending);
   }
 
-  // As Run, but always on a worker: for calls that may be expensive whatever their store holds
-  // (Simulate's what-if inputs).
+  // Always on a worker: for calls that may be expensive whatever their store holds (Simulate's
+  // what-if inputs). `gave_up` as for Run.
   template <typename T, typename GaveUp>
   void RunOnWorker(Decide<T> decide, Answer<T> answer, GaveUp gave_up) {
     workers_.Schedule([this, decide = std::move(decide), answer = std::move(answer),
                        gave_up = std::move(gave_up)]() mutable {
-      std::move(answer)(DecideUnlessGaveUp(decide, gave_up, writing_authorizer_));
+      std::move(answer)(gave_up() ? absl::StatusOr<T>(GaveUpStatus()) : decide(authorizer_));
     });
   }
 
-  // True for the status of an inline attempt that must be decided again on a worker. Only a
-  // `decide` that turns statuses into answers itself (ext_authz) needs to look.
-  static bool IsDeferredToWorker(const absl::Status& status);
-
  private:
-  template <typename T, typename GaveUp>
-  static absl::StatusOr<T> DecideUnlessGaveUp(Decide<T>& decide, const GaveUp& gave_up,
-                                              Authorizer& authorizer) {
-    if (gave_up()) return absl::CancelledError("the caller gave up before its decision was made");
-    return decide(authorizer);
-  }
-
-  template <typename T, typename GaveUp>
-  std::optional<absl::StatusOr<T>> TryInline(Decide<T>& decide, const GaveUp& gave_up) {
-    if (!AcquireInlineSlot()) return std::nullopt;
-    absl::StatusOr<T> outcome = DecideUnlessGaveUp(decide, gave_up, inline_authorizer_);
-    ReleaseInlineSlot();
-    if (!outcome.ok() && IsDeferredToWorker(outcome.status())) return std::nullopt;
-    return outcome;
+  static absl::Status GaveUpStatus() {
+    return absl::CancelledError("the caller gave up before its decision was made");
   }
 
   bool AcquireInlineSlot();
@@ -144,11 +163,7 @@ class DecisionRunner {
   const int inline_slots_;
   std::atomic<int> inline_in_use_{0};
   std::atomic<bool> inline_allowed_{true};
-  // What the inline attempts see: the store and the access tokens, minus writes and proofs.
-  const std::unique_ptr<PolicyStore> read_only_store_;
-  const std::unique_ptr<AccessTokenAuthenticator> proofless_access_tokens_;
-  Authorizer inline_authorizer_;
-  Authorizer writing_authorizer_;
+  Authorizer authorizer_;
 };
 
 }  // namespace verdict

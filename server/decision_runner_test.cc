@@ -53,6 +53,35 @@ class BrokenStore final : public PolicyStore {
   }
 };
 
+// Counts the read snapshots and write transactions begun over `base`: each one hosts one decision.
+class CountingStore final : public PolicyStore {
+ public:
+  explicit CountingStore(PolicyStore& base) : base_(base) {}
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    ++reads;
+    return base_.BeginRead();
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    ++writes;
+    return base_.BeginWrite();
+  }
+  std::atomic<int> reads{0};
+  std::atomic<int> writes{0};
+
+ private:
+  PolicyStore& base_;
+};
+
+// Authorize(request), in the halves the runner calls.
+DecisionCall<Decision> AuthorizeCall(const Request& request) {
+  return {[request](Authorizer& authorizer, Venue venue) {
+            return authorizer.PlanAuthorize(request, venue);
+          },
+          [request](Authorizer& authorizer, Planned<Decision> plan) {
+            return authorizer.FinishAuthorize(request, std::move(plan));
+          }};
+}
+
 // What one Run answered, and on which thread.
 struct Answered {
   absl::Notification done;
@@ -95,7 +124,7 @@ class DecisionRunnerTest : public ::testing::Test {
   static void StartAuthorize(DecisionRunner& runner, const Request& request, Answered& answered,
                              const std::atomic<bool>& gave_up) {
     runner.Run<Decision>(
-        [request](Authorizer& authorizer) { return authorizer.Authorize(request); },
+        AuthorizeCall(request),
         [&answered](absl::StatusOr<Decision> decision) {
           answered.decision = std::move(decision);
           answered.thread = std::this_thread::get_id();
@@ -167,7 +196,7 @@ TEST_F(DecisionRunnerTest, DecisionThatWritesIsMadeOnceOnAWorkerAndSpendsItsSlot
   Authorize(*runner, ReadDocs("agt_a"), second);
   ASSERT_TRUE(second.decision.ok()) << second.decision.status();
   EXPECT_EQ(second.decision->reason, ReasonCode::kRateLimited);
-  // The refused inline attempt is not a decision: each call is told to the observer once.
+  // The plan left to commit is not a decision: each call is told to the observer once.
   EXPECT_EQ(observer_.decisions, 2);
 }
 
@@ -208,11 +237,14 @@ TEST_F(DecisionRunnerTest, DecisionBeyondTheInlineSlotsGoesToAWorker) {
   // Takes the only inline slot and keeps it until released.
   std::thread holder([&] {
     runner->Run<Decision>(
-        [&](Authorizer& authorizer) {
-          holding.Notify();
-          release.WaitForNotification();
-          return authorizer.Authorize(ReadDocs("agt_a"));
-        },
+        {[&](Authorizer& authorizer, Venue venue) {
+           holding.Notify();
+           release.WaitForNotification();
+           return authorizer.PlanAuthorize(ReadDocs("agt_a"), venue);
+         },
+         [](Authorizer& authorizer, Planned<Decision> plan) {
+           return authorizer.FinishAuthorize(ReadDocs("agt_a"), std::move(plan));
+         }},
         [&](absl::StatusOr<Decision> decision) {
           held.decision = std::move(decision);
           held.done.Notify();
@@ -291,13 +323,56 @@ TEST_F(DecisionRunnerTest, StoreErrorIsAnsweredAsItIsNeverAnAllow) {
   Answered answered;
   Authorize(*runner, ReadDocs("agt_a"), answered);
   EXPECT_EQ(answered.decision.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(answered.decision.status()));
+  EXPECT_EQ(answered.thread, std::this_thread::get_id()) << "the plan failed inline: no retry";
   EXPECT_EQ(observer_.decisions, 0);
 }
 
-TEST(IsDeferredToWorkerTest, AnAbortedErrorWithoutTheMarkIsNotARefusal) {
-  EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(absl::AbortedError("transaction aborted")));
-  EXPECT_FALSE(DecisionRunner::IsDeferredToWorker(absl::OkStatus()));
+// Decide once: the plan made inline is not made again on the worker, which only commits it.
+TEST_F(DecisionRunnerTest, DecisionThatWritesIsPlannedInOneSnapshotAndCommittedInOneTransaction) {
+  Allow(R"({"rate_limit": {"max_calls": 1, "window_seconds": 3600}})");
+  CountingStore counting(store_);
+  std::unique_ptr<DecisionRunner> runner = Runner(counting, 1);
+  Answered answered;
+  Authorize(*runner, ReadDocs("agt_a"), answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_NE(answered.thread, std::this_thread::get_id());
+  EXPECT_EQ(counting.reads, 1) << "decided once in a snapshot, inline";
+  EXPECT_EQ(counting.writes, 1) << "and once more in the one write transaction, on a worker";
+}
+
+TEST_F(DecisionRunnerTest, DecisionThatOnlyReadsNeverBeginsAWrite) {
+  Allow("");
+  CountingStore counting(store_);
+  std::unique_ptr<DecisionRunner> runner = Runner(counting, 1);
+  Answered inline_answer;
+  Authorize(*runner, ReadDocs("agt_a"), inline_answer);
+  runner->SetInlineAllowed(false);
+  Answered worker_answer;
+  Authorize(*runner, ReadDocs("agt_a"), worker_answer);
+  ASSERT_TRUE(inline_answer.decision.ok()) << inline_answer.decision.status();
+  ASSERT_TRUE(worker_answer.decision.ok()) << worker_answer.decision.status();
+  EXPECT_NE(worker_answer.thread, std::this_thread::get_id());
+  EXPECT_EQ(counting.reads, 2);
+  EXPECT_EQ(counting.writes, 0);
+}
+
+// A DPoP proof is spent where the call is finished: the inline plan leaves it to a worker before
+// reading anything.
+TEST_F(DecisionRunnerTest, DpopSubjectIsLeftToAWorkerBeforeAnySnapshotIsRead) {
+  Allow("");
+  CountingAccessTokens access_tokens;
+  CountingStore counting(store_);
+  std::unique_ptr<DecisionRunner> runner = Runner(counting, 1, &access_tokens);
+  Request request = ReadDocs("");
+  request.subject.token = kAccessToken;
+  request.subject.dpop.proof = "a-dpop-proof";
+  Answered answered;
+  Authorize(*runner, request, answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_EQ(counting.reads, 1);
+  EXPECT_EQ(access_tokens.calls, 1);
 }
 
 TEST_F(DecisionRunnerTest, CallerWhoGaveUpGetsNothingDecided) {
@@ -333,7 +408,7 @@ TEST_F(DecisionRunnerTest, CallerWhoGivesUpWhileWaitingForAWorkerGetsNothingDeci
   free_workers.Notify();
   abandoned.done.WaitForNotification();
   EXPECT_EQ(abandoned.decision.status().code(), absl::StatusCode::kCancelled);
-  // The inline attempt was refused before anything was spent, and nothing was decided after.
+  // The inline plan spent nothing, and nothing was decided after.
   EXPECT_EQ(observer_.decisions, 0);
   ExpectItsRateSlotIsStillThere(*runner);
 }

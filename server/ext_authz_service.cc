@@ -4,6 +4,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -122,35 +124,33 @@ grpc::ServerUnaryReactor* ExtAuthzService::Check(grpc::CallbackServerContext* co
     finish(AnswerForDecision(absl::InvalidArgumentError("not a valid CheckRequest")));
     return reactor;
   }
-  // The mapping turns every decision error into a 503 answer, so the runner's refusal of an
-  // inline attempt is caught on its way there and handed back to the runner.
-  runner_.Run<HttpAnswer>(
-      [this, request, should_stop = StopWhenCallEnds(context)](
-          Authorizer& authorizer) -> absl::StatusOr<HttpAnswer> {
-        absl::Status deferred;
-        HttpAnswer answer = AnswerHttpRequest(
-            config_, AttributesFromCheckRequest(*request),
-            [this, &authorizer, &deferred, &should_stop](const Request& decision_request) {
-              absl::StatusOr<Decision> decision =
-                  authorizer.Authorize(decision_request, should_stop);
-              if (DecisionRunner::IsDeferredToWorker(decision.status())) {
-                deferred = decision.status();
-              } else if (decision.status().code() == absl::StatusCode::kUnavailable) {
-                metrics_.RecordStoreError();
-              }
-              return decision;
-            });
-        if (!deferred.ok()) return deferred;
-        return answer;
-      },
-      [reactor, finish](absl::StatusOr<HttpAnswer> answer) {
-        if (answer.status().code() == absl::StatusCode::kCancelled) {
-          reactor->Finish(ToGrpcStatus(answer.status()));  // nobody is waiting for an answer
+  // A request that does not map (no credential, a path verdict cannot match) is answered here;
+  // the others are decided where the runner says.
+  const HttpRequestAttributes attributes = AttributesFromCheckRequest(*request);
+  std::variant<Request, HttpAnswer> mapped = MapHttpRequest(config_, attributes);
+  if (const HttpAnswer* known = std::get_if<HttpAnswer>(&mapped)) {
+    finish(*known);
+    return reactor;
+  }
+  auto decision_request = std::make_shared<const Request>(std::get<Request>(std::move(mapped)));
+  auto should_stop = StopWhenCallEnds(context);
+  runner_.Run<Decision>(
+      {[decision_request, should_stop](Authorizer& authorizer, Venue venue) {
+         return authorizer.PlanAuthorize(*decision_request, venue, should_stop);
+       },
+       [decision_request, should_stop](Authorizer& authorizer, Planned<Decision> plan) {
+         return authorizer.FinishAuthorize(*decision_request, std::move(plan), should_stop);
+       }},
+      [this, reactor, finish,
+       scheme = AuthSchemeOf(config_, attributes)](absl::StatusOr<Decision> decision) {
+        if (decision.status().code() == absl::StatusCode::kCancelled) {
+          reactor->Finish(ToGrpcStatus(decision.status()));  // nobody is waiting for an answer
           return;
         }
-        // Only a deferred attempt fails, and the runner decides that one again; should any other
-        // failure arrive, it denies like every decision error.
-        finish(answer.ok() ? *answer : AnswerForDecision(answer.status()));
+        if (decision.status().code() == absl::StatusCode::kUnavailable) {
+          metrics_.RecordStoreError();
+        }
+        finish(AnswerForDecision(decision, scheme));
       },
       [context] { return context->IsCancelled(); });
   return reactor;

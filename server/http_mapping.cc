@@ -289,11 +289,14 @@ HttpAnswer AnswerHttpRequest(
     absl::FunctionRef<absl::StatusOr<Decision>(const Request&)> authorize) {
   std::variant<Request, HttpAnswer> mapped = MapHttpRequest(config, attributes);
   if (HttpAnswer* known = std::get_if<HttpAnswer>(&mapped)) return std::move(*known);
-  // A request that maps carried a credential in a scheme SchemeOf accepts.
+  return AnswerForDecision(authorize(std::get<Request>(mapped)), AuthSchemeOf(config, attributes));
+}
+
+AuthScheme AuthSchemeOf(const HttpMappingConfig& config, const HttpRequestAttributes& attributes) {
+  std::optional<absl::string_view> credential = Lookup(attributes.header, config.token_header);
+  if (!credential.has_value()) return AuthScheme::kBearer;
   absl::string_view token;
-  const AuthScheme scheme = SchemeOf(*Lookup(attributes.header, config.token_header), token)
-                                .value_or(AuthScheme::kBearer);
-  return AnswerForDecision(authorize(std::get<Request>(mapped)), scheme);
+  return SchemeOf(*credential, token).value_or(AuthScheme::kBearer);
 }
 
 }  // namespace verdict

@@ -100,6 +100,9 @@ enum class AuthScheme { kBearer, kDpop };
 HttpAnswer AnswerForDecision(const absl::StatusOr<Decision>& decision,
                              AuthScheme scheme = AuthScheme::kBearer);
 
+// The scheme of the credential a request that maps carried (kBearer when it names none).
+AuthScheme AuthSchemeOf(const HttpMappingConfig& config, const HttpRequestAttributes& attributes);
+
 // MapHttpRequest, then `authorize` when the request maps, then AnswerForDecision.
 HttpAnswer AnswerHttpRequest(const HttpMappingConfig& config,
                              const HttpRequestAttributes& attributes,

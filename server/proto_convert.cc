@@ -274,28 +274,27 @@ DpopEvidence DpopEvidenceFromProto(const v1::ValidateTokenRequest& proto) {
   return DpopEvidence{proto.dpop_proof(), proto.http_method(), proto.http_uri()};
 }
 
-absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(
-    const v1::BatchAuthorizeRequest& proto) {
+absl::StatusOr<BatchRequest> BatchRequestFromProto(const v1::BatchAuthorizeRequest& proto) {
   absl::StatusOr<Subject> subject = SubjectFromProto(proto.subject());
   if (!subject.ok()) return subject.status();
-  Request common;
-  common.subject = *std::move(subject);
-  ContextInto(proto.context(), &common);
+  Request context;
+  ContextInto(proto.context(), &context);
   // A check's own arguments replace the context's before the engine sees them: the context's
   // must be well-formed all the same, and are named as the wire names them.
-  if (absl::Status arguments = ValidateArguments(common.arguments_json); !arguments.ok()) {
+  if (absl::Status arguments = ValidateArguments(context.arguments_json); !arguments.ok()) {
     return InvalidField("context", arguments);
   }
-
-  std::vector<Request> requests;
-  requests.reserve(proto.checks_size());
+  BatchRequest batch;
+  batch.subject = *std::move(subject);
+  batch.subject.dpop = std::move(context.subject.dpop);
+  batch.client_ip = std::move(context.client_ip);
+  batch.arguments_json = std::move(context.arguments_json);
+  batch.request_id = std::move(context.request_id);
+  batch.checks.reserve(proto.checks_size());
   for (const v1::BatchCheck& check : proto.checks()) {
-    Request& request = requests.emplace_back(common);
-    request.action = check.action();
-    request.resource = check.resource();
-    if (!check.arguments_json().empty()) request.arguments_json = check.arguments_json();
+    batch.checks.push_back({check.action(), check.resource(), check.arguments_json()});
   }
-  return requests;
+  return batch;
 }
 
 absl::StatusOr<WhatIf> WhatIfFromProto(const v1::WhatIf& proto) {

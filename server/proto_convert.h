@@ -30,9 +30,9 @@ inline constexpr size_t kMaxWhatIfEntries = 256;
 
 // Requests, wire to engine. Every error is INVALID_ARGUMENT naming the field.
 absl::StatusOr<Request> RequestFromProto(const v1::AuthorizeRequest& proto);
-// One Request per check, each with the batch's subject and context; a check's non-empty
-// arguments_json replaces the context's.
-absl::StatusOr<std::vector<Request>> BatchRequestsFromProto(const v1::BatchAuthorizeRequest& proto);
+// The batch's one subject and context, and its checks; a check's non-empty arguments_json
+// replaces the context's (decision/types.h).
+absl::StatusOr<BatchRequest> BatchRequestFromProto(const v1::BatchAuthorizeRequest& proto);
 // The DPoP proof and HTTP request a ValidateToken call carries (empty when none).
 DpopEvidence DpopEvidenceFromProto(const v1::ValidateTokenRequest& proto);
 // Extra permissions and lent permissions must be storable (resource pattern, action names,

@@ -104,7 +104,7 @@ TEST(RequestFromProtoTest, MissingSubjectIsInvalidArgument) {
 
 // Every check may bring its own arguments: the context's must be well-formed all the same, and
 // are named as the context's, not as some check's (review h36).
-TEST(BatchRequestsFromProtoTest, MalformedContextArgumentsAreRefusedEvenWhenEveryCheckHasItsOwn) {
+TEST(BatchRequestFromProtoTest, MalformedContextArgumentsAreRefusedEvenWhenEveryCheckHasItsOwn) {
   v1::BatchAuthorizeRequest wire;
   wire.mutable_subject()->set_agent_id("agt_reader");
   wire.mutable_context()->set_arguments_json("{");
@@ -112,15 +112,15 @@ TEST(BatchRequestsFromProtoTest, MalformedContextArgumentsAreRefusedEvenWhenEver
   check->set_action("read");
   check->set_resource("docs:1");
   check->set_arguments_json("{}");
-  const absl::Status status = BatchRequestsFromProto(wire).status();
+  const absl::Status status = BatchRequestFromProto(wire).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(status.message()), StartsWith("context: arguments_json: "));
   wire.mutable_context()->set_arguments_json("[1]");
-  EXPECT_EQ(BatchRequestsFromProto(wire).status().message(),
+  EXPECT_EQ(BatchRequestFromProto(wire).status().message(),
             "context: arguments_json: must be a JSON object");
 }
 
-TEST(BatchRequestsFromProtoTest, EveryCheckSharesTheSubjectAndContext) {
+TEST(BatchRequestFromProtoTest, EveryCheckSharesTheSubjectAndContext) {
   v1::BatchAuthorizeRequest wire;
   wire.mutable_subject()->set_agent_id("agt_reader");
   wire.mutable_context()->set_client_ip("::1");
@@ -134,26 +134,25 @@ TEST(BatchRequestsFromProtoTest, EveryCheckSharesTheSubjectAndContext) {
   second->set_resource("/api/docs/2");
   second->set_arguments_json(R"({"b":2})");
 
-  absl::StatusOr<std::vector<Request>> requests = BatchRequestsFromProto(wire);
-  ASSERT_TRUE(requests.ok()) << requests.status();
-  ASSERT_EQ(requests->size(), 2u);
-  for (const Request& request : *requests) {
-    EXPECT_EQ(request.subject.agent_id, "agt_reader");
-    EXPECT_EQ(request.client_ip, "::1");
-    EXPECT_EQ(request.request_id, "batch-1");
-  }
-  EXPECT_EQ((*requests)[0].action, "read");
-  EXPECT_EQ((*requests)[0].resource, "docs:1");
-  EXPECT_EQ((*requests)[0].arguments_json, R"({"a":1})") << "no override: the context's";
-  EXPECT_EQ((*requests)[1].action, "write");
-  EXPECT_EQ((*requests)[1].resource, "/api/docs/2");
-  EXPECT_EQ((*requests)[1].arguments_json, R"({"b":2})") << "the check's own replaces it";
+  absl::StatusOr<BatchRequest> batch = BatchRequestFromProto(wire);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->subject.agent_id, "agt_reader");
+  EXPECT_EQ(batch->client_ip, "::1");
+  EXPECT_EQ(batch->request_id, "batch-1");
+  EXPECT_EQ(batch->arguments_json, R"({"a":1})");
+  ASSERT_EQ(batch->checks.size(), 2u);
+  EXPECT_EQ(batch->checks[0].action, "read");
+  EXPECT_EQ(batch->checks[0].resource, "docs:1");
+  EXPECT_EQ(batch->checks[0].arguments_json, "") << "no override: the context's";
+  EXPECT_EQ(batch->checks[1].action, "write");
+  EXPECT_EQ(batch->checks[1].resource, "/api/docs/2");
+  EXPECT_EQ(batch->checks[1].arguments_json, R"({"b":2})") << "the check's own replaces it";
 }
 
-TEST(BatchRequestsFromProtoTest, MissingSubjectIsInvalidArgument) {
+TEST(BatchRequestFromProtoTest, MissingSubjectIsInvalidArgument) {
   v1::BatchAuthorizeRequest wire;
   wire.add_checks()->set_action("read");
-  EXPECT_EQ(BatchRequestsFromProto(wire).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(BatchRequestFromProto(wire).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // --- Decisions --------------------------------------------------------------------------------

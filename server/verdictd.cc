@@ -269,8 +269,7 @@ int Serve(const ServerOptions& options) {
   WorkerPool workers(options.workers);
   DecisionRunner runner(
       **store, [] { return absl::Now(); }, observers.empty() ? nullptr : &observers,
-      access_tokens->get(), workers, inline_slots,
-      DecisionLimits{options.max_decision_steps, nullptr});
+      access_tokens->get(), workers, inline_slots, DecisionLimits{options.max_decision_steps});
   runner.set_max_pending_approvals(storage_bounds->max_pending_approvals);
   // With --decision_log_durability=sync an answer waits for its row's commit, on the decision
   // log's database: never on one of gRPC's few threads, which health checks need (a locked or
