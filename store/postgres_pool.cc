@@ -41,8 +41,10 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
   const bool reused = connection != nullptr;
   if (connection == nullptr) {
     // Opened outside the lock: connecting may wait on the network or on another migration.
-    absl::StatusOr<std::unique_ptr<PostgresConnection>> opened =
-        PostgresConnection::Open(pq_, conninfo_, options_);
+    // Given up as soon as BreakLeased says the server stopped answering.
+    const uint64_t breaks = breaks_.load();
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> opened = PostgresConnection::Open(
+        pq_, conninfo_, options_, [this, breaks] { return breaks_.load() != breaks; });
     absl::Status migrated = opened.ok() ? MigratePostgresSchema(**opened) : opened.status();
     if (!migrated.ok()) {
       Return(nullptr);
@@ -72,6 +74,7 @@ void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
 }
 
 void PostgresPool::BreakLeased() {
+  breaks_.fetch_add(1);
   absl::MutexLock lock(&mutex_);
   for (PostgresConnection* connection : leased_) connection->Interrupt();
 }
