@@ -63,9 +63,18 @@ class Lookups {
     return live;
   }
 
+  // From now on, PermissionsOf may leave out permissions that cannot match `action` on
+  // `resource` (PolicyView::PermissionsThatMayMatch): for a decision without a trace, which
+  // looks at no other. Both must outlive the Lookups.
+  void OnlyFor(absl::string_view action, absl::string_view resource) {
+    only_for_ = {action, resource};
+  }
+
   absl::StatusOr<absl::Span<const Permission>> PermissionsOf(absl::string_view agent_id) {
-    return Cached(permissions_, agent_id,
-                  [&](absl::string_view id) { return view_.PermissionsSpan(id); });
+    return Cached(permissions_, agent_id, [&](absl::string_view id) {
+      return only_for_ ? view_.PermissionsThatMayMatch(id, only_for_->first, only_for_->second)
+                       : view_.PermissionsSpan(id);
+    });
   }
 
   absl::StatusOr<absl::Span<const Delegation>> DelegationsInto(absl::string_view agent_id) {
@@ -96,6 +105,7 @@ class Lookups {
   const absl::Time now_;
   DecisionBudget& budget_;
   absl::InlinedVector<std::pair<absl::string_view, bool>, 4> liveness_;
+  std::optional<std::pair<absl::string_view, absl::string_view>> only_for_;
   Answers<Permission> permissions_;
   Answers<Delegation> delegations_;
 };

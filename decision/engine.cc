@@ -52,7 +52,10 @@ class Decider {
         now_(now),
         trace_(trace),
         access_tokens_(access_tokens),
-        decision_(decision) {}
+        decision_(decision) {
+    // A trace lists every permission tried; without one, those that cannot match are skipped.
+    if (trace_ == nullptr) lookups_.OnlyFor(request_.action, request_.resource);
+  }
 
   // A failed lookup is returned as its status, and the decision is then to be dropped. A
   // decision over budget is refused with EVALUATION_LIMIT; one whose caller gave up, CANCELLED.

@@ -52,6 +52,12 @@ class PolicyView {
   virtual absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(
       absl::string_view agent_id, absl::Time now);
 
+  // The agent's own permissions that may match `action` on `resource`, in creation order: at
+  // least every one that matches both, possibly more. By default all of them (PermissionsSpan);
+  // a view that indexes an agent's many permissions answers with fewer (store/sqlite_store.cc).
+  virtual absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(
+      absl::string_view agent_id, absl::string_view action, absl::string_view resource);
+
   // Whether any of the agent's own permissions allows: what makes a delegator the origin of a
   // chain. By default read from PermissionsSpan; a view that can tell without decoding every
   // permission answers itself (store/sqlite_store.cc).
@@ -112,6 +118,11 @@ inline absl::StatusOr<absl::Span<const Delegation>> PolicyView::ActiveDelegation
   absl::StatusOr<std::vector<Delegation>> delegations = ActiveDelegationsInto(agent_id, now);
   if (!delegations.ok()) return delegations.status();
   return absl::MakeConstSpan(kept_delegations_.emplace_back(*std::move(delegations)));
+}
+
+inline absl::StatusOr<absl::Span<const Permission>> PolicyView::PermissionsThatMayMatch(
+    absl::string_view agent_id, absl::string_view, absl::string_view) {
+  return PermissionsSpan(agent_id);
 }
 
 inline absl::StatusOr<bool> PolicyView::HoldsAllowPermission(absl::string_view agent_id) {

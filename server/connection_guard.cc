@@ -184,6 +184,7 @@ struct ConnectionGuard::Connection {
   absl::optional<absl::Time> closing_since;
   uint32_t client_interest = 0;
   uint32_t server_interest = 0;
+  uint64_t last_active = 0;  // ConnectionGuard::activity_ when a byte last moved either way
 };
 
 namespace {
@@ -272,11 +273,13 @@ std::unique_ptr<grpc::ServerBuilderOption> ConnectionGuard::ServerBuilderOption(
 }
 
 ConnectionGuard::Counters ConnectionGuard::counters() const {
-  return {open_.load(), refused_over_limit_.load(), closed_for_header_block_.load()};
+  return {open_.load(), refused_over_limit_.load(), evicted_idle_.load(),
+          closed_for_header_block_.load()};
 }
 
 void ConnectionGuard::TakeOver(int fd) {
-  if (!relay_.joinable() || open_.fetch_add(1) >= options_.max_connections) {
+  // Up to max_connections more wait for the relay thread, which then ends as many idle ones.
+  if (!relay_.joinable() || open_.fetch_add(1) >= 2 * int64_t{options_.max_connections}) {
     open_.fetch_sub(1);
     refused_over_limit_.fetch_add(1);
     shutdown(fd, SHUT_RDWR);
@@ -324,6 +327,8 @@ void ConnectionGuard::Adopt(int client_fd, int server_fd) {
   connections_[id] = std::make_unique<Connection>(
       id, client_fd, server_fd, options_.max_header_block_bytes, options_.max_streams_before_ack);
   Connection& connection = *connections_[id];
+  connection.last_active = ++activity_;
+  ++relayed_;
   epoll_event event{};
   event.events = EPOLLIN;
   event.data.u64 = Key(id, false);
@@ -364,6 +369,26 @@ void ConnectionGuard::Run() {
       adopted.swap(to_adopt_);
     }
     for (const auto& [client, server] : adopted) Adopt(client, server);
+    EvictIdlest();
+  }
+}
+
+void ConnectionGuard::EvictIdlest() {
+  while (relayed_ > std::max(options_.max_connections, 1)) {
+    // A connection gRPC has already ended goes first; then the one idle longest.
+    Connection* idlest = nullptr;
+    for (const std::unique_ptr<Connection>& connection : connections_) {
+      if (connection == nullptr) continue;
+      const bool ending = connection->closing_since.has_value();
+      if (idlest == nullptr || (ending && !idlest->closing_since.has_value()) ||
+          (ending == idlest->closing_since.has_value() &&
+           connection->last_active < idlest->last_active)) {
+        idlest = connection.get();
+      }
+    }
+    if (idlest == nullptr) return;
+    evicted_idle_.fetch_add(1);
+    Close(idlest->id);
   }
 }
 
@@ -409,6 +434,7 @@ bool ConnectionGuard::Pump(Connection& connection) {
       connection.client_done = true;
       break;
     }
+    connection.last_active = ++activity_;
     if (!to_grpc) continue;  // gRPC is gone: dropped
     if (!connection.meter.Read(absl::string_view(connection.to_server.data, n))) {
       closed_for_header_block_.fetch_add(1);
@@ -434,6 +460,7 @@ bool ConnectionGuard::Pump(Connection& connection) {
     if (read == Io::kWouldBlock) break;
     if (read == Io::kProgress) {
       connection.to_client.end = n;
+      connection.last_active = ++activity_;
       continue;
     }
     // gRPC closed the connection (or failed): its end is done with.
@@ -514,6 +541,7 @@ void ConnectionGuard::Close(uint64_t id) {
   if (connection.server >= 0) close(connection.server);
   connections_[id].reset();
   free_ids_.push_back(id);
+  --relayed_;
   open_.fetch_sub(1);
 }
 

@@ -5,7 +5,11 @@
 //     complete: it buffers a header block whole, copying it again for every CONTINUATION frame.
 //     The guard counts each header block's bytes as they arrive and closes the connection as
 //     soon as one is over the limit, before gRPC holds it.
-//   - connections: gRPC has no limit on how many are open; the guard refuses those over it.
+//   - connections: gRPC has no limit on how many are open; the guard holds them to one. At the
+//     limit a new connection takes the place of the one that has been idle longest (no byte
+//     either way for the longest time), so a client that holds every connection open cannot keep
+//     a health probe's new connection out: the probe is the most recent to act, an idle or
+//     trickling attacker's connections the least.
 //
 // gRPC keeps its own listener (its addresses, unix sockets, peer names); the guard takes each
 // accepted socket over through GRPC_ARG_SOCKET_MUTATOR, before gRPC reads from it: the socket's
@@ -73,7 +77,9 @@ class HeaderBlockMeter {
 class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
  public:
   struct Options {
-    // Connections open at once through the guard; one more is closed as soon as it is accepted.
+    // Connections open at once through the guard. One more ends the connection idle longest
+    // (see the file comment); while the relay has not caught up, accepted connections past
+    // twice this are closed at once.
     int max_connections = 100;
     // The largest header block (HEADERS plus CONTINUATION frames, HPACK-encoded) a client may
     // send; one larger closes its connection.
@@ -96,13 +102,14 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   std::unique_ptr<grpc::ServerBuilderOption> ServerBuilderOption();
 
   // Takes over the accepted socket `fd` before gRPC reads from it (see the file comment); past
-  // max_connections, or when no socket pair can be made, shuts the socket down instead, so gRPC
-  // sees the connection end at once. Thread-safe; called on gRPC's accepting thread.
+  // twice max_connections, or when no socket pair can be made, shuts the socket down instead, so
+  // gRPC sees the connection end at once. Thread-safe; called on gRPC's accepting thread.
   void TakeOver(int fd);
 
   struct Counters {
     int64_t open = 0;                     // connections relayed now
     int64_t refused_over_limit = 0;       // connections closed at once: max_connections reached
+    int64_t evicted_idle = 0;             // connections ended to make room for a newer one
     int64_t closed_for_header_block = 0;  // connections closed for a header block over the limit
   };
   Counters counters() const;
@@ -120,6 +127,8 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   void UpdateInterest(Connection& connection);
   // Closes the connections gRPC ended whose clients have had long enough to hang up.
   void EndLingering();
+  // Ends the connections idle longest until no more than max_connections are relayed.
+  void EvictIdlest();
   void Close(uint64_t id);
 
   const Options options_;
@@ -128,6 +137,7 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   std::atomic<int64_t> open_{0};
   std::atomic<int64_t> refused_over_limit_{0};
   std::atomic<int64_t> closed_for_header_block_{0};
+  std::atomic<int64_t> evicted_idle_{0};
 
   absl::Mutex mutex_;
   std::vector<std::pair<int, int>> to_adopt_ ABSL_GUARDED_BY(mutex_);  // {client, server}
@@ -137,6 +147,8 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   std::vector<std::unique_ptr<Connection>> connections_;  // by id; null once closed
   std::vector<uint64_t> free_ids_;
   std::vector<uint64_t> closing_;  // ids of connections gRPC ended, lingering
+  int64_t relayed_ = 0;            // connections in connections_
+  uint64_t activity_ = 0;          // stamps Connection::last_active: higher is more recent
   std::thread relay_;
 };
 

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -228,23 +229,64 @@ TEST_F(TransportLimitsTest, AHalfSentCallIsEndedWithinTheMaximumCallDuration) {
   close(fd);
 }
 
-TEST_F(TransportLimitsTest, AConnectionOverTheLimitIsClosedAtOnce) {
+// Reads what the server sends until it acknowledges the client's SETTINGS, which it does once
+// it has read them: the guard has then relayed the client's opening. False if the connection
+// ends first or `timeout` passes.
+bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::string read;
+  size_t at = 0;  // the next frame header in `read`
+  while (absl::Now() < deadline) {
+    while (read.size() >= at + 9) {
+      const size_t length = (size_t{static_cast<uint8_t>(read[at])} << 16) |
+                            (size_t{static_cast<uint8_t>(read[at + 1])} << 8) |
+                            static_cast<uint8_t>(read[at + 2]);
+      if (read[at + 3] == 4 && (read[at + 4] & 1) != 0) return true;  // SETTINGS, ACK
+      at += 9 + length;
+    }
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()))) <= 0) {
+      continue;
+    }
+    char buffer[4096];
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) return false;
+    read.append(buffer, static_cast<size_t>(n));
+  }
+  return false;
+}
+
+// Whether the server has closed the connection, without waiting.
+bool ClosedByServerNow(int fd) {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+    if (n == 0) return true;
+    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+  }
+}
+
+// A client that holds every connection open must not keep a new one (a health probe's) out:
+// at the limit the new connection takes the place of the one idle longest (issue 16).
+TEST_F(TransportLimitsTest, AtTheLimitANewConnectionEndsTheOneIdleLongest) {
   TransportLimits limits;
-  limits.max_connections = 1;
+  limits.max_connections = 2;
   StartServer(limits);
-  const int first = Connect();
-  ASSERT_GE(first, 0);
-  ASSERT_TRUE(SendAll(first, Opening()));
-  const int second = Connect();
-  ASSERT_GE(second, 0);
-  EXPECT_TRUE(ClosedByServerWithin(second, absl::Seconds(10)));
-  close(second);
-  // Once the first is gone, a new connection is served again.
-  close(first);
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  grpc::Status status = Authorize();
-  while (!status.ok() && absl::Now() < deadline) status = Authorize();
+  const int idle = Connect();
+  ASSERT_GE(idle, 0);
+  ASSERT_TRUE(SendAll(idle, Opening()));
+  ASSERT_TRUE(SettingsAcknowledgedWithin(idle, absl::Seconds(10)));
+  const int recent = Connect();  // acts after `idle` last did
+  ASSERT_GE(recent, 0);
+  ASSERT_TRUE(SendAll(recent, Opening()));
+  ASSERT_TRUE(SettingsAcknowledgedWithin(recent, absl::Seconds(10)));
+
+  grpc::Status status = Authorize();  // a third connection
   EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(ClosedByServerWithin(idle, absl::Seconds(10)));
+  EXPECT_FALSE(ClosedByServerNow(recent));
+  close(idle);
+  close(recent);
 }
 
 }  // namespace

@@ -139,7 +139,8 @@ int64_t PgResult::changed_rows() const {
 }
 
 absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
-    const LibPq& pq, const std::string& conninfo, const PostgresConnectionOptions& options) {
+    const LibPq& pq, const std::string& conninfo, const PostgresConnectionOptions& options,
+    const std::function<bool()>& given_up) {
   // The URL (or key=value string) is expanded in place of dbname; the defaults before it give
   // way to what it says.
   const std::string connect_timeout =
@@ -158,10 +159,36 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
       conninfo.c_str(),        nullptr};
   // The server answers within statement_timeout or says why not; the margin lets it say so.
   std::unique_ptr<PostgresConnection> opened(
-      new PostgresConnection(pq, pq.connectdbParams(keywords, values, /*expand_dbname=*/1),
+      new PostgresConnection(pq, pq.connectStartParams(keywords, values, /*expand_dbname=*/1),
                              options.statement_timeout + absl::Seconds(2)));
   if (opened->connection_ == nullptr) {
     return absl::UnavailableError("policy store unavailable: libpq is out of memory");
+  }
+  // libpq's own loop (PQconnectdbParams) would wait out connect_timeout on a server that
+  // accepts the connection and never answers (a frozen one); this one also stops when the
+  // caller gives up (PostgresPool::BreakLeased).
+  const absl::Time deadline =
+      absl::Now() +
+      std::max(absl::Seconds(1), absl::Seconds(absl::ToInt64Seconds(options.connect_timeout)));
+  PostgresPollingStatusType polling = PGRES_POLLING_WRITING;
+  while (pq.status(opened->connection_) != CONNECTION_BAD && polling != PGRES_POLLING_OK &&
+         polling != PGRES_POLLING_FAILED) {
+    if (given_up && given_up()) {
+      return absl::UnavailableError(
+          "policy store unavailable: connecting was abandoned (the server stopped answering)");
+    }
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::UnavailableError(
+          "policy store unavailable: the server did not answer within the connect timeout");
+    }
+    pollfd ready{pq.socket(opened->connection_),
+                 static_cast<short>(polling == PGRES_POLLING_READING ? POLLIN : POLLOUT), 0};
+    const int polled = poll(
+        &ready, 1,
+        static_cast<int>(absl::ToInt64Milliseconds(std::min(left, absl::Milliseconds(50))) + 1));
+    if (polled < 0 && errno != EINTR) break;
+    if (polled > 0) polling = pq.connectPoll(opened->connection_);
   }
   if (pq.status(opened->connection_) != CONNECTION_OK) {
     return absl::UnavailableError(

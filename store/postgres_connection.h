@@ -20,6 +20,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -113,9 +114,12 @@ class PgResult {
 class PostgresConnection {
  public:
   // Connects with `conninfo` (a postgresql:// URL or key=value pairs) and applies `options`.
-  // UNAVAILABLE when the server cannot be reached or refuses the connection.
+  // UNAVAILABLE when the server cannot be reached or refuses the connection, when it has not
+  // answered within connect_timeout, or as soon as `given_up` (checked every 50 ms while
+  // connecting) says true: a frozen server must not hold the caller for the whole timeout.
   static absl::StatusOr<std::unique_ptr<PostgresConnection>> Open(
-      const LibPq& pq, const std::string& conninfo, const PostgresConnectionOptions& options);
+      const LibPq& pq, const std::string& conninfo, const PostgresConnectionOptions& options,
+      const std::function<bool()>& given_up = nullptr);
 
   PostgresConnection(const PostgresConnection&) = delete;
   PostgresConnection& operator=(const PostgresConnection&) = delete;

@@ -37,6 +37,8 @@ absl::StatusOr<LibPq> Load() {
   LibPq pq;
   std::string error;
   Resolve(library, "PQconnectdbParams", pq.connectdbParams, error);
+  Resolve(library, "PQconnectStartParams", pq.connectStartParams, error);
+  Resolve(library, "PQconnectPoll", pq.connectPoll, error);
   Resolve(library, "PQstatus", pq.status, error);
   Resolve(library, "PQerrorMessage", pq.errorMessage, error);
   Resolve(library, "PQfinish", pq.finish, error);

@@ -23,6 +23,8 @@ namespace verdict {
 // The libpq functions the PostgreSQL store uses, with libpq's own signatures.
 struct LibPq {
   decltype(&::PQconnectdbParams) connectdbParams;
+  decltype(&::PQconnectStartParams) connectStartParams;
+  decltype(&::PQconnectPoll) connectPoll;
   decltype(&::PQstatus) status;
   decltype(&::PQerrorMessage) errorMessage;
   decltype(&::PQfinish) finish;

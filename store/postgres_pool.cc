@@ -11,6 +11,7 @@ PostgresPool::PostgresPool(const LibPq& pq, std::string conninfo, PostgresConnec
     : pq_(pq), conninfo_(std::move(conninfo)), options_(options), free_slots_(size) {}
 
 absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
+  const uint64_t breaks = breaks_.load();
   std::unique_ptr<PostgresConnection> connection;
   {
     absl::MutexLock lock(&mutex_);
@@ -41,8 +42,10 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
   const bool reused = connection != nullptr;
   if (connection == nullptr) {
     // Opened outside the lock: connecting may wait on the network or on another migration.
-    absl::StatusOr<std::unique_ptr<PostgresConnection>> opened =
-        PostgresConnection::Open(pq_, conninfo_, options_);
+    // Given up as soon as BreakLeased says the server stopped answering, since this call began:
+    // a call that waited for a slot the break freed must not wait on the frozen server again.
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> opened = PostgresConnection::Open(
+        pq_, conninfo_, options_, [this, breaks] { return breaks_.load() != breaks; });
     absl::Status migrated = opened.ok() ? MigratePostgresSchema(**opened) : opened.status();
     if (!migrated.ok()) {
       Return(nullptr);
@@ -72,6 +75,7 @@ void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
 }
 
 void PostgresPool::BreakLeased() {
+  breaks_.fetch_add(1);
   absl::MutexLock lock(&mutex_);
   for (PostgresConnection* connection : leased_) connection->Interrupt();
 }

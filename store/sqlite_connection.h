@@ -34,6 +34,7 @@
 #include "store/decision_record.h"
 #include "store/sqlite_error.h"
 #include "store/sqlite_statements.h"
+#include "store/wide_permissions.h"
 
 namespace verdict {
 
@@ -66,6 +67,8 @@ class SqliteConnection {
   // The rows this connection's transactions decode decision records into, reused for their
   // memory (store/decision_record.h).
   DecodedRecords& decoded_records() { return decoded_records_; }
+  // The indexed lists of agents with many permissions (store/wide_permissions.h).
+  WidePermissions& wide_permissions() { return wide_permissions_; }
   const ConnectionOptions& options() const { return options_; }
 
   // Records a failure; after a connection fault (store/sqlite_error.h) the connection is
@@ -105,6 +108,7 @@ class SqliteConnection {
   ConnectionOptions options_;
   std::array<CachedStatement, kStatementCount> statements_;
   DecodedRecords decoded_records_;
+  WidePermissions wide_permissions_;
   bool broken_ = false;
   // Declared last, so destroyed first: before database_ closes.
   RunWhenDestroyed on_closing_;

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -120,6 +121,21 @@ class SqlitePolicyView : public Base {
     return records().Delegations((*kept)->record.delegations_into, now);
   }
 
+  // An agent with many permissions: only those that may match, from the connection's index of
+  // exactly this text (store/wide_permissions.h).
+  absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(
+      absl::string_view agent_id, absl::string_view action, absl::string_view resource) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    const std::string& text = (*kept)->record.permissions;
+    if (text.size() < WidePermissions::kMinBytes) return records().Permissions(text);
+    std::vector<Permission>& may_match = may_match_.emplace_back();
+    absl::Status found =
+        connection().wide_permissions().MayMatch(agent_id, text, action, resource, may_match);
+    if (!found.ok()) return found;
+    return absl::MakeConstSpan(may_match);
+  }
+
   absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id) override {
     absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
     if (!kept.ok()) return kept.status();
@@ -187,7 +203,8 @@ class SqlitePolicyView : public Base {
   }
 
   ConnectionPool::Lease lease_;
-  DecisionRecord token_record_;  // a token's row before its agent is known
+  std::list<std::vector<Permission>> may_match_;  // PermissionsThatMayMatch's answers
+  DecisionRecord token_record_;                   // a token's row before its agent is known
 };
 
 class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {

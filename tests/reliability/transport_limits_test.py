@@ -598,9 +598,8 @@ class TransportLimitsTest(unittest.TestCase):
         self.assert_held_calls_ended(seen)
 
     def test_calls_trickling_a_byte_at_a_time_are_ended(self):
-        # One connection short of --max_connections, so that the health probe has one: an
-        # attacker holding every connection also keeps probes out until the connections' age
-        # retires them (RELIABILITY.md, transport limits).
+        # One connection short of --max_connections, so that the health probe does not end one
+        # of the attack's (connection_exhaustion_test holds them all).
         seen = attack_trickle(self.server, watch_s=ENDED_WITHIN_S + 1, max_clients=99)
         # About 12 KiB of gRPC's call state per open call, which its memory quota does not stop:
         # bounded by --max_connections x 100 streams (9,900 calls here).
