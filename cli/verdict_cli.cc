@@ -30,6 +30,7 @@
 #include "cli/options.h"
 #include "common/admin_limits.h"
 #include "common/build_info.h"
+#include "proto/enum_names.h"
 #include "server/admin_secret.h"
 #include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -276,7 +277,7 @@ int CreateAgent(Session& session) {
   request.set_id(o.Get("id"));
   std::string kind = absl::AsciiStrToUpper(o.Get("kind"));
   v1::AgentKind parsed_kind;
-  if (!v1::AgentKind_Parse(kind, &parsed_kind) || parsed_kind == v1::AGENT_KIND_UNSPECIFIED) {
+  if (!ParseShortEnumName(kind, &parsed_kind) || parsed_kind == v1::AGENT_KIND_UNSPECIFIED) {
     return session.UsageError("--kind: one of autonomous, delegated, service");
   }
   request.set_kind(parsed_kind);
@@ -294,9 +295,9 @@ int CreateAgent(Session& session) {
 int GetAgent(Session& session) {
   v1::GetAgentRequest request;
   request.set_agent_id(session.options().Get("id"));
-  v1::Agent response;
+  v1::GetAgentResponse response;
   int code = session.CallAdmin(&AdminStub::GetAgent, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.agent());
   return code;
 }
 
@@ -314,15 +315,17 @@ int ListAgents(Session& session) {
   return code;
 }
 
-// Suspend, reactivate and revoke differ only in the method.
-std::function<int(Session&)> SetAgentStatus(grpc::Status (AdminStub::*method)(
-    grpc::ClientContext*, const v1::AgentStatusRequest&, v1::Agent*)) {
+// Suspend, reactivate and revoke differ only in the method; each prints the agent as it now is.
+template <typename Request, typename Response>
+std::function<int(Session&)> SetAgentStatus(grpc::Status (AdminStub::*method)(grpc::ClientContext*,
+                                                                              const Request&,
+                                                                              Response*)) {
   return [method](Session& session) {
-    v1::AgentStatusRequest request;
+    Request request;
     request.set_agent_id(session.options().Get("id"));
-    v1::Agent response;
+    Response response;
     int code = session.CallAdmin(method, request, &response);
-    if (code == kExitOk) session.Print(response);
+    if (code == kExitOk) session.Print(response.agent());
     return code;
   };
 }
@@ -372,9 +375,9 @@ int GrantPermission(Session& session) {
   request.set_agent_id(session.options().Get("agent"));
   int code = PermissionSpecFromOptions(session, /*with_effect=*/true, request.mutable_permission());
   if (code != kExitOk) return code;
-  v1::Permission response;
+  v1::GrantPermissionResponse response;
   code = session.CallAdmin(&AdminStub::GrantPermission, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.permission());
   return code;
 }
 
@@ -403,9 +406,9 @@ int CreateDelegation(Session& session) {
   }
   int code = PermissionSpecFromOptions(session, /*with_effect=*/false, spec->add_permissions());
   if (code != kExitOk) return code;
-  v1::Delegation response;
+  v1::CreateDelegationResponse response;
   code = session.CallAdmin(&AdminStub::CreateDelegation, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.delegation());
   return code;
 }
 
@@ -442,16 +445,17 @@ int ListApprovals(Session& session) {
   return code;
 }
 
+// Approve and deny differ only in the method; each prints the approval request as it now is.
+template <typename Request, typename Response>
 std::function<int(Session&)> Vote(grpc::Status (AdminStub::*method)(grpc::ClientContext*,
-                                                                    const v1::VoteRequest&,
-                                                                    v1::ApprovalRequest*)) {
+                                                                    const Request&, Response*)) {
   return [method](Session& session) {
-    v1::VoteRequest request;
+    Request request;
     request.set_approval_id(session.options().Get("id"));
     request.set_approver(session.options().Get("approver"));
-    v1::ApprovalRequest response;
+    Response response;
     int code = session.CallAdmin(method, request, &response);
-    if (code == kExitOk) session.Print(response);
+    if (code == kExitOk) session.Print(response.approval());
     return code;
   };
 }
@@ -476,7 +480,7 @@ int QueryLog(Session& session) {
   }
   if (o.Has("verdict")) {
     v1::Verdict verdict;
-    if (!v1::Verdict_Parse(absl::AsciiStrToUpper(o.Get("verdict")), &verdict) ||
+    if (!ParseShortEnumName(absl::AsciiStrToUpper(o.Get("verdict")), &verdict) ||
         verdict == v1::VERDICT_UNSPECIFIED) {
       return session.UsageError("--verdict: allow, deny or needs_approval");
     }
@@ -615,24 +619,23 @@ int SigningKeyFromOptions(Session& session, Request* request) {
 }
 
 // Sends the key of --jwk and --alg with `method` (add or rotate); prints the key as it now is.
-template <typename Request>
-int SendSigningKey(Session& session,
-                   grpc::Status (AdminStub::*method)(grpc::ClientContext*, const Request&,
-                                                     v1::SigningKey*)) {
+template <typename Request, typename Response>
+int SendSigningKey(Session& session, grpc::Status (AdminStub::*method)(grpc::ClientContext*,
+                                                                       const Request&, Response*)) {
   Request request;
   if (int code = SigningKeyFromOptions(session, &request); code != kExitOk) return code;
-  v1::SigningKey response;
+  Response response;
   int code = session.CallAdmin(method, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.key());
   return code;
 }
 
 int RetireSigningKey(Session& session) {
   v1::RetireSigningKeyRequest request;
   request.set_kid(session.options().Get("kid"));
-  v1::SigningKey response;
+  v1::RetireSigningKeyResponse response;
   int code = session.CallAdmin(&AdminStub::RetireSigningKey, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.key());
   return code;
 }
 
@@ -669,14 +672,14 @@ int Check(Session& session) {
   if (o.Switch("json")) {
     session.Print(response);
   } else {
-    session.out() << v1::Verdict_Name(response.verdict()) << " "
-                  << v1::ReasonCode_Name(response.reason()) << ": " << response.message();
+    session.out() << ShortEnumName(response.verdict()) << " " << ShortEnumName(response.reason())
+                  << ": " << response.message();
     if (!response.approval_request_id().empty()) {
       session.out() << " (approval request " << response.approval_request_id() << ")";
     }
     session.out() << "\n";
   }
-  return response.verdict() == v1::ALLOW ? kExitOk : kExitNegative;
+  return response.verdict() == v1::VERDICT_ALLOW ? kExitOk : kExitNegative;
 }
 
 std::vector<OptionSpec> PageOptions() {

@@ -38,6 +38,10 @@ ABSL_FLAG(std::string, metrics_listen, "",
 ABSL_FLAG(std::string, ext_authz_config, "",
           "A JSON file mapping Envoy ext_authz requests to decisions (method_actions, "
           "token_header, client_ip_header); empty for the defaults.");
+ABSL_FLAG(std::string, log_format, "text",
+          "How verdictd's own lines on standard error are written, each with a time and a "
+          "level: text (one line per event) or json (one object per line). gRPC's lines too.");
+
 ABSL_FLAG(std::string, decision_json_log, "",
           "Write one JSON line per decision (secrets redacted) to this file, or - for standard "
           "output; empty for none.");

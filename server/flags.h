@@ -25,6 +25,7 @@ ABSL_DECLARE_FLAG(int64_t, max_decision_steps);
 ABSL_DECLARE_FLAG(std::string, metrics_listen);
 ABSL_DECLARE_FLAG(std::string, ext_authz_config);
 ABSL_DECLARE_FLAG(std::string, decision_json_log);
+ABSL_DECLARE_FLAG(std::string, log_format);
 ABSL_DECLARE_FLAG(std::string, jwks_file);
 ABSL_DECLARE_FLAG(std::string, jwt_issuer);
 ABSL_DECLARE_FLAG(std::string, jwt_audience);
