@@ -164,6 +164,13 @@ int Serve(const ServerOptions& options) {
     LogError(absl::StrCat("verdictd: ", admin_options.status().message()));
     return kExitConfiguration;
   }
+  // A missing directory is a mistake in --db, not a volume still to be mounted: nothing would
+  // ever create it, so the start fails here rather than answering UNAVAILABLE for ever.
+  if (absl::Status directory = CheckDatabaseDirectory(options.db_path); !directory.ok()) {
+    LogError(absl::StrCat("verdictd: --db=", DescribeStoreLocation(options.db_path), ": ",
+                          directory.message()));
+    return kExitStartup;
+  }
   admin_options->file_key_ids = file_keys.kids;
   TransportLimits transport_limits;
   transport_limits.max_memory_bytes = options.max_memory_mib << 20;
@@ -194,13 +201,6 @@ int Serve(const ServerOptions& options) {
   // Start even when the file cannot be opened yet (a volume not mounted): every call answers
   // UNAVAILABLE and health says NOT_SERVING until it can.
   store_options.defer_open_errors = true;
-  // A missing directory is a mistake in --db, not a volume still to be mounted: nothing would
-  // ever create it, so the start fails here rather than answering UNAVAILABLE for ever.
-  if (absl::Status directory = CheckDatabaseDirectory(options.db_path); !directory.ok()) {
-    LogError(absl::StrCat("verdictd: --db=", DescribeStoreLocation(options.db_path), ": ",
-                          directory.message()));
-    return kExitStartup;
-  }
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(options.db_path, store_options);
   if (!store.ok()) {
     LogError(absl::StrCat("verdictd: --db=", DescribeStoreLocation(options.db_path), ": ",
