@@ -391,7 +391,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "verdict's policy-decision sidecar.\n"
       "  verdictd --listen=127.0.0.1:50051 --db=./verdict.db [--seed=policy.json] [--workers=4]");
-  switch (verdict::FindInfoRequest(std::vector<std::string>(argv, argv + argc))) {
+  const std::vector<std::string> args(argv, argv + argc);
+  switch (verdict::FindInfoRequest(args)) {
     case verdict::InfoRequest::kHelp:
       std::cout << verdict::FlagsHelp(absl::ProgramUsageMessage());
       return 0;
@@ -400,6 +401,18 @@ int main(int argc, char** argv) {
       return 0;
     case verdict::InfoRequest::kNone:
       break;
+  }
+  // A flag that is unknown or holds a bad value is reported here, in verdictd's log, rather than
+  // by abseil's parser with a bare line; --log_format is read on the way, wherever it stands.
+  const absl::Status command_line = verdict::CheckCommandLine(args);
+  if (absl::StatusOr<verdict::LogFormat> format =
+          verdict::ParseLogFormat(absl::GetFlag(FLAGS_log_format));
+      format.ok()) {
+    verdict::SetLogFormat(*format);
+  }
+  if (!command_line.ok()) {
+    verdict::LogError(absl::StrCat("verdictd: ", command_line.message()));
+    return verdict::kExitConfiguration;
   }
   // Every setting is a --flag=value: a word left over ("--decision_log false") would otherwise be
   // dropped without a word, leaving the flag at its other value.
@@ -410,7 +423,7 @@ int main(int argc, char** argv) {
                                    "--decision_log false)"));
     return verdict::kExitConfiguration;
   }
-  // First, so that every later line, a refused flag's included, is in the format asked for.
+  // A --log_format that names no format is refused (saying so in text).
   absl::StatusOr<verdict::LogFormat> log_format =
       verdict::ParseLogFormat(absl::GetFlag(FLAGS_log_format));
   if (!log_format.ok()) {

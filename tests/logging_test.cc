@@ -205,6 +205,20 @@ TEST(LoggingFlagsTest, AnUnknownLogFormatIsRefused) {
   EXPECT_NE(stat((directory + "/verdict.db").c_str(), &info), 0) << "nothing is created";
 }
 
+// A misspelt flag is reported in verdictd's log, in the format asked for even after it, not by
+// abseil's parser with a bare line.
+TEST(LoggingFlagsTest, AnUnknownFlagIsReportedWithATimeAndALevel) {
+  const std::string directory = TestDirectory("unknown-flag");
+  Verdictd verdictd(directory, {"--listen=127.0.0.1:0", "--db=" + directory + "/verdict.db",
+                                "--wrokers=4", "--log_format=json"});
+  EXPECT_EQ(verdictd.AwaitExit(), 2);
+  const std::vector<std::string> lines = Lines(verdictd.err());
+  ASSERT_EQ(lines.size(), 1u) << verdictd.err();
+  ExpectTimeAndLevel("json", lines[0]);
+  EXPECT_THAT(lines[0], HasSubstr("\"level\":\"ERROR\""));
+  EXPECT_THAT(lines[0], HasSubstr("unknown flag --wrokers"));
+}
+
 TEST(DatabaseDirectoryTest, AMissingDirectoryFailsTheStartSayingWhich) {
   const std::string directory = TestDirectory("missing-db-directory");
   const std::string missing = directory + "/no-such-volume";
