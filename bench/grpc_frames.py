@@ -63,7 +63,8 @@ def main():
             request_bytes = request.SerializeToString()
             response_bytes = call(args.target, path, request_bytes)
             answer = pb.AuthorizeResponse.FromString(response_bytes)
-            got = pb.Verdict.Name(answer.verdict)
+            # VERDICT_ALLOW -> ALLOW: enum values carry their type's name (buf's ENUM_VALUE_PREFIX).
+            got = pb.Verdict.Name(answer.verdict).removeprefix("VERDICT_")
         else:
             generate_stubs(os.path.join(HERE, "peers"), "cerbos_wire.proto", out)
             import cerbos_wire_pb2 as pb

@@ -35,8 +35,8 @@ using RawCallbackDecisionService = v1::DecisionService::WithRawCallbackMethod_Au
 // send the same number of bytes back.
 grpc::ByteBuffer FixedAllowResponse() {
   v1::AuthorizeResponse response;
-  response.set_verdict(v1::ALLOW);
-  response.set_reason(v1::ALLOWED);
+  response.set_verdict(v1::VERDICT_ALLOW);
+  response.set_reason(v1::REASON_CODE_ALLOWED);
   response.set_message("allowed by perm_demo_docs_read");
   response.set_agent_id("agt_demo_reader");
   v1::Grant* grant = response.mutable_matched_grant();

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "proto/enum_names.h"
 
 namespace verdict::bench {
 namespace {
@@ -91,8 +92,8 @@ void PlanCall(const Mix& mix, int64_t agents, uint64_t random, PlannedCall* call
 }
 
 std::string CheckAuthorize(const Outcome& expected, const v1::AuthorizeResponse& answer) {
-  Outcome actual{v1::Verdict_Name(answer.verdict()),
-                 v1::ReasonCode_Name(answer.reason()),
+  Outcome actual{ShortEnumName(answer.verdict()),
+                 ShortEnumName(answer.reason()),
                  answer.matched_grant().permission_id(),
                  {}};
   for (const v1::DelegationHop& hop : answer.delegation_path()) {
@@ -107,8 +108,7 @@ std::string CheckValidateToken(absl::string_view expected_agent_id,
   std::vector<std::string> wrong;
   if (!answer.valid()) {
     wrong.push_back(absl::StrCat("token of ", expected_agent_id, " judged invalid (",
-                                 v1::ReasonCode_Name(answer.reason()), ": ", answer.message(),
-                                 ")"));
+                                 ShortEnumName(answer.reason()), ": ", answer.message(), ")"));
   }
   if (answer.agent().id() != expected_agent_id) {
     wrong.push_back(absl::StrCat("agent: expected \"", expected_agent_id, "\", got \"",

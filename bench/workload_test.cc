@@ -53,8 +53,8 @@ TEST(PlanCall, DeniedCallsNeverExpectAnAllow) {
 
 v1::AuthorizeResponse ThreeHopAllow() {
   v1::AuthorizeResponse answer;
-  answer.set_verdict(v1::ALLOW);
-  answer.set_reason(v1::ALLOWED);
+  answer.set_verdict(v1::VERDICT_ALLOW);
+  answer.set_reason(v1::REASON_CODE_ALLOWED);
   answer.mutable_matched_grant()->set_permission_id("perm_a");
   for (const char* id : {"dlg_1", "dlg_2", "dlg_3"}) {
     answer.add_delegation_path()->set_delegation_id(id);
@@ -75,8 +75,9 @@ TEST(CheckAuthorize, EveryDifferingFieldIsAWrongAnswer) {
     const char* mentions;
   };
   const Case cases[] = {
-      {"verdict", [](v1::AuthorizeResponse* a) { a->set_verdict(v1::DENY); }, "verdict"},
-      {"reason", [](v1::AuthorizeResponse* a) { a->set_reason(v1::DENIED_BY_POLICY); }, "reason"},
+      {"verdict", [](v1::AuthorizeResponse* a) { a->set_verdict(v1::VERDICT_DENY); }, "verdict"},
+      {"reason", [](v1::AuthorizeResponse* a) { a->set_reason(v1::REASON_CODE_DENIED_BY_POLICY); },
+       "reason"},
       {"grant", [](v1::AuthorizeResponse* a) { a->clear_matched_grant(); }, "matched permission"},
       {"path order",
        [](v1::AuthorizeResponse* a) { a->mutable_delegation_path()->SwapElements(0, 2); },
@@ -101,7 +102,7 @@ TEST(CheckAuthorize, AnEmptyAnswerIsWrongForADenialToo) {
 TEST(CheckValidateToken, InvalidOrOtherAgentIsWrong) {
   v1::ValidateTokenResponse answer;
   answer.set_valid(true);
-  answer.set_reason(v1::ALLOWED);
+  answer.set_reason(v1::REASON_CODE_ALLOWED);
   answer.mutable_agent()->set_id("agt_1");
   EXPECT_EQ(CheckValidateToken("agt_1", {}, answer), "");
   EXPECT_NE(CheckValidateToken("agt_2", {}, answer), "");

@@ -4,6 +4,7 @@
 #include "absl/time/time.h"
 #include "cli/commands.h"
 #include "cli/option_values.h"
+#include "proto/enum_names.h"
 
 namespace verdict {
 namespace cli {
@@ -16,7 +17,7 @@ int CreateAgent(Session& session) {
   request.set_id(o.Get("id"));
   std::string kind = absl::AsciiStrToUpper(o.Get("kind"));
   v1::AgentKind parsed_kind;
-  if (!v1::AgentKind_Parse(kind, &parsed_kind) || parsed_kind == v1::AGENT_KIND_UNSPECIFIED) {
+  if (!ParseShortEnumName(kind, &parsed_kind) || parsed_kind == v1::AGENT_KIND_UNSPECIFIED) {
     return session.UsageError("--kind: one of autonomous, delegated, service");
   }
   request.set_kind(parsed_kind);
@@ -34,9 +35,9 @@ int CreateAgent(Session& session) {
 int GetAgent(Session& session) {
   v1::GetAgentRequest request;
   request.set_agent_id(session.options().Get("id"));
-  v1::Agent response;
+  v1::GetAgentResponse response;
   int code = session.CallAdmin(&AdminStub::GetAgent, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.agent());
   return code;
 }
 
@@ -54,17 +55,29 @@ int ListAgents(Session& session) {
   return code;
 }
 
-std::function<int(Session&)> SetAgentStatus(grpc::Status (AdminStub::*method)(
-    grpc::ClientContext*, const v1::AgentStatusRequest&, v1::Agent*)) {
-  return [method](Session& session) {
-    v1::AgentStatusRequest request;
-    request.set_agent_id(session.options().Get("id"));
-    v1::Agent response;
-    int code = session.CallAdmin(method, request, &response);
-    if (code == kExitOk) session.Print(response);
-    return code;
-  };
+namespace {
+
+// Suspend, reactivate and revoke differ only in the method; each prints the agent as it now is.
+template <typename Request, typename Response>
+int SetAgentStatus(Session& session, grpc::Status (AdminStub::*method)(grpc::ClientContext*,
+                                                                       const Request&, Response*)) {
+  Request request;
+  request.set_agent_id(session.options().Get("id"));
+  Response response;
+  int code = session.CallAdmin(method, request, &response);
+  if (code == kExitOk) session.Print(response.agent());
+  return code;
 }
+
+}  // namespace
+
+int SuspendAgent(Session& session) { return SetAgentStatus(session, &AdminStub::SuspendAgent); }
+
+int ReactivateAgent(Session& session) {
+  return SetAgentStatus(session, &AdminStub::ReactivateAgent);
+}
+
+int RevokeAgent(Session& session) { return SetAgentStatus(session, &AdminStub::RevokeAgent); }
 
 int RotateToken(Session& session) {
   v1::RotateTokenRequest request;

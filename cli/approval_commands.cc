@@ -30,19 +30,26 @@ int ListApprovals(Session& session) {
   return code;
 }
 
-std::function<int(Session&)> Vote(grpc::Status (AdminStub::*method)(grpc::ClientContext*,
-                                                                    const v1::VoteRequest&,
-                                                                    v1::ApprovalRequest*)) {
-  return [method](Session& session) {
-    v1::VoteRequest request;
-    request.set_approval_id(session.options().Get("id"));
-    request.set_approver(session.options().Get("approver"));
-    v1::ApprovalRequest response;
-    int code = session.CallAdmin(method, request, &response);
-    if (code == kExitOk) session.Print(response);
-    return code;
-  };
+namespace {
+
+// Approve and deny differ only in the method; each prints the approval request as it now is.
+template <typename Request, typename Response>
+int Vote(Session& session,
+         grpc::Status (AdminStub::*method)(grpc::ClientContext*, const Request&, Response*)) {
+  Request request;
+  request.set_approval_id(session.options().Get("id"));
+  request.set_approver(session.options().Get("approver"));
+  Response response;
+  int code = session.CallAdmin(method, request, &response);
+  if (code == kExitOk) session.Print(response.approval());
+  return code;
 }
+
+}  // namespace
+
+int ApproveRequest(Session& session) { return Vote(session, &AdminStub::ApproveRequest); }
+
+int DenyRequest(Session& session) { return Vote(session, &AdminStub::DenyRequest); }
 
 }  // namespace cli
 }  // namespace verdict

@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "proto/enum_names.h"
 
 namespace verdict {
 namespace cli {
@@ -28,14 +29,14 @@ int Check(Session& session) {
   if (o.Switch("json")) {
     session.Print(response);
   } else {
-    session.out() << v1::Verdict_Name(response.verdict()) << " "
-                  << v1::ReasonCode_Name(response.reason()) << ": " << response.message();
+    session.out() << ShortEnumName(response.verdict()) << " " << ShortEnumName(response.reason())
+                  << ": " << response.message();
     if (!response.approval_request_id().empty()) {
       session.out() << " (approval request " << response.approval_request_id() << ")";
     }
     session.out() << "\n";
   }
-  return response.verdict() == v1::ALLOW ? kExitOk : kExitNegative;
+  return response.verdict() == v1::VERDICT_ALLOW ? kExitOk : kExitNegative;
 }
 
 }  // namespace cli

@@ -18,9 +18,9 @@ namespace cli {
 int CreateAgent(Session& session);
 int GetAgent(Session& session);
 int ListAgents(Session& session);
-// Suspend, reactivate and revoke differ only in the method.
-std::function<int(Session&)> SetAgentStatus(grpc::Status (AdminStub::*method)(
-    grpc::ClientContext*, const v1::AgentStatusRequest&, v1::Agent*));
+int SuspendAgent(Session& session);
+int ReactivateAgent(Session& session);
+int RevokeAgent(Session& session);
 int RotateToken(Session& session);
 
 int GrantPermission(Session& session);
@@ -29,10 +29,8 @@ int CreateDelegation(Session& session);
 int RevokeDelegation(Session& session);
 
 int ListApprovals(Session& session);
-// Approve and deny differ only in the method.
-std::function<int(Session&)> Vote(grpc::Status (AdminStub::*method)(grpc::ClientContext*,
-                                                                    const v1::VoteRequest&,
-                                                                    v1::ApprovalRequest*));
+int ApproveRequest(Session& session);
+int DenyRequest(Session& session);
 
 int QueryLog(Session& session);
 int VerifyLog(Session& session);

@@ -35,9 +35,9 @@ int GrantPermission(Session& session) {
   request.set_agent_id(session.options().Get("agent"));
   int code = PermissionSpecFromOptions(session, /*with_effect=*/true, request.mutable_permission());
   if (code != kExitOk) return code;
-  v1::Permission response;
+  v1::GrantPermissionResponse response;
   code = session.CallAdmin(&AdminStub::GrantPermission, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.permission());
   return code;
 }
 
@@ -66,9 +66,9 @@ int CreateDelegation(Session& session) {
   }
   int code = PermissionSpecFromOptions(session, /*with_effect=*/false, spec->add_permissions());
   if (code != kExitOk) return code;
-  v1::Delegation response;
+  v1::CreateDelegationResponse response;
   code = session.CallAdmin(&AdminStub::CreateDelegation, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.delegation());
   return code;
 }
 

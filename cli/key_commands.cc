@@ -22,15 +22,14 @@ int SigningKeyFromOptions(Session& session, Request* request) {
 }
 
 // Sends the key of --jwk and --alg with `method` (add or rotate); prints the key as it now is.
-template <typename Request>
-int SendSigningKey(Session& session,
-                   grpc::Status (AdminStub::*method)(grpc::ClientContext*, const Request&,
-                                                     v1::SigningKey*)) {
+template <typename Request, typename Response>
+int SendSigningKey(Session& session, grpc::Status (AdminStub::*method)(grpc::ClientContext*,
+                                                                       const Request&, Response*)) {
   Request request;
   if (int code = SigningKeyFromOptions(session, &request); code != kExitOk) return code;
-  v1::SigningKey response;
+  Response response;
   int code = session.CallAdmin(method, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.key());
   return code;
 }
 
@@ -59,9 +58,9 @@ int RotateSigningKey(Session& session) {
 int RetireSigningKey(Session& session) {
   v1::RetireSigningKeyRequest request;
   request.set_kid(session.options().Get("kid"));
-  v1::SigningKey response;
+  v1::RetireSigningKeyResponse response;
   int code = session.CallAdmin(&AdminStub::RetireSigningKey, request, &response);
-  if (code == kExitOk) session.Print(response);
+  if (code == kExitOk) session.Print(response.key());
   return code;
 }
 

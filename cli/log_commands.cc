@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "cli/commands.h"
 #include "cli/option_values.h"
+#include "proto/enum_names.h"
 
 namespace verdict {
 namespace cli {
@@ -31,7 +32,7 @@ int QueryLog(Session& session) {
   }
   if (o.Has("verdict")) {
     v1::Verdict verdict;
-    if (!v1::Verdict_Parse(absl::AsciiStrToUpper(o.Get("verdict")), &verdict) ||
+    if (!ParseShortEnumName(absl::AsciiStrToUpper(o.Get("verdict")), &verdict) ||
         verdict == v1::VERDICT_UNSPECIFIED) {
       return session.UsageError("--verdict: allow, deny or needs_approval");
     }

@@ -229,7 +229,7 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   EXPECT_EQ(Admin({"agents", "suspend", "--id", id}).exit_code, 0);
   Outcome suspended = Check({"--agent", id, "--action=read", "--resource=docs:1", "--json"});
   EXPECT_EQ(suspended.exit_code, 2);
-  EXPECT_EQ(Member(ParseOutput(suspended), "reason"), "AGENT_SUSPENDED");
+  EXPECT_EQ(Member(ParseOutput(suspended), "reason"), "REASON_CODE_AGENT_SUSPENDED");
   EXPECT_EQ(Admin({"agents", "reactivate", "--id", id}).exit_code, 0);
   EXPECT_EQ(Check({"--agent", id, "--action=read", "--resource=docs:1"}).exit_code, 0);
 
@@ -251,7 +251,7 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
 
   Outcome got = Admin({"agents", "get", "--id", id, "--json"});
   EXPECT_EQ(got.exit_code, 0);
-  EXPECT_EQ(Member(ParseOutput(got), "status"), "ACTIVE");
+  EXPECT_EQ(Member(ParseOutput(got), "status"), "AGENT_STATUS_ACTIVE");
   EXPECT_THAT(got.out, Not(HasSubstr(new_token)));
 
   EXPECT_EQ(Admin({"agents", "revoke", "--id", id}).exit_code, 0);
@@ -374,9 +374,9 @@ TEST_F(VerdictCliTest, DecisionLogRecordsRedactsAndVerifies) {
   ASSERT_TRUE(entries.is_array());
   ASSERT_EQ(entries.as_array().size(), 2u);
   const JsonValue& first = entries.as_array()[0];
-  EXPECT_EQ(Member(first, "verdict"), "ALLOW");
+  EXPECT_EQ(Member(first, "verdict"), "VERDICT_ALLOW");
   EXPECT_EQ(Member(first, "arguments_json"), R"({"page":3,"password":"[REDACTED]"})");
-  EXPECT_EQ(Member(entries.as_array()[1], "reason"), "NO_MATCHING_PERMISSION");
+  EXPECT_EQ(Member(entries.as_array()[1], "reason"), "REASON_CODE_NO_MATCHING_PERMISSION");
   Outcome denials = Admin({"log", "query", "--agent", id, "--verdict=deny"});
   EXPECT_THAT(denials.out, HasSubstr("NO_MATCHING_PERMISSION"));
   EXPECT_THAT(denials.out, Not(HasSubstr("ALLOWED")));
@@ -458,7 +458,7 @@ TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {
   Outcome added = Admin({"keys", "add", "--jwk=cli-ed.json", "--alg=EdDSA", "--json"});
   ASSERT_EQ(added.exit_code, 0) << added.err;
   EXPECT_EQ(Member(ParseOutput(added), "kid"), "cli-ed");
-  EXPECT_EQ(Member(ParseOutput(added), "status"), "SIGNING_KEY_ACTIVE");
+  EXPECT_EQ(Member(ParseOutput(added), "status"), "SIGNING_KEY_STATUS_ACTIVE");
 
   // A kid is taken once; a private key is refused.
   EXPECT_EQ(Admin({"keys", "add", "--jwk=cli-ed.json", "--alg=EdDSA"}).exit_code, 3);
@@ -474,7 +474,7 @@ TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {
   Outcome listed = Admin({"keys", "list"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_THAT(listed.out, HasSubstr("kid: \"cli-ed\""));
-  EXPECT_THAT(listed.out, HasSubstr("SIGNING_KEY_RETIRED"));
+  EXPECT_THAT(listed.out, HasSubstr("SIGNING_KEY_STATUS_RETIRED"));
 
   Outcome revoked =
       Admin({"tokens", "revoke-jti", "--jti=jti-cli", "--expires_at=2030-01-01T00:00:00Z"});

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "proto/enum_names.h"
 #include "server/proto_convert.h"
 
 namespace verdict {
@@ -56,13 +57,13 @@ absl::StatusOr<NewAgent> NewAgentFromProto(const v1::CreateAgentRequest& proto) 
   agent.id = proto.id();
   switch (proto.kind()) {
     case v1::AGENT_KIND_UNSPECIFIED:
-    case v1::AUTONOMOUS:
+    case v1::AGENT_KIND_AUTONOMOUS:
       agent.kind = AgentKind::kAutonomous;
       break;
-    case v1::DELEGATED:
+    case v1::AGENT_KIND_DELEGATED:
       agent.kind = AgentKind::kDelegated;
       break;
-    case v1::SERVICE:
+    case v1::AGENT_KIND_SERVICE:
       agent.kind = AgentKind::kService;
       break;
     default:
@@ -158,8 +159,8 @@ absl::StatusOr<DecisionLogFilter> DecisionLogFilterFromProto(
     if (!v1::Verdict_IsValid(proto.verdict())) {
       return InvalidField("verdict", absl::StrCat("unknown verdict ", proto.verdict()));
     }
-    // The log stores the proto's own names ("ALLOW"), as decision/types.h spells them.
-    filter.verdict = v1::Verdict_Name(proto.verdict());
+    // The log stores the short names ("ALLOW"), as decision/types.h spells them.
+    filter.verdict = ShortEnumName(proto.verdict());
   }
   return filter;
 }
@@ -215,7 +216,7 @@ void ApprovalToProto(const ApprovalRequest& approval, v1::ApprovalRequest* proto
 absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEntry* proto) {
   v1::Verdict verdict;
   v1::ReasonCode reason;
-  if (!v1::Verdict_Parse(row.verdict, &verdict) || !v1::ReasonCode_Parse(row.reason, &reason)) {
+  if (!ParseShortEnumName(row.verdict, &verdict) || !ParseShortEnumName(row.reason, &reason)) {
     return absl::InternalError(absl::StrCat("decision log row ", row.seq,
                                             ": unknown verdict or reason \"", row.verdict, "\", \"",
                                             row.reason, "\""));
@@ -292,8 +293,8 @@ void SigningKeyToProto(const SigningKey& key, v1::SigningKey* proto) {
   for (const std::string& algorithm : key.allowed_algorithms) {
     proto->add_allowed_algorithms(algorithm);
   }
-  proto->set_status(key.status == SigningKeyStatus::kActive ? v1::SIGNING_KEY_ACTIVE
-                                                            : v1::SIGNING_KEY_RETIRED);
+  proto->set_status(key.status == SigningKeyStatus::kActive ? v1::SIGNING_KEY_STATUS_ACTIVE
+                                                            : v1::SIGNING_KEY_STATUS_RETIRED);
   SetTimeIfRepresentable(key.created_at, [proto] { return proto->mutable_created_at(); });
   SetTimeIfRepresentable(key.updated_at, [proto] { return proto->mutable_updated_at(); });
   SetTimeIfRepresentable(key.retired_at, [proto] { return proto->mutable_retired_at(); });

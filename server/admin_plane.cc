@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/admin_limits.h"
+#include "common/log.h"
 #include "server/admin_secret.h"
 #include "server/flags.h"
 #include "server/unix_socket.h"
@@ -51,15 +52,14 @@ absl::Status BootstrapCredential(AdminCredentialStore& credentials, const std::s
   absl::StatusOr<std::optional<std::string>> stored = credentials.SecretHash();
   if (!stored.ok()) return stored.status();
   if (stored->has_value()) {
-    std::cerr << "verdictd: an admin credential exists already; --admin_secret_file leaves it "
-                 "as it is\n";
+    LogInfo("verdictd: an admin credential exists already; --admin_secret_file leaves it as it is");
     return absl::OkStatus();
   }
   absl::StatusOr<std::string> hash = HashSecret(*secret, params);
   if (!hash.ok()) return hash.status();
   absl::StatusOr<bool> set = credentials.SetIfAbsent(*hash, now);
   if (!set.ok()) return set.status();
-  std::cerr << "verdictd: admin credential set from " << secret_file << "\n";
+  LogInfo(absl::StrCat("verdictd: admin credential set from ", secret_file));
   return absl::OkStatus();
 }
 
@@ -162,7 +162,7 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
       return bootstrapped;  // the operator's file is wrong: say so before serving anything
     }
     if (!bootstrapped.ok()) {
-      std::cerr << "verdictd: admin credential not set: " << bootstrapped.message() << "\n";
+      LogWarning(absl::StrCat("verdictd: admin credential not set: ", bootstrapped.message()));
     }
   }
   if (options.listen.empty()) return plane;
@@ -197,18 +197,19 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
     // The default socket: a second verdictd on one database finds the first one's, and a
     // database on a volume mounted after the start has no directory for it yet. Decisions are
     // served anyway; the message says how to name another listener.
-    std::cerr << "verdictd: no admin listener (" << server.status().message()
-              << "); name one with --admin_listen\n";
+    LogWarning(absl::StrCat("verdictd: no admin listener (", server.status().message(),
+                            "); name one with --admin_listen"));
     return plane;
   }
   plane->server_ = *std::move(server);
   plane->server_->SetServing(true);
-  std::cerr << "verdictd: admin service on " << plane->address_ << "\n";
+  LogInfo(absl::StrCat("verdictd: admin service on ", plane->address_));
   // Said here, not to callers: they learn only that their credential is refused.
   if (absl::StatusOr<std::optional<std::string>> stored = plane->credentials_->SecretHash();
       stored.ok() && !stored->has_value()) {
-    std::cerr << "verdictd: no admin credential is stored yet: every admin call is refused "
-                 "until verdictd starts with --admin_secret_file\n";
+    LogWarning(
+        "verdictd: no admin credential is stored yet: every admin call is refused until verdictd "
+        "starts with --admin_secret_file");
   }
   return plane;
 }
@@ -224,8 +225,8 @@ void AdminPlane::Shutdown(absl::Duration grace) {
   if (writer_ != nullptr) {
     writer_->Shutdown();
     const DecisionLogCounters counters = writer_->counters();
-    std::cerr << "verdictd: decision log: " << counters.written << " rows written, "
-              << counters.dropped << " dropped (queue full), " << counters.failed << " failed\n";
+    LogInfo(absl::StrCat("verdictd: decision log: ", counters.written, " rows written, ",
+                         counters.dropped, " dropped (queue full), ", counters.failed, " failed"));
   }
 }
 

@@ -101,11 +101,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::CreateAgent(grpc::CallbackServerCont
 
 grpc::ServerUnaryReactor* GrpcAdminService::GetAgent(grpc::CallbackServerContext* context,
                                                      const v1::GetAgentRequest* request,
-                                                     v1::Agent* response) {
+                                                     v1::GetAgentResponse* response) {
   return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<Agent> agent = admin_.GetAgent(request->agent_id());
     if (!agent.ok()) return agent.status();
-    AgentToProto(*agent, response);
+    AgentToProto(*agent, response->mutable_agent());
     return absl::OkStatus();
   });
 }
@@ -124,10 +124,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListAgents(grpc::CallbackServerConte
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::SetStatus(grpc::CallbackServerContext* context,
-                                                      const v1::AgentStatusRequest& request,
+                                                      const std::string& agent_id,
                                                       AgentStatus status, v1::Agent* response) {
   return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<Agent> agent = admin_.SetAgentStatus(request.agent_id(), status);
+    absl::StatusOr<Agent> agent = admin_.SetAgentStatus(agent_id, status);
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response);
     return absl::OkStatus();
@@ -135,21 +135,22 @@ grpc::ServerUnaryReactor* GrpcAdminService::SetStatus(grpc::CallbackServerContex
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::SuspendAgent(grpc::CallbackServerContext* context,
-                                                         const v1::AgentStatusRequest* request,
-                                                         v1::Agent* response) {
-  return SetStatus(context, *request, AgentStatus::kSuspended, response);
+                                                         const v1::SuspendAgentRequest* request,
+                                                         v1::SuspendAgentResponse* response) {
+  return SetStatus(context, request->agent_id(), AgentStatus::kSuspended,
+                   response->mutable_agent());
 }
 
-grpc::ServerUnaryReactor* GrpcAdminService::ReactivateAgent(grpc::CallbackServerContext* context,
-                                                            const v1::AgentStatusRequest* request,
-                                                            v1::Agent* response) {
-  return SetStatus(context, *request, AgentStatus::kActive, response);
+grpc::ServerUnaryReactor* GrpcAdminService::ReactivateAgent(
+    grpc::CallbackServerContext* context, const v1::ReactivateAgentRequest* request,
+    v1::ReactivateAgentResponse* response) {
+  return SetStatus(context, request->agent_id(), AgentStatus::kActive, response->mutable_agent());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::RevokeAgent(grpc::CallbackServerContext* context,
-                                                        const v1::AgentStatusRequest* request,
-                                                        v1::Agent* response) {
-  return SetStatus(context, *request, AgentStatus::kRevoked, response);
+                                                        const v1::RevokeAgentRequest* request,
+                                                        v1::RevokeAgentResponse* response) {
+  return SetStatus(context, request->agent_id(), AgentStatus::kRevoked, response->mutable_agent());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerContext* context,
@@ -170,13 +171,13 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerCont
 
 grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
     grpc::CallbackServerContext* context, const v1::GrantPermissionRequest* request,
-    v1::Permission* response) {
+    v1::GrantPermissionResponse* response) {
   return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<NewPermission> permission = NewPermissionFromProto(*request);
     if (!permission.ok()) return permission.status();
     absl::StatusOr<Permission> granted = admin_.GrantPermission(*permission);
     if (!granted.ok()) return granted.status();
-    PermissionToProto(*granted, response);
+    PermissionToProto(*granted, response->mutable_permission());
     return absl::OkStatus();
   });
 }
@@ -189,13 +190,13 @@ grpc::ServerUnaryReactor* GrpcAdminService::RevokePermission(
 
 grpc::ServerUnaryReactor* GrpcAdminService::CreateDelegation(
     grpc::CallbackServerContext* context, const v1::CreateDelegationRequest* request,
-    v1::Delegation* response) {
+    v1::CreateDelegationResponse* response) {
   return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<NewDelegation> delegation = NewDelegationFromProto(*request);
     if (!delegation.ok()) return delegation.status();
     absl::StatusOr<Delegation> created = admin_.CreateDelegation(*delegation);
     if (!created.ok()) return created.status();
-    DelegationToProto(*created, response);
+    DelegationToProto(*created, response->mutable_delegation());
     return absl::OkStatus();
   });
 }
@@ -224,11 +225,12 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* context,
-                                                 const v1::VoteRequest& request, bool approve,
+                                                 const std::string& approval_id,
+                                                 const std::string& approver, bool approve,
                                                  v1::ApprovalRequest* response) {
   return Serve(context, [=]() -> absl::Status {
     absl::StatusOr<ApprovalRequest> approval =
-        admin_.VoteOnApproval(request.approval_id(), request.approver(), approve, clock_());
+        admin_.VoteOnApproval(approval_id, approver, approve, clock_());
     if (!approval.ok()) return approval.status();
     ApprovalToProto(*approval, response);
     return absl::OkStatus();
@@ -236,15 +238,17 @@ grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* co
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::ApproveRequest(grpc::CallbackServerContext* context,
-                                                           const v1::VoteRequest* request,
-                                                           v1::ApprovalRequest* response) {
-  return Vote(context, *request, /*approve=*/true, response);
+                                                           const v1::ApproveRequestRequest* request,
+                                                           v1::ApproveRequestResponse* response) {
+  return Vote(context, request->approval_id(), request->approver(), /*approve=*/true,
+              response->mutable_approval());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::DenyRequest(grpc::CallbackServerContext* context,
-                                                        const v1::VoteRequest* request,
-                                                        v1::ApprovalRequest* response) {
-  return Vote(context, *request, /*approve=*/false, response);
+                                                        const v1::DenyRequestRequest* request,
+                                                        v1::DenyRequestResponse* response) {
+  return Vote(context, request->approval_id(), request->approver(), /*approve=*/false,
+              response->mutable_approval());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
@@ -329,7 +333,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::ChangeSigningKey(grpc::CallbackServe
 
 grpc::ServerUnaryReactor* GrpcAdminService::AddSigningKey(grpc::CallbackServerContext* context,
                                                           const v1::AddSigningKeyRequest* request,
-                                                          v1::SigningKey* response) {
+                                                          v1::AddSigningKeyResponse* response) {
   return ChangeSigningKey(
       context,
       [=]() -> absl::StatusOr<SigningKey> {
@@ -339,12 +343,12 @@ grpc::ServerUnaryReactor* GrpcAdminService::AddSigningKey(grpc::CallbackServerCo
         return admin_.AddSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
-      response);
+      response->mutable_key());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::RotateSigningKey(
     grpc::CallbackServerContext* context, const v1::RotateSigningKeyRequest* request,
-    v1::SigningKey* response) {
+    v1::RotateSigningKeyResponse* response) {
   return ChangeSigningKey(
       context,
       [=]() -> absl::StatusOr<SigningKey> {
@@ -354,19 +358,19 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateSigningKey(
         return admin_.RotateSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
-      response);
+      response->mutable_key());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
     grpc::CallbackServerContext* context, const v1::RetireSigningKeyRequest* request,
-    v1::SigningKey* response) {
+    v1::RetireSigningKeyResponse* response) {
   return ChangeSigningKey(
       context,
       [=]() -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(request->kid()); !refused.ok()) return refused;
         return admin_.RetireSigningKey(request->kid());
       },
-      response);
+      response->mutable_key());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::ListSigningKeys(

@@ -54,31 +54,31 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                         v1::CreateAgentResponse* response) override;
   grpc::ServerUnaryReactor* GetAgent(grpc::CallbackServerContext* context,
                                      const v1::GetAgentRequest* request,
-                                     v1::Agent* response) override;
+                                     v1::GetAgentResponse* response) override;
   grpc::ServerUnaryReactor* ListAgents(grpc::CallbackServerContext* context,
                                        const v1::ListAgentsRequest* request,
                                        v1::ListAgentsResponse* response) override;
   grpc::ServerUnaryReactor* SuspendAgent(grpc::CallbackServerContext* context,
-                                         const v1::AgentStatusRequest* request,
-                                         v1::Agent* response) override;
+                                         const v1::SuspendAgentRequest* request,
+                                         v1::SuspendAgentResponse* response) override;
   grpc::ServerUnaryReactor* ReactivateAgent(grpc::CallbackServerContext* context,
-                                            const v1::AgentStatusRequest* request,
-                                            v1::Agent* response) override;
+                                            const v1::ReactivateAgentRequest* request,
+                                            v1::ReactivateAgentResponse* response) override;
   grpc::ServerUnaryReactor* RevokeAgent(grpc::CallbackServerContext* context,
-                                        const v1::AgentStatusRequest* request,
-                                        v1::Agent* response) override;
+                                        const v1::RevokeAgentRequest* request,
+                                        v1::RevokeAgentResponse* response) override;
   grpc::ServerUnaryReactor* RotateToken(grpc::CallbackServerContext* context,
                                         const v1::RotateTokenRequest* request,
                                         v1::RotateTokenResponse* response) override;
   grpc::ServerUnaryReactor* GrantPermission(grpc::CallbackServerContext* context,
                                             const v1::GrantPermissionRequest* request,
-                                            v1::Permission* response) override;
+                                            v1::GrantPermissionResponse* response) override;
   grpc::ServerUnaryReactor* RevokePermission(grpc::CallbackServerContext* context,
                                              const v1::RevokePermissionRequest* request,
                                              v1::RevokePermissionResponse* response) override;
   grpc::ServerUnaryReactor* CreateDelegation(grpc::CallbackServerContext* context,
                                              const v1::CreateDelegationRequest* request,
-                                             v1::Delegation* response) override;
+                                             v1::CreateDelegationResponse* response) override;
   grpc::ServerUnaryReactor* RevokeDelegation(grpc::CallbackServerContext* context,
                                              const v1::RevokeDelegationRequest* request,
                                              v1::RevokeDelegationResponse* response) override;
@@ -86,11 +86,11 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                           const v1::ListApprovalsRequest* request,
                                           v1::ListApprovalsResponse* response) override;
   grpc::ServerUnaryReactor* ApproveRequest(grpc::CallbackServerContext* context,
-                                           const v1::VoteRequest* request,
-                                           v1::ApprovalRequest* response) override;
+                                           const v1::ApproveRequestRequest* request,
+                                           v1::ApproveRequestResponse* response) override;
   grpc::ServerUnaryReactor* DenyRequest(grpc::CallbackServerContext* context,
-                                        const v1::VoteRequest* request,
-                                        v1::ApprovalRequest* response) override;
+                                        const v1::DenyRequestRequest* request,
+                                        v1::DenyRequestResponse* response) override;
   grpc::ServerUnaryReactor* QueryDecisionLog(grpc::CallbackServerContext* context,
                                              const v1::QueryDecisionLogRequest* request,
                                              v1::QueryDecisionLogResponse* response) override;
@@ -108,13 +108,13 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                           v1::RevokeTokenIdResponse* response) override;
   grpc::ServerUnaryReactor* AddSigningKey(grpc::CallbackServerContext* context,
                                           const v1::AddSigningKeyRequest* request,
-                                          v1::SigningKey* response) override;
+                                          v1::AddSigningKeyResponse* response) override;
   grpc::ServerUnaryReactor* RotateSigningKey(grpc::CallbackServerContext* context,
                                              const v1::RotateSigningKeyRequest* request,
-                                             v1::SigningKey* response) override;
+                                             v1::RotateSigningKeyResponse* response) override;
   grpc::ServerUnaryReactor* RetireSigningKey(grpc::CallbackServerContext* context,
                                              const v1::RetireSigningKeyRequest* request,
-                                             v1::SigningKey* response) override;
+                                             v1::RetireSigningKeyResponse* response) override;
   grpc::ServerUnaryReactor* ListSigningKeys(grpc::CallbackServerContext* context,
                                             const v1::ListSigningKeysRequest* request,
                                             v1::ListSigningKeysResponse* response) override;
@@ -125,11 +125,11 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, Body body);
 
   grpc::ServerUnaryReactor* SetStatus(grpc::CallbackServerContext* context,
-                                      const v1::AgentStatusRequest& request, AgentStatus status,
+                                      const std::string& agent_id, AgentStatus status,
                                       v1::Agent* response);
   grpc::ServerUnaryReactor* Vote(grpc::CallbackServerContext* context,
-                                 const v1::VoteRequest& request, bool approve,
-                                 v1::ApprovalRequest* response);
+                                 const std::string& approval_id, const std::string& approver,
+                                 bool approve, v1::ApprovalRequest* response);
   // FAILED_PRECONDITION when `kid` is one of the --jwks_file's.
   absl::Status RefuseFileKey(absl::string_view kid) const;
 

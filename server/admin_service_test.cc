@@ -93,9 +93,9 @@ class AdminServiceTest : public testing::Test {
     request.mutable_permission()->set_resource(std::string(resource));
     for (const std::string& action : actions) request.mutable_permission()->add_actions(action);
     request.mutable_permission()->set_effect(effect);
-    v1::Permission response;
+    v1::GrantPermissionResponse response;
     grpc::Status status = stub_->GrantPermission(Context().get(), request, &response);
-    if (granted != nullptr) *granted = response;
+    if (granted != nullptr) *granted = response.permission();
     return status;
   }
 
@@ -110,9 +110,9 @@ class AdminServiceTest : public testing::Test {
     v1::PermissionSpec* lent = spec->add_permissions();
     lent->set_resource(std::string(resource));
     for (const std::string& action : actions) lent->add_actions(action);
-    v1::Delegation response;
+    v1::CreateDelegationResponse response;
     grpc::Status status = stub_->CreateDelegation(Context().get(), request, &response);
-    if (created != nullptr) *created = response;
+    if (created != nullptr) *created = response.delegation();
     return status;
   }
 
@@ -135,13 +135,22 @@ class AdminServiceTest : public testing::Test {
 
   grpc::Status Vote(const std::string& approval_id, absl::string_view approver, bool approve,
                     v1::ApprovalRequest* result = nullptr) {
-    v1::VoteRequest request;
-    request.set_approval_id(approval_id);
-    request.set_approver(std::string(approver));
-    v1::ApprovalRequest response;
-    grpc::Status status = approve ? stub_->ApproveRequest(Context().get(), request, &response)
-                                  : stub_->DenyRequest(Context().get(), request, &response);
-    if (result != nullptr) *result = response;
+    grpc::Status status;
+    if (approve) {
+      v1::ApproveRequestRequest request;
+      request.set_approval_id(approval_id);
+      request.set_approver(std::string(approver));
+      v1::ApproveRequestResponse response;
+      status = stub_->ApproveRequest(Context().get(), request, &response);
+      if (result != nullptr) *result = response.approval();
+    } else {
+      v1::DenyRequestRequest request;
+      request.set_approval_id(approval_id);
+      request.set_approver(std::string(approver));
+      v1::DenyRequestResponse response;
+      status = stub_->DenyRequest(Context().get(), request, &response);
+      if (result != nullptr) *result = response.approval();
+    }
     return status;
   }
 
@@ -172,7 +181,7 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        }},
       {"GetAgent",
        [&](auto* c) {
-         v1::Agent r;
+         v1::GetAgentResponse r;
          return stub.GetAgent(c, {}, &r);
        }},
       {"ListAgents",
@@ -182,17 +191,17 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        }},
       {"SuspendAgent",
        [&](auto* c) {
-         v1::Agent r;
+         v1::SuspendAgentResponse r;
          return stub.SuspendAgent(c, {}, &r);
        }},
       {"ReactivateAgent",
        [&](auto* c) {
-         v1::Agent r;
+         v1::ReactivateAgentResponse r;
          return stub.ReactivateAgent(c, {}, &r);
        }},
       {"RevokeAgent",
        [&](auto* c) {
-         v1::Agent r;
+         v1::RevokeAgentResponse r;
          return stub.RevokeAgent(c, {}, &r);
        }},
       {"RotateToken",
@@ -202,7 +211,7 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        }},
       {"GrantPermission",
        [&](auto* c) {
-         v1::Permission r;
+         v1::GrantPermissionResponse r;
          return stub.GrantPermission(c, {}, &r);
        }},
       {"RevokePermission",
@@ -212,7 +221,7 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        }},
       {"CreateDelegation",
        [&](auto* c) {
-         v1::Delegation r;
+         v1::CreateDelegationResponse r;
          return stub.CreateDelegation(c, {}, &r);
        }},
       {"RevokeDelegation",
@@ -227,12 +236,12 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        }},
       {"ApproveRequest",
        [&](auto* c) {
-         v1::ApprovalRequest r;
+         v1::ApproveRequestResponse r;
          return stub.ApproveRequest(c, {}, &r);
        }},
       {"DenyRequest",
        [&](auto* c) {
-         v1::ApprovalRequest r;
+         v1::DenyRequestResponse r;
          return stub.DenyRequest(c, {}, &r);
        }},
       {"QueryDecisionLog",
@@ -278,22 +287,24 @@ TEST_F(AdminServiceTest, TheSigningKeyCallsRefuseAKidOfTheJwksFile) {
   v1::AddSigningKeyRequest add;
   add.set_jwk_json(TestSigningKey::NewEd25519("file-1").public_jwk_json);
   add.add_allowed_algorithms("EdDSA");
-  v1::SigningKey key;
-  grpc::Status status = stub_->AddSigningKey(Context().get(), add, &key);
+  v1::AddSigningKeyResponse added;
+  grpc::Status status = stub_->AddSigningKey(Context().get(), add, &added);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(status.error_message(), HasSubstr("--jwks_file"));
   v1::RotateSigningKeyRequest rotate;
   rotate.set_jwk_json(add.jwk_json());
   rotate.add_allowed_algorithms("EdDSA");
-  EXPECT_EQ(stub_->RotateSigningKey(Context().get(), rotate, &key).error_code(),
+  v1::RotateSigningKeyResponse rotated;
+  EXPECT_EQ(stub_->RotateSigningKey(Context().get(), rotate, &rotated).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
   v1::RetireSigningKeyRequest retire;
   retire.set_kid("file-1");
-  EXPECT_EQ(stub_->RetireSigningKey(Context().get(), retire, &key).error_code(),
+  v1::RetireSigningKeyResponse retired;
+  EXPECT_EQ(stub_->RetireSigningKey(Context().get(), retire, &retired).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
   // Any other kid is the store's to keep.
   add.set_jwk_json(TestSigningKey::NewEd25519("store-1").public_jwk_json);
-  EXPECT_TRUE(stub_->AddSigningKey(Context().get(), add, &key).ok());
+  EXPECT_TRUE(stub_->AddSigningKey(Context().get(), add, &added).ok());
 }
 
 TEST_F(AdminServiceTest, RepeatedBadCredentialsAreThrottled) {
@@ -317,13 +328,13 @@ TEST_F(AdminServiceTest, CreateAgentShowsTheTokenOnceAndStoresOnlyItsHash) {
   v1::CreateAgentRequest request;
   request.set_owner("alice");
   request.set_name("report bot");
-  request.set_kind(v1::SERVICE);
+  request.set_kind(v1::AGENT_KIND_SERVICE);
   request.set_id("agt_report");
   v1::CreateAgentResponse created;
   ASSERT_TRUE(stub_->CreateAgent(Context().get(), request, &created).ok());
   EXPECT_EQ(created.agent().id(), "agt_report");
-  EXPECT_EQ(created.agent().kind(), v1::SERVICE);
-  EXPECT_EQ(created.agent().status(), v1::ACTIVE);
+  EXPECT_EQ(created.agent().kind(), v1::AGENT_KIND_SERVICE);
+  EXPECT_EQ(created.agent().status(), v1::AGENT_STATUS_ACTIVE);
   EXPECT_FALSE(created.agent().has_expires_at());
   EXPECT_THAT(created.token(), StartsWith("vdt_"));
   EXPECT_TRUE(absl::StartsWith(created.token(), created.agent().token_prefix()));
@@ -338,10 +349,10 @@ TEST_F(AdminServiceTest, CreateAgentShowsTheTokenOnceAndStoresOnlyItsHash) {
 
   v1::GetAgentRequest get;
   get.set_agent_id("agt_report");
-  v1::Agent agent;
-  ASSERT_TRUE(stub_->GetAgent(Context().get(), get, &agent).ok());
-  EXPECT_EQ(agent.name(), "report bot");
-  EXPECT_EQ(agent.token_prefix(), created.agent().token_prefix());
+  v1::GetAgentResponse got;
+  ASSERT_TRUE(stub_->GetAgent(Context().get(), get, &got).ok());
+  EXPECT_EQ(got.agent().name(), "report bot");
+  EXPECT_EQ(got.agent().token_prefix(), created.agent().token_prefix());
 
   EXPECT_EQ(stub_->CreateAgent(Context().get(), request, &created).error_code(),
             grpc::StatusCode::ALREADY_EXISTS);
@@ -368,8 +379,8 @@ TEST_F(AdminServiceTest, CreateAgentRefusesMalformedInput) {
 TEST_F(AdminServiceTest, GetAgentOfAnUnknownIdIsNotFound) {
   v1::GetAgentRequest request;
   request.set_agent_id("agt_nobody");
-  v1::Agent agent;
-  grpc::Status status = stub_->GetAgent(Context().get(), request, &agent);
+  v1::GetAgentResponse got;
+  grpc::Status status = stub_->GetAgent(Context().get(), request, &got);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_THAT(status.error_message(), HasSubstr("agt_nobody"));
 }
@@ -381,7 +392,7 @@ TEST_F(AdminServiceTest, ATokenSentAsAnAgentIdIsNeverQuoted) {
   for (const std::string& agent_id : {token, "agt_" + token, "agt_bot:" + token}) {
     v1::GetAgentRequest get;
     get.set_agent_id(agent_id);
-    v1::Agent agent;
+    v1::GetAgentResponse agent;
     const grpc::Status got = stub_->GetAgent(Context().get(), get, &agent);
     EXPECT_FALSE(got.ok()) << agent_id;
     v1::Permission granted;
@@ -421,22 +432,28 @@ TEST_F(AdminServiceTest, ListAgentsPagesThroughEveryAgentOnce) {
 
 TEST_F(AdminServiceTest, SuspendReactivateAndRevokeChangeTheStatusAndRevokedIsFinal) {
   const std::string id = CreateAgent("bot").agent().id();
-  v1::AgentStatusRequest request;
-  request.set_agent_id(id);
-  v1::Agent agent;
-  ASSERT_TRUE(stub_->SuspendAgent(Context().get(), request, &agent).ok());
-  EXPECT_EQ(agent.status(), v1::SUSPENDED);
-  ASSERT_TRUE(stub_->ReactivateAgent(Context().get(), request, &agent).ok());
-  EXPECT_EQ(agent.status(), v1::ACTIVE);
-  ASSERT_TRUE(stub_->RevokeAgent(Context().get(), request, &agent).ok());
-  EXPECT_EQ(agent.status(), v1::REVOKED);
+  v1::SuspendAgentRequest suspend;
+  suspend.set_agent_id(id);
+  v1::SuspendAgentResponse suspended;
+  ASSERT_TRUE(stub_->SuspendAgent(Context().get(), suspend, &suspended).ok());
+  EXPECT_EQ(suspended.agent().status(), v1::AGENT_STATUS_SUSPENDED);
+  v1::ReactivateAgentRequest reactivate;
+  reactivate.set_agent_id(id);
+  v1::ReactivateAgentResponse reactivated;
+  ASSERT_TRUE(stub_->ReactivateAgent(Context().get(), reactivate, &reactivated).ok());
+  EXPECT_EQ(reactivated.agent().status(), v1::AGENT_STATUS_ACTIVE);
+  v1::RevokeAgentRequest revoke;
+  revoke.set_agent_id(id);
+  v1::RevokeAgentResponse revoked;
+  ASSERT_TRUE(stub_->RevokeAgent(Context().get(), revoke, &revoked).ok());
+  EXPECT_EQ(revoked.agent().status(), v1::AGENT_STATUS_REVOKED);
 
-  grpc::Status reactivate = stub_->ReactivateAgent(Context().get(), request, &agent);
-  EXPECT_EQ(reactivate.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_FALSE(reactivate.error_message().empty());
+  grpc::Status again = stub_->ReactivateAgent(Context().get(), reactivate, &reactivated);
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_FALSE(again.error_message().empty());
 
-  request.set_agent_id("agt_nobody");
-  EXPECT_EQ(stub_->SuspendAgent(Context().get(), request, &agent).error_code(),
+  suspend.set_agent_id("agt_nobody");
+  EXPECT_EQ(stub_->SuspendAgent(Context().get(), suspend, &suspended).error_code(),
             grpc::StatusCode::NOT_FOUND);
 }
 
@@ -558,7 +575,7 @@ TEST_F(AdminServiceTest, DelegationRefusalsSayWhy) {
   spec->set_resource("docs:*");
   spec->add_actions("read");
   spec->set_effect(v1::EFFECT_DENY);
-  v1::Delegation response;
+  v1::CreateDelegationResponse response;
   EXPECT_EQ(stub_->CreateDelegation(Context().get(), lends_a_deny, &response).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
 }
@@ -657,15 +674,15 @@ TEST_F(AdminServiceTest, QueryDecisionLogFiltersAndPages) {
 
   v1::QueryDecisionLogRequest request;
   request.set_agent_id("agt_a");  // seq 1, 3, 5: verdicts DENY, ALLOW, ALLOW
-  request.set_verdict(v1::ALLOW);
+  request.set_verdict(v1::VERDICT_ALLOW);
   v1::QueryDecisionLogResponse response;
   ASSERT_TRUE(stub_->QueryDecisionLog(Context().get(), request, &response).ok());
   ASSERT_EQ(response.entries_size(), 2);
   const v1::DecisionLogEntry& entry = response.entries(0);
   EXPECT_EQ(entry.seq(), 3u);
   EXPECT_EQ(entry.agent_id(), "agt_a");
-  EXPECT_EQ(entry.verdict(), v1::ALLOW);
-  EXPECT_EQ(entry.reason(), v1::ALLOWED);
+  EXPECT_EQ(entry.verdict(), v1::VERDICT_ALLOW);
+  EXPECT_EQ(entry.reason(), v1::REASON_CODE_ALLOWED);
   EXPECT_EQ(entry.decided_at().seconds(), 1002);
   EXPECT_EQ(entry.latency().nanos(), 120000);
   EXPECT_EQ(entry.arguments_json(), R"({"api_key":"[REDACTED]","n":1})");
@@ -851,44 +868,45 @@ TEST_F(AdminServiceTest, SigningKeysAreAddedRotatedRetiredAndListedWithoutTheirS
   v1::AddSigningKeyRequest add;
   add.set_jwk_json(ed.public_jwk_json);
   add.add_allowed_algorithms("EdDSA");
-  v1::SigningKey added;
-  grpc::Status status = stub_->AddSigningKey(Context().get(), add, &added);
+  v1::AddSigningKeyResponse add_response;
+  grpc::Status status = stub_->AddSigningKey(Context().get(), add, &add_response);
   ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::SigningKey& added = add_response.key();
   EXPECT_EQ(added.kid(), "ed-1");
-  EXPECT_EQ(added.status(), v1::SIGNING_KEY_ACTIVE);
+  EXPECT_EQ(added.status(), v1::SIGNING_KEY_STATUS_ACTIVE);
   EXPECT_THAT(added.public_jwk_json(), HasSubstr("\"kid\":\"ed-1\""));
   EXPECT_TRUE(added.has_created_at());
   EXPECT_FALSE(added.has_retired_at());
 
   add.set_jwk_json(hs.public_jwk_json);
   add.set_allowed_algorithms(0, "HS256");
-  v1::SigningKey secret;
+  v1::AddSigningKeyResponse secret;
   status = stub_->AddSigningKey(Context().get(), add, &secret);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(secret.public_jwk_json(), "");  // an HMAC secret is never sent back
+  EXPECT_EQ(secret.key().public_jwk_json(), "");  // an HMAC secret is never sent back
 
   v1::RotateSigningKeyRequest rotate;
   rotate.set_jwk_json(TestSigningKey::NewEd25519("ed-1").public_jwk_json);
   rotate.add_allowed_algorithms("EdDSA");
-  v1::SigningKey rotated;
+  v1::RotateSigningKeyResponse rotated;
   status = stub_->RotateSigningKey(Context().get(), rotate, &rotated);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_NE(rotated.public_jwk_json(), added.public_jwk_json());
+  EXPECT_NE(rotated.key().public_jwk_json(), added.public_jwk_json());
 
   v1::RetireSigningKeyRequest retire;
   retire.set_kid("ed-1");
-  v1::SigningKey retired;
+  v1::RetireSigningKeyResponse retired;
   status = stub_->RetireSigningKey(Context().get(), retire, &retired);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(retired.status(), v1::SIGNING_KEY_RETIRED);
-  EXPECT_TRUE(retired.has_retired_at());
+  EXPECT_EQ(retired.key().status(), v1::SIGNING_KEY_STATUS_RETIRED);
+  EXPECT_TRUE(retired.key().has_retired_at());
 
   v1::ListSigningKeysResponse listed;
   status = stub_->ListSigningKeys(Context().get(), v1::ListSigningKeysRequest(), &listed);
   ASSERT_TRUE(status.ok()) << status.error_message();
   ASSERT_EQ(listed.keys_size(), 2);
   EXPECT_EQ(listed.keys(0).kid(), "ed-1");
-  EXPECT_EQ(listed.keys(0).status(), v1::SIGNING_KEY_RETIRED);
+  EXPECT_EQ(listed.keys(0).status(), v1::SIGNING_KEY_STATUS_RETIRED);
   EXPECT_EQ(listed.keys(1).kid(), "hs-1");
   EXPECT_EQ(listed.keys(1).public_jwk_json(), "");
   for (const v1::SigningKey& key : listed.keys()) {
@@ -902,14 +920,15 @@ TEST_F(AdminServiceTest, SigningKeyAndTokenIdRefusalsSayWhy) {
   v1::AddSigningKeyRequest private_key;
   private_key.set_jwk_json(ed.private_jwk_json);
   private_key.add_allowed_algorithms("EdDSA");
-  v1::SigningKey key;
+  v1::AddSigningKeyResponse key;
   grpc::Status status = stub_->AddSigningKey(Context().get(), private_key, &key);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("public key only"));
 
   v1::RetireSigningKeyRequest unknown;
   unknown.set_kid("nobody");
-  EXPECT_EQ(stub_->RetireSigningKey(Context().get(), unknown, &key).error_code(),
+  v1::RetireSigningKeyResponse retired;
+  EXPECT_EQ(stub_->RetireSigningKey(Context().get(), unknown, &retired).error_code(),
             grpc::StatusCode::NOT_FOUND);
 
   v1::RevokeTokenIdRequest no_expiry;

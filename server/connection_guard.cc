@@ -13,9 +13,11 @@
 #include <cstring>
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/optional.h"
+#include "common/log.h"
 
 // gRPC's socket mutator, declared as Debian's libgrpc 1.51 defines it in
 // src/core/lib/iomgr/socket_mutator.h (a header it does not install). grpc_socket_mutator_init
@@ -228,7 +230,7 @@ std::shared_ptr<ConnectionGuard> ConnectionGuard::Start(const Options& options) 
   const int wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epoll_fd < 0 || wake_fd < 0) {
     // Without its thread the guard refuses every connection (fails closed).
-    std::cerr << "verdictd: connection guard: " << std::strerror(errno) << "\n";
+    LogError(absl::StrCat("verdictd: connection guard: ", std::strerror(errno)));
   }
   std::shared_ptr<ConnectionGuard> guard(new ConnectionGuard(options, epoll_fd, wake_fd));
   if (epoll_fd >= 0 && wake_fd >= 0) {
@@ -345,7 +347,7 @@ void ConnectionGuard::Run() {
     const int timeout_ms = closing_.empty() ? -1 : 250;
     const int ready = epoll_wait(epoll_fd_, events, kMaxEvents, timeout_ms);
     if (ready < 0 && errno != EINTR) {
-      std::cerr << "verdictd: connection guard: epoll_wait: " << std::strerror(errno) << "\n";
+      LogError(absl::StrCat("verdictd: connection guard: epoll_wait: ", std::strerror(errno)));
       return;
     }
     bool woken = false;

@@ -127,8 +127,8 @@ TEST_F(DecisionServiceTest, AuthorizeAnswersTheEnginesDecision) {
   v1::AuthorizeRequest request = ReadRequest("agt_reader", "docs:guide:1");
   request.mutable_context()->set_request_id("req-1");
   ASSERT_TRUE(harness.stub().Authorize(&allow_context, request, &allow).ok());
-  EXPECT_EQ(allow.verdict(), v1::ALLOW);
-  EXPECT_EQ(allow.reason(), v1::ALLOWED);
+  EXPECT_EQ(allow.verdict(), v1::VERDICT_ALLOW);
+  EXPECT_EQ(allow.reason(), v1::REASON_CODE_ALLOWED);
   EXPECT_EQ(allow.matched_grant().permission_id(), "perm_read_docs");
   EXPECT_EQ(allow.request_id(), "req-1");
 
@@ -136,8 +136,8 @@ TEST_F(DecisionServiceTest, AuthorizeAnswersTheEnginesDecision) {
   v1::AuthorizeResponse deny;
   request.set_action("delete");
   ASSERT_TRUE(harness.stub().Authorize(&deny_context, request, &deny).ok());
-  EXPECT_EQ(deny.verdict(), v1::DENY);
-  EXPECT_EQ(deny.reason(), v1::NO_MATCHING_PERMISSION);
+  EXPECT_EQ(deny.verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(deny.reason(), v1::REASON_CODE_NO_MATCHING_PERMISSION);
 }
 
 TEST_F(DecisionServiceTest, AuthorizeThatSpendsARateSlotIsAnsweredAndSpendsIt) {
@@ -153,12 +153,12 @@ TEST_F(DecisionServiceTest, AuthorizeThatSpendsARateSlotIsAnsweredAndSpendsIt) {
   v1::AuthorizeResponse first;
   grpc::ClientContext first_context;
   ASSERT_TRUE(harness.stub().Authorize(&first_context, request, &first).ok());
-  EXPECT_EQ(first.reason(), v1::ALLOWED);
+  EXPECT_EQ(first.reason(), v1::REASON_CODE_ALLOWED);
   v1::AuthorizeResponse second;
   grpc::ClientContext second_context;
   ASSERT_TRUE(harness.stub().Authorize(&second_context, request, &second).ok());
-  EXPECT_EQ(second.verdict(), v1::DENY);
-  EXPECT_EQ(second.reason(), v1::RATE_LIMITED);
+  EXPECT_EQ(second.verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(second.reason(), v1::REASON_CODE_RATE_LIMITED);
 }
 
 TEST_F(DecisionServiceTest, MalformedRequestIsInvalidArgument) {
@@ -175,7 +175,7 @@ TEST_F(DecisionServiceTest, MalformedRequestIsInvalidArgument) {
     const grpc::Status status = harness.stub().Authorize(&context, request, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << request.ShortDebugString() << ": " << status.error_message();
-    EXPECT_NE(response.verdict(), v1::ALLOW);
+    EXPECT_NE(response.verdict(), v1::VERDICT_ALLOW);
   }
 }
 
@@ -313,9 +313,9 @@ TEST_F(DecisionServiceTest, BatchAnswersEveryCheckInOrder) {
   v1::BatchAuthorizeResponse response;
   ASSERT_TRUE(harness.stub().BatchAuthorize(&context, batch, &response).ok());
   ASSERT_EQ(response.results_size(), 3);
-  EXPECT_EQ(response.results(0).verdict(), v1::ALLOW);
-  EXPECT_EQ(response.results(1).verdict(), v1::DENY);
-  EXPECT_EQ(response.results(2).verdict(), v1::ALLOW);
+  EXPECT_EQ(response.results(0).verdict(), v1::VERDICT_ALLOW);
+  EXPECT_EQ(response.results(1).verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(response.results(2).verdict(), v1::VERDICT_ALLOW);
 }
 
 TEST_F(DecisionServiceTest, UnknownTokenIsAnAnswerNotAnError) {
@@ -326,7 +326,7 @@ TEST_F(DecisionServiceTest, UnknownTokenIsAnAnswerNotAnError) {
   v1::ValidateTokenResponse response;
   ASSERT_TRUE(harness.stub().ValidateToken(&context, request, &response).ok());
   EXPECT_FALSE(response.valid());
-  EXPECT_EQ(response.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(response.reason(), v1::REASON_CODE_TOKEN_INVALID);
 }
 
 TEST_F(DecisionServiceTest, SimulateAppliesTheWhatIfAndExplains) {
@@ -340,7 +340,7 @@ TEST_F(DecisionServiceTest, SimulateAppliesTheWhatIfAndExplains) {
   grpc::ClientContext context;
   v1::SimulateResponse response;
   ASSERT_TRUE(harness.stub().Simulate(&context, request, &response).ok());
-  EXPECT_EQ(response.decision().verdict(), v1::ALLOW);
+  EXPECT_EQ(response.decision().verdict(), v1::VERDICT_ALLOW);
   EXPECT_GT(response.trace().stages_size(), 0);
   EXPECT_GT(response.trace().grants_size(), 0);
 
@@ -348,7 +348,7 @@ TEST_F(DecisionServiceTest, SimulateAppliesTheWhatIfAndExplains) {
   request.clear_what_if();
   grpc::ClientContext plain_context;
   ASSERT_TRUE(harness.stub().Simulate(&plain_context, request, &response).ok());
-  EXPECT_EQ(response.decision().verdict(), v1::DENY);
+  EXPECT_EQ(response.decision().verdict(), v1::VERDICT_DENY);
 }
 
 TEST_F(DecisionServiceTest, SimulateWithoutARequestIsInvalidArgument) {

@@ -2,13 +2,16 @@
 
 #include <cstdint>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "crypto/jwk.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
@@ -38,6 +41,10 @@ ABSL_FLAG(std::string, metrics_listen, "",
 ABSL_FLAG(std::string, ext_authz_config, "",
           "A JSON file mapping Envoy ext_authz requests to decisions (method_actions, "
           "token_header, client_ip_header); empty for the defaults.");
+ABSL_FLAG(std::string, log_format, "text",
+          "How verdictd's own lines on standard error are written, each with a time and a "
+          "level: text (one line per event) or json (one object per line). gRPC's lines too.");
+
 ABSL_FLAG(std::string, decision_json_log, "",
           "Write one JSON line per decision (secrets redacted) to this file, or - for standard "
           "output; empty for none.");
@@ -152,6 +159,44 @@ absl::Status ValidateListenAddress(absl::string_view flag, absl::string_view lis
         absl::StrCat(flag, ": port must be 0..65535, got \"", listen.substr(colon + 1), "\""));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckCommandLine(const std::vector<std::string>& args) {
+  absl::Status first_error;
+  for (size_t i = 1; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;  // a positional argument: verdictd refuses it
+    arg.remove_prefix(arg[1] == '-' ? 2 : 1);
+    const size_t equals = arg.find('=');
+    const absl::string_view name = arg.substr(0, equals);
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    std::string error;
+    if (flag == nullptr) {
+      // --nodecision_log: a boolean flag set to false.
+      absl::CommandLineFlag* negated = absl::ConsumePrefix(&arg, "no") && equals == arg.npos
+                                           ? absl::FindCommandLineFlag(arg)
+                                           : nullptr;
+      if (negated == nullptr || !negated->IsOfType<bool>()) {
+        error = absl::StrCat("unknown flag --", name);
+      } else if (!negated->ParseFrom("false", &error)) {
+        error = absl::StrCat("--", name, ": ", error);
+      }
+    } else if (equals != absl::string_view::npos) {
+      if (!flag->ParseFrom(arg.substr(equals + 1), &error)) {
+        error = absl::StrCat("--", name, ": ", error);
+      }
+    } else if (flag->IsOfType<bool>()) {
+      if (!flag->ParseFrom("true", &error)) error = absl::StrCat("--", name, ": ", error);
+    } else if (i + 1 < args.size()) {
+      // abseil reads "--workers 8" as "--workers=8".
+      if (!flag->ParseFrom(args[++i], &error)) error = absl::StrCat("--", name, ": ", error);
+    } else {
+      error = absl::StrCat("--", name, ": missing value");
+    }
+    if (!error.empty() && first_error.ok()) first_error = absl::InvalidArgumentError(error);
+  }
+  return first_error;
 }
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {

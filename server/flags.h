@@ -25,6 +25,7 @@ ABSL_DECLARE_FLAG(int64_t, max_decision_steps);
 ABSL_DECLARE_FLAG(std::string, metrics_listen);
 ABSL_DECLARE_FLAG(std::string, ext_authz_config);
 ABSL_DECLARE_FLAG(std::string, decision_json_log);
+ABSL_DECLARE_FLAG(std::string, log_format);
 ABSL_DECLARE_FLAG(std::string, jwks_file);
 ABSL_DECLARE_FLAG(std::string, jwt_issuer);
 ABSL_DECLARE_FLAG(std::string, jwt_audience);
@@ -87,6 +88,13 @@ struct ServerOptions {
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
+
+// Checks `args` (args[0] is the program; a "--" ends the flags) as absl::ParseCommandLine will
+// read them, setting each flag it can parse, so that verdictd reports a flag that is unknown or
+// holds a bad value in its own log (with a time and a level, in --log_format's format, which is
+// set even when it comes after the bad flag) instead of abseil's bare line on stderr.
+// INVALID_ARGUMENT naming the first bad flag.
+absl::Status CheckCommandLine(const std::vector<std::string>& args);
 
 // INVALID_ARGUMENT naming `flag` unless `listen` is host:port (port 0..65535) or unix:PATH.
 absl::Status ValidateListenAddress(absl::string_view flag, absl::string_view listen);

@@ -8,6 +8,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+// A boolean flag for CheckCommandLineTest (verdictd's own live beside the parts they configure).
+ABSL_FLAG(bool, test_switch, true, "A boolean flag for the tests.");
+
 namespace verdict {
 namespace {
 
@@ -196,6 +199,34 @@ TEST(ServerOptionsTest, BadJwtOptionsNameTheFlag) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.name;
     EXPECT_THAT(std::string(status.message()), HasSubstr(c.flag)) << c.name;
   }
+}
+
+// verdictd checks its command line itself, so that a bad flag is reported in its own log.
+TEST(CheckCommandLineTest, KnownFlagsWithGoodValuesPassAndAreSet) {
+  absl::FlagSaver restore_flags;
+  EXPECT_TRUE(CheckCommandLine({"verdictd", "--workers=8", "-listen=127.0.0.1:0", "--test_switch",
+                                "--seed", "policy.json", "--notest_switch", "--", "--junk"})
+                  .ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_workers), 8);
+  EXPECT_EQ(absl::GetFlag(FLAGS_seed), "policy.json");
+  EXPECT_FALSE(absl::GetFlag(FLAGS_test_switch));
+}
+
+TEST(CheckCommandLineTest, AnUnknownFlagOrABadValueIsNamed) {
+  absl::FlagSaver restore_flags;
+  absl::Status unknown = CheckCommandLine({"verdictd", "--wrokers=8"});
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.message(), HasSubstr("unknown flag --wrokers"));
+  absl::Status bad = CheckCommandLine({"verdictd", "--workers=many"});
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("--workers"));
+  EXPECT_THAT(CheckCommandLine({"verdictd", "--seed"}).message(), HasSubstr("missing value"));
+}
+
+TEST(CheckCommandLineTest, TheLogFormatIsSetEvenAfterABadFlag) {
+  absl::FlagSaver restore_flags;
+  EXPECT_FALSE(CheckCommandLine({"verdictd", "--nope", "--log_format=json"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_log_format), "json");
 }
 
 }  // namespace

@@ -54,15 +54,16 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   }
   auto health = std::make_unique<HealthService>(service_names);
   builder.RegisterService(health.get());
-  std::unique_ptr<ReflectionService> reflection_service;
+  std::unique_ptr<ReflectionServices> reflection_services;
   if (reflection == Reflection::kOn) {
     std::vector<std::string> listed = service_names;
     // gRPC's default health service too, named through the descriptor that lets reflection
     // describe it (the reference also keeps proto/grpc/health/v1's descriptors linked).
     listed.push_back(
         grpc::health::v1::HealthCheckRequest::descriptor()->file()->service(0)->full_name());
-    reflection_service = std::make_unique<ReflectionService>(std::move(listed));
-    builder.RegisterService(reflection_service.get());
+    reflection_services = std::make_unique<ReflectionServices>(listed);
+    builder.RegisterService(&reflection_services->v1);
+    builder.RegisterService(&reflection_services->v1alpha);
   }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   // The port is known only once bound; 0 means the address could not be bound.
@@ -72,13 +73,13 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   }
   // Health starts NOT_SERVING: nothing is served before the store opens.
   return std::unique_ptr<GrpcServer>(
-      new GrpcServer(std::move(guard), std::move(health), std::move(reflection_service),
+      new GrpcServer(std::move(guard), std::move(health), std::move(reflection_services),
                      std::move(server), BoundAddress(listen, selected_port), *socket_lock));
 }
 
 GrpcServer::GrpcServer(std::shared_ptr<ConnectionGuard> guard,
                        std::unique_ptr<HealthService> health,
-                       std::unique_ptr<ReflectionService> reflection,
+                       std::unique_ptr<ReflectionServices> reflection,
                        std::unique_ptr<grpc::Server> server, std::string address, int socket_lock)
     : guard_(std::move(guard)),
       health_(std::move(health)),

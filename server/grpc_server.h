@@ -33,7 +33,7 @@ struct NamedService {
   grpc::Service* service;
 };
 
-// Whether the server answers grpc.reflection.v1alpha (grpcurl's list and describe), listing
+// Whether the server answers grpc.reflection.v1 and v1alpha (grpcurl's list and describe), listing
 // its services and health.
 enum class Reflection { kOff, kOn };
 
@@ -71,14 +71,14 @@ class GrpcServer {
 
  private:
   GrpcServer(std::shared_ptr<ConnectionGuard> guard, std::unique_ptr<HealthService> health,
-             std::unique_ptr<ReflectionService> reflection, std::unique_ptr<grpc::Server> server,
+             std::unique_ptr<ReflectionServices> reflection, std::unique_ptr<grpc::Server> server,
              std::string address, int socket_lock);
 
   // The listener's connection guard, which AdoptConnection hands each connection to.
   std::shared_ptr<ConnectionGuard> guard_;
   // Declared before the server, which serves them until the server is destroyed.
   std::unique_ptr<HealthService> health_;
-  std::unique_ptr<ReflectionService> reflection_;
+  std::unique_ptr<ReflectionServices> reflection_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   // For a unix: address, the flock on "<path>.lock" that claims the socket until Shutdown; -1

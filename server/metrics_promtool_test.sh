@@ -17,16 +17,16 @@ command -v promtool >/dev/null || { echo "promtool missing: run scripts/install-
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null' EXIT
 
-# The serving line comes after the metrics line: both are there once it is.
+# The serving line comes after the metrics line (both on stderr): both are there once it is.
 addr=""
 for _ in $(seq 300); do
-  addr=$(sed -n 's/^verdictd serving on \([^ ]*\) .*/\1/p' "$work/out")
+  addr=$(sed -n 's/.*verdictd serving on \([^ ]*\) .*/\1/p' "$work/err")
   [[ -n "$addr" ]] && break
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done
 [[ -n "$addr" ]] || { echo "verdictd did not start:"; cat "$work/err"; exit 1; }
-metrics=$(sed -n 's/^verdictd metrics on \(.*\)$/\1/p' "$work/out")  # host:port/metrics
+metrics=$(sed -n 's/.*verdictd metrics on \([^ ]*\/metrics\).*/\1/p' "$work/err")  # host:port/metrics
 
 # An allow, a deny and a refused (INVALID_ARGUMENT) call.
 "$verdict" check --addr="$addr" --agent=agt_demo_reader --action=read --resource=docs:guide:1

@@ -158,11 +158,11 @@ absl::StatusOr<Delegation> DelegationFromSpec(absl::string_view field,
 v1::Verdict VerdictToProto(Verdict verdict) {
   switch (verdict) {
     case Verdict::kAllow:
-      return v1::ALLOW;
+      return v1::VERDICT_ALLOW;
     case Verdict::kDeny:
-      return v1::DENY;
+      return v1::VERDICT_DENY;
     case Verdict::kNeedsApproval:
-      return v1::NEEDS_APPROVAL;
+      return v1::VERDICT_NEEDS_APPROVAL;
   }
   return v1::VERDICT_UNSPECIFIED;
 }
@@ -170,49 +170,49 @@ v1::Verdict VerdictToProto(Verdict verdict) {
 v1::ReasonCode ReasonToProto(ReasonCode reason) {
   switch (reason) {
     case ReasonCode::kAllowed:
-      return v1::ALLOWED;
+      return v1::REASON_CODE_ALLOWED;
     case ReasonCode::kAgentNotFound:
-      return v1::AGENT_NOT_FOUND;
+      return v1::REASON_CODE_AGENT_NOT_FOUND;
     case ReasonCode::kAgentSuspended:
-      return v1::AGENT_SUSPENDED;
+      return v1::REASON_CODE_AGENT_SUSPENDED;
     case ReasonCode::kAgentRevoked:
-      return v1::AGENT_REVOKED;
+      return v1::REASON_CODE_AGENT_REVOKED;
     case ReasonCode::kAgentExpired:
-      return v1::AGENT_EXPIRED;
+      return v1::REASON_CODE_AGENT_EXPIRED;
     case ReasonCode::kTokenInvalid:
-      return v1::TOKEN_INVALID;
+      return v1::REASON_CODE_TOKEN_INVALID;
     case ReasonCode::kDeniedByPolicy:
-      return v1::DENIED_BY_POLICY;
+      return v1::REASON_CODE_DENIED_BY_POLICY;
     case ReasonCode::kNoMatchingPermission:
-      return v1::NO_MATCHING_PERMISSION;
+      return v1::REASON_CODE_NO_MATCHING_PERMISSION;
     case ReasonCode::kOutsideTimeWindow:
-      return v1::OUTSIDE_TIME_WINDOW;
+      return v1::REASON_CODE_OUTSIDE_TIME_WINDOW;
     case ReasonCode::kIpNotAllowed:
-      return v1::IP_NOT_ALLOWED;
+      return v1::REASON_CODE_IP_NOT_ALLOWED;
     case ReasonCode::kArgumentsRejected:
-      return v1::ARGUMENTS_REJECTED;
+      return v1::REASON_CODE_ARGUMENTS_REJECTED;
     case ReasonCode::kApprovalRequired:
-      return v1::APPROVAL_REQUIRED;
+      return v1::REASON_CODE_APPROVAL_REQUIRED;
     case ReasonCode::kApprovalDenied:
-      return v1::APPROVAL_DENIED;
+      return v1::REASON_CODE_APPROVAL_DENIED;
     case ReasonCode::kRateLimited:
-      return v1::RATE_LIMITED;
+      return v1::REASON_CODE_RATE_LIMITED;
     case ReasonCode::kEvaluationLimit:
-      return v1::EVALUATION_LIMIT;
+      return v1::REASON_CODE_EVALUATION_LIMIT;
     case ReasonCode::kTooManyPendingApprovals:
-      return v1::TOO_MANY_PENDING_APPROVALS;
+      return v1::REASON_CODE_TOO_MANY_PENDING_APPROVALS;
   }
-  return v1::REASON_UNSPECIFIED;
+  return v1::REASON_CODE_UNSPECIFIED;
 }
 
 v1::AgentKind KindToProto(AgentKind kind) {
   switch (kind) {
     case AgentKind::kAutonomous:
-      return v1::AUTONOMOUS;
+      return v1::AGENT_KIND_AUTONOMOUS;
     case AgentKind::kDelegated:
-      return v1::DELEGATED;
+      return v1::AGENT_KIND_DELEGATED;
     case AgentKind::kService:
-      return v1::SERVICE;
+      return v1::AGENT_KIND_SERVICE;
   }
   return v1::AGENT_KIND_UNSPECIFIED;
 }
@@ -220,11 +220,11 @@ v1::AgentKind KindToProto(AgentKind kind) {
 v1::AgentStatus StatusToProto(AgentStatus status) {
   switch (status) {
     case AgentStatus::kActive:
-      return v1::ACTIVE;
+      return v1::AGENT_STATUS_ACTIVE;
     case AgentStatus::kSuspended:
-      return v1::SUSPENDED;
+      return v1::AGENT_STATUS_SUSPENDED;
     case AgentStatus::kRevoked:
-      return v1::REVOKED;
+      return v1::AGENT_STATUS_REVOKED;
   }
   return v1::AGENT_STATUS_UNSPECIFIED;
 }

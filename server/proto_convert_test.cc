@@ -9,6 +9,7 @@
 #include "decision/engine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/enum_names.h"
 
 namespace verdict {
 namespace {
@@ -172,8 +173,8 @@ TEST(DecisionToProtoTest, CarriesEveryField) {
 
   v1::AuthorizeResponse wire;
   DecisionToProto(decision, &wire);
-  EXPECT_EQ(wire.verdict(), v1::NEEDS_APPROVAL);
-  EXPECT_EQ(wire.reason(), v1::APPROVAL_REQUIRED);
+  EXPECT_EQ(wire.verdict(), v1::VERDICT_NEEDS_APPROVAL);
+  EXPECT_EQ(wire.reason(), v1::REASON_CODE_APPROVAL_REQUIRED);
   EXPECT_EQ(wire.message(), "approval apr_1 is pending");
   EXPECT_EQ(wire.agent_id(), "agt_child");
   ASSERT_TRUE(wire.has_matched_grant());
@@ -198,16 +199,18 @@ TEST(DecisionToProtoTest, NoMatchedGrantLeavesTheFieldUnset) {
   v1::AuthorizeResponse wire;
   DecisionToProto(decision, &wire);
   EXPECT_FALSE(wire.has_matched_grant());
-  EXPECT_EQ(wire.verdict(), v1::DENY);
+  EXPECT_EQ(wire.verdict(), v1::VERDICT_DENY);
 }
 
+// The engine's names (decision/types.h: the logs, the metrics) are the proto's values without
+// their type's prefix (VERDICT_ALLOW is ALLOW).
 TEST(DecisionToProtoTest, EveryVerdictAndReasonKeepsItsName) {
   for (Verdict verdict : {Verdict::kAllow, Verdict::kDeny, Verdict::kNeedsApproval}) {
     Decision decision;
     decision.verdict = verdict;
     v1::AuthorizeResponse wire;
     DecisionToProto(decision, &wire);
-    EXPECT_EQ(v1::Verdict_Name(wire.verdict()), VerdictName(verdict));
+    EXPECT_EQ(ShortEnumName(wire.verdict()), VerdictName(verdict));
   }
   for (ReasonCode reason :
        {ReasonCode::kAllowed, ReasonCode::kAgentNotFound, ReasonCode::kAgentSuspended,
@@ -220,7 +223,7 @@ TEST(DecisionToProtoTest, EveryVerdictAndReasonKeepsItsName) {
     decision.reason = reason;
     v1::AuthorizeResponse wire;
     DecisionToProto(decision, &wire);
-    EXPECT_EQ(v1::ReasonCode_Name(wire.reason()), ReasonCodeName(reason));
+    EXPECT_EQ(ShortEnumName(wire.reason()), ReasonCodeName(reason));
   }
 }
 
@@ -251,13 +254,13 @@ TEST(TokenValidationToProtoTest, CarriesTheAgentAndItsEffectivePermissions) {
   v1::ValidateTokenResponse wire;
   TokenValidationToProto(validation, &wire);
   EXPECT_TRUE(wire.valid());
-  EXPECT_EQ(wire.reason(), v1::ALLOWED);
+  EXPECT_EQ(wire.reason(), v1::REASON_CODE_ALLOWED);
   EXPECT_EQ(wire.message(), "token of agt_child");
   EXPECT_EQ(wire.agent().id(), "agt_child");
   EXPECT_EQ(wire.agent().owner(), "alice@example.com");
   EXPECT_EQ(wire.agent().name(), "child");
-  EXPECT_EQ(wire.agent().kind(), v1::DELEGATED);
-  EXPECT_EQ(wire.agent().status(), v1::ACTIVE);
+  EXPECT_EQ(wire.agent().kind(), v1::AGENT_KIND_DELEGATED);
+  EXPECT_EQ(wire.agent().status(), v1::AGENT_STATUS_ACTIVE);
   EXPECT_EQ(wire.agent().token_prefix(), "vdt_AbCdEfGh");
   EXPECT_FALSE(wire.agent().has_expires_at()) << "never expires: no timestamp";
   EXPECT_EQ(wire.agent().created_at().seconds(), 1700000000);
@@ -284,7 +287,7 @@ TEST(TokenValidationToProtoTest, AnAnswerOverItsBudgetSaysEvaluationLimit) {
   v1::ValidateTokenResponse wire;
   TokenValidationToProto(validation, &wire);
   EXPECT_FALSE(wire.valid());
-  EXPECT_EQ(wire.reason(), v1::EVALUATION_LIMIT);
+  EXPECT_EQ(wire.reason(), v1::REASON_CODE_EVALUATION_LIMIT);
 }
 
 TEST(TokenValidationToProtoTest, AgentStatesAndKindsKeepTheirNames) {
@@ -295,9 +298,12 @@ TEST(TokenValidationToProtoTest, AgentStatesAndKindsKeepTheirNames) {
     v1::AgentStatus wire_status;
   };
   const Case cases[] = {
-      {AgentKind::kAutonomous, AgentStatus::kActive, v1::AUTONOMOUS, v1::ACTIVE},
-      {AgentKind::kDelegated, AgentStatus::kSuspended, v1::DELEGATED, v1::SUSPENDED},
-      {AgentKind::kService, AgentStatus::kRevoked, v1::SERVICE, v1::REVOKED},
+      {AgentKind::kAutonomous, AgentStatus::kActive, v1::AGENT_KIND_AUTONOMOUS,
+       v1::AGENT_STATUS_ACTIVE},
+      {AgentKind::kDelegated, AgentStatus::kSuspended, v1::AGENT_KIND_DELEGATED,
+       v1::AGENT_STATUS_SUSPENDED},
+      {AgentKind::kService, AgentStatus::kRevoked, v1::AGENT_KIND_SERVICE,
+       v1::AGENT_STATUS_REVOKED},
   };
   for (const Case& c : cases) {
     TokenValidation validation;
@@ -321,7 +327,7 @@ TEST(TokenValidationToProtoTest, InvalidTokenHasNoAgent) {
   v1::ValidateTokenResponse wire;
   TokenValidationToProto(validation, &wire);
   EXPECT_FALSE(wire.valid());
-  EXPECT_EQ(wire.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(wire.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_FALSE(wire.has_agent());
 }
 
@@ -342,7 +348,7 @@ TEST(SimulationToProtoTest, CarriesTheDecisionAndEveryTraceEntry) {
 
   v1::SimulateResponse wire;
   SimulationToProto(simulation, &wire);
-  EXPECT_EQ(wire.decision().reason(), v1::DENIED_BY_POLICY);
+  EXPECT_EQ(wire.decision().reason(), v1::REASON_CODE_DENIED_BY_POLICY);
   ASSERT_EQ(wire.trace().stages_size(), 2);
   EXPECT_EQ(wire.trace().stages(0).name(), "subject");
   EXPECT_TRUE(wire.trace().stages(0).passed());
@@ -354,7 +360,7 @@ TEST(SimulationToProtoTest, CarriesTheDecisionAndEveryTraceEntry) {
   EXPECT_EQ(wire_trial.path(0).delegation_id(), "dlg_9");
   EXPECT_TRUE(wire_trial.resource_matched());
   EXPECT_FALSE(wire_trial.action_matched());
-  EXPECT_EQ(wire_trial.outcome(), v1::NO_MATCHING_PERMISSION);
+  EXPECT_EQ(wire_trial.outcome(), v1::REASON_CODE_NO_MATCHING_PERMISSION);
   EXPECT_EQ(wire_trial.detail(), "action write not in [read]");
 }
 

@@ -5,24 +5,32 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "common/log.h"
 
 namespace verdict {
 namespace {
 
-google::protobuf::LogHandler* previous_handler = nullptr;
+LogLevel LevelOf(google::protobuf::LogLevel level) {
+  switch (level) {
+    case google::protobuf::LOGLEVEL_INFO:
+      return LogLevel::kInfo;
+    case google::protobuf::LOGLEVEL_WARNING:
+      return LogLevel::kWarning;
+    default:
+      return LogLevel::kError;  // ERROR, and FATAL (protobuf aborts after it)
+  }
+}
 
-void DropInvalidUtf8ParseErrors(google::protobuf::LogLevel level, const char* filename, int line,
-                                const std::string& message) {
+void ToSinkUnlessInvalidUtf8Parse(google::protobuf::LogLevel level, const char* filename, int line,
+                                  const std::string& message) {
   if (absl::StrContains(message, "contains invalid UTF-8 data when parsing")) return;
-  if (previous_handler != nullptr) previous_handler(level, filename, line, message);
+  Log(LevelOf(level), message, LogOrigin{"protobuf", filename == nullptr ? "" : filename, line});
 }
 
 }  // namespace
 
 void QuietInvalidUtf8ParseErrors() {
-  google::protobuf::LogHandler* replaced =
-      google::protobuf::SetLogHandler(&DropInvalidUtf8ParseErrors);
-  if (replaced != &DropInvalidUtf8ParseErrors) previous_handler = replaced;
+  google::protobuf::SetLogHandler(&ToSinkUnlessInvalidUtf8Parse);
 }
 
 }  // namespace verdict

@@ -2,7 +2,8 @@
 // to parse. verdict answers such a request with INVALID_ARGUMENT (ext_authz with a 400), so the
 // line tells an operator nothing to act on, and any client could fill verdictd's log with it.
 // QuietInvalidUtf8ParseErrors drops exactly those lines; every other protobuf message, the same
-// complaint about a message being serialized (verdict's own bug) included, is printed as before.
+// complaint about a message being serialized (verdict's own bug) included, goes to verdict's log
+// (common/log.h) with its time, level and "protobuf <file>:<line>".
 //
 //   QuietInvalidUtf8ParseErrors();  // once, at start
 #ifndef VERDICT_SERVER_PROTOBUF_LOG_H_

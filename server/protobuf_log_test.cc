@@ -39,8 +39,10 @@ TEST(QuietInvalidUtf8ParseErrors, EveryOtherProtobufMessageIsStillPrinted) {
   request.set_action("caf\xe9");
   testing::internal::CaptureStderr();
   request.SerializeAsString();
-  EXPECT_THAT(testing::internal::GetCapturedStderr(),
-              HasSubstr("contains invalid UTF-8 data when serializing"));
+  const std::string logged = testing::internal::GetCapturedStderr();
+  EXPECT_THAT(logged, HasSubstr("contains invalid UTF-8 data when serializing"));
+  // Through verdict's log: a level and where it comes from.
+  EXPECT_THAT(logged, HasSubstr(" ERROR protobuf "));
 }
 
 }  // namespace

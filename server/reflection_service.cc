@@ -19,23 +19,25 @@ using google::protobuf::Descriptor;
 using google::protobuf::DescriptorPool;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::FileDescriptor;
-using grpc::reflection::v1alpha::ServerReflection;
-using grpc::reflection::v1alpha::ServerReflectionRequest;
-using grpc::reflection::v1alpha::ServerReflectionResponse;
 
 // Answers queued for a client that sends requests faster than it reads the answers. At this
 // many the stream stops reading until a write completes, so no client grows the queue unbounded.
 constexpr size_t kMaxQueuedResponses = 8;
 
-void SetError(grpc::StatusCode code, std::string message, ServerReflectionResponse* response) {
+template <typename Response>
+void SetError(grpc::StatusCode code, std::string message, Response* response) {
   response->mutable_error_response()->set_error_code(code);
   response->mutable_error_response()->set_error_message(std::move(message));
 }
 
 // Answers the requests of one stream from a descriptor pool, and remembers which files the
 // stream has carried so that a dependency is sent once per stream.
+template <typename Protocol>
 class Responder {
  public:
+  using ServerReflectionRequest = typename Protocol::Request;
+  using ServerReflectionResponse = typename Protocol::Response;
+
   Responder(const std::vector<std::string>& service_names,
             const absl::flat_hash_set<std::string>& served_files, const DescriptorPool& pool)
       : service_names_(service_names), served_files_(served_files), pool_(pool) {}
@@ -96,7 +98,7 @@ class Responder {
   }
 
   void AddUnsentDependencies(const FileDescriptor& file,
-                             grpc::reflection::v1alpha::FileDescriptorResponse* files) {
+                             typename Protocol::FileDescriptorResponse* files) {
     for (int i = 0; i < file.dependency_count(); ++i) {
       const FileDescriptor& dependency = *file.dependency(i);
       if (!files_sent_.insert(dependency.name()).second) continue;
@@ -106,13 +108,13 @@ class Responder {
   }
 
   static void AddFile(const FileDescriptor& file,
-                      grpc::reflection::v1alpha::FileDescriptorResponse* files) {
+                      typename Protocol::FileDescriptorResponse* files) {
     google::protobuf::FileDescriptorProto proto;
     file.CopyTo(&proto);
     files->add_file_descriptor_proto(proto.SerializeAsString());
   }
 
-  void AnswerExtension(const grpc::reflection::v1alpha::ExtensionRequest& request,
+  void AnswerExtension(const typename Protocol::ExtensionRequest& request,
                        ServerReflectionResponse* response) {
     const Descriptor* type = pool_.FindMessageTypeByName(request.containing_type());
     const FieldDescriptor* extension =
@@ -149,9 +151,13 @@ class Responder {
 // One stream. gRPC allows one read and one write in flight at a time, and their reactions may
 // run at once on different threads: the mutex orders them. Answers wait in `queued_` while the
 // previous one is being written.
+template <typename Protocol>
 class ReflectionStream final
-    : public grpc::ServerBidiReactor<ServerReflectionRequest, ServerReflectionResponse> {
+    : public grpc::ServerBidiReactor<typename Protocol::Request, typename Protocol::Response> {
  public:
+  using ServerReflectionRequest = typename Protocol::Request;
+  using ServerReflectionResponse = typename Protocol::Response;
+
   ReflectionStream(const std::vector<std::string>& service_names,
                    const absl::flat_hash_set<std::string>& served_files)
       : responder_(service_names, served_files, *DescriptorPool::generated_pool()) {
@@ -182,7 +188,7 @@ class ReflectionStream final
       client_done_ = true;
       if (!finished_) {
         finished_ = true;
-        Finish(grpc::Status(grpc::StatusCode::CANCELLED, "reflection stream broken"));
+        this->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "reflection stream broken"));
       }
       return;
     }
@@ -198,25 +204,25 @@ class ReflectionStream final
 
   void StartReadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     reading_ = true;
-    StartRead(&request_);
+    this->StartRead(&request_);
   }
 
   // Writes the oldest queued answer; it stays at the front of the queue, untouched, until
   // OnWriteDone.
   void StartWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     writing_ = true;
-    StartWrite(&queued_.front());
+    this->StartWrite(&queued_.front());
   }
 
   // OK once the client has half-closed and every answer is written.
   void FinishIfDoneLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finished_ || !client_done_ || writing_) return;
     finished_ = true;
-    Finish(grpc::Status::OK);
+    this->Finish(grpc::Status::OK);
   }
 
   absl::Mutex mu_;
-  Responder responder_ ABSL_GUARDED_BY(mu_);
+  Responder<Protocol> responder_ ABSL_GUARDED_BY(mu_);
   ServerReflectionRequest request_ ABSL_GUARDED_BY(mu_);  // gRPC fills it while reading_
   // Deque: pushing answers leaves the one being written where it is.
   std::deque<ServerReflectionResponse> queued_ ABSL_GUARDED_BY(mu_);
@@ -225,11 +231,6 @@ class ReflectionStream final
   bool client_done_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
-
-std::vector<std::string> WithOwnName(std::vector<std::string> service_names) {
-  service_names.push_back(ServerReflection::service_full_name());
-  return service_names;
-}
 
 void AddWithDependencies(const FileDescriptor& file, absl::flat_hash_set<std::string>& files) {
   if (!files.insert(file.name()).second) return;
@@ -249,13 +250,30 @@ absl::flat_hash_set<std::string> FilesOf(const std::vector<std::string>& service
 
 }  // namespace
 
-ReflectionService::ReflectionService(std::vector<std::string> service_names)
-    : service_names_(WithOwnName(std::move(service_names))),
-      served_files_(FilesOf(service_names_)) {}
+template <typename Protocol>
+ReflectionServiceOf<Protocol>::ReflectionServiceOf(std::vector<std::string> service_names)
+    : service_names_(std::move(service_names)), served_files_(FilesOf(service_names_)) {}
 
-grpc::ServerBidiReactor<ServerReflectionRequest, ServerReflectionResponse>*
-ReflectionService::ServerReflectionInfo(grpc::CallbackServerContext* /*context*/) {
-  return new ReflectionStream(service_names_, served_files_);
+template <typename Protocol>
+grpc::ServerBidiReactor<typename Protocol::Request, typename Protocol::Response>*
+ReflectionServiceOf<Protocol>::ServerReflectionInfo(grpc::CallbackServerContext* /*context*/) {
+  return new ReflectionStream<Protocol>(service_names_, served_files_);
 }
+
+template class ReflectionServiceOf<ReflectionV1>;
+template class ReflectionServiceOf<ReflectionV1Alpha>;
+
+namespace {
+
+std::vector<std::string> WithReflection(std::vector<std::string> service_names) {
+  service_names.push_back(ReflectionV1::Service::service_full_name());
+  service_names.push_back(ReflectionV1Alpha::Service::service_full_name());
+  return service_names;
+}
+
+}  // namespace
+
+ReflectionServices::ReflectionServices(const std::vector<std::string>& service_names)
+    : v1(WithReflection(service_names)), v1alpha(WithReflection(service_names)) {}
 
 }  // namespace verdict

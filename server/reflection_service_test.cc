@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
+#include "grpc/reflection/v1/reflection.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "server/grpc_server.h"
 #include "verdict/v1/admin.grpc.pb.h"
@@ -78,11 +79,13 @@ class ReflectionServiceTest : public ::testing::Test {
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&decision_);
-    builder.RegisterService(&reflection_);
+    builder.RegisterService(&reflection_.v1);
+    builder.RegisterService(&reflection_.v1alpha);
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
+    address_ = absl::StrCat("127.0.0.1:", port);
     stub_ = ServerReflection::NewStub(
-        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
   }
 
   void TearDown() override { server_->Shutdown(); }
@@ -111,18 +114,20 @@ class ReflectionServiceTest : public ::testing::Test {
   }
 
   v1::DecisionService::CallbackService decision_;
-  ReflectionService reflection_{
+  ReflectionServices reflection_{
       {v1::DecisionService::service_full_name(), "grpc.health.v1.Health"}};
   std::unique_ptr<grpc::Server> server_;
+  std::string address_;
   std::unique_ptr<ServerReflection::Stub> stub_;
   std::unique_ptr<grpc::ClientContext> context_;
 };
 
-TEST_F(ReflectionServiceTest, ListServicesNamesTheGivenServicesAndItself) {
+TEST_F(ReflectionServiceTest, ListServicesNamesTheGivenServicesAndBothRevisionsOfItself) {
   std::unique_ptr<Stream> stream = OpenStream();
   const ServerReflectionResponse response = Ask(*stream, ListServices());
   EXPECT_THAT(ServiceNames(response),
               ElementsAre("verdict.v1.DecisionService", "grpc.health.v1.Health",
+                          "grpc.reflection.v1.ServerReflection",
                           "grpc.reflection.v1alpha.ServerReflection"));
   EXPECT_EQ(response.original_request().list_services(), "*");
   Close(*stream);
@@ -181,6 +186,7 @@ TEST_F(ReflectionServiceTest, EveryKindOfSymbolResolvesToItsFile) {
       {"verdict.v1.Verdict", kDecisionFile},                    // enum
       {"google.protobuf.Timestamp", kTimestampFile},            // a dependency's message
       {"grpc.reflection.v1alpha.ServerReflection", "grpc/reflection/v1alpha/reflection.proto"},
+      {"grpc.reflection.v1.ServerReflection", "grpc/reflection/v1/reflection.proto"},
   };
   for (const Case& c : cases) {
     std::unique_ptr<Stream> stream = OpenStream();
@@ -301,11 +307,60 @@ TEST_F(ReflectionServiceTest, AClientThatLeavesMidStreamEndsIt) {
   EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
   // The server is still answering new streams.
   stream = OpenStream();
-  EXPECT_THAT(ServiceNames(Ask(*stream, ListServices())), ::testing::SizeIs(3));
+  EXPECT_THAT(ServiceNames(Ask(*stream, ListServices())), ::testing::SizeIs(4));
   Close(*stream);
 }
 
 // A reflection stream to the server at `address`, open for 10 s.
+// grpc.reflection.v1, what newer clients (grpcurl 1.9+, buf curl) ask first: the same answers
+// as v1alpha, in its own package.
+TEST_F(ReflectionServiceTest, VersionOneListsAndDescribesTheSameServices) {
+  namespace rv1 = grpc::reflection::v1;
+  std::unique_ptr<rv1::ServerReflection::Stub> stub = rv1::ServerReflection::NewStub(
+      grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto stream = stub->ServerReflectionInfo(&context);
+
+  rv1::ServerReflectionRequest list;
+  list.set_list_services("*");
+  rv1::ServerReflectionResponse listed;
+  ASSERT_TRUE(stream->Write(list));
+  ASSERT_TRUE(stream->Read(&listed));
+  std::vector<std::string> names;
+  for (const auto& service : listed.list_services_response().service()) {
+    names.push_back(service.name());
+  }
+  EXPECT_THAT(names, ElementsAre("verdict.v1.DecisionService", "grpc.health.v1.Health",
+                                 "grpc.reflection.v1.ServerReflection",
+                                 "grpc.reflection.v1alpha.ServerReflection"));
+
+  rv1::ServerReflectionRequest describe;
+  describe.set_file_containing_symbol("verdict.v1.DecisionService.Authorize");
+  rv1::ServerReflectionResponse described;
+  ASSERT_TRUE(stream->Write(describe));
+  ASSERT_TRUE(stream->Read(&described));
+  google::protobuf::DescriptorPool pool;
+  const auto& files = described.file_descriptor_response().file_descriptor_proto();
+  ASSERT_EQ(files.size(), 2);
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    google::protobuf::FileDescriptorProto file;
+    ASSERT_TRUE(file.ParseFromString(*it));
+    ASSERT_NE(pool.BuildFile(file), nullptr) << file.name();
+  }
+  EXPECT_NE(pool.FindMethodByName("verdict.v1.DecisionService.Authorize"), nullptr);
+
+  // Outside the served files: an error response, and the stream goes on.
+  describe.set_file_containing_symbol("verdict.v1.AdminService");
+  ASSERT_TRUE(stream->Write(describe));
+  ASSERT_TRUE(stream->Read(&described));
+  EXPECT_EQ(described.error_response().error_code(), grpc::StatusCode::NOT_FOUND);
+
+  ASSERT_TRUE(stream->WritesDone());
+  const grpc::Status status = stream->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
 struct ReflectionSession {
   explicit ReflectionSession(const std::string& address)
       : stub(ServerReflection::NewStub(
@@ -338,6 +393,7 @@ TEST(GrpcServerReflectionTest, OnlyAServerStartedWithReflectionServesIt) {
       EXPECT_TRUE(status.ok()) << status.error_message();
       EXPECT_THAT(ServiceNames(response),
                   ElementsAre("verdict.v1.DecisionService", "grpc.health.v1.Health",
+                              "grpc.reflection.v1.ServerReflection",
                               "grpc.reflection.v1alpha.ServerReflection"));
     } else {
       EXPECT_FALSE(answered);
@@ -358,7 +414,7 @@ TEST(GrpcServerReflectionTest, EveryServiceListedCanBeDescribed) {
   ServerReflectionResponse listed;
   ASSERT_TRUE(stream->Write(ListServices()));
   ASSERT_TRUE(stream->Read(&listed));
-  ASSERT_THAT(ServiceNames(listed), ::testing::SizeIs(3));
+  ASSERT_THAT(ServiceNames(listed), ::testing::SizeIs(4));
   for (const std::string& name : ServiceNames(listed)) {
     ServerReflectionResponse described;
     ASSERT_TRUE(stream->Write(FileContainingSymbol(name)));

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "store/policy_admin.h"
+#include "store/policy_json.h"
 
 namespace verdict {
 
@@ -23,7 +24,9 @@ enum class SeedOutcome {
 // every start, not first when the database is new. The store's status (UNAVAILABLE...) when it
 // cannot be used. Safe when several processes seed one new database at once: one imports, the
 // others find it seeded.
-absl::StatusOr<SeedOutcome> SeedIfEmpty(PolicyAdmin& admin, absl::string_view policy_json);
+// With kImported, `imported` (when given) receives what the policy held.
+absl::StatusOr<SeedOutcome> SeedIfEmpty(PolicyAdmin& admin, absl::string_view policy_json,
+                                        ImportCounts* imported = nullptr);
 
 }  // namespace verdict
 

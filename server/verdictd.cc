@@ -8,6 +8,7 @@
 // graceful stop on SIGTERM or SIGINT (server/signals.h): stop accepting, finish the calls in
 // flight, close the database, exit 0.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
@@ -31,6 +33,8 @@
 #include "absl/time/time.h"
 #include "common/admin_limits.h"
 #include "common/build_info.h"
+#include "common/grpc_log.h"
+#include "common/log.h"
 #include "decision/authorizer.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/access_tokens.h"
@@ -55,6 +59,7 @@
 #include "server/usage.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
+#include "store/policy_json.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -86,6 +91,30 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return contents.str();
 }
 
+// The directory of a SQLite --db must exist and be a directory (PostgreSQL: nothing to check).
+absl::Status CheckDatabaseDirectory(const std::string& db) {
+  absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
+  if (!location.ok() || location->kind != StoreKind::kSqlite) return absl::OkStatus();
+  const std::string& path = location->location;
+  const size_t slash = path.rfind('/');
+  const std::string directory =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat info;
+  if (stat(directory.c_str(), &info) != 0) {
+    if (errno == ENOENT) {
+      return absl::NotFoundError(
+          absl::StrCat("its directory ", directory, " does not exist: create it, or name another"));
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat("its directory ", directory, " cannot be used: ", std::strerror(errno)));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("its directory ", directory, " is not a directory"));
+  }
+  return absl::OkStatus();
+}
+
 const char* SignalName(int signal_number) {
   switch (signal_number) {
     case SIGINT:
@@ -102,7 +131,7 @@ int Serve(const ServerOptions& options) {
   if (!options.seed_path.empty()) {
     absl::StatusOr<std::string> seed = ReadFile(options.seed_path);
     if (!seed.ok()) {
-      std::cerr << "verdictd: --seed: " << seed.status().message() << "\n";
+      LogError(absl::StrCat("verdictd: --seed: ", seed.status().message()));
       return kExitConfiguration;
     }
     seed_policy = *std::move(seed);
@@ -110,30 +139,37 @@ int Serve(const ServerOptions& options) {
   absl::StatusOr<HttpMappingConfig> ext_authz_config =
       LoadHttpMappingConfig(options.ext_authz_config_path);
   if (!ext_authz_config.ok()) {
-    std::cerr << "verdictd: --ext_authz_config: " << ext_authz_config.status().message() << "\n";
+    LogError(absl::StrCat("verdictd: --ext_authz_config: ", ext_authz_config.status().message()));
     return kExitConfiguration;
   }
   JwksFileKeys file_keys;
   absl::StatusOr<std::unique_ptr<AccessTokenVerifier>> access_tokens =
       AccessTokenVerifierFromOptions(options, &file_keys);
   if (!access_tokens.ok()) {
-    std::cerr << "verdictd: " << access_tokens.status().message() << "\n";
+    LogError(absl::StrCat("verdictd: ", access_tokens.status().message()));
     return kExitConfiguration;
   }
   for (const std::string& skipped : file_keys.skipped) {
-    std::cerr << "verdictd: --jwks_file: skipped " << skipped << "\n";
+    LogWarning(absl::StrCat("verdictd: --jwks_file: skipped ", skipped));
   }
   absl::StatusOr<StorageBounds> storage_bounds = StorageBoundsFromFlags();
   if (!storage_bounds.ok()) {
-    std::cerr << "verdictd: " << storage_bounds.status().message() << "\n";
+    LogError(absl::StrCat("verdictd: ", storage_bounds.status().message()));
     return kExitConfiguration;
   }
   // Checked before anything is created: a bad flag leaves no database or log file behind.
   absl::StatusOr<AdminPlaneOptions> admin_options =
       AdminPlaneOptionsFromFlags(options.db_path, options.listen);
   if (!admin_options.ok()) {
-    std::cerr << "verdictd: " << admin_options.status().message() << "\n";
+    LogError(absl::StrCat("verdictd: ", admin_options.status().message()));
     return kExitConfiguration;
+  }
+  // A missing directory is a mistake in --db, not a volume still to be mounted: nothing would
+  // ever create it, so the start fails here rather than answering UNAVAILABLE for ever.
+  if (absl::Status directory = CheckDatabaseDirectory(options.db_path); !directory.ok()) {
+    LogError(absl::StrCat("verdictd: --db=", DescribeStoreLocation(options.db_path), ": ",
+                          directory.message()));
+    return kExitStartup;
   }
   admin_options->file_key_ids = file_keys.kids;
   TransportLimits transport_limits;
@@ -150,7 +186,7 @@ int Serve(const ServerOptions& options) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
         DecisionJsonLog::Open(options.decision_json_log_path, [] { return absl::Now(); });
     if (!opened.ok()) {
-      std::cerr << "verdictd: --decision_json_log: " << opened.status().message() << "\n";
+      LogError(absl::StrCat("verdictd: --decision_json_log: ", opened.status().message()));
       return kExitStartup;
     }
     json_log = *std::move(opened);
@@ -167,8 +203,8 @@ int Serve(const ServerOptions& options) {
   store_options.defer_open_errors = true;
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(options.db_path, store_options);
   if (!store.ok()) {
-    std::cerr << "verdictd: --db=" << DescribeStoreLocation(options.db_path) << ": "
-              << store.status() << "\n";
+    LogError(absl::StrCat("verdictd: --db=", DescribeStoreLocation(options.db_path), ": ",
+                          store.status().ToString()));
     return kExitStartup;
   }
 
@@ -177,29 +213,34 @@ int Serve(const ServerOptions& options) {
   auto check_ready = [&store, &seed_policy, &seeded, &options]() -> absl::Status {
     if (absl::Status available = (*store)->CheckAvailable(); !available.ok()) return available;
     if (seeded) return absl::OkStatus();
-    absl::StatusOr<SeedOutcome> seed = SeedIfEmpty(**store, *seed_policy);
+    ImportCounts counts;
+    absl::StatusOr<SeedOutcome> seed = SeedIfEmpty(**store, *seed_policy, &counts);
     if (!seed.ok()) return seed.status();
     seeded = true;
     if (*seed == SeedOutcome::kStoreHeldAPolicy) {
-      std::cerr << "verdictd: --seed=" << options.seed_path
-                << " not imported: the database already holds a policy\n";
+      LogInfo(absl::StrCat("verdictd: --seed=", options.seed_path,
+                           " not imported: the database already holds a policy"));
+    } else {
+      LogInfo(absl::StrCat("verdictd: --seed=", options.seed_path, " imported: ", counts.agents,
+                           " agents, ", counts.permissions, " permissions, ", counts.delegations,
+                           " delegations, ", counts.revoked_token_ids, " revoked token ids"));
     }
     return absl::OkStatus();
   };
   const absl::Status ready = check_ready();
   if (!ready.ok()) {
     if (ready.code() == absl::StatusCode::kInvalidArgument) {
-      std::cerr << "verdictd: --seed=" << options.seed_path << ": " << ready.message() << "\n";
+      LogError(absl::StrCat("verdictd: --seed=", options.seed_path, ": ", ready.message()));
       return kExitStartup;
     }
-    std::cerr << "verdictd: policy store not ready (" << ready.message()
-              << "); answering UNAVAILABLE until it is\n";
+    LogWarning(absl::StrCat("verdictd: policy store not ready (", ready.message(),
+                            "); answering UNAVAILABLE until it is"));
   }
 
   absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane =
       AdminPlane::Start(*admin_options, options.db_path, **store, [] { return absl::Now(); });
   if (!admin_plane.ok()) {
-    std::cerr << "verdictd: admin plane: " << admin_plane.status().message() << "\n";
+    LogError(absl::StrCat("verdictd: admin plane: ", admin_plane.status().message()));
     return kExitStartup;
   }
 
@@ -256,13 +297,13 @@ int Serve(const ServerOptions& options) {
     absl::StatusOr<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
         options.metrics_listen, [&metrics] { return metrics.RenderPrometheusText(); });
     if (!started.ok()) {
-      std::cerr << "verdictd: --metrics_listen: " << started.status().message() << "\n";
+      LogError(absl::StrCat("verdictd: --metrics_listen: ", started.status().message()));
       return kExitStartup;
     }
     metrics_server = *std::move(started);
     const std::string& listen = options.metrics_listen;
-    std::cout << "verdictd metrics on " << listen.substr(0, listen.rfind(':')) << ":"
-              << metrics_server->port() << "/metrics" << std::endl;
+    LogInfo(absl::StrCat("verdictd metrics on ", listen.substr(0, listen.rfind(':')), ":",
+                         metrics_server->port(), "/metrics"));
   }
 
   // Declared before the server, so they stop after the server has finished every call.
@@ -286,7 +327,7 @@ int Serve(const ServerOptions& options) {
        {envoy::service::auth::v3::Authorization::service_full_name(), &ext_authz_service}},
       Reflection::kOn, kMaxReceiveMessageBytes, transport_limits);
   if (!server.ok()) {
-    std::cerr << "verdictd: " << server.status().message() << "\n";
+    LogError(absl::StrCat("verdictd: ", server.status().message()));
     return kExitStartup;
   }
 
@@ -301,20 +342,20 @@ int Serve(const ServerOptions& options) {
         // so they free gRPC's threads, which health checks need, at once.
         if (absl::IsDeadlineExceeded(ready)) (*store)->AbandonCallsInFlight();
         if (ready.ok()) {
-          std::cerr << "verdictd: policy store ready: SERVING\n";
+          LogInfo("verdictd: policy store ready: SERVING");
         } else {
-          std::cerr << "verdictd: policy store not ready (" << ready.message()
-                    << "): NOT_SERVING\n";
+          LogWarning(absl::StrCat("verdictd: policy store not ready (", ready.message(),
+                                  "): NOT_SERVING"));
         }
       },
       kAvailabilityInterval, /*answer_limit=*/kAvailabilityInterval);
 
-  std::cout << "verdictd serving on " << (*server)->address() << " (db "
-            << DescribeStoreLocation(options.db_path) << ")" << std::endl;
+  LogInfo(absl::StrCat("verdictd serving on ", (*server)->address(), " (db ",
+                       DescribeStoreLocation(options.db_path), ")"));
 
   const int signal_number = AwaitTerminationSignal();
-  std::cerr << "verdictd: " << SignalName(signal_number)
-            << ": finishing the calls in flight and stopping\n";
+  LogInfo(absl::StrCat("verdictd: ", SignalName(signal_number),
+                       ": finishing the calls in flight and stopping"));
   // Drain first: health says NOT_SERVING while calls are still served, so clients that watch
   // health (gRPC's client-side health checking, Envoy, Kubernetes) move their traffic away. A
   // call that reaches the listener in the instant it closes would be cancelled, not retried.
@@ -325,6 +366,7 @@ int Serve(const ServerOptions& options) {
   // After the decision listener, so the decision log receives every decision made.
   (*admin_plane)->Shutdown(kShutdownGrace);
   // The store, and with it the database, closes as `store` goes out of scope.
+  LogInfo("verdictd: stopped");
   return 0;
 }
 
@@ -335,17 +377,21 @@ int main(int argc, char** argv) {
   // First, before any thread exists: every thread started later inherits the blocked mask, so
   // the signals reach only AwaitTerminationSignal.
   if (absl::Status blocked = verdict::BlockTerminationSignals(); !blocked.ok()) {
-    std::cerr << "verdictd: " << blocked.message() << "\n";
+    verdict::LogError(absl::StrCat("verdictd: ", blocked.message()));
     return 1;
   }
   // abseil's deadlock detector keeps a lock graph on every Mutex acquisition: 2 to 5% of the
   // server's CPU under load (bench/PERFORMANCE.md). The tests keep the default detection.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // gRPC's and protobuf's own lines go through verdict's log (common/log.h), in the format
+  // --log_format sets below.
+  verdict::RouteGrpcLogToSink();
   verdict::QuietInvalidUtf8ParseErrors();
   absl::SetProgramUsageMessage(
       "verdict's policy-decision sidecar.\n"
       "  verdictd --listen=127.0.0.1:50051 --db=./verdict.db [--seed=policy.json] [--workers=4]");
-  switch (verdict::FindInfoRequest(std::vector<std::string>(argv, argv + argc))) {
+  const std::vector<std::string> args(argv, argv + argc);
+  switch (verdict::FindInfoRequest(args)) {
     case verdict::InfoRequest::kHelp:
       std::cout << verdict::FlagsHelp(absl::ProgramUsageMessage());
       return 0;
@@ -355,18 +401,38 @@ int main(int argc, char** argv) {
     case verdict::InfoRequest::kNone:
       break;
   }
+  // A flag that is unknown or holds a bad value is reported here, in verdictd's log, rather than
+  // by abseil's parser with a bare line; --log_format is read on the way, wherever it stands.
+  const absl::Status command_line = verdict::CheckCommandLine(args);
+  if (absl::StatusOr<verdict::LogFormat> format =
+          verdict::ParseLogFormat(absl::GetFlag(FLAGS_log_format));
+      format.ok()) {
+    verdict::SetLogFormat(*format);
+  }
+  if (!command_line.ok()) {
+    verdict::LogError(absl::StrCat("verdictd: ", command_line.message()));
+    return verdict::kExitConfiguration;
+  }
   // Every setting is a --flag=value: a word left over ("--decision_log false") would otherwise be
   // dropped without a word, leaving the flag at its other value.
   const std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() > 1) {
-    std::cerr << "verdictd: unexpected argument \"" << positional[1]
-              << "\": every setting is a --flag=value (--decision_log=false, not --decision_log "
-                 "false)\n";
+    verdict::LogError(absl::StrCat("verdictd: unexpected argument \"", positional[1],
+                                   "\": every setting is a --flag=value (--decision_log=false, not "
+                                   "--decision_log false)"));
     return verdict::kExitConfiguration;
   }
+  // A --log_format that names no format is refused (saying so in text).
+  absl::StatusOr<verdict::LogFormat> log_format =
+      verdict::ParseLogFormat(absl::GetFlag(FLAGS_log_format));
+  if (!log_format.ok()) {
+    verdict::LogError(absl::StrCat("verdictd: ", log_format.status().message()));
+    return verdict::kExitConfiguration;
+  }
+  verdict::SetLogFormat(*log_format);
   absl::StatusOr<verdict::ServerOptions> options = verdict::ServerOptionsFromFlags();
   if (!options.ok()) {
-    std::cerr << "verdictd: " << options.status().message() << "\n";
+    verdict::LogError(absl::StrCat("verdictd: ", options.status().message()));
     return verdict::kExitConfiguration;
   }
   return verdict::Serve(*options);

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
 #include "store/decision_log_row.h"
 #include "store/ids.h"
 
@@ -156,8 +158,8 @@ void DecisionLogWriter::WriteUntilShutdown() {
       for (DecisionLogRow& row : rows) row.run_decided = decided;
       status = log_->Append(rows);
       if (status.ok()) break;
-      std::fprintf(stderr, "verdict: decision log: %zu rows not written (attempt %d of %d): %s\n",
-                   rows.size(), attempt, attempts, status.ToString().c_str());
+      LogWarning(absl::StrCat("verdict: decision log: ", rows.size(), " rows not written (attempt ",
+                              attempt, " of ", attempts, "): ", status.ToString()));
       if (attempt >= attempts || Stopping()) break;
       PauseUnlessStopping();
     }

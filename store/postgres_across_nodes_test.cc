@@ -128,20 +128,20 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
   const Revocation revocations[] = {
       {"agent revoked", "agt_nodes_revoked",
        [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
-         v1::AgentStatusRequest request;
+         v1::RevokeAgentRequest request;
          request.set_agent_id("agt_nodes_revoked");
-         v1::Agent agent;
-         return stub.RevokeAgent(context, request, &agent);
+         v1::RevokeAgentResponse response;
+         return stub.RevokeAgent(context, request, &response);
        },
-       v1::AGENT_REVOKED},
+       v1::REASON_CODE_AGENT_REVOKED},
       {"agent suspended", "agt_nodes_suspended",
        [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
-         v1::AgentStatusRequest request;
+         v1::SuspendAgentRequest request;
          request.set_agent_id("agt_nodes_suspended");
-         v1::Agent agent;
-         return stub.SuspendAgent(context, request, &agent);
+         v1::SuspendAgentResponse response;
+         return stub.SuspendAgent(context, request, &response);
        },
-       v1::AGENT_SUSPENDED},
+       v1::REASON_CODE_AGENT_SUSPENDED},
       {"permission revoked", "agt_nodes_grantee",
        [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
          v1::RevokePermissionRequest request;
@@ -149,7 +149,7 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
          v1::RevokePermissionResponse response;
          return stub.RevokePermission(context, request, &response);
        },
-       v1::NO_MATCHING_PERMISSION},
+       v1::REASON_CODE_NO_MATCHING_PERMISSION},
       {"delegation revoked", "agt_nodes_borrower",
        [](v1::AdminService::Stub& stub, grpc::ClientContext* context) {
          v1::RevokeDelegationRequest request;
@@ -157,12 +157,12 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
          v1::RevokeDelegationResponse response;
          return stub.RevokeDelegation(context, request, &response);
        },
-       v1::NO_MATCHING_PERMISSION},
+       v1::REASON_CODE_NO_MATCHING_PERMISSION},
   };
   for (const Revocation& revocation : revocations) {
     SCOPED_TRACE(revocation.what);
     for (auto& stub : stubs)
-      ASSERT_EQ(DecideReadDocs(*stub, revocation.subject).verdict(), v1::ALLOW);
+      ASSERT_EQ(DecideReadDocs(*stub, revocation.subject).verdict(), v1::VERDICT_ALLOW);
 
     // Both sidecars keep answering while the revocation commits.
     std::vector<std::unique_ptr<DecisionTraffic>> traffic;
@@ -174,7 +174,7 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
 
     for (auto& stub : stubs) {
       const v1::AuthorizeResponse next = DecideReadDocs(*stub, revocation.subject);
-      EXPECT_EQ(next.verdict(), v1::DENY);
+      EXPECT_EQ(next.verdict(), v1::VERDICT_DENY);
       EXPECT_EQ(next.reason(), revocation.reason) << next.message();
     }
     for (auto& flow : traffic) {

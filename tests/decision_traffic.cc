@@ -40,8 +40,8 @@ void DecisionTraffic::Run(v1::DecisionService::Stub& stub, const std::string& ag
     bool failed = false;
     const v1::AuthorizeResponse response = DecideReadDocs(stub, agent_id, &failed);
     if (failed) ++errors_;
-    if (response.verdict() == v1::DENY) seen_deny_ = true;
-    if (seen_deny_ && response.verdict() == v1::ALLOW) ++allows_after_deny_;
+    if (response.verdict() == v1::VERDICT_DENY) seen_deny_ = true;
+    if (seen_deny_ && response.verdict() == v1::VERDICT_ALLOW) ++allows_after_deny_;
     ++calls_;
     absl::SleepFor(pause);
   }

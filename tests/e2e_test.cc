@@ -88,8 +88,8 @@ TEST_F(EndToEndTest, AllowsWhatThePolicyGrants) {
   request.mutable_context()->set_request_id("req-e2e-1");
   absl::StatusOr<v1::AuthorizeResponse> decision = Authorize(request);
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::ALLOW);
-  EXPECT_EQ(decision->reason(), v1::ALLOWED);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_ALLOW);
+  EXPECT_EQ(decision->reason(), v1::REASON_CODE_ALLOWED);
   EXPECT_EQ(decision->agent_id(), kReader);
   EXPECT_EQ(decision->matched_grant().permission_id(), "perm_demo_docs_read");
   EXPECT_EQ(decision->request_id(), "req-e2e-1");
@@ -99,8 +99,8 @@ TEST_F(EndToEndTest, DenyOverridesAllow) {
   absl::StatusOr<v1::AuthorizeResponse> decision =
       Authorize(Request(kReader, "read", "docs:secret:plans"));
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::DENY);
-  EXPECT_EQ(decision->reason(), v1::DENIED_BY_POLICY);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(decision->reason(), v1::REASON_CODE_DENIED_BY_POLICY);
   EXPECT_EQ(decision->matched_grant().permission_id(), "perm_demo_secret_deny");
 }
 
@@ -108,12 +108,12 @@ TEST_F(EndToEndTest, NothingMatchingIsADeny) {
   absl::StatusOr<v1::AuthorizeResponse> decision =
       Authorize(Request(kReader, "delete", "docs:guide:1"));
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::DENY);
-  EXPECT_EQ(decision->reason(), v1::NO_MATCHING_PERMISSION);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(decision->reason(), v1::REASON_CODE_NO_MATCHING_PERMISSION);
 
   decision = Authorize(Request("agt_nobody", "read", "docs:guide:1"));
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->reason(), v1::AGENT_NOT_FOUND);
+  EXPECT_EQ(decision->reason(), v1::REASON_CODE_AGENT_NOT_FOUND);
 }
 
 TEST_F(EndToEndTest, TokenSubjectDecidesAsItsAgent) {
@@ -121,7 +121,7 @@ TEST_F(EndToEndTest, TokenSubjectDecidesAsItsAgent) {
   request.mutable_subject()->set_token(kReaderToken);
   absl::StatusOr<v1::AuthorizeResponse> decision = Authorize(request);
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::ALLOW);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_ALLOW);
   EXPECT_EQ(decision->agent_id(), kReader);
 }
 
@@ -129,7 +129,7 @@ TEST_F(EndToEndTest, DelegateHoldsOnlyWhatWasLent) {
   absl::StatusOr<v1::AuthorizeResponse> lent =
       Authorize(Request(kAssistant, "read", "docs:guide:intro"));
   ASSERT_TRUE(lent.ok()) << lent.status();
-  EXPECT_EQ(lent->verdict(), v1::ALLOW);
+  EXPECT_EQ(lent->verdict(), v1::VERDICT_ALLOW);
   EXPECT_EQ(lent->matched_grant().owner_agent_id(), kReader);
   ASSERT_EQ(lent->delegation_path_size(), 1);
   EXPECT_EQ(lent->delegation_path(0).delegation_id(), "dlg_demo_reader_to_assistant");
@@ -137,8 +137,8 @@ TEST_F(EndToEndTest, DelegateHoldsOnlyWhatWasLent) {
   absl::StatusOr<v1::AuthorizeResponse> not_lent =
       Authorize(Request(kAssistant, "read", "docs:handbook:1"));
   ASSERT_TRUE(not_lent.ok()) << not_lent.status();
-  EXPECT_EQ(not_lent->verdict(), v1::DENY);
-  EXPECT_EQ(not_lent->reason(), v1::NO_MATCHING_PERMISSION);
+  EXPECT_EQ(not_lent->verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(not_lent->reason(), v1::REASON_CODE_NO_MATCHING_PERMISSION);
 }
 
 TEST_F(EndToEndTest, RateLimitRefusesTheCallPastTheLimit) {
@@ -153,8 +153,9 @@ TEST_F(EndToEndTest, RateLimitRefusesTheCallPastTheLimit) {
       reasons.push_back(decision->reason());
     }
     if (CurrentMinute() != minute) continue;
-    EXPECT_THAT(reasons, ElementsAre(v1::ALLOWED, v1::ALLOWED, v1::ALLOWED, v1::ALLOWED,
-                                     v1::ALLOWED, v1::RATE_LIMITED));
+    EXPECT_THAT(reasons, ElementsAre(v1::REASON_CODE_ALLOWED, v1::REASON_CODE_ALLOWED,
+                                     v1::REASON_CODE_ALLOWED, v1::REASON_CODE_ALLOWED,
+                                     v1::REASON_CODE_ALLOWED, v1::REASON_CODE_RATE_LIMITED));
     return;
   }
   FAIL() << "crossed a minute boundary twice";
@@ -164,14 +165,14 @@ TEST_F(EndToEndTest, ApprovalGateOpensOneRequestPerCall) {
   absl::StatusOr<v1::AuthorizeResponse> first =
       Authorize(Request(kReader, "publish", "docs:guide:1"));
   ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(first->verdict(), v1::NEEDS_APPROVAL);
-  EXPECT_EQ(first->reason(), v1::APPROVAL_REQUIRED);
+  EXPECT_EQ(first->verdict(), v1::VERDICT_NEEDS_APPROVAL);
+  EXPECT_EQ(first->reason(), v1::REASON_CODE_APPROVAL_REQUIRED);
   EXPECT_THAT(first->approval_request_id(), HasSubstr("apr_"));
 
   absl::StatusOr<v1::AuthorizeResponse> again =
       Authorize(Request(kReader, "publish", "docs:guide:1"));
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->verdict(), v1::NEEDS_APPROVAL);
+  EXPECT_EQ(again->verdict(), v1::VERDICT_NEEDS_APPROVAL);
   EXPECT_EQ(again->approval_request_id(), first->approval_request_id());
 }
 
@@ -188,9 +189,9 @@ TEST_F(EndToEndTest, BatchAnswersEveryCheckInOrder) {
   const grpc::Status status = stub_->BatchAuthorize(ContextWithDeadline().get(), batch, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
   ASSERT_EQ(response.results_size(), 3);
-  EXPECT_EQ(response.results(0).reason(), v1::ALLOWED);
-  EXPECT_EQ(response.results(1).reason(), v1::DENIED_BY_POLICY);
-  EXPECT_EQ(response.results(2).reason(), v1::NO_MATCHING_PERMISSION);
+  EXPECT_EQ(response.results(0).reason(), v1::REASON_CODE_ALLOWED);
+  EXPECT_EQ(response.results(1).reason(), v1::REASON_CODE_DENIED_BY_POLICY);
+  EXPECT_EQ(response.results(2).reason(), v1::REASON_CODE_NO_MATCHING_PERMISSION);
 }
 
 TEST_F(EndToEndTest, ValidateTokenNamesTheAgentAndItsPermissions) {
@@ -200,9 +201,9 @@ TEST_F(EndToEndTest, ValidateTokenNamesTheAgentAndItsPermissions) {
   grpc::Status status = stub_->ValidateToken(ContextWithDeadline().get(), request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(response.valid());
-  EXPECT_EQ(response.reason(), v1::ALLOWED);
+  EXPECT_EQ(response.reason(), v1::REASON_CODE_ALLOWED);
   EXPECT_EQ(response.agent().id(), kReader);
-  EXPECT_EQ(response.agent().status(), v1::ACTIVE);
+  EXPECT_EQ(response.agent().status(), v1::AGENT_STATUS_ACTIVE);
   std::vector<std::string> permission_ids;
   for (const v1::EffectivePermission& permission : response.permissions()) {
     permission_ids.push_back(permission.grant().permission_id());
@@ -214,7 +215,7 @@ TEST_F(EndToEndTest, ValidateTokenNamesTheAgentAndItsPermissions) {
   status = stub_->ValidateToken(ContextWithDeadline().get(), request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_FALSE(response.valid());
-  EXPECT_EQ(response.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(response.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_FALSE(response.has_agent());
 }
 
@@ -225,7 +226,7 @@ TEST_F(EndToEndTest, SimulateExplainsAndSpendsNothing) {
     v1::SimulateResponse simulation;
     const grpc::Status status = stub_->Simulate(ContextWithDeadline().get(), simulate, &simulation);
     ASSERT_TRUE(status.ok()) << status.error_message();
-    EXPECT_EQ(simulation.decision().verdict(), v1::ALLOW);
+    EXPECT_EQ(simulation.decision().verdict(), v1::VERDICT_ALLOW);
     EXPECT_GT(simulation.trace().stages_size(), 0);
     EXPECT_GT(simulation.trace().grants_size(), 0);
   }
@@ -233,7 +234,7 @@ TEST_F(EndToEndTest, SimulateExplainsAndSpendsNothing) {
   absl::StatusOr<v1::AuthorizeResponse> decision =
       Authorize(Request(kReader, "query", "search:web"));
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::ALLOW);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_ALLOW);
 }
 
 TEST_F(EndToEndTest, SimulateWhatIfChangesOnlyTheSimulation) {
@@ -246,11 +247,11 @@ TEST_F(EndToEndTest, SimulateWhatIfChangesOnlyTheSimulation) {
   v1::SimulateResponse simulation;
   const grpc::Status status = stub_->Simulate(ContextWithDeadline().get(), simulate, &simulation);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(simulation.decision().verdict(), v1::ALLOW);
+  EXPECT_EQ(simulation.decision().verdict(), v1::VERDICT_ALLOW);
 
   absl::StatusOr<v1::AuthorizeResponse> decision = Authorize(Request(kReader, "read", "wiki:home"));
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::DENY);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_DENY);
 }
 
 TEST_F(EndToEndTest, HealthIsServingForTheServerAndTheDecisionService) {
@@ -309,7 +310,7 @@ TEST_F(EndToEndTest, MessageOverTheSizeLimitIsRefused) {
   // The server is still there for everyone else.
   absl::StatusOr<v1::AuthorizeResponse> decision = Authorize(Request(kReader, "read", "docs:1"));
   ASSERT_TRUE(decision.ok()) << decision.status();
-  EXPECT_EQ(decision->verdict(), v1::ALLOW);
+  EXPECT_EQ(decision->verdict(), v1::VERDICT_ALLOW);
 }
 
 // A write lock held by another connection makes a rate-limited call (which must write its slot)
@@ -352,14 +353,14 @@ TEST_F(EndToEndTest, SigtermLetsCallsInFlightFinishAndExitsZero) {
                ->Authorize(&late_context, Request(kReader, "read", "docs:guide:1"), &late_response);
   } while (late.ok() && absl::Now() < give_up);
   EXPECT_FALSE(late.ok());
-  EXPECT_NE(late_response.verdict(), v1::ALLOW);
+  EXPECT_NE(late_response.verdict(), v1::VERDICT_ALLOW);
   // The call that was in flight all along was not cut off by the shutdown.
   EXPECT_EQ(in_flight.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
 
   lock.Release();
   absl::StatusOr<v1::AuthorizeResponse> finished = in_flight.get();
   ASSERT_TRUE(finished.ok()) << finished.status();
-  EXPECT_EQ(finished->verdict(), v1::ALLOW);
+  EXPECT_EQ(finished->verdict(), v1::VERDICT_ALLOW);
 
   absl::StatusOr<int> exit_code = server_->AwaitExit(absl::Seconds(15));
   ASSERT_TRUE(exit_code.ok()) << exit_code.status();
@@ -391,7 +392,7 @@ TEST(EndToEndUnixSocketTest, ServesOnAUnixSocket) {
     const grpc::Status status =
         stub->Authorize(ContextWithDeadline().get(), Request(kReader, "read", "docs:1"), &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
-    EXPECT_EQ(response.verdict(), v1::ALLOW);
+    EXPECT_EQ(response.verdict(), v1::VERDICT_ALLOW);
   }  // Closes the connection: an idle client holds a stop for a few seconds (see verdictd.cc).
 
   (*server)->Signal(SIGTERM);

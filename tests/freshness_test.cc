@@ -36,19 +36,19 @@ TEST(FreshnessTest, RevocationByAnotherProcessDeniesTheNextCall) {
   // From tests/testdata/freshness-policy.json: each round takes a different right away.
   const Revocation revocations[] = {
       {"agent revoked", "revoke-agent", "agt_fresh_revoked", "agt_fresh_revoked",
-       v1::AGENT_REVOKED},
+       v1::REASON_CODE_AGENT_REVOKED},
       {"agent suspended", "suspend-agent", "agt_fresh_suspended", "agt_fresh_suspended",
-       v1::AGENT_SUSPENDED},
+       v1::REASON_CODE_AGENT_SUSPENDED},
       {"permission revoked", "revoke-permission", "perm_fresh_grantee_docs", "agt_fresh_grantee",
-       v1::NO_MATCHING_PERMISSION},
+       v1::REASON_CODE_NO_MATCHING_PERMISSION},
       {"delegation revoked", "revoke-delegation", "dlg_fresh_lend", "agt_fresh_borrower",
-       v1::NO_MATCHING_PERMISSION},
+       v1::REASON_CODE_NO_MATCHING_PERMISSION},
       {"origin of a two-hop chain revoked", "revoke-agent", "agt_fresh_upstream",
-       "agt_fresh_downstream", v1::NO_MATCHING_PERMISSION},
+       "agt_fresh_downstream", v1::REASON_CODE_NO_MATCHING_PERMISSION},
   };
   for (const Revocation& revocation : revocations) {
     SCOPED_TRACE(revocation.kind);
-    ASSERT_EQ(DecideReadDocs(*stub, revocation.subject).verdict(), v1::ALLOW);
+    ASSERT_EQ(DecideReadDocs(*stub, revocation.subject).verdict(), v1::VERDICT_ALLOW);
 
     DecisionTraffic traffic(*stub, revocation.subject, absl::Milliseconds(1));
     traffic.AwaitCalls(3);
@@ -58,7 +58,7 @@ TEST(FreshnessTest, RevocationByAnotherProcessDeniesTheNextCall) {
     ASSERT_EQ(*tool_exit, 0);
 
     const v1::AuthorizeResponse next = DecideReadDocs(*stub, revocation.subject);
-    EXPECT_EQ(next.verdict(), v1::DENY);
+    EXPECT_EQ(next.verdict(), v1::VERDICT_DENY);
     EXPECT_EQ(next.reason(), revocation.reason) << next.message();
 
     traffic.Stop();

@@ -93,7 +93,7 @@ class JwtEndToEndTest : public ::testing::Test {
     v1::AddSigningKeyRequest request;
     request.set_jwk_json(key.public_jwk_json);
     request.add_allowed_algorithms(key.alg);
-    v1::SigningKey added;
+    v1::AddSigningKeyResponse added;
     return admin_->AddSigningKey(Context(/*admin=*/true).get(), request, &added);
   }
 
@@ -105,7 +105,7 @@ class JwtEndToEndTest : public ::testing::Test {
 
 TEST_F(JwtEndToEndTest, ATokenSignedByAJwksFileKeyActsAsItsAgent) {
   const v1::AuthorizeResponse allowed = ReadDocs(Token(file_key_));
-  EXPECT_EQ(allowed.verdict(), v1::ALLOW) << allowed.message();
+  EXPECT_EQ(allowed.verdict(), v1::VERDICT_ALLOW) << allowed.message();
   EXPECT_EQ(allowed.agent_id(), kReader);
 
   v1::ValidateTokenRequest validate;
@@ -118,8 +118,8 @@ TEST_F(JwtEndToEndTest, ATokenSignedByAJwksFileKeyActsAsItsAgent) {
 
   const TestSigningKey stranger = TestSigningKey::NewEd25519("file-ed");
   const v1::AuthorizeResponse forged = ReadDocs(Token(stranger));
-  EXPECT_EQ(forged.verdict(), v1::DENY);
-  EXPECT_EQ(forged.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(forged.verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(forged.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_THAT(forged.message(), HasSubstr("bad_signature"));
 }
 
@@ -127,43 +127,44 @@ TEST_F(JwtEndToEndTest, AStoreKeyCountsOnceAddedAndARotationInPlaceAtOnce) {
   const TestSigningKey store_key = TestSigningKey::NewEd25519("store-ed");
   const std::string token = Token(store_key);
   const v1::AuthorizeResponse unknown = ReadDocs(token);
-  EXPECT_EQ(unknown.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(unknown.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_THAT(unknown.message(), HasSubstr("unknown_key"));
 
   const grpc::Status added = AddKey(store_key);
   ASSERT_TRUE(added.ok()) << added.error_message();
-  EXPECT_EQ(ReadDocs(token).verdict(), v1::ALLOW);
+  EXPECT_EQ(ReadDocs(token).verdict(), v1::VERDICT_ALLOW);
 
   const TestSigningKey rotated = TestSigningKey::NewEd25519("store-ed");
   v1::RotateSigningKeyRequest rotate;
   rotate.set_jwk_json(rotated.public_jwk_json);
   rotate.add_allowed_algorithms("EdDSA");
-  v1::SigningKey key;
+  v1::RotateSigningKeyResponse key;
   ASSERT_TRUE(admin_->RotateSigningKey(Context(/*admin=*/true).get(), rotate, &key).ok());
   const v1::AuthorizeResponse old_content = ReadDocs(token);
-  EXPECT_EQ(old_content.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(old_content.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_THAT(old_content.message(), HasSubstr("bad_signature"));
-  EXPECT_EQ(ReadDocs(Token(rotated)).verdict(), v1::ALLOW);
+  EXPECT_EQ(ReadDocs(Token(rotated)).verdict(), v1::VERDICT_ALLOW);
 
   v1::RetireSigningKeyRequest retire;
   retire.set_kid("store-ed");
-  ASSERT_TRUE(admin_->RetireSigningKey(Context(/*admin=*/true).get(), retire, &key).ok());
+  v1::RetireSigningKeyResponse retired;
+  ASSERT_TRUE(admin_->RetireSigningKey(Context(/*admin=*/true).get(), retire, &retired).ok());
   EXPECT_THAT(ReadDocs(Token(rotated)).message(), HasSubstr("unknown_key"));
 }
 
 TEST_F(JwtEndToEndTest, ARevokedTokenIdDeniesOnTheNextCall) {
   const std::string token = Token(file_key_, "jti-revoked");
-  ASSERT_EQ(ReadDocs(token).verdict(), v1::ALLOW);
+  ASSERT_EQ(ReadDocs(token).verdict(), v1::VERDICT_ALLOW);
   v1::RevokeTokenIdRequest revoke;
   revoke.set_jti("jti-revoked");
   revoke.mutable_expires_at()->set_seconds(absl::ToUnixSeconds(absl::Now() + absl::Hours(1)));
   v1::RevokeTokenIdResponse revoked;
   ASSERT_TRUE(admin_->RevokeTokenId(Context(/*admin=*/true).get(), revoke, &revoked).ok());
   const v1::AuthorizeResponse denied = ReadDocs(token);
-  EXPECT_EQ(denied.verdict(), v1::DENY);
-  EXPECT_EQ(denied.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(denied.verdict(), v1::VERDICT_DENY);
+  EXPECT_EQ(denied.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_THAT(denied.message(), HasSubstr("revoked"));
-  EXPECT_EQ(ReadDocs(Token(file_key_, "jti-other")).verdict(), v1::ALLOW);
+  EXPECT_EQ(ReadDocs(Token(file_key_, "jti-other")).verdict(), v1::VERDICT_ALLOW);
 }
 
 TEST_F(JwtEndToEndTest, ABoundTokenNeedsAFreshProofOfPossession) {
@@ -177,9 +178,9 @@ TEST_F(JwtEndToEndTest, ABoundTokenNeedsAFreshProofOfPossession) {
   const std::string proof = SignDpopProof(proof_key, spec);
 
   EXPECT_THAT(ReadDocs(token).message(), HasSubstr("no DPoP proof"));
-  EXPECT_EQ(ReadDocs(token, proof).verdict(), v1::ALLOW);
+  EXPECT_EQ(ReadDocs(token, proof).verdict(), v1::VERDICT_ALLOW);
   const v1::AuthorizeResponse replayed = ReadDocs(token, proof);
-  EXPECT_EQ(replayed.reason(), v1::TOKEN_INVALID);
+  EXPECT_EQ(replayed.reason(), v1::REASON_CODE_TOKEN_INVALID);
   EXPECT_THAT(replayed.message(), HasSubstr("replayed"));
 }
 

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -29,14 +30,14 @@ std::string EnvOrEmpty(const char* name) {
   return value == nullptr ? "" : value;
 }
 
-// posix_spawn with the child's stdout on `stdout_fd` (or inherited when -1).
-absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int stdout_fd) {
+// posix_spawn with the child's stderr on `stderr_fd` (or inherited when -1).
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int stderr_fd) {
   std::vector<char*> c_argv;
   for (const std::string& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+  if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
   pid_t pid = 0;
   const int error = posix_spawn(&pid, c_argv[0], &actions, nullptr, c_argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -62,7 +63,7 @@ absl::StatusOr<std::string> ReadLine(int fd, absl::Duration timeout) {
     if (ready <= 0) continue;
     char c = 0;
     const ssize_t n = read(fd, &c, 1);
-    if (n == 0) return absl::UnavailableError(absl::StrCat("stdout closed after: ", line));
+    if (n == 0) return absl::UnavailableError(absl::StrCat("stderr closed after: ", line));
     if (n < 0) {
       if (errno == EINTR) continue;
       return absl::InternalError("read failed");
@@ -112,34 +113,51 @@ absl::StatusOr<std::unique_ptr<VerdictdProcess>> VerdictdProcess::Start(
 
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
-  absl::StatusOr<pid_t> pid = Spawn(argv, pipe_fds[1]);
+  absl::StatusOr<pid_t> pid = Spawn(argv, /*stderr_fd=*/pipe_fds[1]);
   close(pipe_fds[1]);
   if (!pid.ok()) {
     close(pipe_fds[0]);
     return pid.status();
   }
   auto process = std::unique_ptr<VerdictdProcess>(new VerdictdProcess(*pid, pipe_fds[0], ""));
-  // Other lines may come first (where metrics are served, for one).
+  // Other lines may come first (where metrics are served, for one), each passed on to this
+  // test's stderr. The line is "<time> INFO verdictd serving on ..." or, with
+  // --log_format=json, an object whose "msg" says the same.
   const absl::Time deadline = absl::Now() + kStartTimeout;
   absl::StatusOr<std::string> line;
+  size_t at = std::string::npos;
   do {
     line = ReadLine(pipe_fds[0], deadline - absl::Now());
     if (!line.ok()) return line.status();
-  } while (!absl::StartsWith(*line, kServingPrefix));
-  const std::string rest = line->substr(kServingPrefix.size());
+    std::cerr << *line << "\n";
+    at = line->find(std::string(kServingPrefix));
+  } while (at == std::string::npos);
+  const std::string rest = line->substr(at + kServingPrefix.size());
   process->address_ = rest.substr(0, rest.find(' '));
+  // From now on the server's lines go on to this test's stderr, so its pipe never fills.
+  process->log_copier_ = std::thread([fd = pipe_fds[0]] {
+    char buffer[4096];
+    while (true) {
+      const ssize_t n = read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      std::cerr.write(buffer, n);
+    }
+  });
   return process;
 }
 
-VerdictdProcess::VerdictdProcess(pid_t pid, int stdout_fd, std::string address)
-    : pid_(pid), stdout_fd_(stdout_fd), address_(std::move(address)) {}
+VerdictdProcess::VerdictdProcess(pid_t pid, int stderr_fd, std::string address)
+    : pid_(pid), stderr_fd_(stderr_fd), address_(std::move(address)) {}
 
 VerdictdProcess::~VerdictdProcess() {
   if (!exited_) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
-  close(stdout_fd_);
+  // The process is gone, so its end of the pipe is closed and the copier reads to the end.
+  if (log_copier_.joinable()) log_copier_.join();
+  close(stderr_fd_);
 }
 
 void VerdictdProcess::Signal(int signal_number) { kill(pid_, signal_number); }
@@ -152,7 +170,7 @@ absl::StatusOr<int> VerdictdProcess::AwaitExit(absl::Duration timeout) {
 }
 
 absl::StatusOr<int> RunToCompletion(const std::vector<std::string>& argv, absl::Duration timeout) {
-  absl::StatusOr<pid_t> pid = Spawn(argv, /*stdout_fd=*/-1);
+  absl::StatusOr<pid_t> pid = Spawn(argv, /*stderr_fd=*/-1);
   if (!pid.ok()) return pid.status();
   absl::StatusOr<int> exit_code = AwaitPid(*pid, timeout);
   if (exit_code.status().code() == absl::StatusCode::kDeadlineExceeded) {

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,7 +31,9 @@ std::string TestDirectory(absl::string_view name);
 class VerdictdProcess {
  public:
   // Starts //server:verdictd with `flags` plus --listen=127.0.0.1:0 (unless a --listen is given)
-  // and waits (up to 30 s) until it prints its "verdictd serving on ADDRESS (db PATH)" line.
+  // and waits (up to 30 s) until it logs its "verdictd serving on ADDRESS (db PATH)" line on
+  // stderr. Its stderr, that line included, goes on to the test's own stderr; its stdout is the
+  // test's stdout.
   static absl::StatusOr<std::unique_ptr<VerdictdProcess>> Start(std::vector<std::string> flags);
 
   // Kills the process (SIGKILL) when it is still running.
@@ -47,10 +50,11 @@ class VerdictdProcess {
   absl::StatusOr<int> AwaitExit(absl::Duration timeout);
 
  private:
-  VerdictdProcess(pid_t pid, int stdout_fd, std::string address);
+  VerdictdProcess(pid_t pid, int stderr_fd, std::string address);
 
   pid_t pid_;
-  int stdout_fd_;  // kept open: the server may still write to it
+  int stderr_fd_;  // read to its end by log_copier_
+  std::thread log_copier_;
   std::string address_;
   bool exited_ = false;
 };

@@ -6,11 +6,12 @@
 //   const client = new VerdictClient("127.0.0.1:50051");
 //   const decision = await client.authorize({ agentId: "agt_demo_reader", action: "read",
 //                                             resource: "docs:guide:1" });
-//   if (decision.verdict === "ALLOW") { ... }
+//   if (decision.verdict === "VERDICT_ALLOW") { ... }
 //   client.close();
 //
-// Enums arrive as their names ("ALLOW", "DENIED_BY_POLICY"). A call that fails rejects with the
-// gRPC error (code INVALID_ARGUMENT, UNAVAILABLE, ...): treat it as a deny.
+// Enums arrive as the names decision.proto gives them ("VERDICT_ALLOW",
+// "REASON_CODE_DENIED_BY_POLICY"; before 0.2.0 "ALLOW", "DENIED_BY_POLICY"). A call that fails
+// rejects with the gRPC error (code INVALID_ARGUMENT, UNAVAILABLE, ...): treat it as a deny.
 "use strict";
 
 const path = require("node:path");

@@ -36,8 +36,8 @@ after(() => client.close());
 test("Authorize allows what a permission grants", async () => {
   const decision = await client.authorize({ agentId: "agt_demo_reader", action: "read",
                                             resource: "docs:guide:1", requestId: "node-1" });
-  assert.equal(decision.verdict, "ALLOW");
-  assert.equal(decision.reason, "ALLOWED");
+  assert.equal(decision.verdict, "VERDICT_ALLOW");
+  assert.equal(decision.reason, "REASON_CODE_ALLOWED");
   assert.equal(decision.matched_grant.permission_id, "perm_demo_docs_read");
   assert.equal(decision.request_id, "node-1");
 });
@@ -45,14 +45,14 @@ test("Authorize allows what a permission grants", async () => {
 test("Authorize: a deny permission overrides the allow", async () => {
   const decision = await client.authorize({ agentId: "agt_demo_reader", action: "read",
                                             resource: "docs:secret:1" });
-  assert.equal(decision.verdict, "DENY");
-  assert.equal(decision.reason, "DENIED_BY_POLICY");
+  assert.equal(decision.verdict, "VERDICT_DENY");
+  assert.equal(decision.reason, "REASON_CODE_DENIED_BY_POLICY");
 });
 
 test("Authorize by token names the agent", async () => {
   const decision = await client.authorize({ token: readerToken, action: "read",
                                             resource: "docs:guide:1" });
-  assert.equal(decision.verdict, "ALLOW");
+  assert.equal(decision.verdict, "VERDICT_ALLOW");
   assert.equal(decision.agent_id, "agt_demo_reader");
 });
 
@@ -72,14 +72,14 @@ test("ValidateToken names the agent and its permissions", async () => {
 test("ValidateToken answers invalid without an error", async () => {
   const answer = await client.validateToken("vdt_" + "A".repeat(43));
   assert.equal(answer.valid, false);
-  assert.equal(answer.reason, "TOKEN_INVALID");
+  assert.equal(answer.reason, "REASON_CODE_TOKEN_INVALID");
 });
 
 test("Simulate explains the decision with a trace", async () => {
   const simulated = await client.simulate({ agentId: "agt_demo_reader", action: "read",
                                             resource: "docs:secret:1" });
-  assert.equal(simulated.decision.verdict, "DENY");
-  assert.equal(simulated.decision.reason, "DENIED_BY_POLICY");
+  assert.equal(simulated.decision.verdict, "VERDICT_DENY");
+  assert.equal(simulated.decision.reason, "REASON_CODE_DENIED_BY_POLICY");
   assert.ok(simulated.trace.stages.length > 0);
   assert.ok(simulated.trace.grants.length > 0);
 });
@@ -89,9 +89,9 @@ test("Simulate with a what-if permission allows without writing it", async () =>
                                          effect: "EFFECT_ALLOW" }] };
   const simulated = await client.simulate({ agentId: "agt_demo_reader", action: "read",
                                             resource: "reports:q3" }, whatIf);
-  assert.equal(simulated.decision.verdict, "ALLOW");
+  assert.equal(simulated.decision.verdict, "VERDICT_ALLOW");
   const real = await client.authorize({ agentId: "agt_demo_reader", action: "read",
                                         resource: "reports:q3" });
-  assert.equal(real.verdict, "DENY");
-  assert.equal(real.reason, "NO_MATCHING_PERMISSION");
+  assert.equal(real.verdict, "VERDICT_DENY");
+  assert.equal(real.reason, "REASON_CODE_NO_MATCHING_PERMISSION");
 });

@@ -5,7 +5,7 @@ message and stub modules from proto/ with grpc_tools and builds a wheel that car
 
     client = VerdictClient("127.0.0.1:50051")
     decision = client.authorize(agent_id="agt_demo_reader", action="read", resource="docs:guide:1")
-    if decision.verdict == decision_pb2.ALLOW: ...
+    if decision.verdict == decision_pb2.VERDICT_ALLOW: ...
 
 Errors are grpc.RpcError: INVALID_ARGUMENT for a malformed request, UNAVAILABLE when verdict
 cannot read its store. Treat every error as a deny.

@@ -63,25 +63,25 @@ class DecisionServiceTest(unittest.TestCase):
     def test_authorize_allows_what_a_permission_grants(self):
         decision = self.client.authorize("read", "docs:guide:1", agent_id="agt_demo_reader",
                                          request_id="py-1")
-        self.assertEqual(decision.verdict, decision_pb2.ALLOW)
-        self.assertEqual(decision.reason, decision_pb2.ALLOWED)
+        self.assertEqual(decision.verdict, decision_pb2.VERDICT_ALLOW)
+        self.assertEqual(decision.reason, decision_pb2.REASON_CODE_ALLOWED)
         self.assertEqual(decision.agent_id, "agt_demo_reader")
         self.assertEqual(decision.matched_grant.permission_id, "perm_demo_docs_read")
         self.assertEqual(decision.request_id, "py-1")
 
     def test_authorize_deny_overrides_allow(self):
         decision = self.client.authorize("read", "docs:secret:1", agent_id="agt_demo_reader")
-        self.assertEqual(decision.verdict, decision_pb2.DENY)
-        self.assertEqual(decision.reason, decision_pb2.DENIED_BY_POLICY)
+        self.assertEqual(decision.verdict, decision_pb2.VERDICT_DENY)
+        self.assertEqual(decision.reason, decision_pb2.REASON_CODE_DENIED_BY_POLICY)
 
     def test_authorize_by_token(self):
         decision = self.client.authorize("read", "docs:guide:1", token=self.reader_token)
-        self.assertEqual(decision.verdict, decision_pb2.ALLOW)
+        self.assertEqual(decision.verdict, decision_pb2.VERDICT_ALLOW)
         self.assertEqual(decision.agent_id, "agt_demo_reader")
 
     def test_authorize_through_a_delegation(self):
         decision = self.client.authorize("read", "docs:guide:2", agent_id="agt_demo_assistant")
-        self.assertEqual(decision.verdict, decision_pb2.ALLOW)
+        self.assertEqual(decision.verdict, decision_pb2.VERDICT_ALLOW)
         self.assertEqual([hop.delegation_id for hop in decision.delegation_path],
                          ["dlg_demo_reader_to_assistant"])
 
@@ -93,7 +93,7 @@ class DecisionServiceTest(unittest.TestCase):
     def test_validate_token_names_the_agent_and_its_permissions(self):
         answer = self.client.validate_token(self.reader_token)
         self.assertTrue(answer.valid)
-        self.assertEqual(answer.reason, decision_pb2.ALLOWED)
+        self.assertEqual(answer.reason, decision_pb2.REASON_CODE_ALLOWED)
         self.assertEqual(answer.agent.id, "agt_demo_reader")
         self.assertIn("perm_demo_docs_read",
                       [p.grant.permission_id for p in answer.permissions])
@@ -101,12 +101,12 @@ class DecisionServiceTest(unittest.TestCase):
     def test_validate_token_answers_invalid_without_an_error(self):
         answer = self.client.validate_token("vdt_" + "A" * 43)
         self.assertFalse(answer.valid)
-        self.assertEqual(answer.reason, decision_pb2.TOKEN_INVALID)
+        self.assertEqual(answer.reason, decision_pb2.REASON_CODE_TOKEN_INVALID)
 
     def test_simulate_explains_and_matches_authorize(self):
         simulated = self.client.simulate("read", "docs:secret:1", agent_id="agt_demo_reader")
-        self.assertEqual(simulated.decision.verdict, decision_pb2.DENY)
-        self.assertEqual(simulated.decision.reason, decision_pb2.DENIED_BY_POLICY)
+        self.assertEqual(simulated.decision.verdict, decision_pb2.VERDICT_DENY)
+        self.assertEqual(simulated.decision.reason, decision_pb2.REASON_CODE_DENIED_BY_POLICY)
         self.assertGreater(len(simulated.trace.stages), 0)
         self.assertGreater(len(simulated.trace.grants), 0)
 
@@ -115,10 +115,10 @@ class DecisionServiceTest(unittest.TestCase):
             resource="reports:*", actions=["read"], effect=decision_pb2.EFFECT_ALLOW)])
         simulated = self.client.simulate("read", "reports:q3", agent_id="agt_demo_reader",
                                          what_if=what_if)
-        self.assertEqual(simulated.decision.verdict, decision_pb2.ALLOW)
+        self.assertEqual(simulated.decision.verdict, decision_pb2.VERDICT_ALLOW)
         real = self.client.authorize("read", "reports:q3", agent_id="agt_demo_reader")
-        self.assertEqual(real.verdict, decision_pb2.DENY)
-        self.assertEqual(real.reason, decision_pb2.NO_MATCHING_PERMISSION)
+        self.assertEqual(real.verdict, decision_pb2.VERDICT_DENY)
+        self.assertEqual(real.reason, decision_pb2.REASON_CODE_NO_MATCHING_PERMISSION)
 
 
 class MeshWalkthroughTest(unittest.TestCase):

@@ -45,7 +45,7 @@ start_verdictd() {
   pids+=($!)
   addr=""
   for _ in $(seq 100); do
-    addr=$(sed -n 's/^verdictd serving on \([^ ]*\) .*/\1/p' "$work/$name.out")
+    addr=$(sed -n 's/.*verdictd serving on \([^ ]*\) .*/\1/p' "$work/$name.err")
     [[ -n "$addr" ]] && return 0
     sleep 0.1
   done
@@ -103,7 +103,7 @@ mkdir -p "$node_pkg"
 report node $?
 
 # Metrics and logs, after the calls above: every token the clients sent must stay out of the log.
-metrics=$(sed -n 's/^verdictd metrics on \(.*\)$/\1/p' "$work/demo.out")
+metrics=$(sed -n 's/.*verdictd metrics on \([^ ]*\/metrics\).*/\1/p' "$work/demo.err")
 secrets=$(/usr/bin/python3 -c 'import json, sys
 print(",".join(a["token"] for a in json.load(open(sys.argv[1]))["agents"]))' deploy/demo-policy.json)
 VERDICT_METRICS_URL="http://$metrics" VERDICT_JSON_LOG="$work/demo.jsonl" VERDICT_SECRETS=$secrets \

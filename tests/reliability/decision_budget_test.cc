@@ -133,8 +133,8 @@ TEST_F(DecisionBudgetTest, AStoredDenseGraphWhereNothingMatchesIsDecidedInMillis
   for (int i = 0; i < 21; ++i) {
     v1::AuthorizeResponse response;
     took.push_back(Call(&v1::DecisionService::Stub::Authorize, request, &response));
-    EXPECT_EQ(response.verdict(), v1::DENY);
-    EXPECT_EQ(response.reason(), v1::NO_MATCHING_PERMISSION) << response.message();
+    EXPECT_EQ(response.verdict(), v1::VERDICT_DENY);
+    EXPECT_EQ(response.reason(), v1::REASON_CODE_NO_MATCHING_PERMISSION) << response.message();
   }
   std::sort(took.begin(), took.end());
   // Measured at well under 1 ms (RELIABILITY.md); was 1.4 s. The bound leaves room for a loaded
@@ -145,7 +145,7 @@ TEST_F(DecisionBudgetTest, AStoredDenseGraphWhereNothingMatchesIsDecidedInMillis
   request.set_resource("docs:public:1");
   v1::AuthorizeResponse allowed;
   Call(&v1::DecisionService::Stub::Authorize, request, &allowed);
-  EXPECT_EQ(allowed.verdict(), v1::ALLOW) << allowed.message();
+  EXPECT_EQ(allowed.verdict(), v1::VERDICT_ALLOW) << allowed.message();
   EXPECT_EQ(allowed.delegation_path_size(), kLevels);
 }
 
@@ -177,8 +177,8 @@ TEST_F(DecisionBudgetTest, SimulateWithADenseWhatIfGraphIsCheapInTimeAndMemory) 
   for (int i = 0; i < 5; ++i) {
     v1::SimulateResponse response;
     took.push_back(Call(&v1::DecisionService::Stub::Simulate, request, &response));
-    EXPECT_EQ(response.decision().verdict(), v1::DENY);
-    EXPECT_EQ(response.decision().reason(), v1::NO_MATCHING_PERMISSION)
+    EXPECT_EQ(response.decision().verdict(), v1::VERDICT_DENY);
+    EXPECT_EQ(response.decision().reason(), v1::REASON_CODE_NO_MATCHING_PERMISSION)
         << response.decision().message();
   }
   const int64_t grown_kib = PeakResidentKib(server_->pid()) - before_kib;
@@ -195,7 +195,7 @@ TEST_F(DecisionBudgetTest, SimulateWithADenseWhatIfGraphIsCheapInTimeAndMemory) 
   ordinary.set_resource("docs:public:1");
   v1::AuthorizeResponse allowed;
   Call(&v1::DecisionService::Stub::Authorize, ordinary, &allowed);
-  EXPECT_EQ(allowed.verdict(), v1::ALLOW) << allowed.message();
+  EXPECT_EQ(allowed.verdict(), v1::VERDICT_ALLOW) << allowed.message();
 }
 
 }  // namespace

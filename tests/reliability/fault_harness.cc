@@ -49,7 +49,7 @@ AuthorizeOutcome Authorize(v1::DecisionService::Stub& stub) {
 }
 
 bool Allowed(const AuthorizeOutcome& outcome) {
-  return outcome.code == grpc::StatusCode::OK && outcome.verdict == v1::ALLOW;
+  return outcome.code == grpc::StatusCode::OK && outcome.verdict == v1::VERDICT_ALLOW;
 }
 
 // Calls Authorize until `done` holds for its outcome or the timeout passes.
@@ -77,7 +77,7 @@ void ExpectEveryDecisionCallUnavailable(v1::DecisionService::Stub& stub) {
   for (int call = 0; call < kCallsPerKindWhileFaulty; ++call) {
     const AuthorizeOutcome outcome = Authorize(stub);
     EXPECT_EQ(outcome.code, grpc::StatusCode::UNAVAILABLE) << "Authorize call " << call;
-    EXPECT_NE(outcome.verdict, v1::ALLOW);
+    EXPECT_NE(outcome.verdict, v1::VERDICT_ALLOW);
 
     v1::BatchAuthorizeRequest batch;
     batch.mutable_subject()->set_agent_id(kReader);
@@ -93,7 +93,7 @@ void ExpectEveryDecisionCallUnavailable(v1::DecisionService::Stub& stub) {
     v1::SimulateResponse simulation;
     EXPECT_EQ(stub.Simulate(WithDeadline().get(), simulate, &simulation).error_code(),
               grpc::StatusCode::UNAVAILABLE);
-    EXPECT_NE(simulation.decision().verdict(), v1::ALLOW);
+    EXPECT_NE(simulation.decision().verdict(), v1::VERDICT_ALLOW);
 
     v1::ValidateTokenRequest token;
     token.set_token(kReaderToken);

@@ -394,9 +394,9 @@ RawAnswer CallRaw(const std::shared_ptr<grpc::Channel>& channel, const std::stri
 // The refusals in an OK answer: every decision it carries, or the token validation.
 void ExpectRefusal(const std::string& method, const std::string& response_bytes) {
   auto expect_denied = [](const v1::AuthorizeResponse& decision) {
-    EXPECT_EQ(decision.verdict(), v1::DENY) << decision.ShortDebugString();
-    EXPECT_NE(decision.reason(), v1::REASON_UNSPECIFIED);
-    EXPECT_NE(decision.reason(), v1::ALLOWED);
+    EXPECT_EQ(decision.verdict(), v1::VERDICT_DENY) << decision.ShortDebugString();
+    EXPECT_NE(decision.reason(), v1::REASON_CODE_UNSPECIFIED);
+    EXPECT_NE(decision.reason(), v1::REASON_CODE_ALLOWED);
     EXPECT_FALSE(decision.message().empty());
   };
   if (method == "Authorize") {
@@ -415,7 +415,7 @@ void ExpectRefusal(const std::string& method, const std::string& response_bytes)
     v1::ValidateTokenResponse validation;
     ASSERT_TRUE(validation.ParseFromString(response_bytes));
     EXPECT_FALSE(validation.valid());
-    EXPECT_NE(validation.reason(), v1::REASON_UNSPECIFIED) << validation.ShortDebugString();
+    EXPECT_NE(validation.reason(), v1::REASON_CODE_UNSPECIFIED) << validation.ShortDebugString();
     EXPECT_FALSE(validation.message().empty());
   }
 }
@@ -440,7 +440,7 @@ class HostileRequestTest : public ::testing::TestWithParam<HostileCase> {
       EXPECT_TRUE(answer.status.ok()) << answer.status.error_message();
       v1::AuthorizeResponse decision;
       EXPECT_TRUE(decision.ParseFromString(answer.response_bytes));
-      EXPECT_EQ(decision.verdict(), v1::ALLOW);
+      EXPECT_EQ(decision.verdict(), v1::VERDICT_ALLOW);
       absl::StatusOr<HealthStatus> health = CheckHealth(*channel_, "");
       EXPECT_TRUE(health.ok() && *health == HealthStatus::kServing) << health.status();
     }
@@ -501,7 +501,7 @@ TEST_F(HostileRequestTest, MetadataBeyondTheLimitIsRefused) {
   v1::AuthorizeResponse decision;
   const grpc::Status status = stub->Authorize(&context, AllowedCall(), &decision);
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(decision.verdict(), v1::ALLOW);
+  EXPECT_NE(decision.verdict(), v1::VERDICT_ALLOW);
 }
 
 TEST(HostileRequestTableTest, HasAtLeastFiftyCases) { EXPECT_GE(HostileCases().size(), 50u); }

@@ -33,9 +33,9 @@ d = os.environ.get("TMPDIR", "/tmp") + "/verdict-decision-budget"; os.makedirs(d
 for f in os.listdir(d): os.remove(os.path.join(d, f))
 json.dump(policy, open(d + "/policy.json", "w"))
 proc = subprocess.Popen([sys.argv[1], f"--db={d}/v.db", f"--seed={d}/policy.json", "--listen=127.0.0.1:0", "--admin_listen=off"],
-                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 addr = None
-for line in proc.stdout:
+for line in proc.stderr:  # verdictd's log; it logs nothing more here once serving
     m = re.search(r"serving on (\S+)", line)
     if m: addr = m.group(1); break
 def rss(field):

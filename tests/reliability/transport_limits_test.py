@@ -123,16 +123,18 @@ class Verdictd:
         self.process = subprocess.Popen(
             [binary, "--listen=127.0.0.1:0", f"--db={self.directory}/verdict.db",
              f"--seed={policy}", *flags],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         self.address = None
         while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
+            line = self.process.stderr.readline()  # verdictd's log: "<time> INFO verdictd ..."
             if not line:
                 break
-            if line.startswith("verdictd serving on "):
-                self.address = line.split()[3]
+            if "verdictd serving on " in line:
+                self.address = line.split("verdictd serving on ", 1)[1].split()[0]
                 break
+        # The rest of its log is read and dropped, so its pipe never fills.
+        threading.Thread(target=self.process.stderr.read, daemon=True).start()
         if self.address is None:
             self.stop()
             raise RuntimeError("verdictd did not start")
