@@ -74,9 +74,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
       return context->IsCancelled() ? absl::CancelledError("the caller gave up before the call ran")
                                     : absl::OkStatus();
     };
+    // Who the caller is, read while its connection is known to be open: a call still awaited
+    // after the read was on the connection its descriptor number named (server/unix_socket.h).
+    const std::string caller = CallerIdentity(context->peer());
     absl::Status ready = still_awaited();
-    if (ready.ok())
-      ready = auth_.Authenticate(CallerIdentity(context->peer()), AuthorizationOf(*context));
+    if (ready.ok()) ready = auth_.Authenticate(caller, AuthorizationOf(*context));
     if (ready.ok()) ready = still_awaited();
     // And once more just before a write commits: the caller may give up while it runs.
     CommitOnlyWhile awaited(still_awaited);

@@ -98,9 +98,10 @@ void GrpcServer::AdoptConnection(int fd) {
   // gRPC's socket mutator sees only the connections its own listener accepts: this one is given
   // to the guard here (max_connections, header block limit). The guard then serves gRPC the end
   // of a socket pair under the same number, whose peer is this process: the client's uid is
-  // read before, for CallerIdentity.
-  RememberAdoptedPeer(fd, PeerUid(fd));
+  // read before, and recorded with what the number names once the guard took it over.
+  const std::optional<uid_t> uid = PeerUid(fd);
   guard_->TakeOver(fd);
+  RememberAdoptedPeer(fd, uid);
   grpc::AddInsecureChannelFromFd(server_.get(), fd);
 }
 

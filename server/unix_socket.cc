@@ -186,18 +186,39 @@ std::optional<uid_t> PeerUid(int fd) {
 
 namespace {
 
+// A socket, as long as it is open: its device and inode.
+struct SocketIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool operator==(const SocketIdentity& other) const {
+    return device == other.device && inode == other.inode;
+  }
+};
+
+std::optional<SocketIdentity> IdentityOf(int fd) {
+  struct stat status {};
+  if (fstat(fd, &status) != 0) return std::nullopt;
+  return SocketIdentity{status.st_dev, status.st_ino};
+}
+
+struct AdoptedPeer {
+  std::optional<uid_t> uid;
+  std::optional<SocketIdentity> socket;  // what the number named when it was adopted
+};
+
 absl::Mutex adopted_peers_mu(absl::kConstInit);
-absl::flat_hash_map<int, std::optional<uid_t>>& AdoptedPeers()
+absl::flat_hash_map<int, AdoptedPeer>& AdoptedPeers()
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(adopted_peers_mu) {
-  static auto* peers = new absl::flat_hash_map<int, std::optional<uid_t>>();
+  static auto* peers = new absl::flat_hash_map<int, AdoptedPeer>();
   return *peers;
 }
 
 }  // namespace
 
 void RememberAdoptedPeer(int fd, std::optional<uid_t> uid) {
+  const std::optional<SocketIdentity> socket = IdentityOf(fd);
   absl::MutexLock lock(&adopted_peers_mu);
-  AdoptedPeers()[fd] = uid;
+  AdoptedPeers()[fd] = AdoptedPeer{uid, socket};
 }
 
 std::string CallerIdentity(absl::string_view peer) {
@@ -214,7 +235,12 @@ std::string CallerIdentity(absl::string_view peer) {
     absl::MutexLock lock(&adopted_peers_mu);
     if (auto it = AdoptedPeers().find(fd); it != AdoptedPeers().end()) {
       adopted = true;
-      uid = it->second;
+      // The number names another socket than the one adopted under it: that connection closed.
+      const std::optional<SocketIdentity> now = IdentityOf(fd);
+      if (!it->second.socket.has_value() || !now.has_value() || !(*now == *it->second.socket)) {
+        return absl::StrCat("gone:", peer);
+      }
+      uid = it->second.uid;
     }
   }
   if (!adopted) uid = PeerUid(fd);

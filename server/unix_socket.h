@@ -79,14 +79,19 @@ class UnixListener {
 // The uid of the process at the other end of a connected unix socket, or nullopt.
 std::optional<uid_t> PeerUid(int fd);
 
-// Records the peer uid of a connection about to be handed to GrpcServer::AdoptConnection as
-// descriptor `fd` (whose number may then name a relay's socket pair, whose peer is this process):
-// CallerIdentity("fd:N") answers it from then on, until another connection is recorded under N.
+// Records the peer uid of a connection handed to GrpcServer::AdoptConnection as descriptor `fd`,
+// once `fd` names what gRPC will serve (a relay's socket pair, whose peer is this process, when
+// the connection guard took it over), together with that socket's identity (device and inode):
+// CallerIdentity("fd:N") answers the uid only while N still names that very socket.
 void RememberAdoptedPeer(int fd, std::optional<uid_t> uid);
 
 // Who a call's peer (gRPC's ServerContext::peer()) is, for throttling: "uid:1000" for a
 // connection a UnixListener handed to GrpcServer::AdoptConnection ("fd:N"), whose peer's uid is
-// read from the socket; the peer string as it is otherwise ("ipv4:10.0.0.1:5555").
+// read from the socket; the peer string as it is otherwise ("ipv4:10.0.0.1:5555"). A number
+// whose connection has closed may have been given to another socket since: the call then answers
+// no one, and is keyed "gone:fd:N", never by the uid of whoever holds the number now (or held it
+// before). A caller checks that its call is still awaited after asking, so that the number was
+// its connection's when it asked (server/admin_service.cc).
 std::string CallerIdentity(absl::string_view peer);
 
 }  // namespace verdict

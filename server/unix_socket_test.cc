@@ -61,6 +61,25 @@ TEST(UnixSocketTest, AnAdoptedUnixConnectionIsKnownByItsPeersUid) {
   close(tcp);
 }
 
+// A call whose connection closed while it waited must not be keyed by the uid of the connection
+// adopted under the same descriptor number before (or of whatever holds the number now).
+TEST(UnixSocketTest, ADescriptorNumberReusedByAnotherSocketNamesNoUid) {
+  int adopted[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, adopted), 0);
+  const int number = adopted[0];
+  RememberAdoptedPeer(number, uid_t{4242});  // as if a local user 4242 had connected
+  EXPECT_EQ(CallerIdentity(absl::StrCat("fd:", number)), "uid:4242");
+  close(adopted[0]);
+  // The lowest free number goes to the next socket opened: the one just closed.
+  int other[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, other), 0);
+  ASSERT_EQ(other[0], number);
+  EXPECT_EQ(CallerIdentity(absl::StrCat("fd:", number)), absl::StrCat("gone:fd:", number));
+  close(other[0]);
+  close(other[1]);
+  close(adopted[1]);
+}
+
 TEST(UnixSocketTest, TheListenerHandsOnEachConnectionAndItsFileHasTheAccessAskedFor) {
   const std::string path = FreshSocketPath();
   const mode_t umask_before = umask(0);
