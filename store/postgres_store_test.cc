@@ -38,9 +38,9 @@
 #include "store/postgres_libpq.h"
 #include "store/postgres_migrations.h"
 #include "store/postgres_schema.h"
-#include "store/postgres_statements.h"
 #include "store/postgres_test_support.h"
 #include "store/schema.h"
+#include "store/statements.h"
 
 namespace verdict {
 namespace {
@@ -314,8 +314,8 @@ TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
   std::unique_ptr<PostgresConnection> connection = Connect();
   ASSERT_NE(connection, nullptr);
   ASSERT_TRUE(connection->ExecuteScript("SET enable_seqscan = off").ok());
-  for (PgStatement statement : PgDecisionPathStatements()) {
-    const PgStatementSql& sql = GetPgStatementSql(statement);
+  for (Statement statement : DecisionPathStatements(Dialect::kPostgres)) {
+    const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
     SCOPED_TRACE(sql.name);
     ASSERT_TRUE(connection->ExecuteScript(absl::StrCat("PREPARE probe AS ", sql.sql).c_str()).ok());
     absl::StatusOr<PgResult> types = connection->Query(
