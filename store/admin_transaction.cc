@@ -88,9 +88,9 @@ class ConnectionAdminTransaction final : public AdminTransaction {
       if (!agent.ok()) return agent.status();
       StoredAgent& stored = policy.agents.emplace_back();
       stored.agent = *std::move(agent);
-      stored.token_sha256 = row.Text(9);
-      stored.previous_token_sha256 = row.Text(10);
-      stored.previous_token_expires_at = row.Time(11);
+      stored.token_sha256 = row.Text(kAgentColumnCount);
+      stored.previous_token_sha256 = row.Text(kAgentColumnCount + 1);
+      stored.previous_token_expires_at = row.Time(kAgentColumnCount + 2);
     }
     absl::StatusOr<std::vector<Permission>> permissions = ReadAll<Permission>(
         c_.Execute(Statement::kExportPermissions), ReadPermissionColumns<ResultRow>);
@@ -110,16 +110,7 @@ class ConnectionAdminTransaction final : public AdminTransaction {
   }
 
   absl::Status InsertAgent(const Agent& agent, absl::string_view token_sha256) override {
-    return Run(Statement::kInsertAgent, Params()
-                                            .Text(agent.id)
-                                            .Text(agent.owner)
-                                            .Text(agent.name)
-                                            .Text(AgentKindName(agent.kind))
-                                            .Text(AgentStatusName(agent.status))
-                                            .Time(agent.expires_at)
-                                            .Bytes(token_sha256)
-                                            .Text(agent.token_prefix)
-                                            .Time(agent.created_at));
+    return Run(Statement::kInsertAgent, AgentParams(Params().Bytes(token_sha256), agent));
   }
   absl::Status SetPreviousToken(absl::string_view agent_id, absl::string_view previous_token_sha256,
                                 absl::Time expires_at) override {

@@ -2,13 +2,13 @@
 
 #include <vector>
 
+#include "store/row_readers.h"
+
 namespace verdict {
 namespace {
 
 // Column lists shared by the statements that read whole rows; store/row_readers.h reads them in
-// this order.
-#define VERDICT_AGENT_COLUMNS \
-  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at"
+// this order (and holds the agent's, VERDICT_AGENT_COLUMNS).
 #define VERDICT_PERMISSION_COLUMNS \
   "id, agent_id, resource, actions, effect, constraints, created_at"
 #define VERDICT_DELEGATION_COLUMNS \
@@ -110,8 +110,8 @@ constexpr Entry kStatements[] = {
      kNone},
 
     {Statement::kInsertAgent, "InsertAgent",
-     "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash, token_prefix,"
-     " created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)"},
+     "INSERT INTO agents (token_hash, " VERDICT_AGENT_COLUMNS
+     ") VALUES ($1, " VERDICT_AGENT_VALUES_FROM_2 ")"},
     {Statement::kListAgents, "ListAgents",
      "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id > $1 ORDER BY id LIMIT $2"},
     {Statement::kSetAgentStatus, "SetAgentStatus",
@@ -256,7 +256,6 @@ constexpr Entry kStatements[] = {
      " ON CONFLICT (id) DO NOTHING"},
 };
 
-#undef VERDICT_AGENT_COLUMNS
 #undef VERDICT_PERMISSION_COLUMNS
 #undef VERDICT_DELEGATION_COLUMNS
 #undef VERDICT_DECISION_RECORD_COLUMNS
