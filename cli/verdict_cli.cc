@@ -273,6 +273,7 @@ int CreateAgent(Session& session) {
   v1::CreateAgentRequest request;
   request.set_owner(o.Get("owner"));
   request.set_name(o.Get("name"));
+  request.set_description(o.Get("description"));
   request.set_id(o.Get("id"));
   std::string kind = absl::AsciiStrToUpper(o.Get("kind"));
   v1::AgentKind parsed_kind;
@@ -696,6 +697,7 @@ const std::vector<Command>& Commands() {
        "Create an agent; prints its token, which is shown only this once.",
        {{"owner", "OWNER", "who answers for the agent", Need::kRequired},
         {"name", "NAME", "a name people recognise", Need::kRequired},
+        {"description", "TEXT", "what the agent is for, for operators", Need::kOptional},
         {"kind", "KIND", "autonomous, delegated or service", Need::kOptional, "autonomous"},
         {"expires_at", "TIME", "RFC 3339 expiry (default: never)"},
         {"id", "ID", "an id of your own (agt_...); default: the server picks one"}},

@@ -74,12 +74,15 @@ absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id
 template <typename Base>
 class PolicyViewOn : public Base {
  public:
+  // An agent as a decision reads it: without the admin plane's columns (Agent::description),
+  // as SQLite's decision records hold it, so every store answers alike.
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    return Lookup([&](Connection& c) { return LookupAgent(c, agent_id); });
+    return ForDecision(Lookup([&](Connection& c) { return LookupAgent(c, agent_id); }));
   }
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    return Lookup([&](Connection& c) { return LookupAgentByTokenHash(c, token_sha256, now); });
+    return ForDecision(
+        Lookup([&](Connection& c) { return LookupAgentByTokenHash(c, token_sha256, now); }));
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
     return Lookup([&](Connection& c) { return LookupPermissionsOf(c, agent_id); });
@@ -122,6 +125,12 @@ class PolicyViewOn : public Base {
   virtual bool LostBeforeAnswer() { return false; }
   // Replaces the connection with a fresh one in a new transaction of the same kind.
   virtual absl::Status Reconnect() { return absl::OkStatus(); }
+
+  static absl::StatusOr<std::optional<Agent>> ForDecision(
+      absl::StatusOr<std::optional<Agent>> agent) {
+    if (agent.ok() && agent->has_value()) (*agent)->description.clear();
+    return agent;
+  }
 
   template <typename Body>
   auto Lookup(Body body) -> decltype(body(std::declval<Connection&>())) {

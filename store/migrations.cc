@@ -567,6 +567,11 @@ struct DialectMigration {
   const char* sqlite;
   const char* postgres;
 };
+// Version 9: a description of each agent for its operators, set when it is created, shown in
+// listings and kept by policy export and import; never read by a decision.
+constexpr char kAgentDescriptions[] =
+    "ALTER TABLE agents ADD COLUMN description TEXT NOT NULL DEFAULT ''";
+
 constexpr char kNone[] = "";
 constexpr DialectMigration kMigrations[] = {
     {1, kInitialSchema, kPostgresInitialSchema},
@@ -577,6 +582,7 @@ constexpr DialectMigration kMigrations[] = {
     {6, kRateCountersPerAgent, kPostgresRateCountersPerAgent},
     {7, kDecisionLogRuns, kPostgresDecisionLogRuns},
     {8, kBoundedStorage, kPostgresBoundedStorage},
+    {9, kAgentDescriptions, kAgentDescriptions},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

@@ -33,13 +33,13 @@
 // records hold these), then those only the admin plane reads. A new column of agents is added
 // here, to the three lists, to ReadAgentColumns and to AgentParams.
 #define VERDICT_AGENT_COLUMNS \
-  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at"
+  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at, description"
 // VERDICT_AGENT_COLUMNS' placeholders from $2 on (the statements bind something else as $1).
-#define VERDICT_AGENT_VALUES_FROM_2 "$2, $3, $4, $5, $6, $7, $8, $9, $10"
+#define VERDICT_AGENT_VALUES_FROM_2 "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11"
 
 namespace verdict {
 
-inline constexpr int kAgentColumnCount = 9;
+inline constexpr int kAgentColumnCount = 10;
 
 inline absl::Status CorruptRow(absl::string_view table, absl::string_view id,
                                const absl::Status& problem) {
@@ -84,6 +84,7 @@ absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
   Agent agent;
   absl::Status read = ReadAgentColumnsInto(row, agent);
   if (!read.ok()) return read;
+  AssignText(agent.description, row.Text(9));
   return agent;
 }
 
@@ -98,7 +99,8 @@ Params AgentParams(Params first, const Agent& agent) {
       .Time(agent.expires_at)
       .Text(agent.token_prefix)
       .Time(agent.created_at)
-      .Time(agent.updated_at);
+      .Time(agent.updated_at)
+      .Text(agent.description);
 }
 
 template <typename Row>
