@@ -228,7 +228,7 @@ TEST_F(PostgresStoreTest, SchemaHasSqlitesTablesColumnsAndIndexes) {
   for (const std::vector<std::string>& row :
        Query("SELECT table_name::text, column_name::text FROM information_schema.columns"
              " WHERE table_schema = current_schema() AND table_name <> 'verdict_schema_version'")) {
-    // SQLite's implicit rowid is an explicit column here (store/postgres_migrations.h).
+    // SQLite's implicit rowid is an explicit column here (store/migrations.cc).
     if (row[1] != "rowid") postgres_columns[row[0]].insert(row[1]);
   }
   EXPECT_EQ(postgres_columns, sqlite_columns);
