@@ -569,8 +569,18 @@ struct DialectMigration {
 };
 // Version 9: a description of each agent for its operators, set when it is created, shown in
 // listings and kept by policy export and import; never read by a decision.
-constexpr char kAgentDescriptions[] =
+constexpr char kPostgresAgentDescriptions[] =
     "ALTER TABLE agents ADD COLUMN description TEXT NOT NULL DEFAULT ''";
+// With one more column in agents, SQLite's planner, knowing nothing of the rows, prices the
+// unique index on token_hash and a visit to the table below the covering agents_by_token_hash
+// (the token's record search then costs one more B-tree search). sqlite_stat1 tells it what is
+// true of every verdict database: one agent per token hash, so the covering index is as
+// selective; ANALYZE of the schema table alone loads that and gathers nothing else.
+constexpr char kAgentDescriptions[] =
+    "ALTER TABLE agents ADD COLUMN description TEXT NOT NULL DEFAULT '';"
+    "ANALYZE sqlite_schema;"
+    "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('agents', 'agents_by_token_hash', '1 1 1');"
+    "ANALYZE sqlite_schema;";
 
 constexpr char kNone[] = "";
 constexpr DialectMigration kMigrations[] = {
@@ -582,7 +592,7 @@ constexpr DialectMigration kMigrations[] = {
     {6, kRateCountersPerAgent, kPostgresRateCountersPerAgent},
     {7, kDecisionLogRuns, kPostgresDecisionLogRuns},
     {8, kBoundedStorage, kPostgresBoundedStorage},
-    {9, kAgentDescriptions, kAgentDescriptions},
+    {9, kAgentDescriptions, kPostgresAgentDescriptions},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

@@ -95,15 +95,14 @@ constexpr Entry kStatements[] = {
 
     // An agent with its permissions and the delegations into it (store/decision_record.h):
     // one primary-key search, or a search of the token's covering index (agents_by_token_hash,
-    // the plan store/query_plan_test.cc pins; named, as the planner may otherwise take the
-    // unique index and visit the table) and then that one.
+    // the plan store/query_plan_test.cc pins; store/migrations.cc's version 9 says why the
+    // planner keeps choosing it) and then that one.
     {Statement::kFindDecisionRecord, "FindDecisionRecord",
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS " FROM decision_records r WHERE r.agent_id = $1",
      kNone},
     {Statement::kFindDecisionRecordByTokenHash, "FindDecisionRecordByTokenHash",
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS
-     " FROM agents a INDEXED BY agents_by_token_hash JOIN decision_records r"
-     " ON r.agent_id = a.id WHERE a.token_hash = $1",
+     " FROM agents a JOIN decision_records r ON r.agent_id = a.id WHERE a.token_hash = $1",
      kNone},
     {Statement::kFindDecisionRecordByPreviousTokenHash, "FindDecisionRecordByPreviousTokenHash",
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS
