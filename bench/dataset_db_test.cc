@@ -13,8 +13,8 @@
 #include "crypto/sha256.h"
 #include "decision/authorizer.h"
 #include "gtest/gtest.h"
-#include "store/sqlite_statements.h"
 #include "store/sqlite_store.h"
+#include "store/statements.h"
 
 namespace verdict::bench {
 namespace {
@@ -152,9 +152,9 @@ TEST(DatasetDb, VariantsReallyLackTheirIndex) {
     const char* lookup;  // a store statement that must stop using an index
   };
   const Case cases[] = {
-      {"decision_records", GetStatementSql(StatementId::kFindDecisionRecord).sql},
-      {"token_hash", GetStatementSql(StatementId::kFindDecisionRecordByTokenHash).sql},
-      {"permissions_by_agent", GetStatementSql(StatementId::kPermissionsOf).sql},
+      {"decision_records", GetStatementSql(Statement::kFindDecisionRecord).sql},
+      {"token_hash", GetStatementSql(Statement::kFindDecisionRecordByTokenHash).sql},
+      {"permissions_by_agent", GetStatementSql(Statement::kPermissionsOf).sql},
   };
   for (const Case& c : cases) {
     absl::StatusOr<std::string> healthy = EnsureDatasetDb({kAgents, TestDir("plans"), ""});

@@ -14,6 +14,7 @@ int CreateAgent(Session& session) {
   v1::CreateAgentRequest request;
   request.set_owner(o.Get("owner"));
   request.set_name(o.Get("name"));
+  request.set_description(o.Get("description"));
   request.set_id(o.Get("id"));
   std::string kind = absl::AsciiStrToUpper(o.Get("kind"));
   v1::AgentKind parsed_kind;

@@ -52,6 +52,7 @@ const std::vector<Command>& Commands() {
        "Create an agent; prints its token, which is shown only this once.",
        {{"owner", "OWNER", "who answers for the agent", Need::kRequired},
         {"name", "NAME", "a name people recognise", Need::kRequired},
+        {"description", "TEXT", "what the agent is for, for operators", Need::kOptional},
         {"kind", "KIND", "autonomous, delegated or service", Need::kOptional, "autonomous"},
         {"expires_at", "TIME", "RFC 3339 expiry (default: never)"},
         {"id", "ID", "an id of your own (agt_...); default: the server picks one"}},

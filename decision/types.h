@@ -29,6 +29,9 @@ struct Agent {
   std::string token_prefix;
   absl::Time created_at = absl::UnixEpoch();
   absl::Time updated_at = absl::UnixEpoch();
+  // What the agent is for, for its operators (may be empty); the admin plane's, never read by a
+  // decision (SQLite's decision records leave it out).
+  std::string description;
 };
 
 // A permission as stored: the constraints stay JSON text until a grant matches, so a decision

@@ -54,6 +54,7 @@ absl::StatusOr<NewAgent> NewAgentFromProto(const v1::CreateAgentRequest& proto) 
   NewAgent agent;
   agent.owner = proto.owner();
   agent.name = proto.name();
+  agent.description = proto.description();
   agent.id = proto.id();
   switch (proto.kind()) {
     case v1::AGENT_KIND_UNSPECIFIED:

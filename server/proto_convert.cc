@@ -407,6 +407,7 @@ void AgentToProto(const Agent& agent, v1::Agent* proto) {
   proto->set_id(agent.id);
   proto->set_owner(agent.owner);
   proto->set_name(agent.name);
+  proto->set_description(agent.description);
   proto->set_kind(KindToProto(agent.kind));
   proto->set_status(StatusToProto(agent.status));
   proto->set_token_prefix(agent.token_prefix);

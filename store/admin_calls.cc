@@ -73,11 +73,33 @@ absl::Status CommitOnlyWhile::Check() {
 
 absl::Status StoreWithAdminCalls::Transact(
     TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
-  return InAdminTransaction(kind, [&](AdminTransaction& t) {
-    absl::Status done = body(t);
+  return database_.InTransaction(kind, [&](Connection& connection) {
+    absl::Status done = body(*AdminTransactionOn(connection));
     if (done.ok() && kind == TransactionKind::kWrite) done = CommitOnlyWhile::Check();
     return done;
   });
+}
+
+absl::StatusOr<PrunedRows> StoreWithAdminCalls::PruneDeadRows(const PruneLimits& limits,
+                                                              absl::Time now) {
+  if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
+  PrunedRows pruned;
+  absl::Status status =
+      prune_database_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
+        absl::StatusOr<ResultRows> approvals = connection.Execute(
+            Statement::kPruneApprovals,
+            Params().Time(now - limits.approval_retention).Int64(limits.max_rows));
+        if (!approvals.ok()) return approvals.status();
+        pruned.approvals = approvals->changed_rows();
+        absl::StatusOr<ResultRows> counters =
+            connection.Execute(Statement::kPruneRateCounters,
+                               Params().Int64(absl::ToUnixSeconds(now)).Int64(limits.max_rows));
+        if (!counters.ok()) return counters.status();
+        pruned.rate_counters = counters->changed_rows();
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return pruned;
 }
 
 absl::Status StoreWithAdminCalls::CheckAvailable() { return IsEmpty().status(); }

@@ -1,9 +1,9 @@
 // The admin plane's calls (store/policy_admin.h), written once for every database: each call
 // checks its input, then reads and writes in one transaction by the rules of design section 1.
-// A store derives from StoreWithAdminCalls and supplies its transactions, whose rows it reads
-// and writes in its own SQL (store/admin_transaction.h), and the clock of its writes.
+// A store derives from StoreWithAdminCalls and hands it its database (store/connection.h), whose
+// rows the calls read and write through store/admin_transaction.h, and the clock of its writes.
 //
-//   class SqliteStore final : public StoreWithAdminCalls { ... InAdminTransaction ... };
+//   class SqliteStore final : public StoreWithAdminCalls { ... };
 #ifndef VERDICT_STORE_ADMIN_CALLS_H_
 #define VERDICT_STORE_ADMIN_CALLS_H_
 
@@ -46,6 +46,8 @@ class StoreWithAdminCalls : public Store {
  public:
   // Store: one read of the policy's tables, which opens (and migrates) a connection when none is.
   absl::Status CheckAvailable() override;
+  // Store: in one kLockFreeWrite transaction of `prune_database`.
+  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
 
   absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) final;
   absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) final;
@@ -72,17 +74,23 @@ class StoreWithAdminCalls : public Store {
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() final;
 
  protected:
-  // Runs `body` in one transaction: committed when it returns OK, rolled back otherwise. A
-  // write transaction serialises with every other writer.
-  virtual absl::Status InAdminTransaction(
-      TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) = 0;
-  // The time of admin writes (created_at, updated_at, grace expiries) and of approvals' expiry.
-  virtual absl::Time AdminClock() = 0;
+  // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s, a
+  // connection of its own that a decision never waits for. `clock` is the time of admin writes
+  // (created_at, updated_at, grace expiries) and of approvals' expiry. The databases must
+  // outlive this store.
+  StoreWithAdminCalls(Database& database, Database& prune_database,
+                      std::function<absl::Time()> clock)
+      : database_(database), prune_database_(prune_database), clock_(std::move(clock)) {}
 
  private:
-  // InAdminTransaction, with a write committed only while CommitOnlyWhile::Check() is OK.
+  absl::Time AdminClock() { return clock_(); }
+  // One transaction, with a write committed only while CommitOnlyWhile::Check() is OK.
   absl::Status Transact(TransactionKind kind,
                         absl::FunctionRef<absl::Status(AdminTransaction&)> body);
+
+  Database& database_;
+  Database& prune_database_;
+  const std::function<absl::Time()> clock_;
 };
 
 }  // namespace verdict

@@ -3,9 +3,8 @@
 // first starts with an admin secret, and read fresh on every check, so a credential stored
 // through one sidecar holds for every sidecar on the same database.
 //
-// Implementations: AdminCredentials (SQLite, store/admin_credentials.h) and
-// PostgresAdminCredentials (store/postgres_admin_credentials.h); OpenAdminCredentialStore
-// (store/open_store.h) picks one from --db.
+// Implementation: AdminCredentials (store/admin_credentials.h), on either database;
+// OpenAdminCredentialStore (store/open_store.h) opens it from --db.
 //
 //   absl::StatusOr<bool> stored = credentials.SetIfAbsent(*HashSecret(secret), absl::Now());
 //   absl::StatusOr<std::optional<std::string>> hash = credentials.SecretHash();

@@ -1,11 +1,12 @@
-// The admin credential on SQLite (store/admin_credential_store.h says what it is).
+// The admin credential (store/admin_credential_store.h says what it is) on either database.
 //
-//   AdminCredentials credentials(db_path);
+//   AdminCredentials credentials(db_path);   // SQLite; OpenAdminCredentialStore for any
 //   absl::StatusOr<bool> stored = credentials.SetIfAbsent(*HashSecret(secret), absl::Now());
 //   absl::StatusOr<std::optional<std::string>> hash = credentials.SecretHash();
 #ifndef VERDICT_STORE_ADMIN_CREDENTIALS_H_
 #define VERDICT_STORE_ADMIN_CREDENTIALS_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -13,20 +14,23 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "store/admin_credential_store.h"
+#include "store/connection.h"
 #include "store/connection_pool.h"
 
 namespace verdict {
 
 class AdminCredentials final : public AdminCredentialStore {
  public:
-  // Connects on first use, creating and migrating the database when needed.
+  // The credential in `database`, whose connections connect (and migrate) on first use.
+  explicit AdminCredentials(std::unique_ptr<Database> database) : database_(std::move(database)) {}
+  // The credential in the SQLite file at `path`, with a connection of its own.
   explicit AdminCredentials(std::string path, ConnectionOptions options = {});
 
   absl::StatusOr<std::optional<std::string>> SecretHash() override;
   absl::StatusOr<bool> SetIfAbsent(absl::string_view secret_hash, absl::Time now) override;
 
  private:
-  ConnectionPool pool_;
+  const std::unique_ptr<Database> database_;
 };
 
 }  // namespace verdict

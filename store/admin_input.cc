@@ -44,6 +44,9 @@ absl::Status CheckAgentFields(const Agent& agent) {
   if (absl::Status s = CheckId("id", agent.id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("owner", agent.owner); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("name", agent.name); !s.ok()) return s;
+  if (!agent.description.empty()) {
+    if (absl::Status s = CheckDisplayText("description", agent.description); !s.ok()) return s;
+  }
   if (absl::Status s = CheckEnum(agent.kind, AgentKindName, ParseAgentKind); !s.ok()) return s;
   if (absl::Status s = CheckTokenPrefix(agent.token_prefix); !s.ok()) return s;
   return CheckEnum(agent.status, AgentStatusName, ParseAgentStatus);
@@ -135,6 +138,7 @@ absl::StatusOr<AgentToCreate> PrepareNewAgent(const NewAgent& request, absl::Tim
   row.id = request.id.empty() ? NewId(kAgentIdPrefix) : request.id;
   row.owner = request.owner;
   row.name = request.name;
+  row.description = request.description;
   row.kind = request.kind;
   row.status = AgentStatus::kActive;
   row.expires_at = StoredTime(request.expires_at);

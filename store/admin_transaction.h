@@ -1,15 +1,15 @@
-// The rows one admin-plane transaction reads and writes, in one database's SQL: what the
-// SQLite and PostgreSQL stores supply so that the admin calls themselves (their checks, the
-// order of their reads and writes, the rules between them) are written once, in
-// store/admin_calls.h.
+// The rows one admin-plane transaction reads and writes, so that the admin calls themselves
+// (their checks, the order of their reads and writes, the rules between them) are written once,
+// in store/admin_calls.h, over any source of rows. AdminTransactionOn reads and writes them over
+// a database connection, for both databases.
 //
 // Every method runs inside the caller's transaction. A failing method returns the store's
-// status (UNAVAILABLE, INTERNAL); the SQLite store may throw instead, caught where its
-// transaction ends.
+// status (UNAVAILABLE, INTERNAL); nothing throws.
 #ifndef VERDICT_STORE_ADMIN_TRANSACTION_H_
 #define VERDICT_STORE_ADMIN_TRANSACTION_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -20,11 +20,9 @@
 #include "decision/types.h"
 #include "store/admin_input.h"
 #include "store/admin_types.h"
+#include "store/connection.h"
 
 namespace verdict {
-
-// A write transaction serialises with every other writer.
-enum class TransactionKind { kRead, kWrite };
 
 class AdminTransaction {
  public:
@@ -113,6 +111,9 @@ class AdminTransaction {
   // Revokes the token id until `expires_at`; revoking it again keeps the later expiry.
   virtual absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) = 0;
 };
+
+// The rows over `connection`, inside the transaction it holds; `connection` must outlive it.
+std::unique_ptr<AdminTransaction> AdminTransactionOn(Connection& connection);
 
 }  // namespace verdict
 

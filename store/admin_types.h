@@ -21,6 +21,7 @@ struct NewAgent {
   AgentKind kind = AgentKind::kAutonomous;
   absl::Time expires_at = absl::InfiniteFuture();
   std::string id;  // empty: the store picks one
+  std::string description;
 };
 
 struct CreatedAgent {

@@ -78,6 +78,19 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool open
   return opened;
 }
 
+absl::Status ConnectionPool::InTransaction(TransactionKind kind,
+                                           absl::FunctionRef<absl::Status(Connection&)> body) {
+  absl::StatusOr<Lease> lease = Checkout();
+  if (!lease.ok()) return lease.status();
+  SqliteConnection& connection = **lease;
+  absl::Status status = connection.Begin(kind);
+  if (!status.ok()) return status;
+  status = CatchSqlite(connection, [&] { return body(connection); });
+  if (status.ok()) status = connection.Commit();
+  if (!status.ok()) connection.Rollback();
+  return status;
+}
+
 void ConnectionPool::Return(std::unique_ptr<SqliteConnection> connection, uint64_t generation) {
   if (connection != nullptr && connection->broken()) connection.reset();
   absl::MutexLock lock(&mutex_);

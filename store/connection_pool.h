@@ -9,7 +9,7 @@
 //
 //   absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
 //   if (!lease.ok()) return lease.status();  // UNAVAILABLE: the file cannot be opened
-//   (*lease)->Use(StatementId::kFindAgent) ...
+//   (*lease)->Execute(Statement::kFindAgent, Params().Text(id)) ...
 //   // the connection goes back to the pool when the lease is destroyed
 #ifndef VERDICT_STORE_CONNECTION_POOL_H_
 #define VERDICT_STORE_CONNECTION_POOL_H_
@@ -29,7 +29,7 @@
 
 namespace verdict {
 
-class ConnectionPool {
+class ConnectionPool final : public Database {
  public:
   // Opens nothing yet. `size` >= 1.
   ConnectionPool(std::string path, ConnectionOptions options, int size);
@@ -64,6 +64,10 @@ class ConnectionPool {
   absl::StatusOr<Lease> Checkout();
 
   const std::string& path() const { return path_; }
+
+  // Database.
+  absl::Status InTransaction(TransactionKind kind,
+                             absl::FunctionRef<absl::Status(Connection&)> body) override;
 
  private:
   struct IdleConnection {

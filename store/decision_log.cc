@@ -1,91 +1,105 @@
 #include "store/decision_log.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "store/decision_log_row.h"
-
 namespace verdict {
 namespace {
 
-// The columns of a row, in ForEachDecisionLogColumn's order (store/decision_log_row.h).
-constexpr char kColumns[] =
-    "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "
-    "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, "
-    "latency_us, prev_hash, hash, run_id, run_seq, run_decided";
+// ResultRows the chain check reads per statement: memory stays bounded however long the log.
+constexpr int kVerifyBatchRows = 1000;
 
-constexpr char kInsert[] =
-    "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
-    "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
-    "delegation_path, approval_request_id, latency_us, prev_hash, hash, run_id, run_seq, "
-    "run_decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
-constexpr char kLastRow[] = "SELECT seq, hash FROM decision_log ORDER BY seq DESC LIMIT 1";
-
-// AUTOINCREMENT keeps the highest seq ever written here, so rows deleted from the end of the
-// table leave a trace: the next append skips their numbers, and VerifyChain reports them.
-constexpr char kHighWaterSeq[] = "SELECT seq FROM sqlite_sequence WHERE name = 'decision_log'";
-
-DecisionLogRow ReadRow(SQLite::Statement& statement) {
+// kDecisionLogQuery selects the columns in ForEachDecisionLogColumn's order.
+DecisionLogRow ReadRow(const ResultRow& result) {
   DecisionLogRow row;
   int column = 0;
   ForEachDecisionLogColumn(
-      row, [&](std::string& field) { field = statement.getColumn(column++).getString(); },
-      [&](int64_t& field) { field = statement.getColumn(column++).getInt64(); });
+      row, [&](std::string& field) { field = result.Text(column++); },
+      [&](int64_t& field) { field = result.Int64(column++); });
   return row;
 }
 
-void BindRow(SQLite::Statement& statement, const DecisionLogRow& row) {
-  int index = 1;
+Params RowParams(const DecisionLogRow& row) {
+  Params params;
   ForEachDecisionLogColumn(
-      row, [&](const std::string& field) { statement.bindNoCopy(index++, field); },
-      [&](int64_t field) { statement.bind(index++, field); });
+      row, [&](const std::string& field) { params.Text(field); },
+      [&](int64_t field) { params.Int64(field); });
+  return params;
 }
 
-int64_t HighWaterSeq(SQLite::Database& db) {
-  SQLite::Statement statement(db, kHighWaterSeq);
-  return statement.executeStep() ? statement.getColumn(0).getInt64() : 0;
+// Up to `limit` rows after `after_seq` that match `filter`, ascending by seq; the runs' start
+// and stop markers only when `with_markers` (the chain check reads them, queries do not).
+absl::StatusOr<std::vector<DecisionLogRow>> SelectRows(Connection& connection,
+                                                       const DecisionLogFilter& filter,
+                                                       int64_t after_seq, int limit,
+                                                       bool with_markers) {
+  Params params;
+  params.Int64(after_seq).Text(filter.agent_id);
+  if (filter.since) {
+    params.Int64(absl::ToUnixMicros(*filter.since));
+  } else {
+    params.NullInt64();
+  }
+  if (filter.until) {
+    params.Int64(absl::ToUnixMicros(*filter.until));
+  } else {
+    params.NullInt64();
+  }
+  params.Text(filter.verdict).Int64(limit).Int64(with_markers ? 1 : 0);
+  absl::StatusOr<ResultRows> result = connection.Execute(Statement::kDecisionLogQuery, params);
+  if (!result.ok()) return result.status();
+  std::vector<DecisionLogRow> rows;
+  rows.reserve(result->size());
+  for (int i = 0; i < result->size(); ++i) rows.push_back(ReadRow(result->row(i)));
+  return rows;
+}
+
+absl::StatusOr<int64_t> HighWaterSeq(Connection& connection) {
+  absl::StatusOr<ResultRows> result = connection.Execute(Statement::kDecisionLogHighWaterSeq);
+  if (!result.ok()) return result.status();
+  return result->size() == 1 ? result->row(0).Int64(0) : 0;
+}
+
+// The appends of one batch, inside the transaction that holds the decision log's lock.
+absl::Status AppendLocked(Connection& connection, std::vector<DecisionLogRow>& rows) {
+  absl::StatusOr<ResultRows> last = connection.Execute(Statement::kDecisionLogLastRow);
+  if (!last.ok()) return last.status();
+  int64_t last_seq = 0;
+  std::string previous_hash = kGenesisHash;
+  if (last->size() == 1) {
+    last_seq = last->row(0).Int64(0);
+    previous_hash = last->row(0).Text(1);
+  }
+  absl::StatusOr<int64_t> high_water = HighWaterSeq(connection);
+  if (!high_water.ok()) return high_water.status();
+  ChainRows(std::max(last_seq, *high_water) + 1, previous_hash, rows);
+  for (const DecisionLogRow& row : rows) {
+    absl::Status inserted =
+        connection.Execute(Statement::kDecisionLogInsert, RowParams(row)).status();
+    if (!inserted.ok()) return inserted;
+  }
+  // PostgreSQL's sequence is not transactional: moved last, right before the commit, so a batch
+  // that fails leaves the mark where it was (only a commit lost in flight leaves it ahead).
+  return connection.Execute(Statement::kDecisionLogSetHighWaterSeq, Params().Int64(rows.back().seq))
+      .status();
 }
 
 }  // namespace
 
-DecisionLog::DecisionLog(std::string path, ConnectionOptions options, RunLiveness process_gone)
-    : pool_(std::move(path), options, /*size=*/1), process_gone_(std::move(process_gone)) {}
+DecisionLog::DecisionLog(std::unique_ptr<Database> database, RunLiveness process_gone)
+    : database_(std::move(database)), process_gone_(std::move(process_gone)) {}
 
-template <typename Body>
-auto DecisionLog::WithConnection(Body body) -> decltype(body(std::declval<SQLite::Database&>())) {
-  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
-  if (!lease.ok()) return lease.status();
-  SqliteConnection& connection = **lease;
-  return CatchSqlite(connection, [&] { return body(connection.database()); });
-}
+DecisionLog::DecisionLog(std::string path, ConnectionOptions options, RunLiveness process_gone)
+    : DecisionLog(std::make_unique<ConnectionPool>(std::move(path), options, /*size=*/1),
+                  std::move(process_gone)) {}
 
 absl::Status DecisionLog::Append(std::vector<DecisionLogRow>& rows) {
   if (rows.empty()) return absl::OkStatus();
-  return WithConnection([&](SQLite::Database& db) -> absl::Status {
-    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
-    int64_t last_seq = 0;
-    std::string previous_hash = kGenesisHash;
-    SQLite::Statement last(db, kLastRow);
-    if (last.executeStep()) {
-      last_seq = last.getColumn(0).getInt64();
-      previous_hash = last.getColumn(1).getString();
-    }
-    ChainRows(std::max(last_seq, HighWaterSeq(db)) + 1, previous_hash, rows);
-    SQLite::Statement insert(db, kInsert);
-    for (const DecisionLogRow& row : rows) {
-      BindRow(insert, row);
-      insert.exec();
-      insert.reset();
-    }
-    transaction.commit();
-    return absl::OkStatus();
+  return database_->InTransaction(TransactionKind::kLogAppend, [&](Connection& connection) {
+    return AppendLocked(connection, rows);
   });
 }
 
@@ -93,44 +107,42 @@ absl::StatusOr<DecisionLogPage> DecisionLog::Query(const DecisionLogFilter& filt
                                                    absl::string_view page_token) {
   absl::StatusOr<DecisionLogCursor> cursor = ParseDecisionLogCursor(page_size, page_token);
   if (!cursor.ok()) return cursor.status();
-
-  // A run's start and stop markers (verdict '') are for the chain check, not decisions.
-  std::string sql =
-      absl::StrCat("SELECT ", kColumns, " FROM decision_log WHERE seq > ? AND verdict <> ''");
-  if (!filter.agent_id.empty()) absl::StrAppend(&sql, " AND agent_id = ?");
-  if (filter.since) absl::StrAppend(&sql, " AND decided_at >= ?");
-  if (filter.until) absl::StrAppend(&sql, " AND decided_at < ?");
-  if (!filter.verdict.empty()) absl::StrAppend(&sql, " AND verdict = ?");
-  // One row more than the page shows whether another page follows.
-  absl::StrAppend(&sql, " ORDER BY seq LIMIT ?");
-
-  return WithConnection([&](SQLite::Database& db) -> absl::StatusOr<DecisionLogPage> {
-    SQLite::Statement statement(db, sql);
-    int index = 1;
-    statement.bind(index++, cursor->after_seq);
-    if (!filter.agent_id.empty()) statement.bind(index++, filter.agent_id);
-    if (filter.since) statement.bind(index++, absl::ToUnixMicros(*filter.since));
-    if (filter.until) statement.bind(index++, absl::ToUnixMicros(*filter.until));
-    if (!filter.verdict.empty()) statement.bind(index++, filter.verdict);
-    statement.bind(index++, cursor->page_size + 1);
-    std::vector<DecisionLogRow> rows;
-    while (statement.executeStep()) rows.push_back(ReadRow(statement));
-    return MakeDecisionLogPage(*cursor, std::move(rows));
-  });
+  absl::StatusOr<std::vector<DecisionLogRow>> rows;
+  absl::Status status =
+      database_->InTransaction(TransactionKind::kRead, [&](Connection& connection) {
+        rows = SelectRows(connection, filter, cursor->after_seq, cursor->page_size + 1,
+                          /*with_markers=*/false);
+        return rows.status();
+      });
+  if (!status.ok()) return status;
+  return MakeDecisionLogPage(*cursor, *std::move(rows));
 }
 
 absl::StatusOr<ChainVerification> DecisionLog::VerifyChain() {
-  return WithConnection([&](SQLite::Database& db) -> absl::StatusOr<ChainVerification> {
-    // A deferred transaction: one snapshot, so appends running meanwhile are not half-seen.
-    SQLite::Transaction snapshot(db);
-    SQLite::Statement rows(db,
-                           absl::StrCat("SELECT ", kColumns, " FROM decision_log ORDER BY seq"));
+  absl::StatusOr<ChainVerification> verification;
+  absl::Status status = database_->InTransaction(TransactionKind::kRead, [&](Connection& c) {
     ChainChecker checker(process_gone_);
-    while (rows.executeStep()) {
-      if (!checker.Add(ReadRow(rows))) break;
+    int64_t after_seq = 0;
+    for (bool more = true; more;) {
+      absl::StatusOr<std::vector<DecisionLogRow>> rows =
+          SelectRows(c, DecisionLogFilter(), after_seq, kVerifyBatchRows, /*with_markers=*/true);
+      if (!rows.ok()) return rows.status();
+      more = rows->size() == static_cast<size_t>(kVerifyBatchRows);
+      for (const DecisionLogRow& row : *rows) {
+        if (!checker.Add(row)) {
+          more = false;  // the first break is the one to report
+          break;
+        }
+      }
+      if (more) after_seq = rows->back().seq;
     }
-    return checker.Finish(HighWaterSeq(db));
+    absl::StatusOr<int64_t> high_water = HighWaterSeq(c);
+    if (!high_water.ok()) return high_water.status();
+    verification = checker.Finish(*high_water);
+    return verification.status();
   });
+  if (!status.ok()) return status;
+  return verification;
 }
 
 }  // namespace verdict

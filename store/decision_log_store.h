@@ -6,8 +6,8 @@
 // PostgreSQL advisory lock) and continue the chain from the last row, read under that lock: any
 // number of sidecars sharing one database form one chain.
 //
-// Implementations: DecisionLog (SQLite, store/decision_log.h) and PostgresDecisionLog
-// (store/postgres_decision_log.h); OpenDecisionLogStore (store/open_store.h) picks one from --db.
+// Implementation: DecisionLog (store/decision_log.h), on either database; OpenDecisionLogStore
+// (store/open_store.h) opens it from --db.
 //
 //   absl::Status s = log.Append(rows);                 // fills seq, prev_hash, hash
 //   absl::StatusOr<ChainVerification> v = log.VerifyChain();

@@ -17,8 +17,7 @@
 #include "absl/strings/strip.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
-#include "store/postgres_admin_credentials.h"
-#include "store/postgres_decision_log.h"
+#include "store/postgres_pool.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 
@@ -143,29 +142,35 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOpti
   return std::unique_ptr<Store>(*std::move(store));
 }
 
-absl::StatusOr<std::unique_ptr<AdminCredentialStore>> OpenAdminCredentialStore(
-    absl::string_view db) {
+namespace {
+
+// A database with one connection of its own, for the admin plane's tables.
+absl::StatusOr<std::unique_ptr<Database>> OpenAdminDatabase(absl::string_view db) {
   absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
   if (!location.ok()) return location.status();
-  if (location->kind == StoreKind::kPostgres) {
-    absl::StatusOr<std::unique_ptr<PostgresAdminCredentials>> credentials =
-        PostgresAdminCredentials::Open(std::move(location->location));
-    if (!credentials.ok()) return credentials.status();
-    return std::unique_ptr<AdminCredentialStore>(*std::move(credentials));
+  if (location->kind == StoreKind::kSqlite) {
+    return std::make_unique<ConnectionPool>(std::move(location->location), ConnectionOptions{},
+                                            /*size=*/1);
   }
-  return std::make_unique<AdminCredentials>(std::move(location->location));
+  absl::StatusOr<const LibPq*> pq = LoadLibPq();
+  if (!pq.ok()) return pq.status();
+  return std::make_unique<PostgresPool>(**pq, std::move(location->location),
+                                        PostgresConnectionOptions{}, /*size=*/1);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AdminCredentialStore>> OpenAdminCredentialStore(
+    absl::string_view db) {
+  absl::StatusOr<std::unique_ptr<Database>> database = OpenAdminDatabase(db);
+  if (!database.ok()) return database.status();
+  return std::make_unique<AdminCredentials>(*std::move(database));
 }
 
 absl::StatusOr<std::unique_ptr<DecisionLogStore>> OpenDecisionLogStore(absl::string_view db) {
-  absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
-  if (!location.ok()) return location.status();
-  if (location->kind == StoreKind::kPostgres) {
-    absl::StatusOr<std::unique_ptr<PostgresDecisionLog>> log =
-        PostgresDecisionLog::Open(std::move(location->location));
-    if (!log.ok()) return log.status();
-    return std::unique_ptr<DecisionLogStore>(*std::move(log));
-  }
-  return std::make_unique<DecisionLog>(std::move(location->location));
+  absl::StatusOr<std::unique_ptr<Database>> database = OpenAdminDatabase(db);
+  if (!database.ok()) return database.status();
+  return std::make_unique<DecisionLog>(*std::move(database));
 }
 
 }  // namespace verdict

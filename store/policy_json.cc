@@ -154,8 +154,8 @@ absl::StatusOr<std::string> TokenHashFromHex(absl::string_view hex, absl::string
 absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::string& where) {
   absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
       value, where,
-      {"id", "owner", "name", "kind", "status", "expires_at", "token_sha256", "token_prefix",
-       "token", "previous_token_sha256", "previous_token_expires_at"});
+      {"id", "owner", "name", "description", "kind", "status", "expires_at", "token_sha256",
+       "token_prefix", "token", "previous_token_sha256", "previous_token_expires_at"});
   if (!reader.ok()) return reader.status();
   StoredAgent stored;
   Agent& agent = stored.agent;
@@ -168,6 +168,9 @@ absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::str
   absl::StatusOr<std::string> name = reader->String("name");
   if (!name.ok()) return name.status();
   agent.name = *std::move(name);
+  absl::StatusOr<std::string> description = reader->StringOr("description", "");
+  if (!description.ok()) return description.status();
+  agent.description = *std::move(description);
   absl::StatusOr<std::string> kind = reader->StringOr("kind", "autonomous");
   if (!kind.ok()) return kind.status();
   absl::StatusOr<AgentKind> parsed_kind = Named(ParseAgentKind(*kind), reader->Where("kind"));
@@ -352,6 +355,9 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     object.emplace("id", JsonValue::String(agent.id));
     object.emplace("owner", JsonValue::String(agent.owner));
     object.emplace("name", JsonValue::String(agent.name));
+    if (!agent.description.empty()) {
+      object.emplace("description", JsonValue::String(agent.description));
+    }
     object.emplace("kind", JsonValue::String(std::string(AgentKindName(agent.kind))));
     object.emplace("status", JsonValue::String(std::string(AgentStatusName(agent.status))));
     PutTimeUnlessNever(object, "expires_at", agent.expires_at);

@@ -115,6 +115,25 @@ TEST_F(PolicyJsonTest, ExportImportsIntoAnotherStoreUnchanged) {
   EXPECT_EQ(Export(*other), first);
 }
 
+// An agent's description (for operators) is written when it has one, read back on import, and
+// left out, as empty, when it has none.
+TEST_F(PolicyJsonTest, AnAgentsDescriptionTravelsInThePolicyDocument) {
+  ASSERT_TRUE(store_
+                  ->CreateAgent({.owner = "carol",
+                                 .name = "reporter",
+                                 .id = "agt_described",
+                                 .description = "files the weekly report"})
+                  .ok());
+  ASSERT_TRUE(store_->CreateAgent({.owner = "carol", .name = "plain", .id = "agt_plain"}).ok());
+  const std::string exported = Export(*store_);
+  EXPECT_THAT(exported, HasSubstr("\"description\":\"files the weekly report\""));
+  std::unique_ptr<SqliteStore> other = OpenTestStore(FreshDatabasePath("described"), clock_);
+  ASSERT_TRUE(ImportPolicyJson(*other, exported).ok());
+  EXPECT_EQ(other->GetAgent("agt_described")->description, "files the weekly report");
+  EXPECT_EQ(other->GetAgent("agt_plain")->description, "");
+  EXPECT_EQ(Export(*other), exported);
+}
+
 // Rules a new grant must pass (decision/new_grant_rules.h) came after some policies were stored:
 // such a policy still imports, and exports the same, so an upgrade or a restore never fails.
 TEST_F(PolicyJsonTest, APolicyStoredBeforeTheNewGrantRulesStillImports) {

@@ -18,8 +18,11 @@ namespace verdict {
 namespace {
 
 // PostgreSQL's fixed type OIDs (pg_type.dat) for the parameter types the store binds.
+constexpr unsigned int kBoolOid = 16;
 constexpr unsigned int kByteaOid = 17;
 constexpr unsigned int kInt8Oid = 20;
+constexpr unsigned int kInt2Oid = 21;
+constexpr unsigned int kInt4Oid = 23;
 constexpr unsigned int kTextOid = 25;
 
 constexpr int kBinaryFormat = 1;
@@ -50,34 +53,6 @@ std::string Trimmed(const char* message) {
 }
 
 }  // namespace
-
-PgParams& PgParams::Add(unsigned int type, absl::string_view value, bool is_null) {
-  types_.push_back(type);
-  values_.emplace_back(value);
-  nulls_.push_back(is_null);
-  return *this;
-}
-
-PgParams& PgParams::Text(absl::string_view text) { return Add(kTextOid, text, false); }
-
-PgParams& PgParams::Bytes(absl::string_view bytes) { return Add(kByteaOid, bytes, false); }
-
-PgParams& PgParams::Int64(int64_t value) {
-  char big_endian[sizeof(uint64_t)];
-  for (size_t i = 0; i < sizeof(big_endian); ++i) {
-    big_endian[i] = static_cast<char>(static_cast<uint64_t>(value) >> (8 * (7 - i)));
-  }
-  return Add(kInt8Oid, absl::string_view(big_endian, sizeof(big_endian)), false);
-}
-
-PgParams& PgParams::Time(absl::Time time) {
-  std::optional<int64_t> micros = TimeToMicros(time);
-  return micros.has_value() ? Int64(*micros) : NullInt64();
-}
-
-PgParams& PgParams::NullText() { return Add(kTextOid, "", true); }
-
-PgParams& PgParams::NullInt64() { return Add(kInt8Oid, "", true); }
 
 bool PgRow::IsNull(int column) const { return pq_.getisnull(result_, row_, column) != 0; }
 
@@ -333,6 +308,7 @@ absl::Status PostgresConnection::CommitWithoutWaiting() {
 }
 
 void PostgresConnection::Rollback() {
+  read_only_ = false;
   if (deferred_begin_ != nullptr) {
     deferred_begin_ = nullptr;
     return;
@@ -341,64 +317,123 @@ void PostgresConnection::Rollback() {
   if (!ExecuteScript("ROLLBACK").ok() && InTransaction()) broken_ = true;
 }
 
-absl::StatusOr<PgResult> PostgresConnection::Execute(PgStatement statement,
-                                                     const PgParams& params) {
+absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
   if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
   PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const PgStatementSql& sql = GetPgStatementSql(statement);
-  if (cached.prepared && cached.types != params.types_) {
-    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
-                                            " bound with other parameter types than prepared"));
+  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
+  if (sql.sql == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("policy store error: ", sql.name, " has no PostgreSQL form"));
   }
-  const int count = params.size();
-  // Pointers into `params`, which outlives the call; every value is in binary form.
+  // Every value in binary form: integers big-endian, text and bytes as they are.
+  const int count = static_cast<int>(params.values().size());
+  std::vector<unsigned int> types(count);
+  std::vector<std::string> binary(count);
   std::vector<const char*> values(count);
   std::vector<int> lengths(count);
   const std::vector<int> formats(count, kBinaryFormat);
   for (int i = 0; i < count; ++i) {
-    values[i] = params.nulls_[i] ? nullptr : params.values_[i].data();
-    lengths[i] = static_cast<int>(params.values_[i].size());
-  }
-  if (deferred_begin_ != nullptr) {
-    return ExecuteAfterBegin(statement, params, values.data(), lengths.data(), formats.data());
-  }
-  if (!cached.prepared) {
-    PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
-                                                      params.types_.data()) == 1));
-    if (prepared.status() != PGRES_COMMAND_OK) {
-      return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
+    const Params::Value& value = params.values()[i];
+    types[i] = value.type == Params::Type::kInt64   ? kInt8Oid
+               : value.type == Params::Type::kBytes ? kByteaOid
+                                                    : kTextOid;
+    if (value.type == Params::Type::kInt64) {
+      binary[i].resize(sizeof(uint64_t));
+      for (size_t b = 0; b < sizeof(uint64_t); ++b) {
+        binary[i][b] = static_cast<char>(static_cast<uint64_t>(value.integer) >> (8 * (7 - b)));
+      }
     }
-    cached.prepared = true;
-    cached.types = params.types_;
+    const std::string& bytes = value.type == Params::Type::kInt64 ? binary[i] : value.text;
+    values[i] = value.is_null ? nullptr : bytes.data();
+    lengths[i] = static_cast<int>(bytes.size());
   }
-  PgResult result(
-      pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count, values.data(),
-                                            lengths.data(), formats.data(), kBinaryFormat) == 1));
-  const ExecStatusType status = result.status();
-  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-    return Failure(result.raw(), sql.name);
+  if (cached.prepared && cached.types != types) {
+    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
+                                            " bound with other parameter types than prepared"));
   }
-  return result;
+  absl::StatusOr<PgResult> result;
+  if (deferred_begin_ != nullptr) {
+    result = ExecuteAfterBegin(statement, types, values.data(), lengths.data(), formats.data());
+  } else {
+    if (!cached.prepared) {
+      PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
+                                                        types.data()) == 1));
+      if (prepared.status() != PGRES_COMMAND_OK) {
+        return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
+      }
+      cached.prepared = true;
+      cached.types = types;
+    }
+    result = PgResult(
+        pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count, values.data(),
+                                              lengths.data(), formats.data(), kBinaryFormat) == 1));
+    const ExecStatusType status = result->status();
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      return Failure(result->raw(), sql.name);
+    }
+  }
+  if (!result.ok()) return result.status();
+  return ToRows(*result);
 }
 
-absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(PgStatement statement,
-                                                               const PgParams& params,
-                                                               const char* const* values,
-                                                               const int* lengths,
-                                                               const int* formats) {
+ResultRows PostgresConnection::ToRows(const PgResult& result) const {
+  const int columns = result.columns();
+  ResultRows rows(columns);
+  for (int i = 0; i < result.size(); ++i) {
+    const PgRow row = result.row(i);
+    for (int column = 0; column < columns; ++column) {
+      const unsigned int type = pq_.ftype(result.raw(), column);
+      if (row.IsNull(column)) {
+        rows.AddNull();
+      } else if (type == kInt8Oid || type == kInt4Oid || type == kInt2Oid) {
+        rows.AddInt64(row.Int64(column));
+      } else if (type == kBoolOid) {
+        rows.AddInt64(row.Bool(column) ? 1 : 0);
+      } else {
+        rows.AddText(row.Text(column));
+      }
+    }
+  }
+  rows.set_changed_rows(result.changed_rows());
+  return rows;
+}
+
+absl::Status PostgresConnection::Begin(TransactionKind kind) {
+  read_only_ = kind == TransactionKind::kRead;
+  if (read_only_) {
+    // One snapshot for every read: REPEATABLE READ takes it at the first statement, which the
+    // BEGIN goes with, in one round trip.
+    DeferBegin("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    return absl::OkStatus();
+  }
+  // READ COMMITTED under the lock: every read after the lock sees every write committed before
+  // it, as a write transaction must (decision/policy_store.h).
+  std::string begin = "BEGIN ISOLATION LEVEL READ COMMITTED";
+  if (kind != TransactionKind::kLockFreeWrite) {
+    absl::StrAppend(&begin, "; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ",
+                    kind == TransactionKind::kWrite ? kPgWriterLock : kPgDecisionLogLock, ")");
+  }
+  absl::Status begun = ExecuteScript(begin.c_str());
+  if (!begun.ok()) Rollback();
+  return begun;
+}
+
+absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
+    Statement statement, const std::vector<unsigned int>& types, const char* const* values,
+    const int* lengths, const int* formats) {
   const char* begin = std::exchange(deferred_begin_, nullptr);
   PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const PgStatementSql& sql = GetPgStatementSql(statement);
+  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
   const bool prepare = !cached.prepared;
-  const int count = params.size();
-  const bool sent = pq_.enterPipelineMode(connection_) == 1 &&
-                    pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
-                                        kBinaryFormat) == 1 &&
-                    (!prepare || pq_.sendPrepare(connection_, sql.name, sql.sql, count,
-                                                 params.types_.data()) == 1) &&
-                    pq_.sendQueryPrepared(connection_, sql.name, count, values, lengths, formats,
-                                          kBinaryFormat) == 1 &&
-                    pq_.pipelineSync(connection_) == 1;
+  const int count = static_cast<int>(types.size());
+  const bool sent =
+      pq_.enterPipelineMode(connection_) == 1 &&
+      pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
+                          kBinaryFormat) == 1 &&
+      (!prepare || pq_.sendPrepare(connection_, sql.name, sql.sql, count, types.data()) == 1) &&
+      pq_.sendQueryPrepared(connection_, sql.name, count, values, lengths, formats,
+                            kBinaryFormat) == 1 &&
+      pq_.pipelineSync(connection_) == 1;
   if (!sent) {
     broken_ = true;  // a pipeline half sent leaves the connection in no known state
     return Failure(nullptr, sql.name);
@@ -432,7 +467,7 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(PgStatement state
   if (!failure.ok()) return failure;
   if (prepare) {
     cached.prepared = true;
-    cached.types = params.types_;
+    cached.types = types;
   }
   return *std::move(rows);
 }
@@ -458,6 +493,12 @@ absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
 }
 
 absl::Status PostgresConnection::Commit() {
+  // A read-only transaction has nothing to keep: its COMMIT just releases its snapshot, and its
+  // answer is read before the connection's next command.
+  if (std::exchange(read_only_, false)) {
+    if (!CommitWithoutWaiting().ok()) MarkBroken();
+    return absl::OkStatus();
+  }
   if (absl::Status settled = Settle(); !settled.ok()) return settled;
   if (pq_.transactionStatus(connection_) == PQTRANS_INERROR) {
     return absl::InternalError(

@@ -1,19 +1,12 @@
 // One PostgreSQL connection with its prepared statements, used by one thread at a time (the pool
 // in store/postgres_pool.h hands it out).
 //
-// Each statement is prepared once per connection, on first use, and then executed with binary
-// parameters and binary results (no parsing of numbers, no text escaping, no truncation at a
-// NUL byte):
-//
-//   absl::StatusOr<PgResult> rows = connection.Execute(
-//       PgStatement::kFindAgent, PgParams().Text(agent_id));
-//   if (!rows.ok()) return rows.status();
-//   if (rows->size() == 1) agent = ReadAgentColumns(rows->row(0));
-//
-// Nothing here throws. Errors are UNAVAILABLE when the server cannot be used right now (it is
-// unreachable, shutting down, out of connections, read-only, a lock or statement timed out)
-// and INTERNAL otherwise, with the server's message; a connection that lost its server is marked
-// broken, and the pool closes it instead of reusing it.
+// Each statement of store/statements.h is prepared once per connection, on first use, and then
+// executed with binary parameters and binary results (no parsing of numbers, no text escaping,
+// no truncation at a NUL byte). Nothing here throws. Errors are UNAVAILABLE when the server cannot
+// be used right now (it is unreachable, shutting down, out of connections, read-only, a lock or
+// statement timed out) and INTERNAL otherwise, with the server's message; a connection that lost
+// its server is marked broken, and the pool closes it instead of reusing it.
 #ifndef VERDICT_STORE_POSTGRES_CONNECTION_H_
 #define VERDICT_STORE_POSTGRES_CONNECTION_H_
 
@@ -29,10 +22,24 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "store/connection.h"
 #include "store/postgres_libpq.h"
-#include "store/postgres_statements.h"
+#include "store/statements.h"
 
 namespace verdict {
+
+// Transaction-scoped advisory locks (pg_advisory_xact_lock(kPgLockSpace, key)), so verdict's
+// locks cannot collide with an application's that shares the database.
+inline constexpr int kPgLockSpace = 0x76726463;  // "vrdc"
+// Held while migrating: one process migrates, the others wait and then find it done.
+inline constexpr int kPgMigrationLock = 1;
+// Held by every write transaction, as SQLite's BEGIN IMMEDIATE takes its one write lock: the
+// writes that read before they write (rate limits, delegation cycles, votes) stay exact across
+// every sidecar on the database.
+inline constexpr int kPgWriterLock = 2;
+// Held by every decision log append, so the appends of every sidecar form one chain; apart from
+// the writers' lock, so logging never waits for a policy write or delays one.
+inline constexpr int kPgDecisionLogLock = 3;
 
 struct PostgresConnectionOptions {
   // How long a statement waits for a lock (the writers' lock, a row lock) before UNAVAILABLE.
@@ -41,29 +48,6 @@ struct PostgresConnectionOptions {
   absl::Duration statement_timeout = absl::Seconds(10);
   // How long opening a connection may take.
   absl::Duration connect_timeout = absl::Seconds(5);
-};
-
-// Parameters $1, $2 ... in the order they are added. Each carries its type, so a statement is
-// prepared with exact types and a NULL is never ambiguous.
-class PgParams {
- public:
-  PgParams& Text(absl::string_view text);
-  PgParams& Bytes(absl::string_view bytes);
-  PgParams& Int64(int64_t value);
-  // NULL for absl::InfiniteFuture() ("never"), as the schema stores it.
-  PgParams& Time(absl::Time time);
-  PgParams& NullText();
-  PgParams& NullInt64();
-
-  int size() const { return static_cast<int>(types_.size()); }
-
- private:
-  friend class PostgresConnection;
-  PgParams& Add(unsigned int type, absl::string_view value, bool is_null);
-
-  std::vector<unsigned int> types_;  // PostgreSQL type OIDs
-  std::vector<std::string> values_;
-  std::vector<bool> nulls_;
 };
 
 class PgResult;
@@ -111,7 +95,7 @@ class PgResult {
   PGresult* result_;
 };
 
-class PostgresConnection {
+class PostgresConnection final : public Connection {
  public:
   // Connects with `conninfo` (a postgresql:// URL or key=value pairs) and applies `options`.
   // UNAVAILABLE when the server cannot be reached or refuses the connection, when it has not
@@ -123,10 +107,14 @@ class PostgresConnection {
 
   PostgresConnection(const PostgresConnection&) = delete;
   PostgresConnection& operator=(const PostgresConnection&) = delete;
-  ~PostgresConnection();
+  ~PostgresConnection() override;
 
-  // Runs the statement (prepared on its first use on this connection).
-  absl::StatusOr<PgResult> Execute(PgStatement statement, const PgParams& params = PgParams());
+  // Connection. A read transaction's BEGIN goes with its first statement, and its COMMIT is
+  // read before the connection's next command (DeferBegin, CommitWithoutWaiting). A write
+  // holds the writers' advisory lock, a decision log append the log's, from its BEGIN on.
+  Dialect dialect() const override { return Dialect::kPostgres; }
+  absl::StatusOr<ResultRows> Execute(Statement statement, const Params& params = Params()) override;
+  absl::Status Begin(TransactionKind kind) override;
 
   // Runs SQL without parameters, one or more statements (transaction control, migrations).
   absl::Status ExecuteScript(const char* sql);
@@ -135,7 +123,7 @@ class PostgresConnection {
 
   // Commits the open transaction. PostgreSQL answers a COMMIT of a transaction in which a
   // statement failed by rolling it back quietly; that is an error here.
-  absl::Status Commit();
+  absl::Status Commit() override;
 
   // Round trips are most of a call's cost, so a read transaction spends none of its own:
   // DeferBegin keeps `begin_sql` (a constant) to send in one pipeline with the next Execute, and
@@ -146,7 +134,7 @@ class PostgresConnection {
 
   // Rolls the open transaction back (a deferred BEGIN is simply dropped); a connection that
   // cannot leave its transaction is marked broken.
-  void Rollback();
+  void Rollback() override;
 
   // True while a transaction is open on the connection (or failed and not yet rolled back); a
   // COMMIT on its way does not count.
@@ -189,6 +177,8 @@ class PostgresConnection {
   // nullptr when it could not be sent or none came.
   PGresult* LastResult(bool sent);
 
+  // A result's rows, read in full.
+  ResultRows ToRows(const PgResult& result) const;
   // The status of a failed command; marks the connection broken when its server is gone.
   absl::Status Failure(const PGresult* result, absl::string_view what);
   // Reads the answer to a COMMIT sent without waiting, then sends a deferred BEGIN on its own:
@@ -197,14 +187,16 @@ class PostgresConnection {
   absl::Status AwaitCommit();
   // The deferred BEGIN, the statement's preparation when it is new, and the statement, in one
   // round trip.
-  absl::StatusOr<PgResult> ExecuteAfterBegin(PgStatement statement, const PgParams& params,
+  absl::StatusOr<PgResult> ExecuteAfterBegin(Statement statement,
+                                             const std::vector<unsigned int>& types,
                                              const char* const* values, const int* lengths,
                                              const int* formats);
 
   const LibPq& pq_;
   PGconn* connection_;
-  std::array<PreparedStatement, kPgStatementCount> statements_;
+  std::array<PreparedStatement, kStatementCount> statements_;
   const char* deferred_begin_ = nullptr;
+  bool read_only_ = false;  // the open transaction began as a read
   bool commit_in_flight_ = false;
   bool broken_ = false;
   const absl::Duration answer_limit_;

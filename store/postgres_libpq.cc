@@ -43,16 +43,13 @@ absl::StatusOr<LibPq> Load() {
   Resolve(library, "PQerrorMessage", pq.errorMessage, error);
   Resolve(library, "PQfinish", pq.finish, error);
   Resolve(library, "PQtransactionStatus", pq.transactionStatus, error);
-  Resolve(library, "PQexec", pq.exec, error);
-  Resolve(library, "PQexecParams", pq.execParams, error);
-  Resolve(library, "PQprepare", pq.prepare, error);
-  Resolve(library, "PQexecPrepared", pq.execPrepared, error);
   Resolve(library, "PQresultStatus", pq.resultStatus, error);
   Resolve(library, "PQresultErrorMessage", pq.resultErrorMessage, error);
   Resolve(library, "PQresultErrorField", pq.resultErrorField, error);
   Resolve(library, "PQclear", pq.clear, error);
   Resolve(library, "PQntuples", pq.ntuples, error);
   Resolve(library, "PQnfields", pq.nfields, error);
+  Resolve(library, "PQftype", pq.ftype, error);
   Resolve(library, "PQgetvalue", pq.getvalue, error);
   Resolve(library, "PQgetlength", pq.getlength, error);
   Resolve(library, "PQgetisnull", pq.getisnull, error);

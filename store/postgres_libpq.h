@@ -29,16 +29,13 @@ struct LibPq {
   decltype(&::PQerrorMessage) errorMessage;
   decltype(&::PQfinish) finish;
   decltype(&::PQtransactionStatus) transactionStatus;
-  decltype(&::PQexec) exec;
-  decltype(&::PQexecParams) execParams;
-  decltype(&::PQprepare) prepare;
-  decltype(&::PQexecPrepared) execPrepared;
   decltype(&::PQresultStatus) resultStatus;
   decltype(&::PQresultErrorMessage) resultErrorMessage;
   decltype(&::PQresultErrorField) resultErrorField;
   decltype(&::PQclear) clear;
   decltype(&::PQntuples) ntuples;
   decltype(&::PQnfields) nfields;
+  decltype(&::PQftype) ftype;
   decltype(&::PQgetvalue) getvalue;
   decltype(&::PQgetlength) getlength;
   decltype(&::PQgetisnull) getisnull;

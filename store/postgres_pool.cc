@@ -61,6 +61,39 @@ absl::StatusOr<PostgresPool::Lease> PostgresPool::Checkout(Reuse reuse) {
   return Lease(this, std::move(connection), reused);
 }
 
+absl::StatusOr<PostgresPool::Lease> PostgresPool::CheckoutInTransaction(TransactionKind kind) {
+  absl::StatusOr<Lease> lease = Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = (*lease)->Begin(kind);
+  if (begun.ok()) return lease;
+  if (!lease->LostWhileIdle()) return begun;
+  lease->Release();  // its slot, for the fresh connection
+  absl::StatusOr<Lease> fresh = Checkout(Reuse::kFresh);
+  if (!fresh.ok()) return fresh.status();
+  begun = (*fresh)->Begin(kind);
+  if (!begun.ok()) return begun;
+  return fresh;
+}
+
+absl::Status PostgresPool::InTransaction(TransactionKind kind,
+                                         absl::FunctionRef<absl::Status(Connection&)> body) {
+  absl::StatusOr<Lease> lease = CheckoutInTransaction(kind);
+  if (!lease.ok()) return lease.status();
+  absl::Status status = body(**lease);
+  if (!status.ok() && kind == TransactionKind::kRead && lease->LostWhileIdle()) {
+    lease->Release();  // its slot, for the fresh connection
+    absl::StatusOr<Lease> fresh = Checkout(Reuse::kFresh);
+    if (!fresh.ok()) return fresh.status();
+    (*fresh)->Begin(kind).IgnoreError();  // deferred: cannot fail
+    *lease = *std::move(fresh);
+    status = body(**lease);
+  }
+  PostgresConnection& connection = **lease;
+  if (status.ok()) status = connection.Commit();
+  if (!status.ok()) connection.Rollback();
+  return status;
+}
+
 void PostgresPool::Return(std::unique_ptr<PostgresConnection> connection) {
   if (connection != nullptr) {
     absl::MutexLock lock(&mutex_);

@@ -8,7 +8,7 @@
 //
 //   absl::StatusOr<PostgresPool::Lease> lease = pool.Checkout();
 //   if (!lease.ok()) return lease.status();  // UNAVAILABLE: the server cannot be reached
-//   (*lease)->Execute(PgStatement::kFindAgent, PgParams().Text(id)) ...
+//   (*lease)->Execute(Statement::kFindAgent, Params().Text(id)) ...
 #ifndef VERDICT_STORE_POSTGRES_POOL_H_
 #define VERDICT_STORE_POSTGRES_POOL_H_
 
@@ -27,7 +27,7 @@
 
 namespace verdict {
 
-class PostgresPool {
+class PostgresPool final : public Database {
  public:
   // Opens nothing yet. `size` >= 1.
   PostgresPool(const LibPq& pq, std::string conninfo, PostgresConnectionOptions options, int size);
@@ -71,6 +71,16 @@ class PostgresPool {
   // schema newer than verdict).
   enum class Reuse { kIdle, kFresh };
   absl::StatusOr<Lease> Checkout(Reuse reuse = Reuse::kIdle);
+
+  // A leased connection with its transaction of `kind` begun (a read's BEGIN is sent with its
+  // first statement). A pooled connection that the server ended while it sat idle, and that
+  // failed before answering anything, is replaced once by a fresh one.
+  absl::StatusOr<Lease> CheckoutInTransaction(TransactionKind kind);
+
+  // Database. A read whose first statement found its pooled connection ended by the server (so
+  // nothing was done) runs once more on a fresh connection.
+  absl::Status InTransaction(TransactionKind kind,
+                             absl::FunctionRef<absl::Status(Connection&)> body) override;
 
   // Shuts the socket of every leased connection: a call waiting for its server's answer fails
   // at once (UNAVAILABLE) and its connection is closed when returned; a connection being opened

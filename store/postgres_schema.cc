@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "store/postgres_statements.h"
+#include "store/postgres_connection.h"
 
 namespace verdict {
 namespace {

@@ -10,7 +10,6 @@
 #include "absl/types/span.h"
 #include "store/migrations.h"
 #include "store/postgres_connection.h"
-#include "store/postgres_migrations.h"
 
 namespace verdict {
 
@@ -20,8 +19,9 @@ namespace verdict {
 // schema exists. Otherwise all migrations run in one transaction holding the migration advisory
 // lock, which re-reads the version once held, so concurrent openers apply each exactly once.
 // FAILED_PRECONDITION when the schema is newer than `migrations` (a newer verdict wrote it).
-absl::Status MigratePostgresSchema(PostgresConnection& connection,
-                                   absl::Span<const Migration> migrations = PostgresMigrations());
+absl::Status MigratePostgresSchema(
+    PostgresConnection& connection,
+    absl::Span<const Migration> migrations = Migrations(Dialect::kPostgres));
 
 // The schema's version: 0 before the first migration.
 absl::StatusOr<int> PostgresSchemaVersion(PostgresConnection& connection);

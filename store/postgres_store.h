@@ -65,23 +65,10 @@ class PostgresStore final : public StoreWithAdminCalls {
 
   // Store: breaks every leased connection (PostgresPool::BreakLeased).
   void AbandonCallsInFlight() override { pool_.BreakLeased(); }
-  // Store.
-  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
-
-  // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
+  // Store and PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
  private:
   PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
-
-  // Runs `body` in one transaction on a pooled connection: committed when `body` returns OK,
-  // rolled back otherwise.
-  absl::Status InTransaction(TransactionKind kind,
-                             absl::FunctionRef<absl::Status(PostgresConnection&)> body);
-
-  // StoreWithAdminCalls.
-  absl::Status InAdminTransaction(TransactionKind kind,
-                                  absl::FunctionRef<absl::Status(AdminTransaction&)> body) override;
-  absl::Time AdminClock() override;
 
   PostgresOptions options_;
   PostgresPool pool_;

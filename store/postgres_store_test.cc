@@ -36,11 +36,10 @@
 #include "store/migrations.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_libpq.h"
-#include "store/postgres_migrations.h"
 #include "store/postgres_schema.h"
-#include "store/postgres_statements.h"
 #include "store/postgres_test_support.h"
 #include "store/schema.h"
+#include "store/statements.h"
 
 namespace verdict {
 namespace {
@@ -229,7 +228,7 @@ TEST_F(PostgresStoreTest, SchemaHasSqlitesTablesColumnsAndIndexes) {
   for (const std::vector<std::string>& row :
        Query("SELECT table_name::text, column_name::text FROM information_schema.columns"
              " WHERE table_schema = current_schema() AND table_name <> 'verdict_schema_version'")) {
-    // SQLite's implicit rowid is an explicit column here (store/postgres_migrations.h).
+    // SQLite's implicit rowid is an explicit column here (store/migrations.cc).
     if (row[1] != "rowid") postgres_columns[row[0]].insert(row[1]);
   }
   EXPECT_EQ(postgres_columns, sqlite_columns);
@@ -250,7 +249,7 @@ TEST_F(PostgresStoreTest, MigrationsAreNumberedAsSqlites) {
     sqlite_versions.push_back(migration.version);
   }
   std::vector<int> postgres_versions;
-  for (const Migration& migration : PostgresMigrations()) {
+  for (const Migration& migration : Migrations(Dialect::kPostgres)) {
     postgres_versions.push_back(migration.version);
   }
   EXPECT_EQ(postgres_versions, sqlite_versions);
@@ -261,7 +260,8 @@ TEST_F(PostgresStoreTest, MigrationsAreNumberedAsSqlites) {
 TEST_F(PostgresStoreTest, RateCountsFromBeforePerAgentCountersGoToTheirPermissionsAgent) {
   std::unique_ptr<PostgresConnection> connection = Connect();
   ASSERT_NE(connection, nullptr);
-  ASSERT_TRUE(MigratePostgresSchema(*connection, PostgresMigrations().subspan(0, 3)).ok());
+  ASSERT_TRUE(
+      MigratePostgresSchema(*connection, Migrations(Dialect::kPostgres).subspan(0, 3)).ok());
   ASSERT_TRUE(
       connection
           ->ExecuteScript(
@@ -276,7 +276,7 @@ TEST_F(PostgresStoreTest, RateCountsFromBeforePerAgentCountersGoToTheirPermissio
               "INSERT INTO rate_counters (permission_id, window_start, count) VALUES"
               " ('p1', 60, 3), ('d1#0', 60, 2), ('p_gone', 60, 9)")
           .ok());
-  ASSERT_TRUE(MigratePostgresSchema(*connection, PostgresMigrations()).ok());
+  ASSERT_TRUE(MigratePostgresSchema(*connection, Migrations(Dialect::kPostgres)).ok());
   EXPECT_THAT(Query("SELECT agent_id || ' ' || permission_id || ' ' || window_start || ' ' ||"
                     " count FROM rate_counters ORDER BY agent_id, permission_id"),
               ::testing::ElementsAre(::testing::ElementsAre("agt_a p1 60 3"),
@@ -296,8 +296,8 @@ TEST_F(PostgresStoreTest, ProcessesOpeningANewDatabaseAtOnceMigrateItOnce) {
   for (std::thread& opener : openers) opener.join();
   for (const absl::Status& result : results) EXPECT_TRUE(result.ok()) << result;
   EXPECT_THAT(Query("SELECT version::text FROM verdict_schema_version"),
-              ::testing::ElementsAre(
-                  ::testing::ElementsAre(absl::StrCat(PostgresMigrations().back().version))));
+              ::testing::ElementsAre(::testing::ElementsAre(
+                  absl::StrCat(Migrations(Dialect::kPostgres).back().version))));
 }
 
 TEST_F(PostgresStoreTest, SchemaWrittenByANewerVerdictIsRefused) {
@@ -314,8 +314,8 @@ TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
   std::unique_ptr<PostgresConnection> connection = Connect();
   ASSERT_NE(connection, nullptr);
   ASSERT_TRUE(connection->ExecuteScript("SET enable_seqscan = off").ok());
-  for (PgStatement statement : PgDecisionPathStatements()) {
-    const PgStatementSql& sql = GetPgStatementSql(statement);
+  for (Statement statement : DecisionPathStatements(Dialect::kPostgres)) {
+    const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
     SCOPED_TRACE(sql.name);
     ASSERT_TRUE(connection->ExecuteScript(absl::StrCat("PREPARE probe AS ", sql.sql).c_str()).ok());
     absl::StatusOr<PgResult> types = connection->Query(

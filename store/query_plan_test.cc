@@ -12,7 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/sqlite_connection.h"
-#include "store/sqlite_statements.h"
+#include "store/statements.h"
 #include "store/test_support.h"
 
 namespace verdict {
@@ -35,8 +35,8 @@ TEST(QueryPlanTest, DecisionPathStatementsSearchIndexesAndNeverScanATable) {
       SqliteConnection::Open(FreshDatabasePath(), ConnectionOptions{});
   ASSERT_TRUE(connection.ok()) << connection.status();
 
-  for (StatementId id : DecisionPathStatements()) {
-    const StatementSql& statement = GetStatementSql(id);
+  for (Statement id : DecisionPathStatements()) {
+    const StatementSql statement = GetStatementSql(id);
     const std::vector<std::string> plan = QueryPlan(**connection, statement.sql);
     SCOPED_TRACE(absl::StrCat(statement.name, ": ", absl::StrJoin(plan, " | ")));
     bool searches = false;
@@ -63,23 +63,22 @@ TEST(QueryPlanTest, ATokenFindsItsRecordThroughTheCoveringIndexAlone) {
   ASSERT_TRUE(connection.ok()) << connection.status();
 
   EXPECT_THAT(
-      QueryPlan(**connection, GetStatementSql(StatementId::kFindDecisionRecordByTokenHash).sql),
+      QueryPlan(**connection, GetStatementSql(Statement::kFindDecisionRecordByTokenHash).sql),
       ::testing::ElementsAre("SEARCH a USING COVERING INDEX agents_by_token_hash (token_hash=?)",
                              "SEARCH r USING PRIMARY KEY (agent_id=?)"));
 }
 
 TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
-  const std::vector<StatementId> path(DecisionPathStatements().begin(),
-                                      DecisionPathStatements().end());
-  EXPECT_THAT(path,
-              ::testing::IsSupersetOf(
-                  {StatementId::kFindAgent, StatementId::kPermissionsOf,
-                   StatementId::kActiveDelegationsInto, StatementId::kFindOpenApproval,
-                   StatementId::kRateCount, StatementId::kSpendRate, StatementId::kInsertApproval,
-                   StatementId::kUseApproval, StatementId::kFindActiveSigningKey,
-                   StatementId::kIsTokenIdRevoked, StatementId::kFindDecisionRecord,
-                   StatementId::kFindDecisionRecordByTokenHash,
-                   StatementId::kFindDecisionRecordByPreviousTokenHash}));
+  const std::vector<Statement> path(DecisionPathStatements().begin(),
+                                    DecisionPathStatements().end());
+  EXPECT_THAT(path, ::testing::IsSupersetOf(
+                        {Statement::kFindAgent, Statement::kPermissionsOf,
+                         Statement::kActiveDelegationsInto, Statement::kFindOpenApproval,
+                         Statement::kRateCount, Statement::kSpendRate, Statement::kInsertApproval,
+                         Statement::kUseApproval, Statement::kFindActiveSigningKey,
+                         Statement::kIsTokenIdRevoked, Statement::kFindDecisionRecord,
+                         Statement::kFindDecisionRecordByTokenHash,
+                         Statement::kFindDecisionRecordByPreviousTokenHash}));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // absl::InfiniteFuture()): the SQLite store's ScopedStatement, the PostgreSQL store's PgRow and
 // the decision records' fields (store/decision_record.cc). The columns are the lists every
 // store's statements select, in this order:
-//   agent:      id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at
+//   agent:      VERDICT_AGENT_COLUMNS (below): the nine a decision reads, then the admin plane's
 //   permission: id, agent_id, resource, actions, effect, constraints, created_at
 //   delegation: id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at,
 //               created_at
@@ -28,7 +28,18 @@
 #include "decision/types.h"
 #include "store/policy_encoding.h"
 
+// An agent's columns, in the order the statements select and insert them
+// (store/statements.cc): the nine a decision reads (ReadAgentColumnsInto: SQLite's decision
+// records hold these), then those only the admin plane reads. A new column of agents is added
+// here, to the three lists, to ReadAgentColumns and to AgentParams.
+#define VERDICT_AGENT_COLUMNS \
+  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at, description"
+// VERDICT_AGENT_COLUMNS' placeholders from $2 on (the statements bind something else as $1).
+#define VERDICT_AGENT_VALUES_FROM_2 "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11"
+
 namespace verdict {
+
+inline constexpr int kAgentColumnCount = 10;
 
 inline absl::Status CorruptRow(absl::string_view table, absl::string_view id,
                                const absl::Status& problem) {
@@ -67,12 +78,29 @@ absl::Status ReadAgentColumnsInto(const Row& row, Agent& agent) {
   return absl::OkStatus();
 }
 
+// Every column of VERDICT_AGENT_COLUMNS.
 template <typename Row>
 absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
   Agent agent;
   absl::Status read = ReadAgentColumnsInto(row, agent);
   if (!read.ok()) return read;
+  AssignText(agent.description, row.Text(9));
   return agent;
+}
+
+// An agent's VERDICT_AGENT_COLUMNS added to `first` (store/connection.h's Params, holding $1).
+template <typename Params>
+Params AgentParams(Params first, const Agent& agent) {
+  return first.Text(agent.id)
+      .Text(agent.owner)
+      .Text(agent.name)
+      .Text(AgentKindName(agent.kind))
+      .Text(AgentStatusName(agent.status))
+      .Time(agent.expires_at)
+      .Text(agent.token_prefix)
+      .Time(agent.created_at)
+      .Time(agent.updated_at)
+      .Text(agent.description);
 }
 
 template <typename Row>

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/base/call_once.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "store/policy_encoding.h"
 #include "store/schema.h"
@@ -87,16 +88,88 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
 SqliteConnection::SqliteConnection(SQLite::Database database, const ConnectionOptions& options)
     : database_(std::move(database)), options_(options) {}
 
-ScopedStatement SqliteConnection::Use(StatementId id) {
+ScopedStatement SqliteConnection::Use(Statement id) {
   CachedStatement& cached = statements_[static_cast<size_t>(id)];
   if (cached.statement == nullptr) {
-    cached.statement = std::make_unique<SQLite::Statement>(database_, GetStatementSql(id).sql);
+    // The table's $1, $2 ... are SQLite's ?1, ?2 ... ($N would be a named parameter here).
+    std::string sql = GetStatementSql(id, Dialect::kSqlite).sql;
+    for (size_t i = 0; i + 1 < sql.size(); ++i) {
+      if (sql[i] == '$' && absl::ascii_isdigit(sql[i + 1])) sql[i] = '?';
+    }
+    cached.statement = std::make_unique<SQLite::Statement>(database_, sql);
     cached.text_parameters.resize(cached.statement->getBindParameterCount() + 1);
   }
   return ScopedStatement(*cached.statement, cached.text_parameters);
 }
 
-int SqliteConnection::Execute(StatementId id) { return Use(id).Execute(); }
+absl::StatusOr<ResultRows> SqliteConnection::Execute(Statement statement, const Params& params) {
+  return CatchSqlite(*this, [&]() -> absl::StatusOr<ResultRows> {
+    ScopedStatement use = Use(statement);
+    int index = 1;
+    for (const Params::Value& value : params.values()) {
+      if (value.is_null) {
+        use.BindNull(index++);
+      } else if (value.type == Params::Type::kInt64) {
+        use.BindInt64(index++, value.integer);
+      } else if (value.type == Params::Type::kBytes) {
+        use.BindBlob(index++, value.text);
+      } else {
+        use.BindText(index++, value.text);
+      }
+    }
+    SQLite::Statement& raw = use.statement_;
+    ResultRows rows(raw.getColumnCount());
+    while (raw.executeStep()) {
+      for (int column = 0; column < raw.getColumnCount(); ++column) {
+        SQLite::Column value = raw.getColumn(column);
+        if (value.isNull()) {
+          rows.AddNull();
+        } else if (value.isInteger() || value.isFloat()) {
+          rows.AddInt64(value.getInt64());
+        } else {
+          rows.AddText(
+              absl::string_view(static_cast<const char*>(value.getBlob()), value.getBytes()));
+        }
+      }
+    }
+    rows.set_changed_rows(sqlite3_changes(database_.getHandle()));
+    return rows;
+  });
+}
+
+absl::Status SqliteConnection::Control(TransactionControl which, bool retry_while_busy) {
+  static constexpr const char* kSql[] = {"BEGIN", "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"};
+  return CatchSqlite(*this, [&] {
+    std::unique_ptr<SQLite::Statement>& control = control_[which];
+    if (control == nullptr) control = std::make_unique<SQLite::Statement>(database_, kSql[which]);
+    auto run = [&] {
+      control->tryReset();
+      control->exec();
+    };
+    if (retry_while_busy) {
+      RetryWhileBusy(options_.busy_timeout, run);
+    } else {
+      run();
+    }
+    control->tryReset();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status SqliteConnection::Begin(TransactionKind kind) {
+  // A write serialises with every other writer, waiting for the write lock within busy_timeout.
+  if (kind == TransactionKind::kRead) return Control(kBegin, false);
+  return Control(kBeginImmediate, true);
+}
+
+absl::Status SqliteConnection::Commit() { return Control(kCommit, false); }
+
+// A connection left inside a transaction would fail its next BEGIN, so one that cannot leave it
+// is closed instead of reused.
+void SqliteConnection::Rollback() {
+  if (!Control(kRollback, false).ok()) database_.tryExec("ROLLBACK");
+  if (sqlite3_get_autocommit(database_.getHandle()) == 0) MarkBroken();
+}
 
 void SqliteConnection::NoteError(int sqlite_error_code) {
   if (IsConnectionFault(sqlite_error_code)) broken_ = true;

@@ -1,16 +1,15 @@
-// One SQLite connection with its prepared statements, used by one thread at a time (the pool in
-// store/connection_pool.h hands it out).
+// One SQLite connection with its prepared statements (store/connection.h), used by one thread at
+// a time (the pool in store/connection_pool.h hands it out). Execute, Begin, Commit and Rollback
+// never throw: SQLiteCpp's exceptions stop here, and a failure that means the connection is
+// unusable marks it for reopening.
 //
-// Each statement is prepared once per connection and then reset and rebound by every use:
+// The decision records' fast path (store/sqlite_store.cc) reads a statement's columns in place,
+// without copying its rows; that use throws like SQLiteCpp does, inside CatchSqlite:
 //
-//   ScopedStatement find = connection.Use(StatementId::kFindAgent);
+//   ScopedStatement find = connection.Use(Statement::kFindDecisionRecord);
 //   find.BindText(1, agent_id);
-//   if (find.Step()) agent = ReadAgentColumns(find);
+//   if (find.Step()) record.agent = find.TextView(0);
 //   // `find` is reset when it leaves scope; its bindings are rebound by the next use.
-//
-// Everything here throws SQLite::Exception like SQLiteCpp does; CatchSqlite turns a throw into
-// a status at the store boundary and marks the connection for reopening when the failure means
-// it is unusable.
 #ifndef VERDICT_STORE_SQLITE_CONNECTION_H_
 #define VERDICT_STORE_SQLITE_CONNECTION_H_
 
@@ -31,9 +30,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "store/connection.h"
 #include "store/decision_record.h"
 #include "store/sqlite_error.h"
-#include "store/sqlite_statements.h"
+#include "store/statements.h"
 #include "store/wide_permissions.h"
 
 namespace verdict {
@@ -47,7 +47,7 @@ struct ConnectionOptions {
 
 class ScopedStatement;
 
-class SqliteConnection {
+class SqliteConnection final : public Connection {
  public:
   // Opens the file (creating it when allowed), configures the connection and migrates the
   // schema. UNAVAILABLE when the file cannot be opened or used.
@@ -57,11 +57,16 @@ class SqliteConnection {
   SqliteConnection(const SqliteConnection&) = delete;
   SqliteConnection& operator=(const SqliteConnection&) = delete;
 
-  // The statement, prepared on first use, ready to bind.
-  ScopedStatement Use(StatementId id);
+  // Connection.
+  Dialect dialect() const override { return Dialect::kSqlite; }
+  absl::StatusOr<ResultRows> Execute(Statement statement, const Params& params = Params()) override;
+  // A write begins with BEGIN IMMEDIATE, which waits for the write lock within busy_timeout.
+  absl::Status Begin(TransactionKind kind) override;
+  absl::Status Commit() override;
+  void Rollback() override;
 
-  // Runs a statement that returns no rows (BEGIN, an UPDATE) and returns the rows it changed.
-  int Execute(StatementId id);
+  // The statement, prepared on first use, ready to bind (parameters ?1, ?2 ...).
+  ScopedStatement Use(Statement id);
 
   SQLite::Database& database() { return database_; }
   // The rows this connection's transactions decode decision records into, reused for their
@@ -104,9 +109,14 @@ class SqliteConnection {
 
   SqliteConnection(SQLite::Database database, const ConnectionOptions& options);
 
+  // Runs transaction control SQL, prepared once.
+  enum TransactionControl { kBegin, kBeginImmediate, kCommit, kRollback };
+  absl::Status Control(TransactionControl which, bool retry_while_busy);
+
   SQLite::Database database_;
   ConnectionOptions options_;
   std::array<CachedStatement, kStatementCount> statements_;
+  std::array<std::unique_ptr<SQLite::Statement>, 4> control_;
   DecodedRecords decoded_records_;
   WidePermissions wide_permissions_;
   bool broken_ = false;

@@ -64,23 +64,10 @@ class SqliteStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // Store.
-  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
-
-  // PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
+  // Store and PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
  private:
   SqliteStore(std::string path, SqliteOptions options);
-
-  // Runs `body` in one transaction on a pooled connection: committed when `body` returns OK,
-  // rolled back otherwise.
-  absl::Status InTransaction(TransactionKind kind,
-                             absl::FunctionRef<absl::Status(SqliteConnection&)> body);
-
-  // StoreWithAdminCalls.
-  absl::Status InAdminTransaction(TransactionKind kind,
-                                  absl::FunctionRef<absl::Status(AdminTransaction&)> body) override;
-  absl::Time AdminClock() override;
 
   SqliteOptions options_;
   ConnectionPool pool_;

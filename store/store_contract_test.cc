@@ -1029,6 +1029,55 @@ TEST_P(StoreContractTest, CreatedAgentGetsATokenOfWhichOnlyTheHashIsStored) {
   EXPECT_THAT(*store_->GetAgent(created->agent.id), EqualsAgent(created->agent));
 }
 
+// agents.description (migration 9): the operators' note on an agent, set at creation, shown by
+// GetAgent and ListAgents, kept by export and import, and never part of what a decision reads.
+TEST_P(StoreContractTest, AnAgentsDescriptionIsKeptShownExportedAndImported) {
+  absl::StatusOr<CreatedAgent> created = store_->CreateAgent(
+      {.owner = "alice", .name = "bot", .id = "agt_d", .description = "files the weekly report"});
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->agent.description, "files the weekly report");
+  EXPECT_EQ(store_->GetAgent("agt_d")->description, "files the weekly report");
+  absl::StatusOr<AgentPage> page = store_->ListAgents({});
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->agents.size(), 1u);
+  EXPECT_EQ(page->agents[0].description, "files the weekly report");
+  NewAgent("agt_plain");
+  EXPECT_EQ(store_->GetAgent("agt_plain")->description, "");
+
+  absl::StatusOr<std::optional<Agent>> decided = Read()->FindAgent("agt_d");
+  ASSERT_TRUE(decided.ok()) << decided.status();
+  ASSERT_TRUE(decided->has_value());
+  EXPECT_EQ((*decided)->description, "");
+  EXPECT_EQ((*decided)->name, "bot");
+
+  absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  ASSERT_EQ(exported->agents.size(), 2u);
+  EXPECT_EQ(exported->agents[0].agent.description, "files the weekly report");
+  ManualClock other_clock;
+  std::unique_ptr<TestDatabase> empty;
+  if (GetParam() == Backend::kSqlite) {
+    empty = std::make_unique<SqliteDatabase>("-described");
+  } else {
+    absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
+    ASSERT_TRUE(schema.ok()) << schema.status();
+    empty = std::make_unique<PostgresDatabase>(*std::move(schema));
+  }
+  std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
+  ASSERT_NE(imported_into, nullptr);
+  ASSERT_TRUE(imported_into->ImportPolicy(*exported).ok());
+  EXPECT_EQ(imported_into->GetAgent("agt_d")->description, "files the weekly report");
+  EXPECT_EQ(imported_into->GetAgent("agt_plain")->description, "");
+}
+
+TEST_P(StoreContractTest, ADescriptionWithAControlCharacterIsRefusedAndNothingIsCreated) {
+  absl::StatusOr<CreatedAgent> created = store_->CreateAgent(
+      {.owner = "alice", .name = "bot", .id = "agt_d", .description = "two\nlines"});
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(created.status().message(), HasSubstr("description"));
+  EXPECT_EQ(store_->GetAgent("agt_d").status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_P(StoreContractTest, AgentIdInUseIsAlreadyExists) {
   NewAgent("agt_a");
   absl::StatusOr<CreatedAgent> again =

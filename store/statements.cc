@@ -1,0 +1,327 @@
+#include "store/statements.h"
+
+#include <vector>
+
+#include "store/row_readers.h"
+
+namespace verdict {
+namespace {
+
+// Column lists shared by the statements that read whole rows; store/row_readers.h reads them in
+// this order (and holds the agent's, VERDICT_AGENT_COLUMNS).
+#define VERDICT_PERMISSION_COLUMNS \
+  "id, agent_id, resource, actions, effect, constraints, created_at"
+#define VERDICT_DELEGATION_COLUMNS \
+  "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
+#define VERDICT_DECISION_RECORD_COLUMNS "r.agent, r.permissions, r.delegations_into"
+#define VERDICT_SIGNING_KEY_COLUMNS \
+  "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
+// ForEachDecisionLogColumn's order (store/decision_log_row.h).
+#define VERDICT_DECISION_LOG_COLUMNS                                                        \
+  "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "    \
+  "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, " \
+  "latency_us, prev_hash, hash, run_id, run_seq, run_decided"
+#define VERDICT_DECISION_LOG_VALUES \
+  "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"
+// A pending or approved request past its expiry reads as expired, whether or not a vote has
+// marked it yet. `now` is the parameter that holds the time.
+#define VERDICT_APPROVAL_COLUMNS(now)                                      \
+  "a.id, a.agent_id, a.action, a.resource, a.arguments_hash, a.quorum, "   \
+  "(SELECT count(*) FROM approval_votes v WHERE v.approval_id = a.id "     \
+  "AND v.vote = 'approve') AS approvals, "                                 \
+  "CASE WHEN a.status IN ('pending', 'approved') AND a.expires_at <= " now \
+  " THEN 'expired' ELSE a.status END AS status, "                          \
+  "a.expires_at, a.created_at"
+
+struct Entry {
+  Statement id;
+  const char* name;
+  const char* sql;
+  // PostgreSQL's own text where its dialect differs; kNone where it has no such statement.
+  const char* postgres_sql = nullptr;
+};
+constexpr char kNone[] = "";
+
+// `rowid` and permissions' `seq` are creation order in both databases (PostgreSQL's migrations
+// make them explicit columns).
+constexpr Entry kStatements[] = {
+    {Statement::kFindAgent, "FindAgent",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id = $1"},
+    {Statement::kFindAgentByTokenHash, "FindAgentByTokenHash",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE token_hash = $1"},
+    // Asked only when no current token matches: one unique-index search each.
+    {Statement::kFindAgentByPreviousTokenHash, "FindAgentByPreviousTokenHash",
+     "SELECT " VERDICT_AGENT_COLUMNS
+     " FROM agents WHERE prev_token_hash = $1 AND prev_token_expires_at > $2"},
+    {Statement::kPermissionsOf, "PermissionsOf",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = $1 ORDER BY seq"},
+    {Statement::kActiveDelegationsInto, "ActiveDelegationsInto",
+     "SELECT " VERDICT_DELEGATION_COLUMNS
+     " FROM delegations WHERE to_agent_id = $1 AND status = 'active'"
+     " AND (expires_at IS NULL OR expires_at > $2) ORDER BY rowid"},
+    {Statement::kFindOpenApproval, "FindOpenApproval",
+     "SELECT " VERDICT_APPROVAL_COLUMNS(
+         "$5") " FROM approval_requests a WHERE a.agent_id = $1 AND a.action = $2"
+               " AND a.resource = $3 AND a.arguments_hash = $4"
+               " AND a.status IN ('pending', 'approved', 'denied')"
+               " AND (a.expires_at IS NULL OR a.expires_at > $5)"
+               " ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1"},
+    {Statement::kRateCount, "RateCount",
+     "SELECT count FROM rate_counters"
+     " WHERE agent_id = $1 AND permission_id = $2 AND window_start = $3"},
+    // $4: when no decision reads the count any more (RateCountKeptUntil), or NULL.
+    {Statement::kSpendRate, "SpendRate",
+     "INSERT INTO rate_counters AS r (agent_id, permission_id, window_start, count, kept_until)"
+     " VALUES ($1, $2, $3, 1, $4)"
+     " ON CONFLICT (agent_id, permission_id, window_start) DO UPDATE SET count = r.count + 1"},
+    {Statement::kForgetEndedRateWindows, "ForgetEndedRateWindows",
+     "DELETE FROM rate_counters"
+     " WHERE agent_id = $1 AND permission_id = $2 AND window_start < $3"},
+    {Statement::kInsertApproval, "InsertApproval",
+     "INSERT INTO approval_requests (id, agent_id, action, resource, arguments_hash, quorum,"
+     " status, expires_at, created_at, updated_at)"
+     " VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $8)"},
+    {Statement::kUseApproval, "UseApproval",
+     "UPDATE approval_requests SET status = 'used', updated_at = $2"
+     " WHERE id = $1 AND status = 'approved' AND (expires_at IS NULL OR expires_at > $2)"},
+    {Statement::kFindApproval, "FindApproval",
+     "SELECT " VERDICT_APPROVAL_COLUMNS("$2") " FROM approval_requests a WHERE a.id = $1"},
+    // A row per request, no more than $3, from the agent's pending requests only (a partial
+    // index); the caller counts the rows.
+    {Statement::kCountPendingApprovals, "CountPendingApprovals",
+     "SELECT 1 FROM approval_requests"
+     " WHERE agent_id = $1 AND status = 'pending' AND (expires_at IS NULL OR expires_at > $2)"
+     " LIMIT $3"},
+
+    // An agent with its permissions and the delegations into it (store/decision_record.h):
+    // one primary-key search, or a search of the token's covering index (agents_by_token_hash,
+    // the plan store/query_plan_test.cc pins; store/migrations.cc's version 9 says why the
+    // planner keeps choosing it) and then that one.
+    {Statement::kFindDecisionRecord, "FindDecisionRecord",
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS " FROM decision_records r WHERE r.agent_id = $1",
+     kNone},
+    {Statement::kFindDecisionRecordByTokenHash, "FindDecisionRecordByTokenHash",
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS
+     " FROM agents a JOIN decision_records r ON r.agent_id = a.id WHERE a.token_hash = $1",
+     kNone},
+    {Statement::kFindDecisionRecordByPreviousTokenHash, "FindDecisionRecordByPreviousTokenHash",
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS
+     " FROM agents a JOIN decision_records r ON r.agent_id = a.id"
+     " WHERE a.prev_token_hash = $1 AND a.prev_token_expires_at > $2",
+     kNone},
+
+    {Statement::kInsertAgent, "InsertAgent",
+     "INSERT INTO agents (token_hash, " VERDICT_AGENT_COLUMNS
+     ") VALUES ($1, " VERDICT_AGENT_VALUES_FROM_2 ")"},
+    {Statement::kListAgents, "ListAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id > $1 ORDER BY id LIMIT $2"},
+    {Statement::kSetAgentStatus, "SetAgentStatus",
+     "UPDATE agents SET status = $2, updated_at = $3 WHERE id = $1"},
+    // $2 NULL: the old token dies at once; otherwise it stays valid until $2.
+    {Statement::kRotateToken, "RotateToken",
+     "UPDATE agents SET prev_token_hash = CASE WHEN $2 IS NULL THEN NULL ELSE token_hash END,"
+     " prev_token_expires_at = $2, token_hash = $3, token_prefix = $4, updated_at = $5"
+     " WHERE id = $1"},
+    {Statement::kFindPermission, "FindPermission",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE id = $1"},
+    {Statement::kInsertPermission, "InsertPermission",
+     "INSERT INTO permissions (" VERDICT_PERMISSION_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    {Statement::kDeletePermission, "DeletePermission", "DELETE FROM permissions WHERE id = $1"},
+    {Statement::kFindDelegation, "FindDelegation",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations WHERE id = $1"},
+    {Statement::kInsertDelegation, "InsertDelegation",
+     "INSERT INTO delegations (" VERDICT_DELEGATION_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
+    {Statement::kRevokeDelegation, "RevokeDelegation",
+     "UPDATE delegations SET status = 'revoked' WHERE id = $1"},
+    {Statement::kActiveDelegationsFrom, "ActiveDelegationsFrom",
+     "SELECT " VERDICT_DELEGATION_COLUMNS
+     " FROM delegations WHERE from_agent_id = $1 AND status = 'active'"
+     " AND (expires_at IS NULL OR expires_at > $2) ORDER BY rowid"},
+    // Keyset pagination in (created_at, id) order, after ($1, $2); $3: the status to list, or
+    // NULL for every status.
+    {Statement::kListApprovals, "ListApprovals",
+     "SELECT * FROM (SELECT " VERDICT_APPROVAL_COLUMNS(
+         "$5") " FROM approval_requests a) AS listed"
+               " WHERE ($3 IS NULL OR status = $3)"
+               " AND (created_at > $1 OR (created_at = $1 AND id > $2))"
+               " ORDER BY created_at, id LIMIT $4"},
+    {Statement::kFindVote, "FindVote",
+     "SELECT vote FROM approval_votes WHERE approval_id = $1 AND approver = $2"},
+    {Statement::kInsertVote, "InsertVote",
+     "INSERT INTO approval_votes (approval_id, approver, vote, created_at)"
+     " VALUES ($1, $2, $3, $4)"},
+    {Statement::kSetApprovalStatus, "SetApprovalStatus",
+     "UPDATE approval_requests SET status = $2, updated_at = $3 WHERE id = $1"},
+    // Until the transaction ends.
+    {Statement::kDeferForeignKeys, "DeferForeignKeys", "PRAGMA defer_foreign_keys = ON", kNone},
+
+    // Every agent's counts of the permission: its owner's, and those of the agents it was lent
+    // to, which count under the owner's permission id.
+    {Statement::kDeleteRateCountersOfPermission, "DeleteRateCountersOfPermission",
+     "DELETE FROM rate_counters WHERE permission_id = $1"},
+    // A delegation's lent permissions count as "<delegation id>#<index>": $1 is the id and '#',
+    // $2 the id and the character after '#', so the range is the index's.
+    {Statement::kDeleteRateCountersOfLentPermissions, "DeleteRateCountersOfLentPermissions",
+     "DELETE FROM rate_counters WHERE permission_id >= $1 AND permission_id < $2"},
+    {Statement::kDeleteRateCountersOfAgent, "DeleteRateCountersOfAgent",
+     "DELETE FROM rate_counters WHERE agent_id = $1"
+     " OR permission_id IN (SELECT id FROM permissions WHERE agent_id = $1)"},
+    // Requests expired before $1 whatever their status, and requests used (or marked expired)
+    // before $1, at most $2 of them; their votes go with them (ON DELETE CASCADE).
+    {Statement::kPruneApprovals, "PruneApprovals",
+     "DELETE FROM approval_requests WHERE id IN ("
+     "SELECT id FROM approval_requests WHERE status IN"
+     " ('pending', 'approved', 'denied', 'expired', 'used') AND expires_at <= $1"
+     " UNION ALL SELECT id FROM approval_requests"
+     " WHERE status IN ('used', 'expired') AND updated_at <= $1 LIMIT $2)"},
+    // Counts no decision reads any more (kept_until, unix seconds, at or before $1), at most $2.
+    {Statement::kPruneRateCounters, "PruneRateCounters",
+     "DELETE FROM rate_counters WHERE (agent_id, permission_id, window_start) IN ("
+     "SELECT agent_id, permission_id, window_start FROM rate_counters"
+     " WHERE kept_until <= $1 LIMIT $2)"},
+
+    {Statement::kExportAgents, "ExportAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS ", token_hash, prev_token_hash, prev_token_expires_at"
+     " FROM agents ORDER BY rowid"},
+    {Statement::kExportPermissions, "ExportPermissions",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions ORDER BY seq"},
+    {Statement::kExportDelegations, "ExportDelegations",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations ORDER BY rowid"},
+    {Statement::kExportRevokedTokenIds, "ExportRevokedTokenIds",
+     "SELECT jti, expires_at FROM revoked_token_ids ORDER BY jti"},
+    {Statement::kPolicyIsEmpty, "PolicyIsEmpty",
+     "SELECT NOT EXISTS (SELECT 1 FROM agents) AND NOT EXISTS (SELECT 1 FROM permissions)"
+     " AND NOT EXISTS (SELECT 1 FROM delegations)"},
+    {Statement::kSetPreviousToken, "SetPreviousToken",
+     "UPDATE agents SET prev_token_hash = $2, prev_token_expires_at = $3 WHERE id = $1"},
+
+    {Statement::kFindActiveSigningKey, "FindActiveSigningKey",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS
+     " FROM signing_keys WHERE kid = $1 AND status = 'active'"},
+    {Statement::kIsTokenIdRevoked, "IsTokenIdRevoked",
+     "SELECT 1 FROM revoked_token_ids WHERE jti = $1"},
+    {Statement::kFindSigningKey, "FindSigningKey",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS " FROM signing_keys WHERE kid = $1"},
+    {Statement::kInsertSigningKey, "InsertSigningKey",
+     "INSERT INTO signing_keys (" VERDICT_SIGNING_KEY_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    {Statement::kRotateSigningKey, "RotateSigningKey",
+     "UPDATE signing_keys SET jwk_json = $2, allowed_algs = $3, updated_at = $4"
+     " WHERE kid = $1 AND status = 'active'"},
+    {Statement::kRetireSigningKey, "RetireSigningKey",
+     "UPDATE signing_keys SET status = 'retired', retired_at = $2, updated_at = $2"
+     " WHERE kid = $1 AND status = 'active'"},
+    {Statement::kListSigningKeys, "ListSigningKeys",
+     "SELECT " VERDICT_SIGNING_KEY_COLUMNS " FROM signing_keys ORDER BY rowid"},
+    // Revoking again keeps the later expiry.
+    {Statement::kRevokeTokenId, "RevokeTokenId",
+     "INSERT INTO revoked_token_ids AS r (jti, expires_at) VALUES ($1, $2)"
+     " ON CONFLICT (jti) DO UPDATE SET expires_at = CASE WHEN r.expires_at > excluded.expires_at"
+     " THEN r.expires_at ELSE excluded.expires_at END"},
+    // By the expiry index; $1 is now less the retention (store/signing_keys.h).
+    {Statement::kPruneRevokedTokenIds, "PruneRevokedTokenIds",
+     "DELETE FROM revoked_token_ids WHERE expires_at < $1"},
+
+    {Statement::kDecisionLogLastRow, "DecisionLogLastRow",
+     "SELECT seq, hash FROM decision_log ORDER BY seq DESC LIMIT 1"},
+    // The highest seq ever written (SQLite's AUTOINCREMENT, PostgreSQL's identity sequence), so
+    // rows deleted from the end of the log leave a trace: the next append skips their numbers,
+    // and the chain check reports them.
+    {Statement::kDecisionLogHighWaterSeq, "DecisionLogHighWaterSeq",
+     "SELECT seq FROM sqlite_sequence WHERE name = 'decision_log'",
+     "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM decision_log_seq_seq"},
+    // SQLite's AUTOINCREMENT moves by itself as rows are inserted; PostgreSQL's sequence is
+    // moved last, right before the commit, as sequences are not transactional.
+    {Statement::kDecisionLogSetHighWaterSeq, "DecisionLogSetHighWaterSeq",
+     "UPDATE sqlite_sequence SET seq = $1 WHERE name = 'decision_log' AND seq < $1",
+     "SELECT setval(pg_get_serial_sequence('decision_log', 'seq'), $1)"},
+    {Statement::kDecisionLogInsert, "DecisionLogInsert",
+     "INSERT INTO decision_log (" VERDICT_DECISION_LOG_COLUMNS
+     ") VALUES " VERDICT_DECISION_LOG_VALUES,
+     "INSERT INTO decision_log (" VERDICT_DECISION_LOG_COLUMNS
+     ") OVERRIDING SYSTEM VALUE VALUES " VERDICT_DECISION_LOG_VALUES},
+    // A filter left out is '' or NULL; one row more than the page is asked for. $7 = 0
+    // leaves out the runs' start and stop markers (verdict ''), which are not decisions.
+    {Statement::kDecisionLogQuery, "DecisionLogQuery",
+     "SELECT " VERDICT_DECISION_LOG_COLUMNS " FROM decision_log WHERE seq > $1"
+     " AND (CAST($7 AS BIGINT) <> 0 OR verdict <> '')"
+     " AND ($2 = '' OR agent_id = $2) AND (CAST($3 AS BIGINT) IS NULL OR decided_at >= $3)"
+     " AND (CAST($4 AS BIGINT) IS NULL OR decided_at < $4) AND ($5 = '' OR verdict = $5)"
+     " ORDER BY seq LIMIT $6"},
+    {Statement::kAdminSecretHash, "AdminSecretHash",
+     "SELECT secret_hash FROM admin_credentials WHERE id = 1"},
+    {Statement::kSetAdminSecretHashIfAbsent, "SetAdminSecretHashIfAbsent",
+     "INSERT INTO admin_credentials (id, secret_hash, created_at) VALUES (1, $1, $2)"
+     " ON CONFLICT (id) DO NOTHING"},
+};
+
+#undef VERDICT_PERMISSION_COLUMNS
+#undef VERDICT_DELEGATION_COLUMNS
+#undef VERDICT_DECISION_RECORD_COLUMNS
+#undef VERDICT_SIGNING_KEY_COLUMNS
+#undef VERDICT_DECISION_LOG_COLUMNS
+#undef VERDICT_DECISION_LOG_VALUES
+#undef VERDICT_APPROVAL_COLUMNS
+
+static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kStatementCount,
+              "every Statement needs its SQL");
+
+constexpr bool StatementsAreInIdOrder() {
+  for (size_t i = 0; i < kStatementCount; ++i) {
+    if (static_cast<size_t>(kStatements[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by Statement");
+
+constexpr Statement kDecisionPath[] = {
+    Statement::kFindAgent,
+    Statement::kFindAgentByTokenHash,
+    Statement::kFindAgentByPreviousTokenHash,
+    Statement::kPermissionsOf,
+    Statement::kActiveDelegationsInto,
+    Statement::kFindOpenApproval,
+    Statement::kRateCount,
+    Statement::kSpendRate,
+    Statement::kForgetEndedRateWindows,
+    Statement::kInsertApproval,
+    Statement::kUseApproval,
+    Statement::kFindApproval,
+    Statement::kCountPendingApprovals,
+    Statement::kFindDecisionRecord,
+    Statement::kFindDecisionRecordByTokenHash,
+    Statement::kFindDecisionRecordByPreviousTokenHash,
+    Statement::kFindActiveSigningKey,
+    Statement::kIsTokenIdRevoked,
+};
+
+std::vector<Statement> DecisionPathIn(Dialect dialect) {
+  std::vector<Statement> path;
+  for (Statement statement : kDecisionPath) {
+    if (GetStatementSql(statement, dialect).sql != nullptr) path.push_back(statement);
+  }
+  return path;
+}
+
+}  // namespace
+
+StatementSql GetStatementSql(Statement statement, Dialect dialect) {
+  const Entry& entry = kStatements[static_cast<size_t>(statement)];
+  const char* sql = entry.sql;
+  if (dialect == Dialect::kPostgres && entry.postgres_sql != nullptr) {
+    sql = entry.postgres_sql == kNone ? nullptr : entry.postgres_sql;
+  }
+  return {entry.id, entry.name, sql};
+}
+
+absl::Span<const Statement> DecisionPathStatements(Dialect dialect) {
+  static const std::vector<Statement>* const sqlite =
+      new std::vector<Statement>(DecisionPathIn(Dialect::kSqlite));
+  static const std::vector<Statement>* const postgres =
+      new std::vector<Statement>(DecisionPathIn(Dialect::kPostgres));
+  return dialect == Dialect::kSqlite ? *sqlite : *postgres;
+}
+
+}  // namespace verdict

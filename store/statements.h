@@ -1,0 +1,104 @@
+// Every SQL statement the stores run, by name, in one table for both databases: one placeholder
+// form ($1, $2 ... bound in order; the SQLite connection reads them as ?1, ?2 ...) and one
+// parameter order. A statement has a second text only where PostgreSQL's dialect truly differs,
+// and none where a database has no such statement (SQLite's decision records).
+//
+//   absl::StatusOr<Rows> rows = connection.Execute(Statement::kFindAgent, Params().Text(id));
+#ifndef VERDICT_STORE_STATEMENTS_H_
+#define VERDICT_STORE_STATEMENTS_H_
+
+#include <cstddef>
+
+#include "absl/types/span.h"
+
+namespace verdict {
+
+enum class Dialect { kSqlite, kPostgres };
+
+enum class Statement {
+  // The decision path (PolicyView lookups and WriteTransaction writes).
+  kFindAgent,
+  kFindAgentByTokenHash,
+  kFindAgentByPreviousTokenHash,
+  kPermissionsOf,
+  kActiveDelegationsInto,
+  kFindOpenApproval,
+  kRateCount,
+  kSpendRate,
+  kForgetEndedRateWindows,
+  kInsertApproval,
+  kUseApproval,
+  kFindApproval,
+  kCountPendingApprovals,
+  // SQLite's own: an agent's decision record (store/decision_record.h).
+  kFindDecisionRecord,
+  kFindDecisionRecordByTokenHash,
+  kFindDecisionRecordByPreviousTokenHash,
+  // The admin plane.
+  kInsertAgent,
+  kListAgents,
+  kSetAgentStatus,
+  kRotateToken,
+  kFindPermission,
+  kInsertPermission,
+  kDeletePermission,
+  kFindDelegation,
+  kInsertDelegation,
+  kRevokeDelegation,
+  kActiveDelegationsFrom,
+  kListApprovals,
+  kFindVote,
+  kInsertVote,
+  kSetApprovalStatus,
+  kDeferForeignKeys,  // SQLite's own: PostgreSQL's foreign keys are not deferrable
+  // Bounded storage: the counters a revoke deletes, and the pruning job (store/pruning.h).
+  kDeleteRateCountersOfPermission,
+  kDeleteRateCountersOfLentPermissions,
+  kDeleteRateCountersOfAgent,
+  kPruneApprovals,
+  kPruneRateCounters,
+  // Whole-policy export and import.
+  kExportAgents,
+  kExportPermissions,
+  kExportDelegations,
+  kExportRevokedTokenIds,
+  kPolicyIsEmpty,
+  kSetPreviousToken,
+  // JWT signing keys and revoked token ids (the first two on the decision path).
+  kFindActiveSigningKey,
+  kIsTokenIdRevoked,
+  kFindSigningKey,
+  kInsertSigningKey,
+  kRotateSigningKey,
+  kRetireSigningKey,
+  kListSigningKeys,
+  kRevokeTokenId,
+  kPruneRevokedTokenIds,
+  // The decision log (store/decision_log.h) and the admin credential.
+  kDecisionLogLastRow,
+  kDecisionLogHighWaterSeq,
+  kDecisionLogSetHighWaterSeq,
+  kDecisionLogInsert,
+  kDecisionLogQuery,
+  kAdminSecretHash,
+  kSetAdminSecretHashIfAbsent,
+};
+
+inline constexpr size_t kStatementCount =
+    static_cast<size_t>(Statement::kSetAdminSecretHashIfAbsent) + 1;
+
+struct StatementSql {
+  Statement id;
+  const char* name;  // "FindAgent": also its prepared statement's name on a PostgreSQL connection
+  const char* sql;   // nullptr when the dialect has no such statement
+};
+
+// The statement's text in `dialect`.
+StatementSql GetStatementSql(Statement statement, Dialect dialect = Dialect::kSqlite);
+
+// The lookups and writes an Authorize may run in `dialect`: each must be an index search.
+absl::Span<const Statement> DecisionPathStatements(Dialect dialect = Dialect::kSqlite);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_STATEMENTS_H_
