@@ -107,7 +107,7 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
     if (text.size() < WidePermissions::kMinBytes) return records().Permissions(text);
     std::vector<Permission>& may_match = may_match_.emplace_back();
     absl::Status found =
-        connection().wide_permissions().MayMatch(agent_id, text, action, resource, may_match);
+        sqlite().wide_permissions().MayMatch(agent_id, text, action, resource, may_match);
     if (!found.ok()) return found;
     return absl::MakeConstSpan(may_match);
   }
