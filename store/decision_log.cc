@@ -49,7 +49,9 @@ absl::StatusOr<std::vector<DecisionLogRow>> SelectRows(Connection& connection,
     params.NullInt64();
   }
   params.Text(filter.verdict).Int64(limit).Int64(with_markers ? 1 : 0);
-  absl::StatusOr<ResultRows> result = connection.Execute(Statement::kDecisionLogQuery, params);
+  absl::StatusOr<ResultRows> result = connection.Execute(
+      filter.agent_id.empty() ? Statement::kDecisionLogQuery : Statement::kDecisionLogQueryByAgent,
+      params);
   if (!result.ok()) return result.status();
   std::vector<DecisionLogRow> rows;
   rows.reserve(result->size());

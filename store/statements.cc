@@ -250,6 +250,13 @@ constexpr Entry kStatements[] = {
      " AND ($2 = '' OR agent_id = $2) AND (CAST($3 AS BIGINT) IS NULL OR decided_at >= $3)"
      " AND (CAST($4 AS BIGINT) IS NULL OR decided_at < $4) AND ($5 = '' OR verdict = $5)"
      " ORDER BY seq LIMIT $6"},
+    // The same for one agent ($2), through the index by agent and seq.
+    {Statement::kDecisionLogQueryByAgent, "DecisionLogQueryByAgent",
+     "SELECT " VERDICT_DECISION_LOG_COLUMNS " FROM decision_log WHERE agent_id = $2"
+     " AND seq > $1 AND (CAST($7 AS BIGINT) <> 0 OR verdict <> '')"
+     " AND (CAST($3 AS BIGINT) IS NULL OR decided_at >= $3)"
+     " AND (CAST($4 AS BIGINT) IS NULL OR decided_at < $4) AND ($5 = '' OR verdict = $5)"
+     " ORDER BY seq LIMIT $6"},
     {Statement::kAdminSecretHash, "AdminSecretHash",
      "SELECT secret_hash FROM admin_credentials WHERE id = 1"},
     {Statement::kSetAdminSecretHashIfAbsent, "SetAdminSecretHashIfAbsent",

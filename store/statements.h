@@ -80,6 +80,7 @@ enum class Statement {
   kDecisionLogSetHighWaterSeq,
   kDecisionLogInsert,
   kDecisionLogQuery,
+  kDecisionLogQueryByAgent,
   kAdminSecretHash,
   kSetAdminSecretHashIfAbsent,
 };
