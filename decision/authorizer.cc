@@ -297,15 +297,21 @@ absl::Status Authorizer::Commit(Checks& checks, AccessTokenAuthenticator* access
   return (*transaction)->Commit();
 }
 
-void Authorizer::Tell(absl::string_view call, Checks& checks, absl::Span<const Decision> decisions,
-                      absl::Time started) {
-  if (observer_ == nullptr) return;
+absl::Status Authorizer::Tell(absl::string_view call, Checks& checks,
+                              absl::Span<const Decision> decisions, absl::Time started) {
+  if (observer_ == nullptr) return absl::OkStatus();
   TellEvaluationLimits(observer_, call, decisions);
   // Each decision of a batch waited as long as the whole batch: that is its latency.
   const absl::Duration latency = ElapsedSince(clock_, started);
   for (size_t i = 0; i < checks.size(); ++i) {
-    observer_->OnDecision(checks[i], decisions[i], latency);
+    absl::Status recorded = observer_->OnDecision(checks[i], decisions[i], latency);
+    if (!recorded.ok()) {
+      // A call is answered whole or not at all: none of its decisions goes out.
+      observer_->OnWithheld(call, checks.size());
+      return recorded;
+    }
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<LeftToDo> Authorizer::PlanAndTell(absl::string_view call, Checks& checks,
@@ -314,7 +320,10 @@ absl::StatusOr<LeftToDo> Authorizer::PlanAndTell(absl::string_view call, Checks&
                                                  absl::Span<Decision> decisions) {
   OncePerCall access_tokens(access_tokens_, clock_);
   absl::StatusOr<LeftToDo> left = Plan(checks, venue, access_tokens.get(), should_stop, decisions);
-  if (left.ok() && *left == LeftToDo::kNothing) Tell(call, checks, decisions, started);
+  if (left.ok() && *left == LeftToDo::kNothing) {
+    absl::Status told = Tell(call, checks, decisions, started);
+    if (!told.ok()) return told;
+  }
   return left;
 }
 
@@ -333,8 +342,7 @@ absl::Status Authorizer::FinishAndTell(absl::string_view call, Checks& checks, L
     absl::Status committed = Commit(checks, access_tokens.get(), should_stop, decisions);
     if (!committed.ok()) return committed;
   }
-  Tell(call, checks, decisions, started);
-  return absl::OkStatus();
+  return Tell(call, checks, decisions, started);
 }
 
 absl::StatusOr<Decision> Authorizer::Authorize(const Request& request,

@@ -111,17 +111,26 @@ class CountingStore final : public PolicyStore {
 // record once the calls are done.
 class RecordingObserver : public DecisionObserver {
  public:
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override {
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override {
     absl::MutexLock lock(&mutex_);
     request_ids.push_back(request.request_id);
     reasons.push_back(decision.reason);
     latencies.push_back(latency);
+    return refusal;
   }
   void OnEvaluationLimit(absl::string_view call) override {
     absl::MutexLock lock(&mutex_);
     evaluation_limits.emplace_back(call);
   }
+  void OnWithheld(absl::string_view call, size_t decisions) override {
+    absl::MutexLock lock(&mutex_);
+    withheld.push_back(absl::StrCat(call, ":", decisions));
+  }
+  // What OnDecision answers: an error stands for a synchronous decision log that did not keep
+  // the decision's row.
+  absl::Status refusal;
+  std::vector<std::string> withheld;
   std::vector<std::string> evaluation_limits;
   std::vector<std::string> request_ids;
   std::vector<ReasonCode> reasons;
@@ -1035,6 +1044,36 @@ TEST_F(AuthorizerTest, TheObserverHearsEveryDecisionOfRecordWithItsLatency) {
   ASSERT_EQ(observer_.latencies.size(), 2u);
   EXPECT_GT(observer_.latencies[0], absl::ZeroDuration());
   EXPECT_GT(observer_.latencies[1], absl::ZeroDuration());
+}
+
+// An observer that must keep a record of every decision answered (a synchronous decision log)
+// and could not: the call answers nothing, whatever was decided, and the observer is told so.
+TEST_F(AuthorizerTest, ADecisionTheObserverCouldNotRecordIsNotAnswered) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  observer_.refusal = absl::UnavailableError("the decision log did not keep this decision");
+
+  absl::StatusOr<Decision> decision = authorizer_.Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(decision.status(), observer_.refusal);
+  absl::StatusOr<Planned<Decision>> plan =
+      authorizer_.PlanAuthorize(Read("agt_a", "docs:1"), Venue::kInline);
+  EXPECT_EQ(plan.status(), observer_.refusal) << "a plan done inline is answered there";
+  absl::StatusOr<std::vector<Decision>> decisions =
+      authorizer_.BatchAuthorize(ReadAll("agt_a", {"docs:1", "docs:2", "mail:1"}));
+  EXPECT_EQ(decisions.status(), observer_.refusal);
+  EXPECT_EQ(observer_.withheld,
+            (std::vector<std::string>{"Authorize:1", "Authorize:1", "BatchAuthorize:3"}));
+  // A batch stops at the first decision refused: the others are not told as answered.
+  EXPECT_EQ(observer_.request_ids.size(), 3u);
+}
+
+TEST_F(AuthorizerTest, ADecisionThatWroteButCouldNotBeRecordedIsNotAnswered) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 5, "window_seconds": 60}})");
+  observer_.refusal = absl::UnavailableError("the decision log did not keep this decision");
+  absl::StatusOr<Decision> decision = authorizer_.Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(decision.status(), observer_.refusal);
+  EXPECT_EQ(observer_.withheld, (std::vector<std::string>{"Authorize:1"}));
 }
 
 TEST_F(AuthorizerTest, ABatchsDecisionsEachWaitedItsTimeAndAClockSteppedBackIsNoNegativeLatency) {
