@@ -245,6 +245,28 @@ bool Authorizer::SpendsAProof(const Subject& subject) const {
          LooksLikeCompactJws(subject.token);
 }
 
+// A batch's one subject, looked up (and authenticated) once in `view` for all of its checks;
+// nothing for a single request, which Decide resolves itself.
+absl::StatusOr<std::optional<SubjectResolution>> Authorizer::ResolveABatchsSubject(
+    const Checks& checks, PolicyView& view, absl::Time now,
+    AccessTokenAuthenticator* access_tokens) {
+  std::optional<SubjectResolution> none;
+  if (checks.size() < 2) return none;
+  absl::StatusOr<SubjectResolution> subject =
+      ResolveSubject(checks.subject(), view, now, access_tokens);
+  if (!subject.ok()) return subject.status();
+  return std::optional<SubjectResolution>(*std::move(subject));
+}
+
+absl::StatusOr<Decision> Authorizer::DecideCheck(const std::optional<SubjectResolution>& subject,
+                                                 const Request& request, PolicyView& view,
+                                                 absl::Time now,
+                                                 AccessTokenAuthenticator* access_tokens,
+                                                 DecisionBudget& budget) {
+  if (subject) return DecideFor(*subject, request, view, now, nullptr, &budget);
+  return Decide(request, view, now, nullptr, access_tokens, &budget);
+}
+
 // A decision that would open an approval request past the agent's cap opens none
 // (decision/pending_approvals.h): in the snapshot already, so that a caller kept at the cap costs
 // no write transaction, and again in the write transaction, which counts the requests of every
@@ -261,10 +283,13 @@ absl::StatusOr<LeftToDo> Authorizer::Plan(Checks& checks, Venue venue,
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = clock_();
+  absl::StatusOr<std::optional<SubjectResolution>> subject =
+      ResolveABatchsSubject(checks, **snapshot, now, access_tokens);
+  if (!subject.ok()) return subject.status();
   for (size_t i = 0; i < checks.size(); ++i) {
     budget.Reset();
     absl::StatusOr<Decision> decision =
-        Decide(checks[i], **snapshot, now, nullptr, access_tokens, &budget);
+        DecideCheck(*subject, checks[i], **snapshot, now, access_tokens, budget);
     if (!decision.ok()) return decision.status();
     if (budget.exhausted() && over_budget_is_left) return LeftToDo::kDecide;
     absl::Status capped = CapPendingApprovals(**snapshot, max_pending_approvals_, now, *decision);
@@ -282,10 +307,14 @@ absl::Status Authorizer::Commit(Checks& checks, AccessTokenAuthenticator* access
   absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store_.BeginWrite();
   if (!transaction.ok()) return transaction.status();
   const absl::Time now = clock_();
+  // Once in the transaction too: the checks' writes never change who the subject is.
+  absl::StatusOr<std::optional<SubjectResolution>> subject =
+      ResolveABatchsSubject(checks, **transaction, now, access_tokens);
+  if (!subject.ok()) return subject.status();
   for (size_t i = 0; i < checks.size(); ++i) {
     budget.Reset();
     absl::StatusOr<Decision> decision =
-        Decide(checks[i], **transaction, now, nullptr, access_tokens, &budget);
+        DecideCheck(*subject, checks[i], **transaction, now, access_tokens, budget);
     if (!decision.ok()) return decision.status();
     absl::Status capped =
         CapPendingApprovals(**transaction, max_pending_approvals_, now, *decision);

@@ -149,7 +149,8 @@ class Authorizer {
                                            const ShouldStop& should_stop = nullptr);
 
   // One subject and context, 1 to kMaxBatchSize checks; decided in one snapshot, results in the
-  // checks' order. Each check has a budget of its own.
+  // checks' order. The subject is looked up (and authenticated) once for all the checks. Each
+  // check has a budget of its own.
   absl::StatusOr<std::vector<Decision>> BatchAuthorize(const BatchRequest& batch,
                                                        const ShouldStop& should_stop = nullptr);
   absl::StatusOr<Planned<std::vector<Decision>>> PlanBatchAuthorize(
@@ -187,6 +188,16 @@ class Authorizer {
  private:
   class Checks;  // the Requests one call decides: one, or a batch's checks over its subject
 
+  // A batch's subject, resolved once for its checks; none for a single request.
+  static absl::StatusOr<std::optional<SubjectResolution>> ResolveABatchsSubject(
+      const Checks& checks, PolicyView& view, absl::Time now,
+      AccessTokenAuthenticator* access_tokens);
+  // Decides one check, for `subject` when the call resolved it.
+  static absl::StatusOr<Decision> DecideCheck(const std::optional<SubjectResolution>& subject,
+                                              const Request& request, PolicyView& view,
+                                              absl::Time now,
+                                              AccessTokenAuthenticator* access_tokens,
+                                              DecisionBudget& budget);
   // Decides every check in one read snapshot, into decisions[i]; what is left to do.
   absl::StatusOr<LeftToDo> Plan(Checks& checks, Venue venue,
                                 AccessTokenAuthenticator* access_tokens,
