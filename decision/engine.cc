@@ -98,16 +98,20 @@ class Decider {
   absl::Status Decide() {
     decision_.request_id = request_.request_id;
     if (!budget_.Spend()) return OverBudget();
-    if (resolved_ != nullptr) return DecideAs(*resolved_);
+    if (resolved_ != nullptr) {
+      decision_.agent_id = resolved_->agent_id;
+      return DecideAs(*resolved_);
+    }
     absl::StatusOr<SubjectResolution> subject =
         ResolveSubject(request_.subject, view_, now_, access_tokens_);
     if (!subject.ok()) return subject.status();
+    decision_.agent_id = std::move(subject->agent_id);  // its own: no copy
     return DecideAs(*subject);
   }
 
-  // Decides for the subject `subject` resolved to, which outlives the call.
+  // Decides for the subject `subject` resolved to, which outlives the call (decision_.agent_id
+  // is already set).
   absl::Status DecideAs(const SubjectResolution& subject) {
-    decision_.agent_id = subject.agent_id;
     if (trace_) {
       AddStage(
           "subject", subject.agent.has_value(),
