@@ -245,6 +245,28 @@ bool Authorizer::SpendsAProof(const Subject& subject) const {
          LooksLikeCompactJws(subject.token);
 }
 
+// A batch's one subject, looked up (and authenticated) once in `view` for all of its checks;
+// nothing for a single request, which Decide resolves itself.
+absl::StatusOr<std::optional<SubjectResolution>> Authorizer::ResolveABatchsSubject(
+    const Checks& checks, PolicyView& view, absl::Time now,
+    AccessTokenAuthenticator* access_tokens) {
+  std::optional<SubjectResolution> none;
+  if (checks.size() < 2) return none;
+  absl::StatusOr<SubjectResolution> subject =
+      ResolveSubject(checks.subject(), view, now, access_tokens);
+  if (!subject.ok()) return subject.status();
+  return std::optional<SubjectResolution>(*std::move(subject));
+}
+
+absl::StatusOr<Decision> Authorizer::DecideCheck(const std::optional<SubjectResolution>& subject,
+                                                 const Request& request, PolicyView& view,
+                                                 absl::Time now,
+                                                 AccessTokenAuthenticator* access_tokens,
+                                                 DecisionBudget& budget) {
+  if (subject) return DecideFor(*subject, request, view, now, nullptr, &budget);
+  return Decide(request, view, now, nullptr, access_tokens, &budget);
+}
+
 // A decision that would open an approval request past the agent's cap opens none
 // (decision/pending_approvals.h): in the snapshot already, so that a caller kept at the cap costs
 // no write transaction, and again in the write transaction, which counts the requests of every
@@ -261,10 +283,13 @@ absl::StatusOr<LeftToDo> Authorizer::Plan(Checks& checks, Venue venue,
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = clock_();
+  absl::StatusOr<std::optional<SubjectResolution>> subject =
+      ResolveABatchsSubject(checks, **snapshot, now, access_tokens);
+  if (!subject.ok()) return subject.status();
   for (size_t i = 0; i < checks.size(); ++i) {
     budget.Reset();
     absl::StatusOr<Decision> decision =
-        Decide(checks[i], **snapshot, now, nullptr, access_tokens, &budget);
+        DecideCheck(*subject, checks[i], **snapshot, now, access_tokens, budget);
     if (!decision.ok()) return decision.status();
     if (budget.exhausted() && over_budget_is_left) return LeftToDo::kDecide;
     absl::Status capped = CapPendingApprovals(**snapshot, max_pending_approvals_, now, *decision);
@@ -282,10 +307,14 @@ absl::Status Authorizer::Commit(Checks& checks, AccessTokenAuthenticator* access
   absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store_.BeginWrite();
   if (!transaction.ok()) return transaction.status();
   const absl::Time now = clock_();
+  // Once in the transaction too: the checks' writes never change who the subject is.
+  absl::StatusOr<std::optional<SubjectResolution>> subject =
+      ResolveABatchsSubject(checks, **transaction, now, access_tokens);
+  if (!subject.ok()) return subject.status();
   for (size_t i = 0; i < checks.size(); ++i) {
     budget.Reset();
     absl::StatusOr<Decision> decision =
-        Decide(checks[i], **transaction, now, nullptr, access_tokens, &budget);
+        DecideCheck(*subject, checks[i], **transaction, now, access_tokens, budget);
     if (!decision.ok()) return decision.status();
     absl::Status capped =
         CapPendingApprovals(**transaction, max_pending_approvals_, now, *decision);
@@ -297,15 +326,21 @@ absl::Status Authorizer::Commit(Checks& checks, AccessTokenAuthenticator* access
   return (*transaction)->Commit();
 }
 
-void Authorizer::Tell(absl::string_view call, Checks& checks, absl::Span<const Decision> decisions,
-                      absl::Time started) {
-  if (observer_ == nullptr) return;
+absl::Status Authorizer::Tell(absl::string_view call, Checks& checks,
+                              absl::Span<const Decision> decisions, absl::Time started) {
+  if (observer_ == nullptr) return absl::OkStatus();
   TellEvaluationLimits(observer_, call, decisions);
   // Each decision of a batch waited as long as the whole batch: that is its latency.
   const absl::Duration latency = ElapsedSince(clock_, started);
   for (size_t i = 0; i < checks.size(); ++i) {
-    observer_->OnDecision(checks[i], decisions[i], latency);
+    absl::Status recorded = observer_->OnDecision(checks[i], decisions[i], latency);
+    if (!recorded.ok()) {
+      // A call is answered whole or not at all: none of its decisions goes out.
+      observer_->OnWithheld(call, checks.size());
+      return recorded;
+    }
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<LeftToDo> Authorizer::PlanAndTell(absl::string_view call, Checks& checks,
@@ -314,7 +349,10 @@ absl::StatusOr<LeftToDo> Authorizer::PlanAndTell(absl::string_view call, Checks&
                                                  absl::Span<Decision> decisions) {
   OncePerCall access_tokens(access_tokens_, clock_);
   absl::StatusOr<LeftToDo> left = Plan(checks, venue, access_tokens.get(), should_stop, decisions);
-  if (left.ok() && *left == LeftToDo::kNothing) Tell(call, checks, decisions, started);
+  if (left.ok() && *left == LeftToDo::kNothing) {
+    absl::Status told = Tell(call, checks, decisions, started);
+    if (!told.ok()) return told;
+  }
   return left;
 }
 
@@ -333,8 +371,7 @@ absl::Status Authorizer::FinishAndTell(absl::string_view call, Checks& checks, L
     absl::Status committed = Commit(checks, access_tokens.get(), should_stop, decisions);
     if (!committed.ok()) return committed;
   }
-  Tell(call, checks, decisions, started);
-  return absl::OkStatus();
+  return Tell(call, checks, decisions, started);
 }
 
 absl::StatusOr<Decision> Authorizer::Authorize(const Request& request,

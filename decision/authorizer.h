@@ -7,6 +7,9 @@
 // internal error is returned as a status: the server turns it into UNAVAILABLE or INTERNAL,
 // never into an ALLOW.
 //
+// A call whose decisions the observer refuses to record (decision log rows a synchronous log could
+// not keep) fails too, with the observer's status: no decision goes out unrecorded.
+//
 //   Authorizer authorizer(store, [] { return absl::Now(); });
 //   absl::StatusOr<Decision> d = authorizer.Authorize(request);  // plans, and commits if it must
 //
@@ -16,13 +19,16 @@
 #ifndef VERDICT_DECISION_AUTHORIZER_H_
 #define VERDICT_DECISION_AUTHORIZER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "decision/access_token_authenticator.h"
@@ -38,12 +44,22 @@ namespace verdict {
 
 using Clock = std::function<absl::Time()>;
 
-// Told of every Authorize and BatchAuthorize decision (the decision log, metrics).
+// Told of every Authorize and BatchAuthorize decision (the decision log, metrics) before it is
+// answered.
 class DecisionObserver {
  public:
   virtual ~DecisionObserver() = default;
-  virtual void OnDecision(const Request& request, const Decision& decision,
-                          absl::Duration latency) = 0;
+  // OK, or why the decision must not be answered: an observer that must keep a durable record
+  // of every decision answered (the decision log with --decision_log_durability=sync) could not
+  // keep this one. The call then fails with that status (UNAVAILABLE) and answers nothing.
+  virtual absl::Status OnDecision(const Request& request, const Decision& decision,
+                                  absl::Duration latency) = 0;
+  // `decisions` decisions of `call` ("Authorize", "BatchAuthorize") were made but not answered:
+  // OnDecision refused one of them.
+  virtual void OnWithheld(absl::string_view call, size_t decisions) {
+    (void)call;
+    (void)decisions;
+  }
   // A decision of `call` ("Authorize", "BatchAuthorize", "ValidateToken", "Simulate") ran out of
   // budget and was refused with EVALUATION_LIMIT.
   virtual void OnEvaluationLimit(absl::string_view call) { (void)call; }
@@ -133,7 +149,8 @@ class Authorizer {
                                            const ShouldStop& should_stop = nullptr);
 
   // One subject and context, 1 to kMaxBatchSize checks; decided in one snapshot, results in the
-  // checks' order. Each check has a budget of its own.
+  // checks' order. The subject is looked up (and authenticated) once for all the checks. Each
+  // check has a budget of its own.
   absl::StatusOr<std::vector<Decision>> BatchAuthorize(const BatchRequest& batch,
                                                        const ShouldStop& should_stop = nullptr);
   absl::StatusOr<Planned<std::vector<Decision>>> PlanBatchAuthorize(
@@ -171,6 +188,16 @@ class Authorizer {
  private:
   class Checks;  // the Requests one call decides: one, or a batch's checks over its subject
 
+  // A batch's subject, resolved once for its checks; none for a single request.
+  static absl::StatusOr<std::optional<SubjectResolution>> ResolveABatchsSubject(
+      const Checks& checks, PolicyView& view, absl::Time now,
+      AccessTokenAuthenticator* access_tokens);
+  // Decides one check, for `subject` when the call resolved it.
+  static absl::StatusOr<Decision> DecideCheck(const std::optional<SubjectResolution>& subject,
+                                              const Request& request, PolicyView& view,
+                                              absl::Time now,
+                                              AccessTokenAuthenticator* access_tokens,
+                                              DecisionBudget& budget);
   // Decides every check in one read snapshot, into decisions[i]; what is left to do.
   absl::StatusOr<LeftToDo> Plan(Checks& checks, Venue venue,
                                 AccessTokenAuthenticator* access_tokens,
@@ -187,8 +214,9 @@ class Authorizer {
   absl::Status FinishAndTell(absl::string_view call, Checks& checks, LeftToDo left,
                              absl::Time started, const ShouldStop& should_stop,
                              absl::Span<Decision> decisions);
-  void Tell(absl::string_view call, Checks& checks, absl::Span<const Decision> decisions,
-            absl::Time started);
+  // Tells the observer of the decisions; an error when it refused one (nothing may be answered).
+  absl::Status Tell(absl::string_view call, Checks& checks, absl::Span<const Decision> decisions,
+                    absl::Time started);
   // The budget of a plan at `venue`, and whether a plan over it is left for a worker.
   int64_t StepsAt(Venue venue) const;
   bool SpendsAProof(const Subject& subject) const;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -87,6 +88,66 @@ class FailingPermissionsStore : public PolicyStore {
   PolicyStore& base_;
 };
 
+// Counts the subject lookups (FindAgent, FindAgentByTokenHash) made in the read snapshots of
+// `base`, by what was looked up ("FindAgent:agt_a", "FindAgentByTokenHash").
+class SubjectLookupCountingStore final : public PolicyStore {
+ public:
+  explicit SubjectLookupCountingStore(PolicyStore& base) : base_(base) {}
+
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
+    absl::StatusOr<std::unique_ptr<ReadSnapshot>> inner = base_.BeginRead();
+    if (!inner.ok()) return inner.status();
+    return std::unique_ptr<ReadSnapshot>(new Snapshot(*std::move(inner), calls));
+  }
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
+    return base_.BeginWrite();
+  }
+
+  std::map<std::string, int> calls;
+
+ private:
+  class Snapshot : public ReadSnapshot {
+   public:
+    Snapshot(std::unique_ptr<ReadSnapshot> inner, std::map<std::string, int>& calls)
+        : inner_(std::move(inner)), calls_(calls) {}
+    absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+      ++calls_["FindAgent:" + std::string(agent_id)];
+      return inner_->FindAgent(agent_id);
+    }
+    absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                              absl::Time now) override {
+      ++calls_["FindAgentByTokenHash"];
+      return inner_->FindAgentByTokenHash(token_sha256, now);
+    }
+    absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+      return inner_->PermissionsOf(agent_id);
+    }
+    absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                  absl::Time now) override {
+      return inner_->ActiveDelegationsInto(agent_id, now);
+    }
+    absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
+        absl::string_view agent_id, absl::string_view action, absl::string_view resource,
+        absl::string_view arguments_hash, absl::Time now) override {
+      return inner_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
+    }
+    absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
+                                                  int64_t up_to) override {
+      return inner_->CountPendingApprovals(agent_id, now, up_to);
+    }
+    absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
+                                      int64_t window_start_unix) override {
+      return inner_->RateCount(agent_id, permission_id, window_start_unix);
+    }
+
+   private:
+    std::unique_ptr<ReadSnapshot> inner_;
+    std::map<std::string, int>& calls_;
+  };
+
+  PolicyStore& base_;
+};
+
 // Counts the read snapshots and write transactions begun over `base`: each one hosts one decision
 // of every check of a call.
 class CountingStore final : public PolicyStore {
@@ -111,17 +172,26 @@ class CountingStore final : public PolicyStore {
 // record once the calls are done.
 class RecordingObserver : public DecisionObserver {
  public:
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override {
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override {
     absl::MutexLock lock(&mutex_);
     request_ids.push_back(request.request_id);
     reasons.push_back(decision.reason);
     latencies.push_back(latency);
+    return refusal;
   }
   void OnEvaluationLimit(absl::string_view call) override {
     absl::MutexLock lock(&mutex_);
     evaluation_limits.emplace_back(call);
   }
+  void OnWithheld(absl::string_view call, size_t decisions) override {
+    absl::MutexLock lock(&mutex_);
+    withheld.push_back(absl::StrCat(call, ":", decisions));
+  }
+  // What OnDecision answers: an error stands for a synchronous decision log that did not keep
+  // the decision's row.
+  absl::Status refusal;
+  std::vector<std::string> withheld;
   std::vector<std::string> evaluation_limits;
   std::vector<std::string> request_ids;
   std::vector<ReasonCode> reasons;
@@ -584,6 +654,62 @@ TEST_F(AuthorizerTest, ABatchsChecksShareItsSubjectAndContext) {
   for (const Decision& decision : *decisions) EXPECT_EQ(decision.reason, ReasonCode::kIpNotAllowed);
 }
 
+// One subject, one lookup: a batch of checks resolves its subject once in its snapshot, whether
+// it is named by agent id or by token, and every check is decided for it.
+TEST_F(AuthorizerTest, ABatchLooksItsSubjectUpOnce) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  SubjectLookupCountingStore counting(store_);
+  Authorizer authorizer(
+      counting, [this] { return now_; }, &observer_);
+
+  absl::StatusOr<std::vector<Decision>> by_id =
+      authorizer.BatchAuthorize(ReadAll("agt_a", {"docs:1", "mail:1", "docs:2", "docs:3"}));
+  ASSERT_TRUE(by_id.ok()) << by_id.status();
+  std::vector<ReasonCode> reasons;
+  for (const Decision& decision : *by_id) reasons.push_back(decision.reason);
+  EXPECT_EQ(reasons,
+            (std::vector<ReasonCode>{ReasonCode::kAllowed, ReasonCode::kNoMatchingPermission,
+                                     ReasonCode::kAllowed, ReasonCode::kAllowed}));
+  EXPECT_EQ(counting.calls, (std::map<std::string, int>{{"FindAgent:agt_a", 1}}));
+
+  const std::string token = NewAgentToken();
+  ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(token)).ok());
+  counting.calls.clear();
+  BatchRequest by_token = ReadAll("", {"docs:1", "docs:2", "docs:3"});
+  by_token.subject.token = token;
+  absl::StatusOr<std::vector<Decision>> decisions = authorizer.BatchAuthorize(by_token);
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  for (const Decision& decision : *decisions) {
+    EXPECT_EQ(decision.reason, ReasonCode::kAllowed) << decision.message;
+    EXPECT_EQ(decision.agent_id, "agt_a");
+  }
+  EXPECT_EQ(counting.calls, (std::map<std::string, int>{{"FindAgentByTokenHash", 1}}));
+}
+
+// Resolved once, the subject still decides every check: one that may not act is refused in each.
+TEST_F(AuthorizerTest, ABatchForASubjectThatMayNotActRefusesEveryCheck) {
+  Agent agent;
+  agent.id = "agt_a";
+  agent.status = AgentStatus::kSuspended;
+  ASSERT_TRUE(store_.AddAgent(agent).ok());
+  Allow("agt_a", "docs:*");
+  absl::StatusOr<std::vector<Decision>> decisions =
+      authorizer_.BatchAuthorize(ReadAll("agt_a", {"docs:1", "docs:2"}));
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  ASSERT_EQ(decisions->size(), 2u);
+  for (const Decision& decision : *decisions) {
+    EXPECT_EQ(decision.reason, ReasonCode::kAgentSuspended);
+    EXPECT_EQ(decision.agent_id, "agt_a");
+    EXPECT_EQ(decision.message, "agent agt_a is suspended");
+  }
+  decisions = authorizer_.BatchAuthorize(ReadAll("agt_nobody", {"docs:1", "docs:2"}));
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  for (const Decision& decision : *decisions) {
+    EXPECT_EQ(decision.reason, ReasonCode::kAgentNotFound);
+  }
+}
+
 TEST_F(AuthorizerTest, ABatchAnswersInOrderAndSpendsAsItGoes) {
   AddAgent("agt_a");
   Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 1, "window_seconds": 60}})");
@@ -1035,6 +1161,36 @@ TEST_F(AuthorizerTest, TheObserverHearsEveryDecisionOfRecordWithItsLatency) {
   ASSERT_EQ(observer_.latencies.size(), 2u);
   EXPECT_GT(observer_.latencies[0], absl::ZeroDuration());
   EXPECT_GT(observer_.latencies[1], absl::ZeroDuration());
+}
+
+// An observer that must keep a record of every decision answered (a synchronous decision log)
+// and could not: the call answers nothing, whatever was decided, and the observer is told so.
+TEST_F(AuthorizerTest, ADecisionTheObserverCouldNotRecordIsNotAnswered) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  observer_.refusal = absl::UnavailableError("the decision log did not keep this decision");
+
+  absl::StatusOr<Decision> decision = authorizer_.Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(decision.status(), observer_.refusal);
+  absl::StatusOr<Planned<Decision>> plan =
+      authorizer_.PlanAuthorize(Read("agt_a", "docs:1"), Venue::kInline);
+  EXPECT_EQ(plan.status(), observer_.refusal) << "a plan done inline is answered there";
+  absl::StatusOr<std::vector<Decision>> decisions =
+      authorizer_.BatchAuthorize(ReadAll("agt_a", {"docs:1", "docs:2", "mail:1"}));
+  EXPECT_EQ(decisions.status(), observer_.refusal);
+  EXPECT_EQ(observer_.withheld,
+            (std::vector<std::string>{"Authorize:1", "Authorize:1", "BatchAuthorize:3"}));
+  // A batch stops at the first decision refused: the others are not told as answered.
+  EXPECT_EQ(observer_.request_ids.size(), 3u);
+}
+
+TEST_F(AuthorizerTest, ADecisionThatWroteButCouldNotBeRecordedIsNotAnswered) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*", R"({"rate_limit": {"max_calls": 5, "window_seconds": 60}})");
+  observer_.refusal = absl::UnavailableError("the decision log did not keep this decision");
+  absl::StatusOr<Decision> decision = authorizer_.Authorize(Read("agt_a", "docs:1"));
+  EXPECT_EQ(decision.status(), observer_.refusal);
+  EXPECT_EQ(observer_.withheld, (std::vector<std::string>{"Authorize:1"}));
 }
 
 TEST_F(AuthorizerTest, ABatchsDecisionsEachWaitedItsTimeAndAClockSteppedBackIsNoNegativeLatency) {

@@ -42,8 +42,10 @@ class Decider {
   friend class engine_internal::DelegationWalker<Decider>;
 
   // Decides into `decision`, which the caller keeps: the decision is made where it is returned.
+  // With `resolved` (may be null), the subject is that resolution, not looked up again.
   Decider(const Request& request, PolicyView& view, absl::Time now, Trace* trace,
-          AccessTokenAuthenticator* access_tokens, DecisionBudget& budget, Decision& decision)
+          AccessTokenAuthenticator* access_tokens, DecisionBudget& budget, Decision& decision,
+          const SubjectResolution* resolved = nullptr)
       : request_(request),
         view_(view),
         lookups_(view, now, budget),
@@ -52,6 +54,7 @@ class Decider {
         now_(now),
         trace_(trace),
         access_tokens_(access_tokens),
+        resolved_(resolved),
         decision_(decision) {
     // A trace lists every permission tried; without one, those that cannot match are skipped.
     if (trace_ == nullptr) lookups_.OnlyFor(request_.action, request_.resource);
@@ -95,21 +98,31 @@ class Decider {
   absl::Status Decide() {
     decision_.request_id = request_.request_id;
     if (!budget_.Spend()) return OverBudget();
+    if (resolved_ != nullptr) {
+      decision_.agent_id = resolved_->agent_id;
+      return DecideAs(*resolved_);
+    }
     absl::StatusOr<SubjectResolution> subject =
         ResolveSubject(request_.subject, view_, now_, access_tokens_);
     if (!subject.ok()) return subject.status();
-    decision_.agent_id = std::move(subject->agent_id);
+    decision_.agent_id = std::move(subject->agent_id);  // its own: no copy
+    return DecideAs(*subject);
+  }
+
+  // Decides for the subject `subject` resolved to, which outlives the call (decision_.agent_id
+  // is already set).
+  absl::Status DecideAs(const SubjectResolution& subject) {
     if (trace_) {
-      AddStage("subject", subject->agent.has_value(),
-               subject->agent ? absl::StrCat("agent ", subject->agent->id, " is live")
-                              : subject->message);
+      AddStage(
+          "subject", subject.agent.has_value(),
+          subject.agent ? absl::StrCat("agent ", subject.agent->id, " is live") : subject.message);
     }
-    if (!subject->agent) {
-      decision_.reason = subject->reason;
-      decision_.message = std::move(subject->message);
+    if (!subject.agent) {
+      decision_.reason = subject.reason;
+      decision_.message = subject.message;
       return absl::OkStatus();
     }
-    subject_id_ = subject->agent->id;
+    subject_id_ = subject.agent->id;
     checker_.set_subject(subject_id_);
 
     absl::StatusOr<absl::Span<const Permission>> own = lookups_.PermissionsOf(subject_id_);
@@ -347,9 +360,10 @@ class Decider {
   const absl::Time now_;
   Trace* const trace_;
   AccessTokenAuthenticator* const access_tokens_;
+  const SubjectResolution* const resolved_;  // the subject resolved by the caller, or null
 
   Decision& decision_;
-  absl::string_view subject_id_;  // the live subject's, held by Run's subject resolution
+  absl::string_view subject_id_;  // the live subject's, held by its resolution
   std::optional<Failed> furthest_;
   // For the trace.
   size_t own_count_ = 0;
@@ -367,6 +381,18 @@ absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::
   absl::StatusOr<Decision> decision(absl::in_place);
   absl::Status decided = Decider(request, view, now, trace, access_tokens,
                                  budget ? *budget : default_budget, *decision)
+                             .Run();
+  if (!decided.ok()) decision = decided;
+  return decision;
+}
+
+absl::StatusOr<Decision> DecideFor(const SubjectResolution& subject, const Request& request,
+                                   PolicyView& view, absl::Time now, Trace* trace,
+                                   DecisionBudget* budget) {
+  DecisionBudget default_budget;
+  absl::StatusOr<Decision> decision(absl::in_place);
+  absl::Status decided = Decider(request, view, now, trace, /*access_tokens=*/nullptr,
+                                 budget ? *budget : default_budget, *decision, &subject)
                              .Run();
   if (!decided.ok()) decision = decided;
   return decision;

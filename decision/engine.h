@@ -50,6 +50,13 @@ absl::StatusOr<Decision> Decide(const Request& request, PolicyView& view, absl::
                                 Trace* trace, AccessTokenAuthenticator* access_tokens = nullptr,
                                 DecisionBudget* budget = nullptr);
 
+// Decide for a subject already resolved: `subject` is what ResolveSubject answered for
+// request.subject in the same `view` at the same `now`, and it is not looked up again. A call
+// deciding many checks for one subject (BatchAuthorize) resolves and authenticates it once.
+absl::StatusOr<Decision> DecideFor(const SubjectResolution& subject, const Request& request,
+                                   PolicyView& view, absl::Time now, Trace* trace,
+                                   DecisionBudget* budget = nullptr);
+
 }  // namespace verdict
 
 #endif  // VERDICT_DECISION_ENGINE_H_

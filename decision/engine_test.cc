@@ -738,6 +738,31 @@ TEST_F(EngineTest, ADirectAllowLooksUpTheAgentAndItsPermissionsOnce) {
             (std::map<std::string, int>{{"FindAgent:agt_a", 1}, {"PermissionsOf:agt_a", 1}}));
 }
 
+// A subject resolved once (a batch's) is not looked up again by each decision made for it, and
+// the decision is the one Decide makes.
+TEST_F(EngineTest, DecidingForAResolvedSubjectNeverLooksItUpAgain) {
+  AddAgent("agt_a");
+  Allow("agt_a", "docs:*");
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  ASSERT_TRUE(snapshot.ok());
+  absl::StatusOr<SubjectResolution> subject =
+      ResolveSubject(Read("agt_a", "docs:1").subject, **snapshot, kNoon);
+  ASSERT_TRUE(subject.ok()) << subject.status();
+  CountingView view(**snapshot);
+  for (const std::string resource : {"docs:1", "mail:1"}) {
+    absl::StatusOr<Decision> decided =
+        DecideFor(*subject, Read("agt_a", resource), view, kNoon, nullptr);
+    ASSERT_TRUE(decided.ok()) << decided.status();
+    const Decision expected = DecideNow(Read("agt_a", resource));
+    EXPECT_EQ(decided->reason, expected.reason) << resource;
+    EXPECT_EQ(decided->message, expected.message) << resource;
+    EXPECT_EQ(decided->agent_id, "agt_a");
+  }
+  // No FindAgent: the refusal of mail:1 reads only what may be lent to agt_a.
+  EXPECT_EQ(view.calls, (std::map<std::string, int>{{"PermissionsOf:agt_a", 2},
+                                                    {"ActiveDelegationsInto:agt_a", 1}}));
+}
+
 TEST_F(DelegationChainTest, AChainLooksUpEachAgentOnItOnce) {
   Allow("agt_b", "mail:*");  // matches nothing: B's permissions are still read once
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();

@@ -105,15 +105,19 @@ DecisionJsonLog::~DecisionJsonLog() {
   if (owns_fd_) close(fd_);
 }
 
-void DecisionJsonLog::OnDecision(const Request& request, const Decision& decision,
-                                 absl::Duration latency) {
+absl::Status DecisionJsonLog::OnDecision(const Request& request, const Decision& decision,
+                                         absl::Duration latency) {
   Write(request, decision, latency, nullptr);
+  return absl::OkStatus();
 }
 
-void NumberedDecisionLogs::OnDecision(const Request& request, const Decision& decision,
-                                      absl::Duration latency) {
+absl::Status NumberedDecisionLogs::OnDecision(const Request& request, const Decision& decision,
+                                              absl::Duration latency) {
   const DecisionLogPosition position = writer_.Record(request, decision, latency);
+  // Not answered, so not a decision the JSON log reports either.
+  if (!position.kept.ok()) return position.kept;
   json_log_.Write(request, decision, latency, &position);
+  return absl::OkStatus();
 }
 
 void DecisionJsonLog::Write(const Request& request, const Decision& decision,

@@ -53,9 +53,9 @@ class DecisionJsonLog : public DecisionObserver {
   DecisionJsonLog& operator=(const DecisionJsonLog&) = delete;
 
   // Writes the line whole (one write per line unless the descriptor takes less); called on
-  // gRPC's threads, concurrently.
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override;
+  // gRPC's threads, concurrently. Never refuses the decision: a line not written is counted.
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override;
   // OnDecision with the decision log position the line names (nullptr: none).
   void Write(const Request& request, const Decision& decision, absl::Duration latency,
              const DecisionLogPosition* position);
@@ -75,15 +75,15 @@ class DecisionJsonLog : public DecisionObserver {
 
 // Both decision logs as one observer: each decision is numbered in the decision log's run
 // and its JSON line carries that number (with --decision_log_durability=sync, once the row is
-// committed).
+// committed; a decision whose row is not kept then gets no line, and is refused).
 class NumberedDecisionLogs final : public DecisionObserver {
  public:
   // Both must outlive this observer.
   NumberedDecisionLogs(DecisionLogWriter& writer, DecisionJsonLog& json_log)
       : writer_(writer), json_log_(json_log) {}
 
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override;
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override;
 
  private:
   DecisionLogWriter& writer_;

@@ -184,7 +184,7 @@ TEST(DecisionJsonLogTest, ConcurrentDecisionsWriteWholeLines) {
       Request request = TokenRequest();
       request.request_id = absl::StrCat("t", t);
       for (int i = 0; i < kPerThread; ++i) {
-        (*log)->OnDecision(request, AllowDecision(), absl::Microseconds(i));
+        EXPECT_TRUE((*log)->OnDecision(request, AllowDecision(), absl::Microseconds(i)).ok());
       }
     });
   }
@@ -205,7 +205,7 @@ TEST(DecisionJsonLogTest, AppendsToAnExistingFile) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
         DecisionJsonLog::Open(path, [] { return kAt; });
     ASSERT_TRUE(log.ok()) << log.status();
-    (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+    EXPECT_TRUE((*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration()).ok());
   }
   std::vector<std::string> lines = absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty());
   EXPECT_EQ(lines.size(), 2u);
@@ -238,7 +238,7 @@ TEST(NumberedDecisionLogsTest, EachJsonLineCarriesItsDecisionLogRowsNumber) {
     request.request_id = absl::StrCat("req-", i);
     Decision decision = AllowDecision();
     decision.request_id = request.request_id;
-    logs.OnDecision(request, decision, absl::ZeroDuration());
+    EXPECT_TRUE(logs.OnDecision(request, decision, absl::ZeroDuration()).ok());
   }
   writer.Shutdown();
   json_log->reset();
@@ -258,14 +258,35 @@ TEST(NumberedDecisionLogsTest, EachJsonLineCarriesItsDecisionLogRowsNumber) {
   }
 }
 
+// With --decision_log_durability=sync a decision whose row the decision log did not keep is not
+// answered: it is refused, and the JSON log, a record of answers, gets no line for it.
+TEST(NumberedDecisionLogsTest, ADecisionASyncLogDidNotKeepIsRefusedWithoutAJsonLine) {
+  const std::string directory = std::getenv("TEST_TMPDIR");
+  const std::string json_path = absl::StrCat(directory, "/numbered_refused.jsonl");
+  DecisionLogWriterOptions options;
+  options.durability = DecisionLogDurability::kSync;
+  options.max_batch_attempts = 1;
+  DecisionLogWriter writer(
+      std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"), [] { return kAt; }, options);
+  absl::StatusOr<std::unique_ptr<DecisionJsonLog>> json_log =
+      DecisionJsonLog::Open(json_path, [] { return kAt; });
+  ASSERT_TRUE(json_log.ok()) << json_log.status();
+  NumberedDecisionLogs logs(writer, **json_log);
+  absl::Status recorded = logs.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  EXPECT_EQ(recorded.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(recorded.message()), HasSubstr("not answered"));
+  json_log->reset();
+  EXPECT_EQ(ReadFile(json_path), "");
+}
+
 TEST(DecisionJsonLogTest, FailedWritesAreCounted) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   close(fds[0]);  // nobody reads: every write fails with EPIPE
   signal(SIGPIPE, SIG_IGN);
   DecisionJsonLog log(fds[1], /*owns_fd=*/true, [] { return kAt; });
-  log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
-  log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  EXPECT_TRUE(log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration()).ok());
+  EXPECT_TRUE(log.OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration()).ok());
   EXPECT_EQ(log.lines_failed(), 2u);
 }
 
@@ -283,10 +304,10 @@ TEST(DecisionJsonLogTest, ALineCutShortIsEndedBeforeTheNext) {
   struct rlimit small = before;
   small.rlim_cur = 40;  // shorter than a line
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  EXPECT_TRUE((*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration()).ok());
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
   EXPECT_EQ((*log)->lines_failed(), 1u);
-  (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  EXPECT_TRUE((*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration()).ok());
 
   std::ifstream file(path);
   std::vector<std::string> lines;
@@ -303,7 +324,7 @@ TEST(DecisionJsonLogTest, AFragmentLeftByAnEarlierRunIsEndedToo) {
   absl::StatusOr<std::unique_ptr<DecisionJsonLog>> log =
       DecisionJsonLog::Open(path, [] { return kAt; });
   ASSERT_TRUE(log.ok()) << log.status();
-  (*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration());
+  EXPECT_TRUE((*log)->OnDecision(TokenRequest(), AllowDecision(), absl::ZeroDuration()).ok());
   std::ifstream file(path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(file, line);) lines.push_back(line);

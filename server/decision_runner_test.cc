@@ -14,6 +14,8 @@
 #include "decision/memory_store.h"
 #include "gtest/gtest.h"
 #include "server/worker_pool.h"
+#include "store/decision_log_store.h"
+#include "store/decision_log_writer.h"
 
 namespace verdict {
 namespace {
@@ -23,7 +25,10 @@ constexpr char kAccessToken[] = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhZ3RfYSJ9.c2lnb
 
 class CountingObserver final : public DecisionObserver {
  public:
-  void OnDecision(const Request&, const Decision&, absl::Duration) override { ++decisions; }
+  absl::Status OnDecision(const Request&, const Decision&, absl::Duration) override {
+    ++decisions;
+    return absl::OkStatus();
+  }
   std::atomic<int> decisions{0};
 };
 
@@ -325,6 +330,119 @@ TEST_F(DecisionRunnerTest, StoreErrorIsAnsweredAsItIsNeverAnAllow) {
   EXPECT_EQ(answered.decision.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(answered.thread, std::this_thread::get_id()) << "the plan failed inline: no retry";
   EXPECT_EQ(observer_.decisions, 0);
+}
+
+// A decision log whose database accepts every row, or refuses every one (full, read-only).
+class FakeDecisionLog final : public DecisionLogStore {
+ public:
+  explicit FakeDecisionLog(bool accepts) : accepts_(accepts) {}
+  absl::Status Append(std::vector<DecisionLogRow>& rows) override {
+    if (!accepts_) return absl::UnavailableError("database or disk is full");
+    appended += static_cast<int>(rows.size());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<DecisionLogPage> Query(const DecisionLogFilter&, int, absl::string_view) override {
+    return absl::UnimplementedError("not queried here");
+  }
+  absl::StatusOr<ChainVerification> VerifyChain() override {
+    return absl::UnimplementedError("not checked here");
+  }
+  std::atomic<int> appended{0};
+
+ private:
+  const bool accepts_;
+};
+
+// --decision_log_durability=sync: each decision waits for its row's commit, and tried once.
+std::unique_ptr<DecisionLogWriter> SyncDecisionLog(bool accepts) {
+  DecisionLogWriterOptions options;
+  options.durability = DecisionLogDurability::kSync;
+  options.max_batch_attempts = 1;
+  return std::make_unique<DecisionLogWriter>(
+      std::make_unique<FakeDecisionLog>(accepts), [] { return absl::Now(); }, options);
+}
+
+// With --decision_log_durability=sync no decision goes out without its durable row: one whose
+// row the decision log finally refuses is not answered (UNAVAILABLE, as any store fault), so a
+// refused row never lets an ALLOW through.
+TEST_F(DecisionRunnerTest, WithASyncDecisionLogAnAllowWhoseRowIsRefusedIsNotAnswered) {
+  Allow("");
+  std::unique_ptr<DecisionLogWriter> log = SyncDecisionLog(/*accepts=*/false);
+  DecisionRunner runner(
+      store_, [] { return absl::Now(); }, log.get(), nullptr, workers_, 1);
+  Answered answered;
+  Authorize(runner, ReadDocs("agt_a"), answered);
+  EXPECT_EQ(answered.decision.status().code(), absl::StatusCode::kUnavailable)
+      << (answered.decision.ok() ? VerdictName(answered.decision->verdict) : "");
+  EXPECT_EQ(log->counters().failed, 1u);
+}
+
+TEST_F(DecisionRunnerTest, WithASyncDecisionLogABatchWhoseRowsAreRefusedIsNotAnswered) {
+  Allow("");
+  std::unique_ptr<DecisionLogWriter> log = SyncDecisionLog(/*accepts=*/false);
+  DecisionRunner runner(
+      store_, [] { return absl::Now(); }, log.get(), nullptr, workers_, 1);
+  auto batch = std::make_shared<BatchRequest>();
+  batch->subject.agent_id = "agt_a";
+  batch->checks = {{"read", "docs:1", ""}, {"read", "docs:2", ""}};
+  absl::Notification done;
+  absl::StatusOr<std::vector<Decision>> decisions = absl::UnknownError("not answered");
+  runner.Run<std::vector<Decision>>(
+      {[batch](Authorizer& authorizer, Venue venue) {
+         return authorizer.PlanBatchAuthorize(*batch, venue);
+       },
+       [batch](Authorizer& authorizer, Planned<std::vector<Decision>> plan) {
+         return authorizer.FinishBatchAuthorize(*batch, std::move(plan));
+       }},
+      [&](absl::StatusOr<std::vector<Decision>> answer) {
+        decisions = std::move(answer);
+        done.Notify();
+      },
+      [] { return false; });
+  done.WaitForNotification();
+  EXPECT_EQ(decisions.status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(DecisionRunnerTest, WithASyncDecisionLogThatHasShutDownNoDecisionIsAnswered) {
+  Allow("");
+  std::unique_ptr<DecisionLogWriter> log = SyncDecisionLog(/*accepts=*/true);
+  log->Shutdown();
+  DecisionRunner runner(
+      store_, [] { return absl::Now(); }, log.get(), nullptr, workers_, 1);
+  Answered answered;
+  Authorize(runner, ReadDocs("agt_a"), answered);
+  EXPECT_EQ(answered.decision.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(log->counters().dropped, 1u);
+}
+
+TEST_F(DecisionRunnerTest, WithASyncDecisionLogThatKeepsTheRowTheDecisionIsAnswered) {
+  Allow("");
+  std::unique_ptr<DecisionLogWriter> log = SyncDecisionLog(/*accepts=*/true);
+  DecisionRunner runner(
+      store_, [] { return absl::Now(); }, log.get(), nullptr, workers_, 1);
+  Answered answered;
+  Authorize(runner, ReadDocs("agt_a"), answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_EQ(log->counters().written, 1u);
+}
+
+// An asynchronous log answers first and writes later: a row it drops costs the row, counted
+// (verdict_decision_log_dropped_total), never the answer.
+TEST_F(DecisionRunnerTest, WithAnAsyncDecisionLogARefusedRowDoesNotHoldTheAnswer) {
+  Allow("");
+  DecisionLogWriterOptions options;
+  options.max_batch_attempts = 1;
+  DecisionLogWriter log(
+      std::make_unique<FakeDecisionLog>(/*accepts=*/true), [] { return absl::Now(); }, options);
+  log.Shutdown();  // every decision from now on is dropped
+  DecisionRunner runner(
+      store_, [] { return absl::Now(); }, &log, nullptr, workers_, 1);
+  Answered answered;
+  Authorize(runner, ReadDocs("agt_a"), answered);
+  ASSERT_TRUE(answered.decision.ok()) << answered.decision.status();
+  EXPECT_EQ(answered.decision->reason, ReasonCode::kAllowed);
+  EXPECT_EQ(log.counters().dropped, 1u);
 }
 
 // Decide once: the plan made inline is not made again on the worker, which only commits it.

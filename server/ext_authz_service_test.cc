@@ -15,7 +15,10 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
+#include "server/fan_out_observer.h"
 #include "server/worker_pool.h"
+#include "store/decision_log.h"
+#include "store/decision_log_writer.h"
 
 namespace verdict {
 namespace {
@@ -102,9 +105,12 @@ class ExtAuthzServiceTest : public testing::Test {
     StartServer(store_);
   }
 
+  // Who is told of the decisions: the metrics.
+  virtual DecisionObserver* Observer() { return &metrics_; }
+
   void StartServer(PolicyStore& store) {
     runner_ = std::make_unique<DecisionRunner>(
-        store, [] { return absl::Now(); }, &metrics_, nullptr, workers_, /*inline_slots=*/1);
+        store, [] { return absl::Now(); }, Observer(), nullptr, workers_, /*inline_slots=*/1);
     service_ = std::make_unique<ExtAuthzService>(*runner_, HttpMappingConfig(), metrics_);
     grpc::ServerBuilder builder;
     int port = 0;
@@ -293,6 +299,42 @@ TEST_F(ExtAuthzServiceTest, ARouteResourceWithAnEmptyColonSegmentIsABadRequest) 
     EXPECT_FALSE(response.has_ok_response()) << resource;
     EXPECT_EQ(response.denied_response().status().code(), 400) << resource;
   }
+}
+
+// verdictd with --decision_log and --decision_log_durability=sync, its decision log's database
+// refusing every row (full, read-only): the logs first, then the metrics, as verdictd lists them.
+class ExtAuthzWithARefusingSyncLogTest : public ExtAuthzServiceTest {
+ protected:
+  ExtAuthzWithARefusingSyncLogTest()
+      : log_(
+            std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"),
+            [] { return absl::Now(); },
+            DecisionLogWriterOptions{.durability = DecisionLogDurability::kSync,
+                                     .max_batch_attempts = 1}) {
+    observers_.Add(&log_);
+    observers_.Add(&metrics_);
+  }
+  DecisionObserver* Observer() override { return &observers_; }
+
+  DecisionLogWriter log_;
+  FanOutObserver observers_;
+};
+
+// No decision goes out without its durable row: an ALLOW whose row is refused is denied as on a
+// store fault (503, STORE_UNAVAILABLE), never let through, and counted.
+TEST_F(ExtAuthzWithARefusingSyncLogTest, AnAllowWhoseRowIsRefusedIsDeniedNeverOk) {
+  CheckResponse response = Check(EnvoyCheckRequest("GET", "/api/docs/7", "Bearer " + kReaderToken));
+  EXPECT_EQ(response.status().code(), 14);  // UNAVAILABLE
+  ASSERT_TRUE(response.has_denied_response());
+  EXPECT_EQ(response.denied_response().status().code(), 503);
+  EXPECT_EQ(HeaderOf(response.denied_response().headers(), "x-verdict-reason"),
+            "STORE_UNAVAILABLE");
+  const std::string metrics = metrics_.RenderPrometheusText();
+  EXPECT_THAT(metrics, testing::HasSubstr("verdict_decision_log_withheld_total 1\n"));
+  EXPECT_THAT(metrics, testing::HasSubstr("verdict_store_errors_total 1\n"));
+  EXPECT_THAT(metrics, testing::Not(testing::HasSubstr("verdict_decisions_total{")))
+      << "a decision not answered is not counted as answered";
+  EXPECT_EQ(log_.counters().failed, 1u);
 }
 
 TEST(ExtAuthzServiceUnavailableTest, StoreThatCannotBeReadDeniesWith503NeverOk) {

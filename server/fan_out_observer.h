@@ -1,5 +1,6 @@
 // One DecisionObserver that tells several: the Authorizer takes a single observer, verdictd has
-// several (metrics, the decision log, JSON logs).
+// several (metrics, the decision log, JSON logs). Add an observer that may refuse a decision
+// (a synchronous decision log) before those that count what is answered (metrics).
 //
 //   FanOutObserver observers;
 //   observers.Add(&metrics);
@@ -8,8 +9,11 @@
 #ifndef VERDICT_SERVER_FAN_OUT_OBSERVER_H_
 #define VERDICT_SERVER_FAN_OUT_OBSERVER_H_
 
+#include <cstddef>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
 #include "decision/types.h"
@@ -23,10 +27,19 @@ class FanOutObserver final : public DecisionObserver {
   void Add(DecisionObserver* observer) { observers_.push_back(observer); }
   bool empty() const { return observers_.empty(); }
 
-  // Tells every observer, in the order they were added.
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override {
-    for (DecisionObserver* observer : observers_) observer->OnDecision(request, decision, latency);
+  // Tells every observer, in the order they were added, until one refuses the decision (it will
+  // not be answered): the ones after it are not told of it, and the refusal is returned.
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override {
+    for (DecisionObserver* observer : observers_) {
+      absl::Status recorded = observer->OnDecision(request, decision, latency);
+      if (!recorded.ok()) return recorded;
+    }
+    return absl::OkStatus();
+  }
+
+  void OnWithheld(absl::string_view call, size_t decisions) override {
+    for (DecisionObserver* observer : observers_) observer->OnWithheld(call, decisions);
   }
 
   void OnEvaluationLimit(absl::string_view call) override {

@@ -162,14 +162,19 @@ void RpcSeries::Finished(int status_code, absl::Duration latency) {
 
 Metrics::Metrics() : start_time_(absl::Now()) {}
 
-void Metrics::OnDecision(const Request& /*request*/, const Decision& decision,
-                         absl::Duration latency) {
+absl::Status Metrics::OnDecision(const Request& /*request*/, const Decision& decision,
+                                 absl::Duration latency) {
   const int verdict = static_cast<int>(decision.verdict);
   const int reason = static_cast<int>(decision.reason);
   if (verdict >= 0 && verdict < kVerdicts && reason >= 0 && reason < kReasons) {
     decisions_[verdict][reason].fetch_add(1, std::memory_order_relaxed);
   }
   decision_latency_.Observe(latency);
+  return absl::OkStatus();
+}
+
+void Metrics::OnWithheld(absl::string_view /*call*/, size_t decisions) {
+  withheld_.fetch_add(decisions, std::memory_order_relaxed);
 }
 
 RpcSeries* Metrics::RpcSeriesFor(absl::string_view full_method) {
@@ -243,6 +248,14 @@ std::string Metrics::RenderPrometheusText() const {
                "Calls denied because the policy store could not be read.", &out);
   AppendSample("verdict_store_errors_total", "",
                absl::StrCat(store_errors_.load(std::memory_order_relaxed)), &out);
+
+  AppendHeader("verdict_decision_log_withheld_total", "counter",
+               "Decisions made but not answered because --decision_log_durability=sync and the "
+               "decision log did not keep their rows (refused, dropped, or shut down): the call "
+               "failed as on a store fault.",
+               &out);
+  AppendSample("verdict_decision_log_withheld_total", "",
+               absl::StrCat(withheld_.load(std::memory_order_relaxed)), &out);
 
   std::shared_lock<std::shared_mutex> lock(mu_);
   std::vector<std::pair<absl::string_view, const RpcSeries*>> rpcs;

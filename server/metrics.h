@@ -82,9 +82,12 @@ class Metrics : public DecisionObserver {
  public:
   Metrics();
 
-  // Counts the decision by verdict and reason, and its latency.
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override;
+  // Counts the decision by verdict and reason, and its latency. Never refuses one.
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override;
+
+  // Decisions made but not answered: a synchronous decision log did not keep their rows.
+  void OnWithheld(absl::string_view call, size_t decisions) override;
 
   // A decision of `call` (Authorize, BatchAuthorize, ValidateToken, Simulate) ran out of budget.
   void OnEvaluationLimit(absl::string_view call) override;
@@ -123,6 +126,7 @@ class Metrics : public DecisionObserver {
   std::array<std::array<std::atomic<uint64_t>, kReasons>, kVerdicts> decisions_{};
   LatencyHistogram decision_latency_;
   std::atomic<uint64_t> store_errors_{0};
+  std::atomic<uint64_t> withheld_{0};
   std::array<std::atomic<uint64_t>, kBudgetedCalls.size()> evaluation_limits_{};
 
   // Guards the two members below. A std::shared_mutex rather than absl::Mutex: the system's

@@ -38,12 +38,18 @@ void ExpectValidExposition(const std::string& text) {
 
 TEST(MetricsTest, DecisionsAreCountedByVerdictAndReason) {
   Metrics metrics;
-  metrics.OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed),
-                     absl::Microseconds(200));
-  metrics.OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed),
-                     absl::Microseconds(300));
-  metrics.OnDecision(Request(), MakeDecision(Verdict::kDeny, ReasonCode::kAgentRevoked),
-                     absl::Milliseconds(3));
+  EXPECT_TRUE(metrics
+                  .OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed),
+                              absl::Microseconds(200))
+                  .ok());
+  EXPECT_TRUE(metrics
+                  .OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed),
+                              absl::Microseconds(300))
+                  .ok());
+  EXPECT_TRUE(metrics
+                  .OnDecision(Request(), MakeDecision(Verdict::kDeny, ReasonCode::kAgentRevoked),
+                              absl::Milliseconds(3))
+                  .ok());
   const std::string text = metrics.RenderPrometheusText();
   ExpectValidExposition(text);
   EXPECT_THAT(text, HasSubstr("verdict_decisions_total{verdict=\"ALLOW\",reason=\"ALLOWED\"} 2\n"));
@@ -64,7 +70,9 @@ TEST(MetricsTest, DecisionLatencyIsResolvedFromOneMicrosecond) {
   for (absl::Duration latency :
        {absl::Nanoseconds(800), absl::Microseconds(2), absl::Microseconds(4), absl::Microseconds(9),
         absl::Microseconds(20), absl::Microseconds(45)}) {
-    metrics.OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed), latency);
+    EXPECT_TRUE(
+        metrics.OnDecision(Request(), MakeDecision(Verdict::kAllow, ReasonCode::kAllowed), latency)
+            .ok());
   }
   const std::string text = metrics.RenderPrometheusText();
   ExpectValidExposition(text);
@@ -78,8 +86,10 @@ TEST(MetricsTest, DecisionLatencyIsResolvedFromOneMicrosecond) {
 
 TEST(MetricsTest, DecisionsOverTheirBudgetAreCountedByCall) {
   Metrics metrics;
-  metrics.OnDecision(Request(), MakeDecision(Verdict::kDeny, ReasonCode::kEvaluationLimit),
-                     absl::Microseconds(200));
+  EXPECT_TRUE(metrics
+                  .OnDecision(Request(), MakeDecision(Verdict::kDeny, ReasonCode::kEvaluationLimit),
+                              absl::Microseconds(200))
+                  .ok());
   metrics.OnEvaluationLimit("Authorize");
   metrics.OnEvaluationLimit("Simulate");
   metrics.OnEvaluationLimit("Simulate");
@@ -90,6 +100,17 @@ TEST(MetricsTest, DecisionsOverTheirBudgetAreCountedByCall) {
   EXPECT_THAT(text, HasSubstr("verdict_evaluation_limit_total{call=\"Authorize\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("verdict_evaluation_limit_total{call=\"Simulate\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("verdict_evaluation_limit_total{call=\"ValidateToken\"} 0\n"));
+}
+
+TEST(MetricsTest, DecisionsWithheldForWantOfTheirLogRowAreCounted) {
+  Metrics metrics;
+  EXPECT_THAT(metrics.RenderPrometheusText(), HasSubstr("verdict_decision_log_withheld_total 0\n"));
+  metrics.OnWithheld("Authorize", 1);
+  metrics.OnWithheld("BatchAuthorize", 3);
+  const std::string text = metrics.RenderPrometheusText();
+  ExpectValidExposition(text);
+  EXPECT_THAT(text, HasSubstr("# TYPE verdict_decision_log_withheld_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("verdict_decision_log_withheld_total 4\n"));
 }
 
 TEST(MetricsTest, LatencyOnABucketBoundLandsInThatBucket) {
@@ -215,8 +236,11 @@ TEST(MetricsTest, ConcurrentRecordingLosesNothing) {
         RpcSeries* series = metrics.RpcSeriesFor("/s.S/M");
         series->Started();
         series->Finished(0, absl::Microseconds(i % 700));
-        metrics.OnDecision(Request(), MakeDecision(Verdict::kDeny, ReasonCode::kRateLimited),
-                           absl::ZeroDuration());
+        EXPECT_TRUE(metrics
+                        .OnDecision(Request(),
+                                    MakeDecision(Verdict::kDeny, ReasonCode::kRateLimited),
+                                    absl::ZeroDuration())
+                        .ok());
       }
     });
   }

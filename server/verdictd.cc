@@ -245,8 +245,9 @@ int Serve(const ServerOptions& options) {
   }
 
   Metrics metrics;
+  // The logs first: with --decision_log_durability=sync the decision log refuses a decision whose
+  // row it did not keep, which is then not answered, nor counted as answered by the metrics.
   FanOutObserver observers;
-  observers.Add(&metrics);
   DecisionLogWriter* const decision_log = (*admin_plane)->decision_log();
   // With both logs, each JSON line names its decision's number in the decision log's run.
   std::optional<NumberedDecisionLogs> numbered_logs;
@@ -258,6 +259,7 @@ int Serve(const ServerOptions& options) {
   } else if (decision_log != nullptr) {
     observers.Add(decision_log);
   }
+  observers.Add(&metrics);
   if (json_log != nullptr) {
     metrics.AddExternalCounter("verdict_decision_json_log_failed_total",
                                "JSON decision log lines that could not be written.",

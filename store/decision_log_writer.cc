@@ -56,41 +56,56 @@ DecisionLogWriter::DecisionLogWriter(std::unique_ptr<DecisionLogStore> log, Cloc
 
 DecisionLogWriter::~DecisionLogWriter() { Shutdown(); }
 
-void DecisionLogWriter::OnDecision(const Request& request, const Decision& decision,
-                                   absl::Duration latency) {
-  Record(request, decision, latency);
+absl::Status DecisionLogWriter::OnDecision(const Request& request, const Decision& decision,
+                                           absl::Duration latency) {
+  return Record(request, decision, latency).kept;
 }
 
 DecisionLogPosition DecisionLogWriter::Record(const Request& request, const Decision& decision,
                                               absl::Duration latency) {
   const size_t bytes = ApproximateBytes(request, decision);
   const absl::Time decided_at = clock_();
-  DecisionLogPosition position{run_id_, 0};
+  const bool sync = options_.durability == DecisionLogDurability::kSync;
+  DecisionLogPosition position{run_id_, 0, absl::OkStatus()};
+  // kSync's answer waits for the row; a row that is not kept holds the answer back.
+  auto not_kept = [&](absl::string_view why) {
+    if (sync) {
+      position.kept = absl::UnavailableError(
+          absl::StrCat("the decision log did not keep this decision (", why,
+                       "); with --decision_log_durability=sync it is not answered"));
+    }
+    return position;
+  };
+  SyncWait wait;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) {
       ++counters_.dropped;  // after the stop marker: no number to miss
-      return position;
+      return not_kept("the decision log has shut down");
     }
     // A dropped decision spends its number too: the chain check shows it missing.
     position.run_seq = ++decided_;
     if (queue_.size() >= options_.max_queued_rows ||
         queued_bytes_ + bytes > options_.max_queued_bytes) {
       ++counters_.dropped;
-      return position;
+      return not_kept("its queue is full");
     }
-    queue_.push_back(
-        Pending{Kind::kDecision, position.run_seq, request, decision, latency, decided_at, bytes});
+    queue_.push_back(Pending{Kind::kDecision, position.run_seq, request, decision, latency,
+                             decided_at, bytes, sync ? &wait : nullptr});
     queued_bytes_ += bytes;
     ++enqueued_;
   }
-  if (options_.durability == DecisionLogDurability::kSync) AwaitFinished(position.run_seq);
+  if (!sync) return position;
+  AwaitFinished(wait);
+  if (!wait.status.ok()) {
+    return not_kept(absl::StrCat("its row was refused: ", wait.status.message()));
+  }
   return position;
 }
 
-void DecisionLogWriter::AwaitFinished(int64_t run_seq) {
+void DecisionLogWriter::AwaitFinished(SyncWait& wait) {
   absl::MutexLock lock(&finished_mu_);
-  while (finished_through_ < run_seq) finished_cv_.Wait(&finished_mu_);
+  while (!wait.finished) finished_cv_.Wait(&finished_mu_);
 }
 
 void DecisionLogWriter::Flush() {
@@ -168,10 +183,16 @@ void DecisionLogWriter::WriteUntilShutdown() {
       (status.ok() ? counters_.written : counters_.failed) += decisions;
       finished_ += rows.size();
     }
-    // One wake-up for the whole batch's waiters (kSync).
+    // One wake-up for the whole batch's waiters (kSync), each told whether its row is kept.
     absl::MutexLock lock(&finished_mu_);
-    finished_through_ = std::max(finished_through_, batch.back().run_seq);
-    finished_cv_.SignalAll();
+    bool waited_for = false;
+    for (const Pending& pending : batch) {
+      if (pending.wait == nullptr) continue;
+      pending.wait->status = status;
+      pending.wait->finished = true;
+      waited_for = true;
+    }
+    if (waited_for) finished_cv_.SignalAll();
   }
 }
 

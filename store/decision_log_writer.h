@@ -12,8 +12,9 @@
 // (the process was killed) shows as a gap from its last written decision on.
 //
 // Durability: kAsync (the default) answers without waiting, so a crash loses what is queued;
-// kSync makes each decision wait until the batch holding its row is committed (or refused). A
-// batch wakes its waiters once, together.
+// kSync makes each decision wait until the batch holding its row is committed (or refused), and
+// says which: a decision whose row is not committed (refused, dropped, or after Shutdown) gets an
+// error, and must not be answered. A batch wakes its waiters once, together.
 //
 //   DecisionLogWriter writer(std::make_unique<DecisionLog>(db_path), [] { return absl::Now(); });
 //   Authorizer authorizer(store, clock, &writer);
@@ -31,6 +32,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -71,6 +73,10 @@ struct DecisionLogCounters {
 struct DecisionLogPosition {
   std::string run_id;
   int64_t run_seq = 0;
+  // kSync: OK once the row is committed, else UNAVAILABLE saying why it is not (the database
+  // refused its batch, the queue was full, the writer had shut down). kAsync: always OK (the
+  // row is written later, or counted dropped or failed).
+  absl::Status kept;
 };
 
 class DecisionLogWriter : public DecisionObserver {
@@ -84,10 +90,11 @@ class DecisionLogWriter : public DecisionObserver {
   DecisionLogWriter(const DecisionLogWriter&) = delete;
   DecisionLogWriter& operator=(const DecisionLogWriter&) = delete;
 
-  // Numbers the decision and queues it, or counts it dropped; with kAsync never waits for I/O,
-  // with kSync returns once its row is committed or counted failed.
-  void OnDecision(const Request& request, const Decision& decision,
-                  absl::Duration latency) override;
+  // Numbers the decision and queues it, or counts it dropped; with kAsync never waits for I/O
+  // and returns OK, with kSync returns once its row is committed (OK) or not (UNAVAILABLE: the
+  // decision must not be answered).
+  absl::Status OnDecision(const Request& request, const Decision& decision,
+                          absl::Duration latency) override;
   // OnDecision, saying where the decision sits (for another log that names the same number).
   DecisionLogPosition Record(const Request& request, const Decision& decision,
                              absl::Duration latency);
@@ -104,6 +111,11 @@ class DecisionLogWriter : public DecisionObserver {
 
  private:
   enum class Kind { kDecision, kStart, kStop };
+  // What a kSync decision waits for: its batch's outcome.
+  struct SyncWait {
+    bool finished = false;
+    absl::Status status;
+  };
   struct Pending {
     Kind kind;
     int64_t run_seq;
@@ -112,12 +124,13 @@ class DecisionLogWriter : public DecisionObserver {
     absl::Duration latency;
     absl::Time decided_at;
     size_t bytes;
+    SyncWait* wait = nullptr;  // kSync's waiter, which outlives the Pending
   };
 
   DecisionLogRow RowFor(const Pending& pending) const;
   void WriteUntilShutdown();
-  // Returns once the decision numbered `run_seq` is written or counted failed.
-  void AwaitFinished(int64_t run_seq);
+  // Returns once the batch holding `wait`'s decision is written or counted failed.
+  void AwaitFinished(SyncWait& wait);
   // Waits retry_delay, or less once Shutdown begins.
   void PauseUnlessStopping();
   bool Stopping() const;
@@ -140,11 +153,10 @@ class DecisionLogWriter : public DecisionObserver {
   // The last number given to a decision of this run.
   int64_t decided_ ABSL_GUARDED_BY(mu_) = 0;
 
-  // kSync's waiters: the highest number whose row is written or counted failed. Its own lock,
-  // so queueing never evaluates waiters; the writer signals once per batch.
+  // Guards kSync's waits (SyncWait). Its own lock, so queueing never evaluates waiters; the
+  // writer signals once per batch.
   absl::Mutex finished_mu_;
   absl::CondVar finished_cv_;
-  int64_t finished_through_ ABSL_GUARDED_BY(finished_mu_) = 0;
 
   std::thread writer_;
 };

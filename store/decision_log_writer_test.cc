@@ -56,8 +56,10 @@ TEST(DecisionLogWriterTest, WritesEveryDecisionInOrderWithSecretsRedacted) {
   const std::string path = FreshDatabasePath("in_order");
   DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
   for (int i = 0; i < 100; ++i) {
-    writer.OnDecision(MakeRequest(i, R"({"Authorization":"Bearer x","page":1})"), Allowed(),
-                      absl::Microseconds(i));
+    EXPECT_TRUE(writer
+                    .OnDecision(MakeRequest(i, R"({"Authorization":"Bearer x","page":1})"),
+                                Allowed(), absl::Microseconds(i))
+                    .ok());
   }
   writer.Flush();
 
@@ -80,12 +82,13 @@ TEST(DecisionLogWriterTest, WritesEveryDecisionInOrderWithSecretsRedacted) {
 TEST(DecisionLogWriterTest, ShutdownWritesEverythingQueuedAndTakesNoMore) {
   const std::string path = FreshDatabasePath("shutdown");
   DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
-  for (int i = 0; i < 2000; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  for (int i = 0; i < 2000; ++i)
+    EXPECT_TRUE(writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration()).ok());
   writer.Shutdown();
 
   EXPECT_EQ(writer.counters().written, 2000u);
   EXPECT_EQ(AllRows(path).size(), 2000u);
-  writer.OnDecision(MakeRequest(2000), Allowed(), absl::ZeroDuration());
+  EXPECT_TRUE(writer.OnDecision(MakeRequest(2000), Allowed(), absl::ZeroDuration()).ok());
   EXPECT_EQ(writer.counters().dropped, 1u);
 }
 
@@ -105,7 +108,7 @@ TEST(DecisionLogWriterTest, AFullQueueDropsAndCountsInsteadOfWaiting) {
     SQLite::Transaction lock(holder, SQLite::TransactionBehavior::IMMEDIATE);
     const absl::Time start = absl::Now();
     for (int i = 0; i < 100; ++i)
-      writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+      EXPECT_TRUE(writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration()).ok());
     EXPECT_LT(absl::Now() - start, absl::Seconds(1));
     // At most one row left the queue for the blocked batch; ten more fit in it.
     EXPECT_GE(writer.counters().dropped, 89u);
@@ -132,7 +135,7 @@ TEST(DecisionLogWriterTest, DecisionsDroppedByAFullQueueShowAsAGapInTheChainChec
     SQLite::Database holder(path, SQLite::OPEN_READWRITE);
     SQLite::Transaction lock(holder, SQLite::TransactionBehavior::IMMEDIATE);
     for (int i = 0; i < 100; ++i)
-      writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+      EXPECT_TRUE(writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration()).ok());
   }
   writer.Shutdown();
   ASSERT_GT(writer.counters().dropped, 0u);
@@ -153,7 +156,8 @@ TEST(DecisionLogWriterTest, DecisionsDroppedByAFullQueueShowAsAGapInTheChainChec
 TEST(DecisionLogWriterTest, EachDecisionIsNumberedInItsRunBetweenStartAndStopMarkers) {
   const std::string path = FreshDatabasePath("numbered");
   DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
-  for (int i = 0; i < 5; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  for (int i = 0; i < 5; ++i)
+    EXPECT_TRUE(writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration()).ok());
   writer.Shutdown();
 
   const std::vector<DecisionLogRow> rows = AllRows(path);
@@ -177,7 +181,7 @@ TEST(DecisionLogWriterTest, EachDecisionIsNumberedInItsRunBetweenStartAndStopMar
 TEST(DecisionLogWriterTest, ARunStillWritingIsOpenNotMissingDecisions) {
   const std::string path = FreshDatabasePath("open_run");
   DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock());
-  writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());
+  EXPECT_TRUE(writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration()).ok());
   writer.Flush();
 
   // This process is alive: its run has no stop marker yet, and that is no gap.
@@ -239,7 +243,7 @@ TEST(DecisionLogWriterTest, WithSyncDurabilityADecisionReturnsOnlyOnceItsRowIsCo
 
   int committed_when_answered = -1;
   std::thread decision([&] {
-    writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());
+    EXPECT_TRUE(writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration()).ok());
     committed_when_answered = log.committed();
   });
   log.Open();
@@ -249,13 +253,39 @@ TEST(DecisionLogWriterTest, WithSyncDurabilityADecisionReturnsOnlyOnceItsRowIsCo
   EXPECT_EQ(AllRows(path).size(), 1u);
 }
 
-TEST(DecisionLogWriterTest, WithSyncDurabilityARefusedRowStillLetsTheAnswerGo) {
+// With sync durability no decision is answered without its row: one the database finally refuses
+// is reported, and must not be answered.
+TEST(DecisionLogWriterTest, WithSyncDurabilityARefusedRowIsReportedSoTheAnswerIsWithheld) {
   DecisionLogWriterOptions options;
   options.durability = DecisionLogDurability::kSync;
   options.retry_delay = absl::Milliseconds(1);
   DecisionLogWriter writer(std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"),
                            FixedClock(), options);
-  writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());  // returns: no hang
+  absl::Status kept = writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration());
+  EXPECT_EQ(kept.code(), absl::StatusCode::kUnavailable);  // returned: no hang
+  EXPECT_EQ(writer.counters().failed, 1u);
+}
+
+TEST(DecisionLogWriterTest, WithSyncDurabilityADecisionAfterShutdownIsReportedNotKept) {
+  const std::string path = FreshDatabasePath("sync_after_shutdown");
+  DecisionLogWriterOptions options;
+  options.durability = DecisionLogDurability::kSync;
+  DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock(), options);
+  EXPECT_TRUE(writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration()).ok());
+  writer.Shutdown();
+  absl::Status kept = writer.OnDecision(MakeRequest(2), Allowed(), absl::ZeroDuration());
+  EXPECT_EQ(kept.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(writer.counters().dropped, 1u);
+}
+
+// Async durability answers first: a row refused later is counted, and the decision was answered.
+TEST(DecisionLogWriterTest, WithAsyncDurabilityEveryDecisionIsAnsweredAndALostRowCounted) {
+  DecisionLogWriterOptions options;
+  options.retry_delay = absl::Milliseconds(1);
+  DecisionLogWriter writer(std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"),
+                           FixedClock(), options);
+  EXPECT_TRUE(writer.OnDecision(MakeRequest(1), Allowed(), absl::ZeroDuration()).ok());
+  writer.Flush();
   EXPECT_EQ(writer.counters().failed, 1u);
 }
 
@@ -265,8 +295,9 @@ TEST(DecisionLogWriterTest, TheQueueIsBoundedInBytesToo) {
   options.max_queued_bytes = 64 * 1024;
   DecisionLogWriter writer(std::make_unique<DecisionLog>(path), FixedClock(), options);
   const std::string large_arguments = absl::StrCat(R"({"blob":")", std::string(100000, 'x'), "\"}");
-  writer.OnDecision(MakeRequest(1, large_arguments), Allowed(), absl::ZeroDuration());
-  writer.OnDecision(MakeRequest(2), Allowed(), absl::ZeroDuration());
+  EXPECT_TRUE(
+      writer.OnDecision(MakeRequest(1, large_arguments), Allowed(), absl::ZeroDuration()).ok());
+  EXPECT_TRUE(writer.OnDecision(MakeRequest(2), Allowed(), absl::ZeroDuration()).ok());
   writer.Flush();
   EXPECT_EQ(writer.counters().dropped, 1u);
   EXPECT_EQ(writer.counters().written, 1u);
@@ -296,7 +327,8 @@ TEST(DecisionLogWriterTest, ABatchRefusedForAWhileIsWrittenWhenTheDatabaseAccept
   DecisionLogWriterOptions options;
   options.retry_delay = absl::Milliseconds(1);
   DecisionLogWriter writer(std::make_unique<RefusingAtFirst>(path, 3), FixedClock(), options);
-  for (int i = 0; i < 10; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  for (int i = 0; i < 10; ++i)
+    EXPECT_TRUE(writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration()).ok());
   writer.Flush();
   EXPECT_EQ(writer.counters().written, 10u);
   EXPECT_EQ(writer.counters().failed, 0u);
@@ -308,7 +340,8 @@ TEST(DecisionLogWriterTest, RowsTheDatabaseRefusesAreCountedFailed) {
   options.retry_delay = absl::Milliseconds(1);
   DecisionLogWriter writer(std::make_unique<DecisionLog>("/nonexistent-dir/verdict.db"),
                            FixedClock(), options);
-  for (int i = 0; i < 10; ++i) writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration());
+  for (int i = 0; i < 10; ++i)
+    EXPECT_TRUE(writer.OnDecision(MakeRequest(i), Allowed(), absl::ZeroDuration()).ok());
   writer.Flush();
   EXPECT_EQ(writer.counters().failed, 10u);
   EXPECT_EQ(writer.counters().written, 0u);
