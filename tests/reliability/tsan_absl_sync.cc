@@ -101,7 +101,8 @@ void WRAP(_ZN4absl7debian319ReleasableMutexLock7ReleaseEv)(absl::ReleasableMutex
   __tsan_mutex_post_unlock(mu, 0);
 }
 
-// absl::Mutex::Await / AwaitWithTimeout (held on entry and on return) and LockWhen.
+// absl::Mutex::Await / AwaitWithTimeout / AwaitWithDeadline (held on entry and on return) and
+// LockWhen.
 void REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex*, const Condition&);
 void WRAP(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex* mu, const Condition& cond) {
   ReleasingAndReacquiring(mu, 0, [&] {
@@ -116,6 +117,18 @@ bool WRAP(_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8Duratio
   return ReleasingAndReacquiring(mu, 0, [&] {
     return REAL(_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(mu, cond,
                                                                                           timeout);
+  });
+}
+// AwaitWithDeadline too: server/availability_monitor's watchdog waits with it; unwrapped, TSan
+// thought the watchdog still held the lock and reported the destructor's Lock as a double lock.
+bool REAL(_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(Mutex*,
+                                                                                 const Condition&,
+                                                                                 Time);
+bool WRAP(_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(
+    Mutex* mu, const Condition& cond, Time deadline) {
+  return ReleasingAndReacquiring(mu, 0, [&] {
+    return REAL(_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, cond,
+                                                                                       deadline);
   });
 }
 void REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(Mutex*, const Condition&);
