@@ -4,15 +4,16 @@
 // suppressing reports on our own code, --config=tsan links every binary with these wrappers
 // (-Wl,--wrap for each symbol, .bazelrc) that tell TSan what each call does: a lock acquires,
 // an unlock releases, Await releases and reacquires, a Notification, Barrier or BlockingCounter
-// releases on one side and acquires on the other. The real abseil function does the work;
-// TSan ignores the memory it touches (its own bookkeeping, and the waiters' conditions it runs
-// under the lock).
+// releases on one side and acquires on the other, a Status's payload is released when dropped. The
+// real abseil function does the work; TSan ignores the memory it touches (its own bookkeeping, and
+// the waiters' conditions it runs under the lock).
 //
 // Only compiled under TSan; the symbols are abseil 20220623's as Debian builds it
 // (inline namespace absl::debian3).
 #include <sanitizer/tsan_interface.h>
 
 #include <atomic>
+#include <cstdint>
 
 #include "absl/synchronization/barrier.h"
 #include "absl/synchronization/blocking_counter.h"
@@ -166,6 +167,17 @@ bool WRAP(_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE)(Con
     return REAL(_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE)(cv, mu,
                                                                                    deadline);
   });
+}
+
+// absl::Status's payload is reference counted, and the count drops inside Debian's abseil
+// (Status::UnrefNonInlined), out of TSan's sight: a status copied to another thread and dropped
+// on both read as a race between one thread's read and the other's delete. Each drop releases
+// and then acquires on the payload, so the one that deletes it comes after every earlier holder.
+void REAL(_ZN4absl7debian36Status15UnrefNonInlinedEm)(uintptr_t);
+void WRAP(_ZN4absl7debian36Status15UnrefNonInlinedEm)(uintptr_t rep) {
+  __tsan_release(reinterpret_cast<void*>(rep));
+  __tsan_acquire(reinterpret_cast<void*>(rep));
+  REAL(_ZN4absl7debian36Status15UnrefNonInlinedEm)(rep);
 }
 
 // absl::Notification: Notify releases, every way of seeing it notified acquires.
