@@ -319,6 +319,9 @@ class WriteLock {
  public:
   explicit WriteLock(const std::string& db_path) {
     EXPECT_EQ(sqlite3_open(db_path.c_str(), &db_), SQLITE_OK);
+    // verdictd's own background writers (pruning, the decision log) may hold the lock for a
+    // moment just after start; wait for them rather than fail to take it.
+    sqlite3_busy_timeout(db_, 10000);
     EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db_);
   }
