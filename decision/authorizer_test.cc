@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/counting_store.h"
 #include "decision/memory_store.h"
 #include "decision/request_validation.h"
 #include "gtest/gtest.h"
@@ -145,26 +146,6 @@ class SubjectLookupCountingStore final : public PolicyStore {
     std::map<std::string, int>& calls_;
   };
 
-  PolicyStore& base_;
-};
-
-// Counts the read snapshots and write transactions begun over `base`: each one hosts one decision
-// of every check of a call.
-class CountingStore final : public PolicyStore {
- public:
-  explicit CountingStore(PolicyStore& base) : base_(base) {}
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
-    ++reads;
-    return base_.BeginRead();
-  }
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
-    ++writes;
-    return base_.BeginWrite();
-  }
-  std::atomic<int> reads{0};
-  std::atomic<int> writes{0};
-
- private:
   PolicyStore& base_;
 };
 

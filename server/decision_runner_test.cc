@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "decision/counting_store.h"
 #include "decision/memory_store.h"
 #include "gtest/gtest.h"
 #include "server/worker_pool.h"
@@ -56,25 +57,6 @@ class BrokenStore final : public PolicyStore {
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
     return absl::UnavailableError("disk gone");
   }
-};
-
-// Counts the read snapshots and write transactions begun over `base`: each one hosts one decision.
-class CountingStore final : public PolicyStore {
- public:
-  explicit CountingStore(PolicyStore& base) : base_(base) {}
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
-    ++reads;
-    return base_.BeginRead();
-  }
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
-    ++writes;
-    return base_.BeginWrite();
-  }
-  std::atomic<int> reads{0};
-  std::atomic<int> writes{0};
-
- private:
-  PolicyStore& base_;
 };
 
 // Authorize(request), in the halves the runner calls.
