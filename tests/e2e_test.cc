@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "tests/grpc_probes.h"
 #include "tests/verdictd_process.h"
+#include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {
@@ -27,6 +28,7 @@ namespace {
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 // From deploy/demo-policy.json.
 constexpr char kReader[] = "agt_demo_reader";
@@ -261,6 +263,25 @@ TEST_F(EndToEndTest, HealthIsServingForTheServerAndTheDecisionService) {
     EXPECT_EQ(*health, HealthStatus::kServing) << "service '" << service << "'";
   }
   EXPECT_EQ(CheckHealth(channel_, "no.such.Service").status().code(), absl::StatusCode::kNotFound);
+}
+
+// The admin plane runs beside the decisions, on its own socket (under /tmp: verdictd's default,
+// next to the database in TEST_TMPDIR, is longer than a socket's path may be in Bazel's sandbox,
+// and verdictd would then serve with no admin listener). It answers there, and refuses a caller
+// that brings no admin credential; the decision port does not serve it.
+TEST_F(EndToEndTest, TheAdminServiceAnswersOnItsOwnSocketOnly) {
+  ASSERT_THAT(server_->admin_address(), StartsWith("unix:/tmp/"));
+  auto admin = v1::AdminService::NewStub(
+      grpc::CreateChannel(server_->admin_address(), grpc::InsecureChannelCredentials()));
+  v1::ListAgentsResponse agents;
+  grpc::Status status =
+      admin->ListAgents(ContextWithDeadline().get(), v1::ListAgentsRequest(), &agents);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("missing admin credential"));
+
+  status = v1::AdminService::NewStub(channel_)->ListAgents(ContextWithDeadline().get(),
+                                                           v1::ListAgentsRequest(), &agents);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << status.error_message();
 }
 
 TEST_F(EndToEndTest, ReflectionListsTheServices) {

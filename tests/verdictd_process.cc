@@ -11,10 +11,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 
 extern char** environ;
@@ -73,6 +76,14 @@ absl::StatusOr<std::string> ReadLine(int fd, absl::Duration timeout) {
   }
 }
 
+// The directory Start made for the admin socket, with what verdictd left in it (the socket, its
+// lock file).
+void RemoveAdminDirectory(const std::string& directory) {
+  if (directory.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(directory, ignored);
+}
+
 absl::StatusOr<int> AwaitPid(pid_t pid, absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
   while (true) {
@@ -107,19 +118,50 @@ absl::StatusOr<std::unique_ptr<VerdictdProcess>> VerdictdProcess::Start(
     std::vector<std::string> flags) {
   std::vector<std::string> argv = {RunfilePath("server/verdictd")};
   bool has_listen = false;
-  for (const std::string& flag : flags) has_listen |= absl::StartsWith(flag, "--listen=");
+  bool has_admin_listen = false;
+  bool on_postgres = false;
+  std::string admin_address;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    absl::string_view flag = flags[i];
+    has_listen |= absl::StartsWith(flag, "--listen=");
+    on_postgres |= absl::StartsWith(flag, "--db=postgres");
+    if (flag == "--admin_listen" && i + 1 < flags.size()) {
+      has_admin_listen = true;
+      admin_address = flags[i + 1];
+    } else if (absl::ConsumePrefix(&flag, "--admin_listen=")) {
+      has_admin_listen = true;
+      admin_address = std::string(flag);
+    }
+  }
   if (!has_listen) argv.push_back("--listen=127.0.0.1:0");
+  std::string admin_directory;
+  if (!has_admin_listen && !on_postgres) {
+    char directory[] = "/tmp/verdictd-admin-XXXXXX";
+    if (mkdtemp(directory) == nullptr) {
+      return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
+    }
+    admin_directory = directory;
+    admin_address = absl::StrCat("unix:", admin_directory, "/admin.sock");
+    argv.push_back("--admin_listen=" + admin_address);
+  }
+  if (absl::EqualsIgnoreCase(admin_address, "off")) admin_address.clear();
   argv.insert(argv.end(), flags.begin(), flags.end());
 
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    RemoveAdminDirectory(admin_directory);
+    return absl::InternalError("pipe failed");
+  }
   absl::StatusOr<pid_t> pid = Spawn(argv, /*stderr_fd=*/pipe_fds[1]);
   close(pipe_fds[1]);
   if (!pid.ok()) {
     close(pipe_fds[0]);
+    RemoveAdminDirectory(admin_directory);
     return pid.status();
   }
   auto process = std::unique_ptr<VerdictdProcess>(new VerdictdProcess(*pid, pipe_fds[0], ""));
+  process->admin_address_ = admin_address;
+  process->admin_directory_ = admin_directory;  // removed by the destructor from now on
   // Other lines may come first (where metrics are served, for one), each passed on to this
   // test's stderr. The line is "<time> INFO verdictd serving on ..." or, with
   // --log_format=json, an object whose "msg" says the same.
@@ -158,6 +200,7 @@ VerdictdProcess::~VerdictdProcess() {
   // The process is gone, so its end of the pipe is closed and the copier reads to the end.
   if (log_copier_.joinable()) log_copier_.join();
   close(stderr_fd_);
+  RemoveAdminDirectory(admin_directory_);
 }
 
 void VerdictdProcess::Signal(int signal_number) { kill(pid_, signal_number); }

@@ -34,6 +34,12 @@ class VerdictdProcess {
   // and waits (up to 30 s) until it logs its "verdictd serving on ADDRESS (db PATH)" line on
   // stderr. Its stderr, that line included, goes on to the test's own stderr; its stdout is the
   // test's stdout.
+  //
+  // Unless `flags` name an --admin_listen (or a PostgreSQL --db, which has no default admin
+  // listener), the admin socket is --admin_listen=unix:/tmp/verdictd-admin-XXXXXX/admin.sock, in
+  // a fresh directory removed with this object. verdictd's default, next to the database, would
+  // be under TEST_TMPDIR, and under Bazel's sandbox (CI's is deeper) that path is longer than the
+  // 107 bytes a socket's path may hold: verdictd would serve with no admin listener at all.
   static absl::StatusOr<std::unique_ptr<VerdictdProcess>> Start(std::vector<std::string> flags);
 
   // Kills the process (SIGKILL) when it is still running.
@@ -41,6 +47,9 @@ class VerdictdProcess {
 
   // What the server said it serves on: "127.0.0.1:41877" or "unix:/path".
   const std::string& address() const { return address_; }
+  // The --admin_listen it was given ("unix:/tmp/verdictd-admin-Qx81Zc/admin.sock"), or "" when
+  // it has no admin listener (--admin_listen=off, or a PostgreSQL database and no flag).
+  const std::string& admin_address() const { return admin_address_; }
   pid_t pid() const { return pid_; }
 
   void Signal(int signal_number);
@@ -56,6 +65,8 @@ class VerdictdProcess {
   int stderr_fd_;  // read to its end by log_copier_
   std::thread log_copier_;
   std::string address_;
+  std::string admin_address_;
+  std::string admin_directory_;  // made for the admin socket, removed by the destructor
   bool exited_ = false;
 };
 
