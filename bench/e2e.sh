@@ -18,31 +18,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-agents=50000 rounds=3 seconds=5 in_flights="1 8 64" transports="tcp unix" workers=4
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --agents) agents=$2 ;;
-    --rounds) rounds=$2 ;;
-    --seconds) seconds=$2 ;;
-    --in_flight) in_flights=$2 ;;
-    --transports) transports=$2 ;;
-    --workers) workers=$2 ;;
-    *) echo "usage: $0 [--agents N] [--rounds N] [--seconds N] [--in_flight \"1 8 64\"]" \
-         "[--transports \"tcp unix\"] [--workers N]" >&2; exit 2 ;;
-  esac
-  shift 2
-done
+source bench/h2load_lib.sh
+agents=50000 rounds=3 seconds=5 in_flight="1 8 64" transports="tcp unix" workers=4
+parse_options "agents rounds seconds in_flight transports workers" "$@"
+in_flights=$in_flight
 
 scripts/install-deps.sh nghttp2-client
-bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
-# --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
-"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt //server:verdictd //bench:null_server \
-  //bench:make_dataset
-bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+build_opt //server:verdictd //bench:null_server //bench:make_dataset
 
 dataset=$("$bin/bench/make_dataset" --agents="$agents")
 work=$(mktemp -d /tmp/verdict-e2e.XXXXXX)
-source bench/h2load_lib.sh
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

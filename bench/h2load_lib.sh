@@ -1,7 +1,38 @@
 # Shared by the end-to-end scripts (bench/e2e.sh, bench/peers/cerbos.sh, bench/loadgen_e2e.sh,
-# bench/durability.sh): start a server and wait for it, drive it with h2load (Debian's
-# nghttp2-client) sending one gRPC frame, and measure what the server spent. Sourced, not run.
-# Needs $work (a scratch directory) set by the caller.
+# bench/durability.sh, scripts/pg-bench.sh): read their options, build with -c opt, start a
+# server and wait for it, drive it with h2load (Debian's nghttp2-client) sending one gRPC frame,
+# and measure what the server spent. Sourced, not run. The functions after build_opt need $work
+# (a scratch directory) set by the caller.
+
+# Reads `--NAME VALUE` pairs into the caller's variables: each NAME listed in NAMES must be a
+# variable the caller has set to its default. Anything else prints the usage (every option with
+# its default) and exits 2.
+# usage: parse_options "agents rounds in_flight ..." "$@"
+parse_options() {
+  local names=" $1 "
+  shift
+  while [[ $# -gt 0 ]]; do
+    local name=${1#--}
+    if [[ $1 != --* || $names != *" $name "* || $# -lt 2 ]]; then
+      local usage="usage: $0" option
+      for option in $names; do usage+=" [--$option \"${!option}\"]"; done
+      echo "$usage" >&2
+      exit 2
+    fi
+    printf -v "$name" '%s' "$2"
+    shift 2
+  done
+}
+
+# Builds TARGETS with -c opt and sets $bin to where they are. BAZEL_OUTPUT_BASE, when set, is the
+# build's --output_base. --symlink_prefix=/: an -c opt build must not repoint the working tree's
+# bazel-bin links.
+# usage: build_opt //server:verdictd //bench:loadgen ...
+build_opt() {
+  local bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
+  "${bazel_cmd[@]}" build --symlink_prefix=/ -c opt "$@"
+  bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+}
 
 # Starts COMMAND in the background, its output in $work/NAME.log, and waits until that log
 # matches PATTERN (the server says it serves). Sets started_pid.

@@ -13,28 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+source bench/h2load_lib.sh  # parse_options, build_opt, free_port, start_and_wait
 agents=50000 in_flight=64 duration=10s warmup=2s workers=4 channels=1 runs=1
 mix=direct:50,delegated:25,denied:25
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --agents) agents=$2 ;;
-    --in_flight) in_flight=$2 ;;
-    --duration) duration=$2 ;;
-    --warmup) warmup=$2 ;;
-    --workers) workers=$2 ;;
-    --channels) channels=$2 ;;
-    --mix) mix=$2 ;;
-    --runs) runs=$2 ;;
-    *) echo "usage: $0 [--agents N] [--in_flight N] [--duration 10s] [--warmup 2s]" \
-         "[--workers N] [--channels N] [--mix KIND:W,...] [--runs N]" >&2; exit 2 ;;
-  esac
-  shift 2
-done
+parse_options "agents in_flight duration warmup workers channels mix runs" "$@"
 
-bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
-# --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
-"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt //server:verdictd //bench:loadgen //bench:make_dataset
-bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+build_opt //server:verdictd //bench:loadgen //bench:make_dataset
 
 dataset=$("$bin/bench/make_dataset" --agents="$agents")
 work=$(mktemp -d /tmp/verdict-e2e.XXXXXX)
@@ -47,8 +31,6 @@ trap cleanup EXIT
 
 # The server gets its own copy: the cached dataset stays untouched by anything it writes.
 cp "$dataset" "$work/verdict.db"
-
-source bench/h2load_lib.sh  # free_port, start_and_wait
 
 # Starts verdictd on $1 and waits until it says it serves.
 start_server() {

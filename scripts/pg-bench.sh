@@ -14,28 +14,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+source bench/h2load_lib.sh  # parse_options, build_opt, free_port, start_and_wait
 agents=50000 in_flight=32 duration=10s warmup=2s workers=4 url=""
 mix=direct:50,delegated:25,denied:25
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --agents) agents=$2 ;;
-    --in_flight) in_flight=$2 ;;
-    --duration) duration=$2 ;;
-    --warmup) warmup=$2 ;;
-    --workers) workers=$2 ;;
-    --mix) mix=$2 ;;
-    --url) url=$2 ;;
-    *) echo "usage: $0 [--agents N] [--in_flight N per sidecar] [--duration 10s] [--warmup 2s]" \
-         "[--workers N] [--mix KIND:W,...] [--url postgresql://...]" >&2; exit 2 ;;
-  esac
-  shift 2
-done
+# --in_flight is per sidecar; --url postgresql://... names a server to use instead of a throwaway one.
+parse_options "agents in_flight duration warmup workers mix url" "$@"
 
-bazel_cmd=(bazel ${BAZEL_OUTPUT_BASE:+--output_base=$BAZEL_OUTPUT_BASE})
-# --symlink_prefix=/: an -c opt build must not repoint the working tree's bazel-bin links.
-"${bazel_cmd[@]}" build --symlink_prefix=/ -c opt \
-  //server:verdictd //bench:loadgen //bench:make_dataset //bench:postgres_store_bench
-bin=$("${bazel_cmd[@]}" info -c opt bazel-bin 2>/dev/null)
+build_opt //server:verdictd //bench:loadgen //bench:make_dataset //bench:postgres_store_bench
 
 work=$(mktemp -d /tmp/verdict-pg-bench.XXXXXX)
 chmod 755 "$work"

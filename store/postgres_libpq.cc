@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "store/libpq_loader/libpq_loader.h"
 
 namespace verdict {
 namespace {
@@ -29,11 +30,11 @@ absl::StatusOr<LibPq> Load() {
                                              kLibPqSoname, " is not loaded in sanitizer builds"));
 #endif
   // Never closed: connections may outlive any one store, and unloading OpenSSL is not safe.
-  void* library = dlopen(kLibPqSoname, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (library == nullptr) {
-    return absl::UnavailableError(absl::StrCat("PostgreSQL client library unavailable: ", dlerror(),
-                                               " (install Debian's libpq5)"));
-  }
+  // With RTLD_DEEPBIND, through a shim that keeps libpq on the process's allocator
+  // (store/libpq_loader/libpq_loader.h).
+  std::string open_error;
+  void* library = OpenLibPq(open_error);
+  if (library == nullptr) return absl::UnavailableError(open_error);
   LibPq pq;
   std::string error;
   Resolve(library, "PQconnectdbParams", pq.connectdbParams, error);

@@ -15,18 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-rounds=3 seconds=5 in_flights="1 8 64" workers=4
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --rounds) rounds=$2 ;;
-    --seconds) seconds=$2 ;;
-    --in_flight) in_flights=$2 ;;
-    --workers) workers=$2 ;;
-    *) echo "usage: $0 [--rounds N] [--seconds N] [--in_flight \"1 8 64\"] [--workers N]" >&2
-       exit 2 ;;
-  esac
-  shift 2
-done
+source bench/h2load_lib.sh
+rounds=3 seconds=5 in_flight="1 8 64" workers=4
+parse_options "rounds seconds in_flight workers" "$@"
+in_flights=$in_flight
 
 scripts/install-deps.sh nghttp2-client
 peers=${VERDICT_PEERS_DIR:-$HOME/.cache/verdict/peers}
@@ -38,11 +30,9 @@ if ! cmp -s bench/peers/package-lock.json "$peers/package-lock.json" || [[ ! -x 
 fi
 echo "== $("$cerbos" --version | head -1 | sed 's/^/Cerbos /') from npm"
 
-bazel build --symlink_prefix=/ -c opt //server:verdictd
-bin=$(bazel info -c opt bazel-bin 2>/dev/null)
+build_opt //server:verdictd
 
 work=$(mktemp -d /tmp/verdict-peers.XXXXXX)
-source bench/h2load_lib.sh
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
