@@ -1,7 +1,6 @@
 #include "server/store_pruner.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace verdict {
 namespace {
@@ -11,13 +10,8 @@ constexpr absl::Duration kPauseAfterFullBatch = absl::Milliseconds(50);
 
 }  // namespace
 
-StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
-                         std::function<absl::Time()> clock)
-    : store_(store),
-      limits_(limits),
-      interval_(interval),
-      clock_(std::move(clock)),
-      thread_([this] { Loop(); }) {}
+StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval)
+    : store_(store), limits_(limits), interval_(interval), thread_([this] { Loop(); }) {}
 
 StorePruner::~StorePruner() {
   {
@@ -39,7 +33,7 @@ void StorePruner::AwaitRuns(uint64_t runs) const {
 }
 
 bool StorePruner::RunOnce() {
-  absl::StatusOr<PrunedRows> pruned = store_.PruneDeadRows(limits_, clock_());
+  absl::StatusOr<PrunedRows> pruned = store_.PruneDeadRowsByDatabaseClock(limits_);
   absl::MutexLock lock(&mutex_);
   ++counters_.runs;
   if (!pruned.ok()) {

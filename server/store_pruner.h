@@ -2,9 +2,11 @@
 // reads again (store/pruning.h), one bounded batch at a time, so the database stays as large as
 // the policy and its live state whatever the traffic. A batch that came back full is followed by
 // another after a short pause; otherwise the job sleeps for its interval. A failed run (the
-// database unavailable, busy) is counted and tried again at the next interval.
+// database unavailable, busy) is counted and tried again at the next interval. What has ended is
+// decided by the database's clock (Store::PruneDeadRowsByDatabaseClock), never by this process's
+// alone: verdictd nodes sharing one PostgreSQL database may disagree about the time.
 //
-//   StorePruner pruner(*store, PruneLimits{}, absl::Seconds(10), [] { return absl::Now(); });
+//   StorePruner pruner(*store, PruneLimits{}, absl::Seconds(10));
 //   metrics.AddExternalCounter("verdict_pruned_approvals_total", "...",
 //                              [&pruner] { return pruner.counters().approvals; });
 //   // Stops, waiting for the batch in progress, when destroyed.
@@ -13,7 +15,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -36,8 +37,7 @@ class StorePruner {
 
   // Starts the thread; `store` must outlive the pruner. `limits` must pass CheckPruneLimits and
   // `interval` be positive (server/storage_bounds.h checks both).
-  StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
-              std::function<absl::Time()> clock);
+  StorePruner(Store& store, PruneLimits limits, absl::Duration interval);
   ~StorePruner();
 
   StorePruner(const StorePruner&) = delete;
@@ -55,7 +55,6 @@ class StorePruner {
   Store& store_;
   const PruneLimits limits_;
   const absl::Duration interval_;
-  const std::function<absl::Time()> clock_;
 
   mutable absl::Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;

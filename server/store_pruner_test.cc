@@ -48,7 +48,7 @@ TEST_F(StorePrunerTest, RunsInBatchesUntilNothingIsLeftAndCountsWhatItDeleted) {
   Spend("perm_current", now);
   {
     // An hour between runs: only full batches are followed at once by another.
-    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1), clock_.AsFunction());
+    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1));
     pruner.AwaitRuns(3);
     const StorePruner::Counters counters = pruner.counters();
     EXPECT_EQ(counters.rate_counters, 5u);
@@ -61,7 +61,7 @@ TEST_F(StorePrunerTest, RunsInBatchesUntilNothingIsLeftAndCountsWhatItDeleted) {
 
 TEST_F(StorePrunerTest, AFailedRunIsCountedAndTheJobGoesOn) {
   // Limits the store refuses stand for a database that refuses the batch.
-  StorePruner pruner(*store_, {.max_rows = 0}, absl::Milliseconds(1), clock_.AsFunction());
+  StorePruner pruner(*store_, {.max_rows = 0}, absl::Milliseconds(1));
   pruner.AwaitRuns(2);
   EXPECT_GE(pruner.counters().failed, 2u);
 }

@@ -281,8 +281,7 @@ int Serve(const ServerOptions& options) {
   }
   // Expired and used approvals and ended rate windows, deleted in the background on a connection
   // of its own (server/store_pruner.h).
-  StorePruner pruner(**store, storage_bounds->prune_limits, storage_bounds->prune_interval,
-                     [] { return absl::Now(); });
+  StorePruner pruner(**store, storage_bounds->prune_limits, storage_bounds->prune_interval);
   metrics.AddExternalCounter("verdict_pruned_approval_requests_total",
                              "Approval requests the pruning job deleted, expired or used.",
                              [&pruner] { return pruner.counters().approvals; });

@@ -82,10 +82,33 @@ absl::Status StoreWithAdminCalls::Transact(
 
 absl::StatusOr<PrunedRows> StoreWithAdminCalls::PruneDeadRows(const PruneLimits& limits,
                                                               absl::Time now) {
+  return Prune(limits, now);
+}
+
+absl::StatusOr<PrunedRows> StoreWithAdminCalls::PruneDeadRowsByDatabaseClock(
+    const PruneLimits& limits) {
+  return Prune(limits, std::nullopt);
+}
+
+absl::StatusOr<PrunedRows> StoreWithAdminCalls::Prune(const PruneLimits& limits,
+                                                      std::optional<absl::Time> given_now) {
   if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
   PrunedRows pruned;
   absl::Status status =
       prune_database_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
+        absl::Time now;
+        if (given_now.has_value()) {
+          now = *given_now;
+        } else if (GetStatementSql(Statement::kDatabaseClock, connection.dialect()).sql ==
+                   nullptr) {
+          now = clock_();  // the database is a file of this host: its clock is the host's
+        } else {
+          absl::StatusOr<ResultRows> clock =
+              connection.Execute(Statement::kDatabaseClock, Params());
+          if (!clock.ok()) return clock.status();
+          if (clock->size() != 1) return absl::InternalError("the database's clock read no row");
+          now = clock->row(0).Time(0);
+        }
         absl::StatusOr<ResultRows> approvals = connection.Execute(
             Statement::kPruneApprovals,
             Params().Time(now - limits.approval_retention).Int64(limits.max_rows));

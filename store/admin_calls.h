@@ -48,6 +48,9 @@ class StoreWithAdminCalls : public Store {
   absl::Status CheckAvailable() override;
   // Store: in one kLockFreeWrite transaction of `prune_database`.
   absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
+  // Store: the same, at the time the database's kDatabaseClock statement reads in that
+  // transaction, or at this store's clock where the database has none.
+  absl::StatusOr<PrunedRows> PruneDeadRowsByDatabaseClock(const PruneLimits& limits) override;
 
   absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) final;
   absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) final;
@@ -84,6 +87,8 @@ class StoreWithAdminCalls : public Store {
 
  private:
   absl::Time AdminClock() { return clock_(); }
+  // Prunes at `now`, or at the database's clock when there is no `now`.
+  absl::StatusOr<PrunedRows> Prune(const PruneLimits& limits, std::optional<absl::Time> now);
   // One transaction, with a write committed only while CommitOnlyWhile::Check() is OK.
   absl::Status Transact(TransactionKind kind,
                         absl::FunctionRef<absl::Status(AdminTransaction&)> body);

@@ -5,7 +5,7 @@
 // each kind in one short write transaction on a connection of its own, so decisions never wait
 // behind a long one; server/store_pruner.h runs it on an interval.
 //
-//   absl::StatusOr<PrunedRows> pruned = store.PruneDeadRows(PruneLimits{}, absl::Now());
+//   absl::StatusOr<PrunedRows> pruned = store.PruneDeadRowsByDatabaseClock(PruneLimits{});
 #ifndef VERDICT_STORE_PRUNING_H_
 #define VERDICT_STORE_PRUNING_H_
 

@@ -36,6 +36,7 @@ namespace {
 struct Entry {
   Statement id;
   const char* name;
+  // nullptr where SQLite has no such statement.
   const char* sql;
   // PostgreSQL's own text where its dialect differs; kNone where it has no such statement.
   const char* postgres_sql = nullptr;
@@ -181,6 +182,10 @@ constexpr Entry kStatements[] = {
      "DELETE FROM rate_counters WHERE (agent_id, permission_id, window_start) IN ("
      "SELECT agent_id, permission_id, window_start FROM rate_counters"
      " WHERE kept_until <= $1 LIMIT $2)"},
+    // The database server's time, unix microseconds: now() is the time its transaction started,
+    // the same for every node sharing the database.
+    {Statement::kDatabaseClock, "DatabaseClock", nullptr,
+     "SELECT CAST(floor(extract(epoch FROM now()) * 1000000) AS bigint)"},
 
     {Statement::kExportAgents, "ExportAgents",
      "SELECT " VERDICT_AGENT_COLUMNS ", token_hash, prev_token_hash, prev_token_expires_at"

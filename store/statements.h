@@ -57,6 +57,8 @@ enum class Statement {
   kDeleteRateCountersOfAgent,
   kPruneApprovals,
   kPruneRateCounters,
+  kDatabaseClock,  // PostgreSQL's own: SQLite's database is a file of the host, whose clock the
+                   // store has
   // Whole-policy export and import.
   kExportAgents,
   kExportPermissions,

@@ -32,6 +32,12 @@ class Store : public PolicyStore, public PolicyAdmin {
   // (store/pruning.h), in one write transaction on a connection of its own. INVALID_ARGUMENT
   // for limits out of range; the store's error otherwise, with nothing deleted.
   virtual absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) = 0;
+  // The same at the database's own time, as the pruning job runs it: where several verdictd
+  // processes share the database (PostgreSQL), its server's clock (now(), read in the pruning
+  // transaction), so that a node whose clock is behind or ahead never decides for the others
+  // which windows have ended; where the database is a file of this host (SQLite), the store's
+  // clock, the host's.
+  virtual absl::StatusOr<PrunedRows> PruneDeadRowsByDatabaseClock(const PruneLimits& limits) = 0;
 };
 
 }  // namespace verdict

@@ -761,6 +761,51 @@ TEST_P(StoreBoundsTest, PruningDeletesCountsOnlyOnceTheirWindowAndTheNextHaveEnd
   EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/perm_3/", minute - 3600)));
 }
 
+// SQLite's database is a file of this host: the pruning job cuts by the store's clock (here the
+// test's manual clock), like every other time the store reads.
+TEST_P(StoreBoundsTest, OnSqliteThePruningJobCutsByTheStoresClock) {
+  if (GetParam() != Backend::kSqlite) GTEST_SKIP() << "PostgreSQL has a clock of its own";
+  const int64_t minute = Now() / 60 * 60;
+  Spend("agt_a", "perm_1", minute - 120);
+  Spend("agt_a", "perm_2", minute - 60);
+  clock_.Advance(absl::Seconds(minute - Now()));
+  absl::StatusOr<PrunedRows> pruned = store_->PruneDeadRowsByDatabaseClock({});
+  ASSERT_TRUE(pruned.ok()) << pruned.status();
+  EXPECT_EQ(pruned->rate_counters, 1);
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/perm_2/", minute - 60)));
+}
+
+// Several verdictd nodes share one PostgreSQL database, and their clocks need not agree. The
+// pruning job cuts by the database server's clock, so a node whose clock is ahead does not
+// delete a window the others still count in, nor does one whose clock is behind keep dead ones.
+// Hour windows, with the rows hours away from the database's time, so that the test never
+// straddles a window's end.
+TEST_P(StoreBoundsTest, OnPostgresThePruningJobCutsByTheDatabasesClockNotTheNodes) {
+  if (GetParam() != Backend::kPostgres) GTEST_SKIP() << "SQLite's clock is the store's";
+  const Rows database_now =
+      database_->Query("SELECT CAST(CAST(floor(extract(epoch FROM now())) AS bigint) AS TEXT)");
+  ASSERT_EQ(database_now.size(), 1u);
+  const int64_t hour = std::stoll(database_now[0][0]) / 3600 * 3600;
+  Spend("agt_a", "perm_dead", hour - 3 * 3600, 3600);  // kept until an hour ago
+  Spend("agt_a", "perm_live", hour, 3600);             // counted in now
+
+  // A node whose clock is ahead (the fixture's manual clock, days ahead): by its own clock, both
+  // windows have ended.
+  ASSERT_GT(clock_.Now(), absl::FromUnixSeconds(hour + 3 * 3600));
+  // A node whose clock is three hours behind: by its own clock, neither has.
+  ManualClock behind(absl::FromUnixSeconds(hour - 3 * 3600));
+  std::unique_ptr<Store> lagging = database_->Open(behind, 1);
+  ASSERT_NE(lagging, nullptr);
+
+  absl::StatusOr<PrunedRows> by_lagging = lagging->PruneDeadRowsByDatabaseClock({});
+  ASSERT_TRUE(by_lagging.ok()) << by_lagging.status();
+  EXPECT_EQ(by_lagging->rate_counters, 1);
+  absl::StatusOr<PrunedRows> by_leading = store_->PruneDeadRowsByDatabaseClock({});
+  ASSERT_TRUE(by_leading.ok()) << by_leading.status();
+  EXPECT_EQ(by_leading->rate_counters, 0);
+  EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/perm_live/", hour)));
+}
+
 TEST_P(StoreBoundsTest, PruningDeletesApprovalsExpiredOrUsedLongerAgoThanTheRetention) {
   NewAgent("agt_a");
   const std::string expired = OpenApproval("agt_a", "expired", 1, absl::Minutes(1));

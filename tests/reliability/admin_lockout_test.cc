@@ -6,6 +6,7 @@
 #include <grpcpp/grpcpp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -51,11 +52,14 @@ grpc::Status ListAgents(v1::AdminService::Stub& stub, absl::string_view secret) 
   return stub.ListAgents(&context, request, &response);
 }
 
-// The child: becomes `uid`/`gid`, sends the wrong secrets, reports. Never returns.
-[[noreturn]] void Flood(const std::string& address, uid_t uid, gid_t gid, int progress_fd,
-                        int outcome_fd) {
+// The child: becomes `uid`/`gid`, waits for the word on `go_fd` (verdictd is serving), sends
+// the wrong secrets, reports. Never returns; ends at once when `go_fd` closes without the word.
+[[noreturn]] void Flood(const std::string& address, uid_t uid, gid_t gid, int go_fd,
+                        int progress_fd, int outcome_fd) {
   if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0) _exit(3);
-  // gRPC was not started in the parent before the fork: this process starts its own.
+  char go;
+  if (read(go_fd, &go, 1) != 1) _exit(6);
+  // The parent had started no thread, nor gRPC, before the fork: this process starts its own.
   auto stub =
       v1::AdminService::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   FloodOutcome outcome;
@@ -80,6 +84,30 @@ grpc::Status ListAgents(v1::AdminService::Stub& stub, absl::string_view secret) 
   if (write(outcome_fd, &outcome, sizeof(outcome)) != sizeof(outcome)) _exit(5);
   _exit(0);
 }
+
+// The flooder process, forked before the test starts any thread (verdictd's log copier, gRPC):
+// a multi-threaded process must not fork (ThreadSanitizer refuses it, and a lock another thread
+// held at the fork stays locked in the child). Killed and reaped if the test ends before it.
+class Flooder {
+ public:
+  Flooder() = default;
+  Flooder(const Flooder&) = delete;
+  Flooder& operator=(const Flooder&) = delete;
+  ~Flooder() {
+    for (int fd : {go_fd, progress_fd, outcome_fd}) {
+      if (fd >= 0) close(fd);
+    }
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+
+  pid_t pid = -1;
+  int go_fd = -1;        // one byte written: verdictd serves, start
+  int progress_fd = -1;  // one byte read: the first kProgressAfter were answered
+  int outcome_fd = -1;   // a FloodOutcome read: done
+};
 
 TEST(AdminLockoutTest, AnotherLocalUserSendingAThousandWrongSecretsNeverLocksTheAdminOut) {
   const passwd* nobody = getpwnam("nobody");
@@ -108,6 +136,28 @@ TEST(AdminLockoutTest, AnotherLocalUserSendingAThousandWrongSecretsNeverLocksThe
   std::ofstream(secret_file) << kSecret;
   ASSERT_EQ(chmod(secret_file.c_str(), 0600), 0);
   const std::string admin_address = absl::StrCat("unix:", dir, "/admin.sock");
+
+  Flooder flooder;
+  {
+    int go[2];
+    int progress[2];
+    int outcome[2];
+    ASSERT_EQ(pipe(go), 0);
+    ASSERT_EQ(pipe(progress), 0);
+    ASSERT_EQ(pipe(outcome), 0);
+    flooder.pid = fork();
+    ASSERT_GE(flooder.pid, 0);
+    if (flooder.pid == 0) {
+      close(go[1]);
+      Flood(admin_address, other_uid, other_gid, go[0], progress[1], outcome[1]);
+    }
+    close(go[0]);
+    close(progress[1]);
+    close(outcome[1]);
+    flooder.go_fd = go[1];
+    flooder.progress_fd = progress[0];
+    flooder.outcome_fd = outcome[0];
+  }
   absl::StatusOr<std::unique_ptr<VerdictdProcess>> server = VerdictdProcess::Start({
       absl::StrCat("--db=", dir, "/v.db"),
       "--admin_listen=" + admin_address,
@@ -117,22 +167,13 @@ TEST(AdminLockoutTest, AnotherLocalUserSendingAThousandWrongSecretsNeverLocksThe
       "--test_only_weak_admin_hash",
   });
   ASSERT_TRUE(server.ok()) << server.status();
-
-  int progress[2];
-  int outcome_pipe[2];
-  ASSERT_EQ(pipe(progress), 0);
-  ASSERT_EQ(pipe(outcome_pipe), 0);
-  const pid_t flooder = fork();
-  ASSERT_GE(flooder, 0);
-  if (flooder == 0) Flood(admin_address, other_uid, other_gid, progress[1], outcome_pipe[1]);
-  close(progress[1]);
-  close(outcome_pipe[1]);
+  ASSERT_EQ(write(flooder.go_fd, "g", 1), 1);
 
   auto stub = v1::AdminService::NewStub(
       grpc::CreateChannel(admin_address, grpc::InsecureChannelCredentials()));
   // The flood is under way: its first 100 wrong secrets are answered.
   char byte;
-  ASSERT_EQ(read(progress[0], &byte, 1), 1) << "the flooder stopped early";
+  ASSERT_EQ(read(flooder.progress_fd, &byte, 1), 1) << "the flooder stopped early";
 
   std::vector<absl::Duration> admin_calls;
   int admin_failures = 0;
@@ -147,12 +188,13 @@ TEST(AdminLockoutTest, AnotherLocalUserSendingAThousandWrongSecretsNeverLocksThe
       ADD_FAILURE() << "admin call " << admin_calls.size() << " refused: " << status.error_code()
                     << " " << status.error_message();
     }
-    pollfd readable{outcome_pipe[0], POLLIN, 0};
+    pollfd readable{flooder.outcome_fd, POLLIN, 0};
     flood_done = poll(&readable, 1, 0) == 1;
   }
-  ASSERT_EQ(read(outcome_pipe[0], &outcome, sizeof(outcome)), sizeof(outcome));
+  ASSERT_EQ(read(flooder.outcome_fd, &outcome, sizeof(outcome)), sizeof(outcome));
   int wait_status = 0;
-  ASSERT_EQ(waitpid(flooder, &wait_status, 0), flooder);
+  ASSERT_EQ(waitpid(flooder.pid, &wait_status, 0), flooder.pid);
+  flooder.pid = -1;  // reaped
   ASSERT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) << wait_status;
   // And after it.
   const grpc::Status after = ListAgents(*stub, kSecret);

@@ -34,6 +34,18 @@ constexpr int kLevels = 8;
 constexpr int kWidth = 6;
 constexpr char kSubject[] = "agt_subject";
 
+// How many times the memory of an uninstrumented build a ThreadSanitizer build of verdictd
+// (--config=tsan, which builds this test and the verdictd it starts alike) takes for the same
+// work: TSan keeps shadow memory beside every byte the program touches, 5 to 10 times its
+// memory by TSan's own documentation (19 MiB measured here against well under 16 MiB). The
+// bound scales with it, and so does what an unbounded attack takes (2.48 GB uninstrumented), so
+// the bound still tells the two apart.
+#if defined(__SANITIZE_THREAD__)
+constexpr int kMemoryFactor = 8;
+#else
+constexpr int kMemoryFactor = 1;
+#endif
+
 std::string LevelAgent(int level, int i) { return absl::StrCat("agt_l", level, "_", i); }
 std::string WhatIfAgent(int i) { return absl::StrCat("agt_w", i); }
 
@@ -186,7 +198,7 @@ TEST_F(DecisionBudgetTest, SimulateWithADenseWhatIfGraphIsCheapInTimeAndMemory) 
   // Measured at a few milliseconds and well under 16 MiB (RELIABILITY.md); was 26.6 s of CPU
   // and 2.48 GB.
   EXPECT_LT(took[took.size() / 2], absl::Milliseconds(200)) << took[took.size() / 2];
-  EXPECT_LT(grown_kib, 16 * 1024) << grown_kib << " KiB";
+  EXPECT_LT(grown_kib, 16 * 1024 * kMemoryFactor) << grown_kib << " KiB";
 
   // An ordinary call is answered as before.
   v1::AuthorizeRequest ordinary;

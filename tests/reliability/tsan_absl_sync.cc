@@ -14,11 +14,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "absl/synchronization/barrier.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/types/span.h"
 
 namespace {
 
@@ -38,6 +40,9 @@ const void* NotificationKey(const Notification* notification) {
 static_assert(sizeof(Notification) >= sizeof(Mutex) + sizeof(std::atomic<bool>));
 
 void* Key(const void* address) { return const_cast<void*>(address); }
+
+// Held around each use of abseil's random pool (below).
+std::mutex random_pool_mutex;
 
 // Around a call that releases `mu` and holds it again when it returns.
 template <typename Call>
@@ -238,6 +243,21 @@ void REAL(_ZN4absl7debian315BlockingCounter4WaitEv)(BlockingCounter*);
 void WRAP(_ZN4absl7debian315BlockingCounter4WaitEv)(BlockingCounter* counter) {
   REAL(_ZN4absl7debian315BlockingCounter4WaitEv)(counter);
   __tsan_acquire(counter);
+}
+
+// absl::random_internal::RandenPool<uint8_t>::Fill: gRPC seeds each back-off's random generator
+// from abseil's shared random pool, which Debian's abseil sets up on its first use (its own
+// call_once) and guards with a spin lock per shard, none of which TSan sees; the pool's memory is
+// allocated and copied through TSan's interceptors, so a thread reading the pool another had just
+// set up read as a race (gRPC's DNS resolvers created on several threads at once, in
+// //tests:decision_log_crash_test). Each call holds random_pool_mutex, which TSan knows: every
+// use of the pool is ordered after its set-up and after the uses before it, as abseil's call_once
+// and spin locks order them (more strictly: one thread at a time, not one per shard).
+void REAL(_ZN4absl7debian315random_internal10RandenPoolIhE4FillENS0_4SpanIhEE)(absl::Span<uint8_t>);
+void WRAP(_ZN4absl7debian315random_internal10RandenPoolIhE4FillENS0_4SpanIhEE)(
+    absl::Span<uint8_t> data) {
+  std::lock_guard<std::mutex> lock(random_pool_mutex);
+  REAL(_ZN4absl7debian315random_internal10RandenPoolIhE4FillENS0_4SpanIhEE)(data);
 }
 
 }  // extern "C"
