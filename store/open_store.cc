@@ -17,7 +17,7 @@
 #include "absl/strings/strip.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
-#include "store/postgres_pool.h"
+#include "store/postgres_source.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 
@@ -149,13 +149,14 @@ absl::StatusOr<std::unique_ptr<Database>> OpenAdminDatabase(absl::string_view db
   absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
   if (!location.ok()) return location.status();
   if (location->kind == StoreKind::kSqlite) {
-    return std::make_unique<ConnectionPool>(std::move(location->location), ConnectionOptions{},
-                                            /*size=*/1);
+    return std::make_unique<ConnectionPool>(
+        SqliteSource(std::move(location->location), ConnectionOptions{}), PoolOptions{.size = 1});
   }
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
-  return std::make_unique<PostgresPool>(**pq, std::move(location->location),
-                                        PostgresConnectionOptions{}, /*size=*/1);
+  return std::make_unique<ConnectionPool>(
+      PostgresSource(**pq, std::move(location->location), PostgresConnectionOptions{}),
+      PostgresPoolOptions(PostgresConnectionOptions{}, /*size=*/1));
 }
 
 }  // namespace

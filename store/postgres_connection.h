@@ -1,5 +1,5 @@
 // One PostgreSQL connection with its prepared statements, used by one thread at a time (the pool
-// in store/postgres_pool.h hands it out).
+// in store/connection_pool.h hands it out).
 //
 // Each statement of store/statements.h is prepared once per connection, on first use, and then
 // executed with binary parameters and binary results (no parsing of numbers, no text escaping,
@@ -139,6 +139,8 @@ class PostgresConnection final : public Connection {
   // True while a transaction is open on the connection (or failed and not yet rolled back); a
   // COMMIT on its way does not count.
   bool InTransaction() const;
+  // Connection: not when broken or left inside a transaction.
+  bool Reusable() const override { return !broken_ && !InTransaction(); }
 
   // Whether an idle connection can still be used: false when its server ended it meanwhile (a
   // restart, a failover, pg_terminate_backend, an idle timeout), which would otherwise fail the
@@ -150,11 +152,11 @@ class PostgresConnection final : public Connection {
   // True when the server ended the connection (a restart, a failover, pg_terminate_backend)
   // before it answered anything on this lease: nothing the lease sent was done, so the caller
   // may send it all again on a fresh connection. False for a server that stopped answering.
-  bool LostBeforeAnyAnswer() const;
+  bool LostBeforeAnyAnswer() const override;
 
   // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
   // and the connection counts as broken from then on.
-  void Interrupt();
+  void Interrupt() override;
 
   // Closes the connection when it returns to the pool.
   void MarkBroken() { broken_ = true; }

@@ -82,6 +82,7 @@ class SqliteConnection final : public Connection {
   // Closes the connection when it returns to the pool.
   void MarkBroken() { broken_ = true; }
   bool broken() const { return broken_; }
+  bool Reusable() const override { return !broken_; }
 
   // `closing` runs as the connection is destroyed, before its database handle closes (the
   // pool's file watch counts the connections open on the file: store/database_file_watch.h).

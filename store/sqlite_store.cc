@@ -120,7 +120,7 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
 
  protected:
   Connection* connection() override { return &*lease_; }
-  SqliteConnection& sqlite() { return *lease_; }
+  SqliteConnection& sqlite() { return lease_.As<SqliteConnection>(); }
 
  private:
   DecodedRecords& records() { return sqlite().decoded_records(); }
@@ -168,14 +168,13 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
     : StoreWithAdminCalls(pool_, prune_pool_, options.clock),
       options_(std::move(options)),
-      pool_(
-          path,
-          ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
-          options_.connections),
-      prune_pool_(
-          std::move(path),
-          ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
-          1) {}
+      pool_(SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                                 options_.mmap_bytes}),
+            PoolOptions{.size = options_.connections}),
+      prune_pool_(SqliteSource(std::move(path),
+                               ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                                 options_.mmap_bytes}),
+                  PoolOptions{.size = 1}) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
@@ -199,18 +198,15 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
-  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
   if (!lease.ok()) return lease.status();
-  absl::Status begun = (*lease)->Begin(TransactionKind::kRead);
-  if (!begun.ok()) return begun;
   return std::make_unique<SqliteReadSnapshot>(*std::move(lease));
 }
 
 absl::StatusOr<std::unique_ptr<WriteTransaction>> SqliteStore::BeginWrite() {
-  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> lease =
+      pool_.CheckoutInTransaction(TransactionKind::kWrite);
   if (!lease.ok()) return lease.status();
-  absl::Status begun = (*lease)->Begin(TransactionKind::kWrite);
-  if (!begun.ok()) return begun;
   return std::make_unique<SqliteWriteTransaction>(*std::move(lease));
 }
 
