@@ -8,17 +8,37 @@
 namespace verdict {
 namespace {
 
-absl::Status TooNew(int version, int latest) {
-  return absl::FailedPreconditionError(absl::StrCat("the PostgreSQL schema has version ", version,
-                                                    ", newer than this verdict knows (", latest,
-                                                    "): upgrade verdict"));
-}
+// PostgreSQL keeps the version in table verdict_schema_version (one row), and the migration
+// advisory lock makes the other openers wait.
+class PostgresSchemaSteps final : public SchemaSteps {
+ public:
+  explicit PostgresSchemaSteps(PostgresConnection& connection) : connection_(connection) {}
 
-// Rolls back after a failure; a connection that cannot leave its transaction is not reused.
-absl::Status Abandon(PostgresConnection& connection, absl::Status failure) {
-  if (!connection.ExecuteScript("ROLLBACK").ok()) connection.MarkBroken();
-  return failure;
-}
+  std::string Name() const override { return "the PostgreSQL schema"; }
+  absl::StatusOr<int> Version() override { return PostgresSchemaVersion(connection_); }
+  absl::Status Begin() override {
+    const std::string begin = absl::StrCat(
+        "BEGIN; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ", kPgMigrationLock,
+        "); CREATE TABLE IF NOT EXISTS verdict_schema_version (version INTEGER NOT NULL)");
+    absl::Status begun = connection_.ExecuteScript(begin.c_str());
+    if (!begun.ok()) Rollback();
+    return begun;
+  }
+  absl::Status Apply(const Migration& migration) override {
+    const std::string step = absl::StrCat(migration.sql, "; DELETE FROM verdict_schema_version;",
+                                          " INSERT INTO verdict_schema_version (version) VALUES (",
+                                          migration.version, ")");
+    return connection_.ExecuteScript(step.c_str());
+  }
+  absl::Status Commit() override { return connection_.ExecuteScript("COMMIT"); }
+  // A connection that cannot leave its transaction is not reused.
+  void Rollback() override {
+    if (!connection_.ExecuteScript("ROLLBACK").ok()) connection_.MarkBroken();
+  }
+
+ private:
+  PostgresConnection& connection_;
+};
 
 }  // namespace
 
@@ -35,37 +55,8 @@ absl::StatusOr<int> PostgresSchemaVersion(PostgresConnection& connection) {
 
 absl::Status MigratePostgresSchema(PostgresConnection& connection,
                                    absl::Span<const Migration> migrations) {
-  const int latest = migrations.empty() ? 0 : migrations.back().version;
-  absl::StatusOr<int> version = PostgresSchemaVersion(connection);
-  if (!version.ok()) return version.status();
-  if (*version == latest) return absl::OkStatus();
-  if (*version > latest) return TooNew(*version, latest);
-
-  const std::string begin = absl::StrCat(
-      "BEGIN; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ", kPgMigrationLock,
-      "); CREATE TABLE IF NOT EXISTS verdict_schema_version (version INTEGER NOT NULL)");
-  if (absl::Status begun = connection.ExecuteScript(begin.c_str()); !begun.ok()) {
-    return Abandon(connection, begun);
-  }
-  // Another process may have migrated while this one waited for the lock.
-  version = PostgresSchemaVersion(connection);
-  if (!version.ok()) return Abandon(connection, version.status());
-  if (*version > latest) return Abandon(connection, TooNew(*version, latest));
-  for (const Migration& migration : migrations) {
-    if (migration.version <= *version) continue;
-    const std::string step = absl::StrCat(migration.sql, "; DELETE FROM verdict_schema_version;",
-                                          " INSERT INTO verdict_schema_version (version) VALUES (",
-                                          migration.version, ")");
-    if (absl::Status applied = connection.ExecuteScript(step.c_str()); !applied.ok()) {
-      return Abandon(connection,
-                     absl::Status(applied.code(), absl::StrCat("migration ", migration.version,
-                                                               ": ", applied.message())));
-    }
-  }
-  if (absl::Status committed = connection.ExecuteScript("COMMIT"); !committed.ok()) {
-    return Abandon(connection, committed);
-  }
-  return absl::OkStatus();
+  PostgresSchemaSteps steps(connection);
+  return RunMigrations(steps, migrations);
 }
 
 }  // namespace verdict

@@ -13,12 +13,9 @@
 
 namespace verdict {
 
-// Applies every migration newer than the schema's version (table verdict_schema_version, one
-// row; SQLite keeps it in PRAGMA user_version). An up-to-date schema is recognised without a
-// lock or a write, so a sidecar whose role may only read and write rows starts fine once the
-// schema exists. Otherwise all migrations run in one transaction holding the migration advisory
-// lock, which re-reads the version once held, so concurrent openers apply each exactly once.
-// FAILED_PRECONDITION when the schema is newer than `migrations` (a newer verdict wrote it).
+// Applies every migration newer than the schema's version (store/migrations.h RunMigrations;
+// the version is kept in table verdict_schema_version, one row, where SQLite has PRAGMA
+// user_version, and the migration advisory lock stands for SQLite's write lock).
 absl::Status MigratePostgresSchema(
     PostgresConnection& connection,
     absl::Span<const Migration> migrations = Migrations(Dialect::kPostgres));
