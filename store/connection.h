@@ -7,8 +7,8 @@
 //   if (!rows.ok()) return rows.status();
 //   if (rows->size() == 1) agent = ReadAgentColumns(rows->row(0));
 //
-// Implementations: SqliteConnection (store/sqlite_connection.h) and PostgresConnection
-// (store/postgres_connection.h); a Database (below) runs transactions on them.
+// Implementations: SqliteConnection (store/sqlite/sqlite_connection.h) and PostgresConnection
+// (store/postgres/postgres_connection.h); a Database (below) runs transactions on them.
 #ifndef VERDICT_STORE_CONNECTION_H_
 #define VERDICT_STORE_CONNECTION_H_
 

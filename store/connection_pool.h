@@ -1,6 +1,7 @@
 // A fixed number of connections to one database shared by the threads of one process, whichever
 // the database: each backend supplies only how to open a connection and whether one that sat
-// idle may serve again (a ConnectionSource: store/sqlite_source.h, store/postgres_source.h).
+// idle may serve again (a ConnectionSource: store/sqlite/sqlite_source.h,
+// store/postgres/postgres_source.h).
 //
 // A checkout blocks while every connection is in use (at most `wait_limit`, then UNAVAILABLE).
 // Connections open lazily; one that is not Reusable() when returned is closed and a later

@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "store/sqlite_source.h"
+#include "store/sqlite/sqlite_source.h"
 #include "store/test_support.h"
 
 namespace verdict {

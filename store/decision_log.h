@@ -25,7 +25,7 @@
 #include "store/connection.h"
 #include "store/decision_log_row.h"
 #include "store/decision_log_store.h"
-#include "store/sqlite_source.h"
+#include "store/sqlite/sqlite_source.h"
 
 namespace verdict {
 

@@ -3,7 +3,7 @@
 //
 // Each migration runs once, in order, inside the write transaction that raises the schema's
 // version to its number: RunMigrations below, over each database's SchemaSteps
-// (store/schema.h, store/postgres_schema.h). Never edit a
+// (store/sqlite/schema.h, store/postgres/postgres_schema.h). Never edit a
 // migration that has shipped: add a new one. Times are unix microseconds, NULL meaning "never".
 //
 //   for (const Migration& m : Migrations(Dialect::kPostgres)) ...  // ascending: 1, 2, 3, 6 ...

@@ -17,7 +17,7 @@
 #include "absl/strings/strip.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
-#include "store/postgres_source.h"
+#include "store/postgres/postgres_source.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 
@@ -33,7 +33,7 @@ bool IsPostgresUrl(absl::string_view db) {
 
 // A relative path, made absolute against the working directory once, when the location is read:
 // every connection then names the file the process was started with, even if that directory is
-// moved away later (the watch of store/database_file_watch.h then sees the database vanish).
+// moved away later (the watch of store/sqlite/database_file_watch.h then sees the database vanish).
 std::string AbsolutePath(absl::string_view path) {
   if (absl::StartsWith(path, "/")) return std::string(path);
   char directory[PATH_MAX];

@@ -29,8 +29,8 @@
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
-#include "store/postgres_connection.h"
-#include "store/postgres_source.h"
+#include "store/postgres/postgres_connection.h"
+#include "store/postgres/postgres_source.h"
 #include "store/store.h"
 
 namespace verdict {

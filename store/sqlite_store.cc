@@ -13,8 +13,8 @@
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
-#include "store/schema.h"
-#include "store/sqlite_lookups.h"
+#include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_lookups.h"
 
 namespace verdict {
 namespace {

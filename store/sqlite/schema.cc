@@ -1,4 +1,4 @@
-#include "store/schema.h"
+#include "store/sqlite/schema.h"
 
 #include <SQLiteCpp/Exception.h>
 
@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "store/sqlite_error.h"
+#include "store/sqlite/sqlite_error.h"
 
 namespace verdict {
 namespace {

@@ -9,15 +9,15 @@
 // timeout.
 //
 //   ConnectionPool pool(PostgresSource(pq, conninfo, options), PostgresPoolOptions(options, 4));
-#ifndef VERDICT_STORE_POSTGRES_SOURCE_H_
-#define VERDICT_STORE_POSTGRES_SOURCE_H_
+#ifndef VERDICT_STORE_POSTGRES_POSTGRES_SOURCE_H_
+#define VERDICT_STORE_POSTGRES_POSTGRES_SOURCE_H_
 
 #include <memory>
 #include <string>
 
 #include "store/connection_pool.h"
-#include "store/postgres_connection.h"
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_connection.h"
+#include "store/postgres/postgres_libpq.h"
 
 namespace verdict {
 
@@ -30,4 +30,4 @@ PoolOptions PostgresPoolOptions(const PostgresConnectionOptions& options, int si
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POSTGRES_SOURCE_H_
+#endif  // VERDICT_STORE_POSTGRES_POSTGRES_SOURCE_H_

@@ -1,14 +1,14 @@
-#include "store/sqlite_source.h"
+#include "store/sqlite/sqlite_source.h"
 
 #include <utility>
 
-#include "store/database_file_watch.h"
+#include "store/sqlite/database_file_watch.h"
 
 namespace verdict {
 namespace {
 
 // How stale the database file watch's answer may be: a fault is noticed within this long, at a
-// cost of about 10 us per interval (store/database_file_watch.h).
+// cost of about 10 us per interval (store/sqlite/database_file_watch.h).
 constexpr absl::Duration kFileCheckInterval = absl::Milliseconds(100);
 
 class SqliteConnectionSource final : public ConnectionSource {

@@ -4,8 +4,8 @@
 //   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms);
 //   absl::Status s = ConfigureConnection(db, absl::Seconds(5));
 //   if (s.ok()) s = MigrateSchema(db, absl::Seconds(5));
-#ifndef VERDICT_STORE_SCHEMA_H_
-#define VERDICT_STORE_SCHEMA_H_
+#ifndef VERDICT_STORE_SQLITE_SCHEMA_H_
+#define VERDICT_STORE_SQLITE_SCHEMA_H_
 
 #include <SQLiteCpp/Database.h>
 
@@ -38,4 +38,4 @@ int SchemaVersion(SQLite::Database& db);
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_SCHEMA_H_
+#endif  // VERDICT_STORE_SQLITE_SCHEMA_H_

@@ -1,8 +1,8 @@
-#include "store/postgres_source.h"
+#include "store/postgres/postgres_source.h"
 
 #include <utility>
 
-#include "store/postgres_schema.h"
+#include "store/postgres/postgres_schema.h"
 
 namespace verdict {
 namespace {

@@ -2,14 +2,14 @@
 // nodes open it at the same instant.
 //
 //   absl::Status migrated = MigratePostgresSchema(connection);
-#ifndef VERDICT_STORE_POSTGRES_SCHEMA_H_
-#define VERDICT_STORE_POSTGRES_SCHEMA_H_
+#ifndef VERDICT_STORE_POSTGRES_POSTGRES_SCHEMA_H_
+#define VERDICT_STORE_POSTGRES_POSTGRES_SCHEMA_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "store/migrations.h"
-#include "store/postgres_connection.h"
+#include "store/postgres/postgres_connection.h"
 
 namespace verdict {
 
@@ -25,4 +25,4 @@ absl::StatusOr<int> PostgresSchemaVersion(PostgresConnection& connection);
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POSTGRES_SCHEMA_H_
+#endif  // VERDICT_STORE_POSTGRES_POSTGRES_SCHEMA_H_

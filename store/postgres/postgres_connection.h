@@ -7,8 +7,8 @@
 // be used right now (it is unreachable, shutting down, out of connections, read-only, a lock or
 // statement timed out) and INTERNAL otherwise, with the server's message; a connection that lost
 // its server is marked broken, and the pool closes it instead of reusing it.
-#ifndef VERDICT_STORE_POSTGRES_CONNECTION_H_
-#define VERDICT_STORE_POSTGRES_CONNECTION_H_
+#ifndef VERDICT_STORE_POSTGRES_POSTGRES_CONNECTION_H_
+#define VERDICT_STORE_POSTGRES_POSTGRES_CONNECTION_H_
 
 #include <array>
 #include <atomic>
@@ -23,7 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "store/connection.h"
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_libpq.h"
 #include "store/statements.h"
 
 namespace verdict {
@@ -209,4 +209,4 @@ class PostgresConnection final : public Connection {
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POSTGRES_CONNECTION_H_
+#endif  // VERDICT_STORE_POSTGRES_POSTGRES_CONNECTION_H_

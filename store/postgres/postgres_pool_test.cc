@@ -14,7 +14,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "store/postgres_source.h"
+#include "store/postgres/postgres_source.h"
 
 namespace verdict {
 namespace {

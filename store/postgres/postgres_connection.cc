@@ -1,4 +1,4 @@
-#include "store/postgres_connection.h"
+#include "store/postgres/postgres_connection.h"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -1,9 +1,9 @@
-#include "store/postgres_schema.h"
+#include "store/postgres/postgres_schema.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "store/postgres_connection.h"
+#include "store/postgres/postgres_connection.h"
 
 namespace verdict {
 namespace {
