@@ -2,7 +2,7 @@
 
 #include <sqlite3.h>
 
-#include <list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -105,7 +105,8 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
     if (!kept.ok()) return kept.status();
     const std::string& text = (*kept)->record.permissions;
     if (text.size() < WidePermissions::kMinBytes) return records().Permissions(text);
-    std::vector<Permission>& may_match = may_match_.emplace_back();
+    std::vector<Permission>& may_match =
+        *may_match_.emplace_back(std::make_unique<std::vector<Permission>>());
     absl::Status found =
         sqlite().wide_permissions().MayMatch(agent_id, text, action, resource, may_match);
     if (!found.ok()) return found;
@@ -148,8 +149,10 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
   }
 
   ConnectionPool::Lease lease_;
-  std::list<std::vector<Permission>> may_match_;  // PermissionsThatMayMatch's answers
-  DecisionRecord token_record_;                   // a token's row before its agent is known
+  // PermissionsThatMayMatch's answers, each alive (and in place: its span is handed out) as
+  // long as the snapshot. Most snapshots give none, and an empty vector costs no allocation.
+  std::vector<std::unique_ptr<std::vector<Permission>>> may_match_;
+  DecisionRecord token_record_;  // a token's row before its agent is known
 };
 
 class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
