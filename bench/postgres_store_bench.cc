@@ -26,8 +26,8 @@
 #include "benchmark/benchmark.h"
 #include "crypto/sha256.h"
 #include "decision/authorizer.h"
-#include "store/postgres_connection.h"
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_connection.h"
+#include "store/postgres/postgres_libpq.h"
 #include "store/postgres_store.h"
 
 ABSL_FLAG(std::string, postgres_url, "",

@@ -4,7 +4,7 @@
 # password (only this machine can reach it), with durability turned off (the data is disposable).
 # It also serves TLS (a self-signed certificate) and has one role, verdict_scram, that must log in
 # over TLS with a SCRAM password: store/postgres_store_test.cc checks that libpq's OpenSSL works
-# beside verdict's BoringSSL (store/postgres_test_support.h names the role and its password).
+# beside verdict's BoringSSL (store/postgres/postgres_test_support.h names the role and its password).
 #
 #   url=$(scripts/pg-test-cluster.sh start /tmp/verdict-pg 55432)   # prints the database URL
 #   scripts/pg-test-cluster.sh stop /tmp/verdict-pg                 # stops it, removes the dir

@@ -5,7 +5,8 @@
 namespace verdict {
 
 AdminCredentials::AdminCredentials(std::string path, ConnectionOptions options)
-    : AdminCredentials(std::make_unique<ConnectionPool>(std::move(path), options, /*size=*/1)) {}
+    : AdminCredentials(std::make_unique<ConnectionPool>(SqliteSource(std::move(path), options),
+                                                        PoolOptions{.size = 1})) {}
 
 absl::StatusOr<std::optional<std::string>> AdminCredentials::SecretHash() {
   std::optional<std::string> hash;

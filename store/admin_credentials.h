@@ -15,7 +15,7 @@
 #include "absl/time/time.h"
 #include "store/admin_credential_store.h"
 #include "store/connection.h"
-#include "store/connection_pool.h"
+#include "store/sqlite/sqlite_source.h"
 
 namespace verdict {
 

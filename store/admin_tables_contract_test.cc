@@ -16,7 +16,7 @@
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
 #include "store/open_store.h"
-#include "store/postgres_test_support.h"
+#include "store/postgres/postgres_test_support.h"
 #include "store/test_support.h"
 
 namespace verdict {

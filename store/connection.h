@@ -7,8 +7,8 @@
 //   if (!rows.ok()) return rows.status();
 //   if (rows->size() == 1) agent = ReadAgentColumns(rows->row(0));
 //
-// Implementations: SqliteConnection (store/sqlite_connection.h) and PostgresConnection
-// (store/postgres_connection.h); a Database (below) runs transactions on them.
+// Implementations: SqliteConnection (store/sqlite/sqlite_connection.h) and PostgresConnection
+// (store/postgres/postgres_connection.h); a Database (below) runs transactions on them.
 #ifndef VERDICT_STORE_CONNECTION_H_
 #define VERDICT_STORE_CONNECTION_H_
 
@@ -132,6 +132,16 @@ class Connection {
   virtual absl::Status Commit() = 0;
   // Rolls the open transaction back; a connection that cannot leave it is not reused.
   virtual void Rollback() = 0;
+
+  // Whether the pool may lease the connection again: false once it saw a fault that makes it
+  // unusable, or was left inside a transaction.
+  virtual bool Reusable() const = 0;
+  // Ends at once, from any thread, a wait for the database's answer; the connection is not
+  // reused after. For a database that stopped answering (store/connection_pool.h BreakLeased).
+  virtual void Interrupt() {}
+  // True when the database ended the connection before it answered anything on this lease:
+  // nothing sent was done, so it may all be sent again on a fresh connection.
+  virtual bool LostBeforeAnyAnswer() const { return false; }
 };
 
 // A pool of connections to one database that runs transactions on them.

@@ -1,122 +1,166 @@
 #include "store/connection_pool.h"
 
+#include <exception>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace verdict {
-namespace {
 
-// How stale the database file watch's answer may be: a fault is noticed within this long, at a
-// cost of about 10 us per interval (store/database_file_watch.h).
-constexpr absl::Duration kFileCheckInterval = absl::Milliseconds(100);
+ConnectionPool::ConnectionPool(std::unique_ptr<ConnectionSource> source, PoolOptions options)
+    : source_(std::move(source)), options_(options), free_slots_(options.size) {}
 
-}  // namespace
-
-ConnectionPool::ConnectionPool(std::string path, ConnectionOptions options, int size)
-    : path_(std::move(path)),
-      options_(options),
-      watch_(SharedDatabaseFileWatch(path_, kFileCheckInterval)),
-      free_slots_(size) {}
-
-absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout() {
+absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout(Reuse reuse) {
+  const uint64_t breaks = breaks_.load();
   std::optional<IdleConnection> idle;
   {
     absl::MutexLock lock(&mutex_);
-    mutex_.Await(absl::Condition(
-        +[](int* free_slots) { return *free_slots > 0; }, &free_slots_));
+    const absl::Condition slot_free(
+        +[](int* free_slots) { return *free_slots > 0; }, &free_slots_);
+    if (options_.wait_limit == absl::InfiniteDuration()) {
+      mutex_.Await(slot_free);
+    } else if (!mutex_.AwaitWithTimeout(slot_free, options_.wait_limit)) {
+      return absl::UnavailableError(
+          "policy store unavailable: every connection stayed busy for the statement timeout");
+    }
     --free_slots_;
-    if (!idle_.empty()) {
+    if (reuse == Reuse::kIdle && !idle_.empty()) {
       idle = std::move(idle_.back());
       idle_.pop_back();
+      // Leased from here: Reuse may wait for the database's answer, which BreakLeased ends.
+      if (options_.breakable) leased_.insert(idle->connection.get());
     }
   }
-  const bool opened_once = watch_->opened_once();
-  std::unique_ptr<SqliteConnection> connection;
-  if (idle.has_value()) connection = std::move(idle->connection);
+  std::unique_ptr<Connection> connection;
+  uint64_t epoch = 0;
+  if (idle.has_value()) {
+    absl::StatusOr<std::optional<uint64_t>> reusable =
+        source_->Reuse(*idle->connection, idle->epoch);
+    if (!reusable.ok()) {
+      GiveBack(std::move(idle->connection));
+      return reusable.status();
+    }
+    if (reusable->has_value()) {
+      connection = std::move(idle->connection);
+      epoch = **reusable;
+    } else {
+      // One the database has ended since, or from before a fault: dropped here, not left to
+      // fail the call.
+      if (options_.breakable) {
+        absl::MutexLock lock(&mutex_);
+        leased_.erase(idle->connection.get());
+      }
+      idle->connection.reset();
+    }
+  }
+  const bool reused = connection != nullptr;
   if (connection == nullptr) {
-    absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = Open(opened_once);
+    // Opened outside the lock: opening may wait on the network or on another process's
+    // migration. Given up as soon as BreakLeased says the database stopped answering, since this
+    // call began: a call that waited for a slot the break freed must not wait on it again.
+    absl::StatusOr<ConnectionSource::Opened> opened =
+        source_->Open([this, breaks] { return breaks_.load() != breaks; });
     if (!opened.ok()) {
-      Return(nullptr, 0);
+      GiveBack(nullptr);
       return opened.status();
     }
-    connection = *std::move(opened);
-  }
-  absl::StatusOr<uint64_t> file =
-      watch_->Check(/*must_exist=*/opened_once, connection->database().getHandle());
-  if (!file.ok()) {
-    Return(nullptr, 0);  // closes it: the fault retires every connection opened before it
-    return file.status();
-  }
-  // One from before a fault or a replacement of the file may hold another file or stale pages.
-  if (idle.has_value() && idle->generation != *file) {
-    connection.reset();
-    absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = Open(opened_once);
-    if (!opened.ok()) {
-      Return(nullptr, 0);
-      return opened.status();
+    connection = std::move(opened->connection);
+    epoch = opened->epoch;
+    if (options_.breakable) {
+      absl::MutexLock lock(&mutex_);
+      leased_.insert(connection.get());
     }
-    connection = *std::move(opened);
   }
-  return Lease(this, std::move(connection), *file);
+  return Lease(this, std::move(connection), epoch, reused);
 }
 
-absl::StatusOr<std::unique_ptr<SqliteConnection>> ConnectionPool::Open(bool opened_once) {
-  ConnectionOptions options = options_;
-  if (opened_once) {
-    // A missing or replaced file is a fault, never opened: a new file would be created empty,
-    // and a replacement read with the old file's write-ahead log.
-    if (absl::Status fault = watch_->CheckBeforeOpen(/*must_exist=*/true); !fault.ok()) {
-      return fault;
-    }
-    options.create_if_missing = false;
-  }
-  // Outside the pool's lock: opening may wait on another process's migration.
-  absl::StatusOr<std::unique_ptr<SqliteConnection>> opened = SqliteConnection::Open(path_, options);
-  if (opened.ok()) {
-    watch_->NoteConnectionOpened();
-    (*opened)->OnClosing([watch = watch_] { watch->NoteConnectionClosing(); });
-  }
-  return opened;
+absl::StatusOr<ConnectionPool::Lease> ConnectionPool::CheckoutInTransaction(TransactionKind kind) {
+  absl::StatusOr<Lease> lease = Checkout();
+  if (!lease.ok()) return lease.status();
+  absl::Status begun = (*lease)->Begin(kind);
+  if (begun.ok()) return lease;
+  if (!lease->LostWhileIdle()) return begun;
+  lease->Release();  // its slot, for the fresh connection
+  absl::StatusOr<Lease> fresh = Checkout(Reuse::kFresh);
+  if (!fresh.ok()) return fresh.status();
+  begun = (*fresh)->Begin(kind);
+  if (!begun.ok()) return begun;
+  return fresh;
 }
 
 absl::Status ConnectionPool::InTransaction(TransactionKind kind,
                                            absl::FunctionRef<absl::Status(Connection&)> body) {
-  absl::StatusOr<Lease> lease = Checkout();
+  absl::StatusOr<Lease> lease = CheckoutInTransaction(kind);
   if (!lease.ok()) return lease.status();
-  SqliteConnection& connection = **lease;
-  absl::Status status = connection.Begin(kind);
-  if (!status.ok()) return status;
-  status = CatchSqlite(connection, [&] { return body(connection); });
+  // Exceptions stop here (connections never throw; the standard library may).
+  auto run = [&] {
+    try {
+      return body(**lease);
+    } catch (const std::exception& e) {
+      return absl::InternalError(absl::StrCat("policy store error: ", e.what()));
+    }
+  };
+  absl::Status status = run();
+  if (!status.ok() && kind == TransactionKind::kRead && lease->LostWhileIdle()) {
+    lease->Release();  // its slot, for the fresh connection
+    absl::StatusOr<Lease> fresh = Checkout(Reuse::kFresh);
+    if (!fresh.ok()) return fresh.status();
+    (*fresh)->Begin(kind).IgnoreError();  // a read's BEGIN goes with its first statement
+    *lease = *std::move(fresh);
+    status = run();
+  }
+  Connection& connection = **lease;
   if (status.ok()) status = connection.Commit();
   if (!status.ok()) connection.Rollback();
   return status;
 }
 
-void ConnectionPool::Return(std::unique_ptr<SqliteConnection> connection, uint64_t generation) {
-  if (connection != nullptr && connection->broken()) connection.reset();
+void ConnectionPool::BreakLeased() {
+  breaks_.fetch_add(1);
   absl::MutexLock lock(&mutex_);
-  if (connection != nullptr) idle_.push_back({std::move(connection), generation});
+  for (Connection* connection : leased_) connection->Interrupt();
+}
+
+void ConnectionPool::GiveBack(std::unique_ptr<Connection> connection) {
+  if (connection != nullptr && options_.breakable) {
+    absl::MutexLock lock(&mutex_);
+    leased_.erase(connection.get());
+  }
+  connection.reset();
+  absl::MutexLock lock(&mutex_);
+  ++free_slots_;
+}
+
+void ConnectionPool::Return(std::unique_ptr<Connection> connection, uint64_t epoch) {
+  if (options_.breakable) {
+    absl::MutexLock lock(&mutex_);
+    leased_.erase(connection.get());
+  }
+  if (!connection->Reusable()) connection.reset();
+  absl::MutexLock lock(&mutex_);
+  if (connection != nullptr) idle_.push_back({std::move(connection), epoch});
   ++free_slots_;
 }
 
 ConnectionPool::Lease::Lease(Lease&& other) noexcept
     : pool_(other.pool_),
       connection_(std::move(other.connection_)),
-      generation_(other.generation_) {}
+      epoch_(other.epoch_),
+      reused_(other.reused_) {}
 
 ConnectionPool::Lease& ConnectionPool::Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
     Release();
     pool_ = other.pool_;
     connection_ = std::move(other.connection_);
-    generation_ = other.generation_;
+    epoch_ = other.epoch_;
+    reused_ = other.reused_;
   }
   return *this;
 }
 
-ConnectionPool::Lease::~Lease() { Release(); }
-
 void ConnectionPool::Lease::Release() {
-  if (connection_ != nullptr) pool_->Return(std::move(connection_), generation_);
+  if (connection_ != nullptr) pool_->Return(std::move(connection_), epoch_);
 }
 
 }  // namespace verdict

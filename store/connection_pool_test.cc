@@ -3,13 +3,17 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "store/sqlite/sqlite_source.h"
 #include "store/test_support.h"
 
 namespace verdict {
@@ -23,55 +27,55 @@ bool IsMarked(SqliteConnection& connection) {
 }
 
 TEST(ConnectionPoolTest, ReturnedConnectionIsReused) {
-  ConnectionPool pool(FreshDatabasePath(), ConnectionOptions{}, 1);
+  ConnectionPool pool(SqliteSource(FreshDatabasePath(), ConnectionOptions{}), {.size = 1});
   {
     absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
     ASSERT_TRUE(lease.ok()) << lease.status();
-    Mark(**lease);
+    Mark(lease->As<SqliteConnection>());
   }
   absl::StatusOr<ConnectionPool::Lease> again = pool.Checkout();
   ASSERT_TRUE(again.ok());
-  EXPECT_TRUE(IsMarked(**again));
+  EXPECT_TRUE(IsMarked(again->As<SqliteConnection>()));
 }
 
 TEST(ConnectionPoolTest, ConnectionThatSawAFaultIsReplacedByAFreshOne) {
-  ConnectionPool pool(FreshDatabasePath(), ConnectionOptions{}, 1);
+  ConnectionPool pool(SqliteSource(FreshDatabasePath(), ConnectionOptions{}), {.size = 1});
   {
     absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
     ASSERT_TRUE(lease.ok());
-    Mark(**lease);
-    (*lease)->NoteError(SQLITE_IOERR_READ);
-    EXPECT_TRUE((*lease)->broken());
+    Mark(lease->As<SqliteConnection>());
+    lease->As<SqliteConnection>().NoteError(SQLITE_IOERR_READ);
+    EXPECT_TRUE(lease->As<SqliteConnection>().broken());
   }
   absl::StatusOr<ConnectionPool::Lease> fresh = pool.Checkout();
   ASSERT_TRUE(fresh.ok());
-  EXPECT_FALSE(IsMarked(**fresh));
+  EXPECT_FALSE(IsMarked(fresh->As<SqliteConnection>()));
 }
 
 TEST(ConnectionPoolTest, BusyOrMisuseDoesNotCloseTheConnection) {
-  ConnectionPool pool(FreshDatabasePath(), ConnectionOptions{}, 1);
+  ConnectionPool pool(SqliteSource(FreshDatabasePath(), ConnectionOptions{}), {.size = 1});
   {
     absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
     ASSERT_TRUE(lease.ok());
-    Mark(**lease);
-    (*lease)->NoteError(SQLITE_BUSY);
-    (*lease)->NoteError(SQLITE_CONSTRAINT);
+    Mark(lease->As<SqliteConnection>());
+    lease->As<SqliteConnection>().NoteError(SQLITE_BUSY);
+    lease->As<SqliteConnection>().NoteError(SQLITE_CONSTRAINT);
   }
   absl::StatusOr<ConnectionPool::Lease> again = pool.Checkout();
   ASSERT_TRUE(again.ok());
-  EXPECT_TRUE(IsMarked(**again));
+  EXPECT_TRUE(IsMarked(again->As<SqliteConnection>()));
 }
 
 TEST(ConnectionPoolTest, FailedOpenGivesItsSlotBack) {
   ConnectionOptions options;
   options.create_if_missing = false;
   const std::string path = FreshDatabasePath();
-  ConnectionPool pool(path, options, 1);
+  ConnectionPool pool(SqliteSource(path, options), {.size = 1});
   // Each failure must return its slot: with one slot, a leak would block the next checkout.
   for (int attempt = 0; attempt < 3; ++attempt) {
     EXPECT_EQ(pool.Checkout().status().code(), absl::StatusCode::kUnavailable);
   }
-  ConnectionPool creator(path, ConnectionOptions{}, 1);
+  ConnectionPool creator(SqliteSource(path, ConnectionOptions{}), {.size = 1});
   ASSERT_TRUE(creator.Checkout().ok());
   EXPECT_TRUE(pool.Checkout().ok());
 }
@@ -82,18 +86,20 @@ TEST(ConnectionPoolTest, FailedOpenGivesItsSlotBack) {
 // replacement for the database.
 TEST(ConnectionPoolTest, APoolOpenedAfterAFaultSeesTheFaultItsSiblingsSee) {
   const std::string path = FreshDatabasePath();
-  ConnectionPool store_pool(path, ConnectionOptions{}, 1);
+  ConnectionPool store_pool(SqliteSource(path, ConnectionOptions{}), {.size = 1});
   ASSERT_TRUE(store_pool.Checkout().ok());
 
   ASSERT_EQ(std::rename(path.c_str(), (path + ".away").c_str()), 0);
-  ConnectionPool late_pool(path, ConnectionOptions{}, 1);
+  ConnectionPool late_pool(SqliteSource(path, ConnectionOptions{}), {.size = 1});
   const absl::Status deleted = late_pool.Checkout().status();
   EXPECT_EQ(deleted.code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(absl::StrContains(deleted.message(), "deleted or moved away")) << deleted;
   struct stat status;
   EXPECT_NE(stat(path.c_str(), &status), 0) << "the late pool created an empty database";
 
-  ConnectionPool(path + ".other", ConnectionOptions{}, 1).Checkout().IgnoreError();
+  ConnectionPool(SqliteSource(path + ".other", ConnectionOptions{}), {.size = 1})
+      .Checkout()
+      .IgnoreError();
   ASSERT_EQ(std::rename((path + ".other").c_str(), path.c_str()), 0);
   const absl::Status replaced = late_pool.Checkout().status();
   EXPECT_EQ(replaced.code(), absl::StatusCode::kUnavailable);
@@ -103,6 +109,70 @@ TEST(ConnectionPoolTest, APoolOpenedAfterAFaultSeesTheFaultItsSiblingsSee) {
   absl::SleepFor(absl::Milliseconds(150));  // the watch's interval
   EXPECT_TRUE(late_pool.Checkout().ok());
   EXPECT_TRUE(store_pool.Checkout().ok());
+}
+
+// The pool itself, over a backend that only counts: what every backend gets from it.
+class CountedConnection final : public Connection {
+ public:
+  explicit CountedConnection(int id) : id(id) {}
+  Dialect dialect() const override { return Dialect::kSqlite; }
+  absl::StatusOr<ResultRows> Execute(Statement, const Params&) override { return ResultRows(); }
+  absl::Status Begin(TransactionKind) override { return absl::OkStatus(); }
+  absl::Status Commit() override { return absl::OkStatus(); }
+  void Rollback() override {}
+  bool Reusable() const override { return !interrupted; }
+  void Interrupt() override { interrupted = true; }
+
+  const int id;
+  std::atomic<bool> interrupted{false};
+};
+
+class CountingSource final : public ConnectionSource {
+ public:
+  absl::StatusOr<Opened> Open(const std::function<bool()>&) override {
+    return Opened{std::make_unique<CountedConnection>(++opened), 0};
+  }
+  absl::StatusOr<std::optional<uint64_t>> Reuse(Connection&, uint64_t epoch) override {
+    if (refuse_idle) return std::nullopt;
+    return epoch;
+  }
+  int opened = 0;
+  bool refuse_idle = false;
+};
+
+int IdOf(const ConnectionPool::Lease& lease) { return lease.As<CountedConnection>().id; }
+
+TEST(ConnectionPoolTest, AnIdleConnectionTheSourceRefusesIsReplacedByAFreshOne) {
+  auto source = std::make_unique<CountingSource>();
+  CountingSource& counts = *source;
+  ConnectionPool pool(std::move(source), {.size = 1});
+  ASSERT_EQ(IdOf(*pool.Checkout()), 1);
+  EXPECT_EQ(IdOf(*pool.Checkout()), 1);
+  counts.refuse_idle = true;
+  EXPECT_EQ(IdOf(*pool.Checkout()), 2);
+}
+
+TEST(ConnectionPoolTest, ACheckoutWaitsForAFreeConnectionAtMostTheWaitLimit) {
+  ConnectionPool pool(std::make_unique<CountingSource>(),
+                      {.size = 1, .wait_limit = absl::Milliseconds(50)});
+  absl::StatusOr<ConnectionPool::Lease> held = pool.Checkout();
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(pool.Checkout().status().code(), absl::StatusCode::kUnavailable);
+  held->Release();
+  EXPECT_TRUE(pool.Checkout().ok());
+}
+
+TEST(ConnectionPoolTest, BreakLeasedInterruptsEveryLeasedConnectionAndNoneIsReused) {
+  ConnectionPool pool(std::make_unique<CountingSource>(), {.size = 2, .breakable = true});
+  absl::StatusOr<ConnectionPool::Lease> first = pool.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> second = pool.Checkout();
+  ASSERT_TRUE(first.ok() && second.ok());
+  pool.BreakLeased();
+  EXPECT_TRUE(first->As<CountedConnection>().interrupted);
+  EXPECT_TRUE(second->As<CountedConnection>().interrupted);
+  first->Release();
+  second->Release();
+  EXPECT_EQ(IdOf(*pool.Checkout()), 3);
 }
 
 }  // namespace

@@ -95,7 +95,8 @@ DecisionLog::DecisionLog(std::unique_ptr<Database> database, RunLiveness process
     : database_(std::move(database)), process_gone_(std::move(process_gone)) {}
 
 DecisionLog::DecisionLog(std::string path, ConnectionOptions options, RunLiveness process_gone)
-    : DecisionLog(std::make_unique<ConnectionPool>(std::move(path), options, /*size=*/1),
+    : DecisionLog(std::make_unique<ConnectionPool>(SqliteSource(std::move(path), options),
+                                                   PoolOptions{.size = 1}),
                   std::move(process_gone)) {}
 
 absl::Status DecisionLog::Append(std::vector<DecisionLogRow>& rows) {

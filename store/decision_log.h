@@ -23,9 +23,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "store/connection.h"
-#include "store/connection_pool.h"
 #include "store/decision_log_row.h"
 #include "store/decision_log_store.h"
+#include "store/sqlite/sqlite_source.h"
 
 namespace verdict {
 

@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/migrations.h"
-#include "store/schema.h"
+#include "store/sqlite/schema.h"
 #include "store/test_support.h"
 
 namespace verdict {

@@ -17,9 +17,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/migrations.h"
-#include "store/schema.h"
-#include "store/sqlite_connection.h"
-#include "store/sqlite_lookups.h"
+#include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_connection.h"
+#include "store/sqlite/sqlite_lookups.h"
 #include "store/test_support.h"
 
 namespace verdict {

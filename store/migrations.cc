@@ -3,6 +3,8 @@
 #include <iterator>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace verdict {
 namespace {
 
@@ -615,5 +617,41 @@ absl::Span<const Migration> Migrations(Dialect dialect) {
 }
 
 int LatestSchemaVersion() { return std::end(kMigrations)[-1].version; }
+
+absl::Status RunMigrations(SchemaSteps& steps, absl::Span<const Migration> migrations) {
+  const int latest = migrations.empty() ? 0 : migrations.back().version;
+  auto too_new = [&](int version) {
+    return absl::FailedPreconditionError(absl::StrCat(steps.Name(), " has schema version ", version,
+                                                      ", newer than this verdict knows (", latest,
+                                                      "): upgrade verdict"));
+  };
+  absl::StatusOr<int> version = steps.Version();
+  if (!version.ok()) return version.status();
+  if (*version == latest) return absl::OkStatus();
+  if (*version > latest) return too_new(*version);
+
+  if (absl::Status begun = steps.Begin(); !begun.ok()) return begun;
+  auto abandon = [&](absl::Status failure) {
+    steps.Rollback();
+    return failure;
+  };
+  // Another process may have migrated while this one waited for the lock.
+  version = steps.Version();
+  if (!version.ok()) return abandon(version.status());
+  if (*version > latest) return abandon(too_new(*version));
+  for (const Migration& migration : migrations) {
+    if (migration.version <= *version) continue;
+    if (absl::Status applied = steps.Apply(migration); !applied.ok()) {
+      // Which step failed, from which version: a database the migrations cannot bring up to
+      // date says so instead of failing every call with a bare SQL error.
+      return abandon(absl::Status(
+          applied.code(),
+          absl::StrCat("migrating ", steps.Name(), " from schema version ", *version,
+                       ": migration ", migration.version, " failed: ", applied.message())));
+    }
+  }
+  if (absl::Status committed = steps.Commit(); !committed.ok()) return abandon(committed);
+  return absl::OkStatus();
+}
 
 }  // namespace verdict

@@ -17,7 +17,7 @@
 #include "absl/strings/strip.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
-#include "store/postgres_pool.h"
+#include "store/postgres/postgres_source.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 
@@ -33,7 +33,7 @@ bool IsPostgresUrl(absl::string_view db) {
 
 // A relative path, made absolute against the working directory once, when the location is read:
 // every connection then names the file the process was started with, even if that directory is
-// moved away later (the watch of store/database_file_watch.h then sees the database vanish).
+// moved away later (the watch of store/sqlite/database_file_watch.h then sees the database vanish).
 std::string AbsolutePath(absl::string_view path) {
   if (absl::StartsWith(path, "/")) return std::string(path);
   char directory[PATH_MAX];
@@ -149,13 +149,14 @@ absl::StatusOr<std::unique_ptr<Database>> OpenAdminDatabase(absl::string_view db
   absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
   if (!location.ok()) return location.status();
   if (location->kind == StoreKind::kSqlite) {
-    return std::make_unique<ConnectionPool>(std::move(location->location), ConnectionOptions{},
-                                            /*size=*/1);
+    return std::make_unique<ConnectionPool>(
+        SqliteSource(std::move(location->location), ConnectionOptions{}), PoolOptions{.size = 1});
   }
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
-  return std::make_unique<PostgresPool>(**pq, std::move(location->location),
-                                        PostgresConnectionOptions{}, /*size=*/1);
+  return std::make_unique<ConnectionPool>(
+      PostgresSource(**pq, std::move(location->location), PostgresConnectionOptions{}),
+      PostgresPoolOptions(PostgresConnectionOptions{}, /*size=*/1));
 }
 
 }  // namespace

@@ -12,8 +12,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/postgres_libpq.h"
-#include "store/postgres_test_support.h"
+#include "store/postgres/postgres_libpq.h"
+#include "store/postgres/postgres_test_support.h"
 #include "store/test_support.h"
 
 namespace verdict {
@@ -126,7 +126,7 @@ TEST(OpenStoreTest, OpensAPostgresStoreFromAPostgresUrl) {
 
 TEST(OpenStoreTest, UnreachablePostgresIsUnavailableUnlessDeferred) {
   // Deferring covers a server that is not there yet, not a missing client library: sanitizer
-  // builds load no libpq (store/postgres_libpq.cc).
+  // builds load no libpq (store/postgres/postgres_libpq.cc).
   if (absl::StatusOr<const LibPq*> pq = LoadLibPq(); !pq.ok()) GTEST_SKIP() << pq.status();
   // Port 1 on loopback: nothing listens there.
   const std::string url = "postgresql://verdict@127.0.0.1:1/verdict?connect_timeout=2";

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "store/postgres_test_support.h"
+#include "store/postgres/postgres_test_support.h"
 #include "tests/decision_traffic.h"
 #include "tests/verdictd_process.h"
 #include "verdict/v1/admin.grpc.pb.h"

@@ -14,14 +14,20 @@ namespace {
 
 constexpr int kMaxConnections = 256;
 
+PostgresConnectionOptions ConnectionOptionsOf(const PostgresOptions& options) {
+  return PostgresConnectionOptions{.lock_timeout = options.lock_timeout,
+                                   .statement_timeout = options.statement_timeout,
+                                   .connect_timeout = options.connect_timeout};
+}
+
 // The PolicyView lookups over the leased connection, for both kinds of transaction. A read
 // snapshot's first lookup also sends its BEGIN: when the server had ended the pooled connection
 // before, the lookup runs again, once, on a fresh connection (a write transaction's BEGIN was
-// answered already: PostgresPool::CheckoutInTransaction).
+// answered already: ConnectionPool::CheckoutInTransaction).
 template <typename Base>
 class PostgresPolicyView : public PolicyViewOn<Base> {
  public:
-  PostgresPolicyView(PostgresPool& pool, PostgresPool::Lease lease)
+  PostgresPolicyView(ConnectionPool& pool, ConnectionPool::Lease lease)
       : pool_(pool), lease_(std::move(lease)) {}
 
  protected:
@@ -29,7 +35,7 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
   bool LostBeforeAnswer() override { return lease_.LostWhileIdle(); }
   absl::Status Reconnect() override {
     lease_.Release();  // its slot, for the fresh connection
-    absl::StatusOr<PostgresPool::Lease> fresh = pool_.Checkout(PostgresPool::Reuse::kFresh);
+    absl::StatusOr<ConnectionPool::Lease> fresh = pool_.Checkout(ConnectionPool::Reuse::kFresh);
     if (!fresh.ok()) return fresh.status();
     (*fresh)->Begin(TransactionKind::kRead).IgnoreError();  // deferred: cannot fail
     lease_ = *std::move(fresh);
@@ -37,8 +43,8 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
   }
 
  private:
-  PostgresPool& pool_;
-  PostgresPool::Lease lease_;
+  ConnectionPool& pool_;
+  ConnectionPool::Lease lease_;
 };
 
 class PostgresReadSnapshot final : public PostgresPolicyView<ReadSnapshot> {
@@ -57,16 +63,10 @@ using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTran
 PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
     : StoreWithAdminCalls(pool_, prune_pool_, options.clock),
       options_(std::move(options)),
-      pool_(pq, conninfo,
-            PostgresConnectionOptions{.lock_timeout = options_.lock_timeout,
-                                      .statement_timeout = options_.statement_timeout,
-                                      .connect_timeout = options_.connect_timeout},
-            options_.connections),
-      prune_pool_(pq, std::move(conninfo),
-                  PostgresConnectionOptions{.lock_timeout = options_.lock_timeout,
-                                            .statement_timeout = options_.statement_timeout,
-                                            .connect_timeout = options_.connect_timeout},
-                  1) {}
+      pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
+            PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),
+      prune_pool_(PostgresSource(pq, std::move(conninfo), ConnectionOptionsOf(options_)),
+                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {}
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string conninfo,
                                                                    PostgresOptions options) {
@@ -94,13 +94,14 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
-  absl::StatusOr<PostgresPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
   if (!lease.ok()) return lease.status();
   return std::make_unique<PostgresReadSnapshot>(pool_, *std::move(lease));
 }
 
 absl::StatusOr<std::unique_ptr<WriteTransaction>> PostgresStore::BeginWrite() {
-  absl::StatusOr<PostgresPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kWrite);
+  absl::StatusOr<ConnectionPool::Lease> lease =
+      pool_.CheckoutInTransaction(TransactionKind::kWrite);
   if (!lease.ok()) return lease.status();
   return std::make_unique<PostgresWriteTransaction>(pool_, *std::move(lease));
 }

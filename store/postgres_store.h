@@ -28,8 +28,9 @@
 #include "store/admin_calls.h"
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
-#include "store/postgres_connection.h"
-#include "store/postgres_pool.h"
+#include "store/connection_pool.h"
+#include "store/postgres/postgres_connection.h"
+#include "store/postgres/postgres_source.h"
 #include "store/store.h"
 
 namespace verdict {
@@ -63,7 +64,7 @@ class PostgresStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // Store: breaks every leased connection (PostgresPool::BreakLeased).
+  // Store: breaks every leased connection (ConnectionPool::BreakLeased).
   void AbandonCallsInFlight() override { pool_.BreakLeased(); }
   // Store and PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
 
@@ -71,9 +72,9 @@ class PostgresStore final : public StoreWithAdminCalls {
   PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
 
   PostgresOptions options_;
-  PostgresPool pool_;
+  ConnectionPool pool_;
   // The pruning job's own connection: it never takes one a decision is waiting for.
-  PostgresPool prune_pool_;
+  ConnectionPool prune_pool_;
 };
 
 }  // namespace verdict

@@ -34,11 +34,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/migrations.h"
-#include "store/postgres_connection.h"
-#include "store/postgres_libpq.h"
-#include "store/postgres_schema.h"
-#include "store/postgres_test_support.h"
-#include "store/schema.h"
+#include "store/postgres/postgres_connection.h"
+#include "store/postgres/postgres_libpq.h"
+#include "store/postgres/postgres_schema.h"
+#include "store/postgres/postgres_test_support.h"
+#include "store/sqlite/schema.h"
 #include "store/statements.h"
 
 namespace verdict {
@@ -255,8 +255,8 @@ TEST_F(PostgresStoreTest, MigrationsAreNumberedAsSqlites) {
   EXPECT_EQ(postgres_versions, sqlite_versions);
 }
 
-// As SQLite's (store/schema_test.cc): counts kept from before per-agent rate counters go to the
-// agent whose permission they counted.
+// As SQLite's (store/sqlite/schema_test.cc): counts kept from before per-agent rate counters go to
+// the agent whose permission they counted.
 TEST_F(PostgresStoreTest, RateCountsFromBeforePerAgentCountersGoToTheirPermissionsAgent) {
   std::unique_ptr<PostgresConnection> connection = Connect();
   ASSERT_NE(connection, nullptr);
@@ -483,7 +483,7 @@ TEST_F(PostgresStoreTest, ReadSnapshotRefusesWrites) {
 }
 
 // libpq runs OpenSSL 3 for TLS and SCRAM inside a process linked with BoringSSL, which exports
-// the same symbol names: loaded as store/postgres_libpq.h does, each keeps its own.
+// the same symbol names: loaded as store/postgres/postgres_libpq.h does, each keeps its own.
 TEST_F(PostgresStoreTest, TlsAndScramWorkBesideBoringSsl) {
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   ASSERT_TRUE(pq.ok()) << pq.status();

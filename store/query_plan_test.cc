@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/sqlite_connection.h"
+#include "store/sqlite/sqlite_connection.h"
 #include "store/statements.h"
 #include "store/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "store/schema.h"
+#include "store/sqlite/schema.h"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>

@@ -2,7 +2,7 @@
 
 #include <sqlite3.h>
 
-#include <list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,8 +13,8 @@
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
-#include "store/schema.h"
-#include "store/sqlite_lookups.h"
+#include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_lookups.h"
 
 namespace verdict {
 namespace {
@@ -105,7 +105,8 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
     if (!kept.ok()) return kept.status();
     const std::string& text = (*kept)->record.permissions;
     if (text.size() < WidePermissions::kMinBytes) return records().Permissions(text);
-    std::vector<Permission>& may_match = may_match_.emplace_back();
+    std::vector<Permission>& may_match =
+        *may_match_.emplace_back(std::make_unique<std::vector<Permission>>());
     absl::Status found =
         sqlite().wide_permissions().MayMatch(agent_id, text, action, resource, may_match);
     if (!found.ok()) return found;
@@ -120,7 +121,7 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
 
  protected:
   Connection* connection() override { return &*lease_; }
-  SqliteConnection& sqlite() { return *lease_; }
+  SqliteConnection& sqlite() { return lease_.As<SqliteConnection>(); }
 
  private:
   DecodedRecords& records() { return sqlite().decoded_records(); }
@@ -148,8 +149,10 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
   }
 
   ConnectionPool::Lease lease_;
-  std::list<std::vector<Permission>> may_match_;  // PermissionsThatMayMatch's answers
-  DecisionRecord token_record_;                   // a token's row before its agent is known
+  // PermissionsThatMayMatch's answers, each alive (and in place: its span is handed out) as
+  // long as the snapshot. Most snapshots give none, and an empty vector costs no allocation.
+  std::vector<std::unique_ptr<std::vector<Permission>>> may_match_;
+  DecisionRecord token_record_;  // a token's row before its agent is known
 };
 
 class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
@@ -168,14 +171,13 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
     : StoreWithAdminCalls(pool_, prune_pool_, options.clock),
       options_(std::move(options)),
-      pool_(
-          path,
-          ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
-          options_.connections),
-      prune_pool_(
-          std::move(path),
-          ConnectionOptions{options_.busy_timeout, options_.create_if_missing, options_.mmap_bytes},
-          1) {}
+      pool_(SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                                 options_.mmap_bytes}),
+            PoolOptions{.size = options_.connections}),
+      prune_pool_(SqliteSource(std::move(path),
+                               ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                                 options_.mmap_bytes}),
+                  PoolOptions{.size = 1}) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
@@ -199,18 +201,15 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
-  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
   if (!lease.ok()) return lease.status();
-  absl::Status begun = (*lease)->Begin(TransactionKind::kRead);
-  if (!begun.ok()) return begun;
   return std::make_unique<SqliteReadSnapshot>(*std::move(lease));
 }
 
 absl::StatusOr<std::unique_ptr<WriteTransaction>> SqliteStore::BeginWrite() {
-  absl::StatusOr<ConnectionPool::Lease> lease = pool_.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> lease =
+      pool_.CheckoutInTransaction(TransactionKind::kWrite);
   if (!lease.ok()) return lease.status();
-  absl::Status begun = (*lease)->Begin(TransactionKind::kWrite);
-  if (!begun.ok()) return begun;
   return std::make_unique<SqliteWriteTransaction>(*std::move(lease));
 }
 

@@ -26,6 +26,7 @@
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
 #include "store/policy_admin.h"
+#include "store/sqlite/sqlite_source.h"
 #include "store/store.h"
 
 namespace verdict {

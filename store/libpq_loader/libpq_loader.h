@@ -1,5 +1,5 @@
 // Loads Debian's libpq so that its OpenSSL never meets verdict's BoringSSL and its memory comes
-// from the process's own allocator (store/postgres_libpq.h uses it).
+// from the process's own allocator (store/postgres/postgres_libpq.h uses it).
 //
 // libpq is opened with RTLD_DEEPBIND (postgres_libpq.h says why): libpq, libssl and libcrypto
 // resolve their symbols in their own link group first. glibc is in that group, so without more

@@ -10,7 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_libpq.h"
 
 namespace verdict {
 namespace {

@@ -1,4 +1,4 @@
-#include "store/sqlite_error.h"
+#include "store/sqlite/sqlite_error.h"
 
 #include <sqlite3.h>
 

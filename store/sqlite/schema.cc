@@ -1,4 +1,4 @@
-#include "store/schema.h"
+#include "store/sqlite/schema.h"
 
 #include <SQLiteCpp/Exception.h>
 
@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "store/sqlite_error.h"
+#include "store/sqlite/sqlite_error.h"
 
 namespace verdict {
 namespace {
@@ -63,52 +63,55 @@ absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeo
   return absl::OkStatus();
 }
 
+namespace {
+
+// SQLite keeps the version in PRAGMA user_version, and BEGIN IMMEDIATE takes its one write lock.
+class SqliteSchemaSteps final : public SchemaSteps {
+ public:
+  SqliteSchemaSteps(SQLite::Database& db, absl::Duration busy_timeout)
+      : db_(db), busy_timeout_(busy_timeout) {}
+
+  std::string Name() const override { return db_.getFilename(); }
+  absl::StatusOr<int> Version() override {
+    int version = 0;
+    absl::Status read = Catch([&] { version = SchemaVersion(db_); });
+    if (!read.ok()) return read;
+    return version;
+  }
+  absl::Status Begin() override {
+    return Catch([&] { RetryWhileBusy(busy_timeout_, [&] { db_.exec("BEGIN IMMEDIATE"); }); });
+  }
+  absl::Status Apply(const Migration& migration) override {
+    return Catch([&] {
+      db_.exec(migration.sql);
+      db_.exec(absl::StrCat("PRAGMA user_version = ", migration.version));
+    });
+  }
+  absl::Status Commit() override {
+    return Catch([&] { db_.exec("COMMIT"); });
+  }
+  void Rollback() override { db_.tryExec("ROLLBACK"); }
+
+ private:
+  static absl::Status Catch(absl::FunctionRef<void()> body) {
+    try {
+      body();
+      return absl::OkStatus();
+    } catch (const SQLite::Exception& e) {
+      return ExceptionStatus(e);
+    }
+  }
+
+  SQLite::Database& db_;
+  const absl::Duration busy_timeout_;
+};
+
+}  // namespace
+
 absl::Status MigrateSchema(SQLite::Database& db, absl::Duration busy_timeout,
                            absl::Span<const Migration> migrations) {
-  const int latest = migrations.empty() ? 0 : migrations.back().version;
-  auto too_new = [&](int version) {
-    return absl::FailedPreconditionError(absl::StrCat(db.getFilename(), " has schema version ",
-                                                      version, ", newer than this verdict knows (",
-                                                      latest, "): upgrade verdict"));
-  };
-  try {
-    int version = SchemaVersion(db);
-    if (version == latest) return absl::OkStatus();
-    if (version > latest) return too_new(version);
-
-    RetryWhileBusy(busy_timeout, [&] { db.exec("BEGIN IMMEDIATE"); });
-    try {
-      // Another connection may have migrated while this one waited for the write lock.
-      version = SchemaVersion(db);
-      if (version > latest) {
-        db.exec("ROLLBACK");
-        return too_new(version);
-      }
-      for (const Migration& migration : migrations) {
-        if (migration.version <= version) continue;
-        try {
-          db.exec(migration.sql);
-        } catch (const SQLite::Exception& e) {
-          // Which step failed, from which version: a database the migrations cannot bring up
-          // to date says so instead of failing every call with a bare SQL error.
-          db.tryExec("ROLLBACK");
-          const absl::Status failed = ExceptionStatus(e);
-          return absl::Status(
-              failed.code(),
-              absl::StrCat("migrating ", db.getFilename(), " from schema version ", version,
-                           ": migration ", migration.version, " failed: ", failed.message()));
-        }
-        db.exec(absl::StrCat("PRAGMA user_version = ", migration.version));
-      }
-      db.exec("COMMIT");
-    } catch (const SQLite::Exception&) {
-      db.tryExec("ROLLBACK");
-      throw;
-    }
-  } catch (const SQLite::Exception& e) {
-    return ExceptionStatus(e);
-  }
-  return absl::OkStatus();
+  SqliteSchemaSteps steps(db, busy_timeout);
+  return RunMigrations(steps, migrations);
 }
 
 }  // namespace verdict

@@ -1,4 +1,4 @@
-#include "store/database_file_watch.h"
+#include "store/sqlite/database_file_watch.h"
 
 #include <SQLiteCpp/Database.h>
 #include <sys/stat.h>

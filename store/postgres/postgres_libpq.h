@@ -11,8 +11,8 @@
 //   absl::StatusOr<const LibPq*> pq = LoadLibPq();
 //   if (!pq.ok()) return pq.status();  // UNAVAILABLE: libpq5 is not installed
 //   PGconn* conn = (*pq)->connectdbParams(keywords, values, /*expand_dbname=*/1);
-#ifndef VERDICT_STORE_POSTGRES_LIBPQ_H_
-#define VERDICT_STORE_POSTGRES_LIBPQ_H_
+#ifndef VERDICT_STORE_POSTGRES_POSTGRES_LIBPQ_H_
+#define VERDICT_STORE_POSTGRES_POSTGRES_LIBPQ_H_
 
 #include <postgresql/libpq-fe.h>
 
@@ -63,4 +63,4 @@ absl::StatusOr<const LibPq*> LoadLibPq();
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POSTGRES_LIBPQ_H_
+#endif  // VERDICT_STORE_POSTGRES_POSTGRES_LIBPQ_H_

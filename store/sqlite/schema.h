@@ -4,8 +4,8 @@
 //   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms);
 //   absl::Status s = ConfigureConnection(db, absl::Seconds(5));
 //   if (s.ok()) s = MigrateSchema(db, absl::Seconds(5));
-#ifndef VERDICT_STORE_SCHEMA_H_
-#define VERDICT_STORE_SCHEMA_H_
+#ifndef VERDICT_STORE_SQLITE_SCHEMA_H_
+#define VERDICT_STORE_SQLITE_SCHEMA_H_
 
 #include <SQLiteCpp/Database.h>
 
@@ -28,10 +28,8 @@ void RetryWhileBusy(absl::Duration budget, absl::FunctionRef<void()> attempt);
 // foreign_keys=ON and a bounded page cache. The busy timeout is set when the connection opens.
 absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeout);
 
-// Applies every migration newer than the database's PRAGMA user_version, all in one
-// BEGIN IMMEDIATE transaction that re-reads user_version once it holds the write lock, so
-// concurrent openers apply each migration exactly once. FAILED_PRECONDITION when the database
-// is newer than `migrations` (written by a newer verdict).
+// Applies every migration newer than the database's PRAGMA user_version (store/migrations.h
+// RunMigrations), in one BEGIN IMMEDIATE transaction.
 absl::Status MigrateSchema(SQLite::Database& db, absl::Duration busy_timeout,
                            absl::Span<const Migration> migrations = Migrations());
 
@@ -40,4 +38,4 @@ int SchemaVersion(SQLite::Database& db);
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_SCHEMA_H_
+#endif  // VERDICT_STORE_SQLITE_SCHEMA_H_

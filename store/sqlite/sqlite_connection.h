@@ -10,8 +10,8 @@
 //   find.BindText(1, agent_id);
 //   if (find.Step()) record.agent = find.TextView(0);
 //   // `find` is reset when it leaves scope; its bindings are rebound by the next use.
-#ifndef VERDICT_STORE_SQLITE_CONNECTION_H_
-#define VERDICT_STORE_SQLITE_CONNECTION_H_
+#ifndef VERDICT_STORE_SQLITE_SQLITE_CONNECTION_H_
+#define VERDICT_STORE_SQLITE_SQLITE_CONNECTION_H_
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Exception.h>
@@ -32,7 +32,7 @@
 #include "absl/time/time.h"
 #include "store/connection.h"
 #include "store/decision_record.h"
-#include "store/sqlite_error.h"
+#include "store/sqlite/sqlite_error.h"
 #include "store/statements.h"
 #include "store/wide_permissions.h"
 
@@ -76,15 +76,16 @@ class SqliteConnection final : public Connection {
   WidePermissions& wide_permissions() { return wide_permissions_; }
   const ConnectionOptions& options() const { return options_; }
 
-  // Records a failure; after a connection fault (store/sqlite_error.h) the connection is
+  // Records a failure; after a connection fault (store/sqlite/sqlite_error.h) the connection is
   // closed instead of being reused.
   void NoteError(int sqlite_error_code);
   // Closes the connection when it returns to the pool.
   void MarkBroken() { broken_ = true; }
   bool broken() const { return broken_; }
+  bool Reusable() const override { return !broken_; }
 
   // `closing` runs as the connection is destroyed, before its database handle closes (the
-  // pool's file watch counts the connections open on the file: store/database_file_watch.h).
+  // pool's file watch counts the connections open on the file: store/sqlite/database_file_watch.h).
   // Before, not after: the last handle's close may delete the write-ahead log, and a connection
   // opened meanwhile must find the count already down, or it would take the new log for a
   // replaced one (review h40).
@@ -178,4 +179,4 @@ auto CatchSqlite(SqliteConnection& connection, Body&& body) -> decltype(body()) 
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_SQLITE_CONNECTION_H_
+#endif  // VERDICT_STORE_SQLITE_SQLITE_CONNECTION_H_

@@ -6,8 +6,8 @@
 //   catch (const SQLite::Exception& e) {
 //     return SqliteErrorStatus(e.getErrorCode(), e.what());
 //   }
-#ifndef VERDICT_STORE_SQLITE_ERROR_H_
-#define VERDICT_STORE_SQLITE_ERROR_H_
+#ifndef VERDICT_STORE_SQLITE_SQLITE_ERROR_H_
+#define VERDICT_STORE_SQLITE_SQLITE_ERROR_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -29,4 +29,4 @@ bool IsBusy(int error_code);
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_SQLITE_ERROR_H_
+#endif  // VERDICT_STORE_SQLITE_SQLITE_ERROR_H_

@@ -7,8 +7,8 @@
 //   if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
 //   absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
 //   PostgresStore::Open(schema->conninfo()) ...
-#ifndef VERDICT_STORE_POSTGRES_TEST_SUPPORT_H_
-#define VERDICT_STORE_POSTGRES_TEST_SUPPORT_H_
+#ifndef VERDICT_STORE_POSTGRES_POSTGRES_TEST_SUPPORT_H_
+#define VERDICT_STORE_POSTGRES_POSTGRES_TEST_SUPPORT_H_
 
 #include <string>
 #include <vector>
@@ -63,4 +63,4 @@ class PostgresTestSchema {
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POSTGRES_TEST_SUPPORT_H_
+#endif  // VERDICT_STORE_POSTGRES_POSTGRES_TEST_SUPPORT_H_

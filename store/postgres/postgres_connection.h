@@ -1,5 +1,5 @@
 // One PostgreSQL connection with its prepared statements, used by one thread at a time (the pool
-// in store/postgres_pool.h hands it out).
+// in store/connection_pool.h hands it out).
 //
 // Each statement of store/statements.h is prepared once per connection, on first use, and then
 // executed with binary parameters and binary results (no parsing of numbers, no text escaping,
@@ -7,8 +7,8 @@
 // be used right now (it is unreachable, shutting down, out of connections, read-only, a lock or
 // statement timed out) and INTERNAL otherwise, with the server's message; a connection that lost
 // its server is marked broken, and the pool closes it instead of reusing it.
-#ifndef VERDICT_STORE_POSTGRES_CONNECTION_H_
-#define VERDICT_STORE_POSTGRES_CONNECTION_H_
+#ifndef VERDICT_STORE_POSTGRES_POSTGRES_CONNECTION_H_
+#define VERDICT_STORE_POSTGRES_POSTGRES_CONNECTION_H_
 
 #include <array>
 #include <atomic>
@@ -23,7 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "store/connection.h"
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_libpq.h"
 #include "store/statements.h"
 
 namespace verdict {
@@ -139,6 +139,8 @@ class PostgresConnection final : public Connection {
   // True while a transaction is open on the connection (or failed and not yet rolled back); a
   // COMMIT on its way does not count.
   bool InTransaction() const;
+  // Connection: not when broken or left inside a transaction.
+  bool Reusable() const override { return !broken_ && !InTransaction(); }
 
   // Whether an idle connection can still be used: false when its server ended it meanwhile (a
   // restart, a failover, pg_terminate_backend, an idle timeout), which would otherwise fail the
@@ -150,11 +152,11 @@ class PostgresConnection final : public Connection {
   // True when the server ended the connection (a restart, a failover, pg_terminate_backend)
   // before it answered anything on this lease: nothing the lease sent was done, so the caller
   // may send it all again on a fresh connection. False for a server that stopped answering.
-  bool LostBeforeAnyAnswer() const;
+  bool LostBeforeAnyAnswer() const override;
 
   // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
   // and the connection counts as broken from then on.
-  void Interrupt();
+  void Interrupt() override;
 
   // Closes the connection when it returns to the pool.
   void MarkBroken() { broken_ = true; }
@@ -207,4 +209,4 @@ class PostgresConnection final : public Connection {
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POSTGRES_CONNECTION_H_
+#endif  // VERDICT_STORE_POSTGRES_POSTGRES_CONNECTION_H_

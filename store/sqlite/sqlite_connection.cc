@@ -1,4 +1,4 @@
-#include "store/sqlite_connection.h"
+#include "store/sqlite/sqlite_connection.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -16,7 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "store/policy_encoding.h"
-#include "store/schema.h"
+#include "store/sqlite/schema.h"
 
 namespace verdict {
 namespace {

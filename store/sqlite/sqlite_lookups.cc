@@ -1,4 +1,4 @@
-#include "store/sqlite_lookups.h"
+#include "store/sqlite/sqlite_lookups.h"
 
 #include "store/row_readers.h"
 

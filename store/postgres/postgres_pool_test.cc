@@ -1,8 +1,6 @@
 // The pool's connection attempts against a server that accepts connections and never answers
 // (a frozen PostgreSQL: the kernel completes the TCP handshake, the postmaster never replies).
 // Needs libpq, not a PostgreSQL server.
-#include "store/postgres_pool.h"
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "store/postgres/postgres_source.h"
 
 namespace verdict {
 namespace {
@@ -56,12 +55,12 @@ TEST(PostgresPoolTest, AConnectionAttemptEndsAsSoonAsTheServerIsGivenUpOn) {
   SilentServer server;
   PostgresConnectionOptions options;
   options.connect_timeout = absl::Seconds(10);
-  PostgresPool pool(**pq, server.url(), options, /*size=*/2);
+  ConnectionPool pool(PostgresSource(**pq, server.url(), options), PostgresPoolOptions(options, 2));
 
   absl::Notification ended;
   absl::Status outcome;
   std::thread caller([&] {
-    absl::StatusOr<PostgresPool::Lease> lease = pool.Checkout();
+    absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
     outcome = lease.status();
     ended.Notify();
   });
@@ -81,9 +80,9 @@ TEST(PostgresPoolTest, AServerThatNeverAnswersIsGivenUpOnAtTheConnectTimeout) {
   SilentServer server;
   PostgresConnectionOptions options;
   options.connect_timeout = absl::Seconds(1);
-  PostgresPool pool(**pq, server.url(), options, /*size=*/1);
+  ConnectionPool pool(PostgresSource(**pq, server.url(), options), PostgresPoolOptions(options, 1));
   const absl::Time start = absl::Now();
-  absl::StatusOr<PostgresPool::Lease> lease = pool.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> lease = pool.Checkout();
   EXPECT_EQ(lease.status().code(), absl::StatusCode::kUnavailable) << lease.status();
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }

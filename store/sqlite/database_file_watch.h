@@ -18,8 +18,8 @@
 //   if (!generation.ok()) return generation.status();  // UNAVAILABLE, naming the fault
 //   // Close connections opened in an earlier generation: they may hold another file or stale
 //   // pages.
-#ifndef VERDICT_STORE_DATABASE_FILE_WATCH_H_
-#define VERDICT_STORE_DATABASE_FILE_WATCH_H_
+#ifndef VERDICT_STORE_SQLITE_DATABASE_FILE_WATCH_H_
+#define VERDICT_STORE_SQLITE_DATABASE_FILE_WATCH_H_
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -125,4 +125,4 @@ std::shared_ptr<DatabaseFileWatch> SharedDatabaseFileWatch(const std::string& pa
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_DATABASE_FILE_WATCH_H_
+#endif  // VERDICT_STORE_SQLITE_DATABASE_FILE_WATCH_H_

@@ -1,4 +1,4 @@
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_libpq.h"
 
 #include <dlfcn.h>
 

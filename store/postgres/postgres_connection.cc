@@ -1,4 +1,4 @@
-#include "store/postgres_connection.h"
+#include "store/postgres/postgres_connection.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -141,7 +141,7 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
   }
   // libpq's own loop (PQconnectdbParams) would wait out connect_timeout on a server that
   // accepts the connection and never answers (a frozen one); this one also stops when the
-  // caller gives up (PostgresPool::BreakLeased).
+  // caller gives up (ConnectionPool::BreakLeased).
   const absl::Time deadline =
       absl::Now() +
       std::max(absl::Seconds(1), absl::Seconds(absl::ToInt64Seconds(options.connect_timeout)));

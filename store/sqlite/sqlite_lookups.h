@@ -5,14 +5,14 @@
 //
 //   DecisionRecord record;
 //   bool found = CatchSqlite(c, [&] { return LookupDecisionRecord(c, "agt_1", record); });
-#ifndef VERDICT_STORE_SQLITE_LOOKUPS_H_
-#define VERDICT_STORE_SQLITE_LOOKUPS_H_
+#ifndef VERDICT_STORE_SQLITE_SQLITE_LOOKUPS_H_
+#define VERDICT_STORE_SQLITE_SQLITE_LOOKUPS_H_
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "store/decision_record.h"
 #include "store/lookups.h"
-#include "store/sqlite_connection.h"
+#include "store/sqlite/sqlite_connection.h"
 
 namespace verdict {
 
@@ -23,4 +23,4 @@ bool LookupDecisionRecordByTokenHash(SqliteConnection& connection, absl::string_
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_SQLITE_LOOKUPS_H_
+#endif  // VERDICT_STORE_SQLITE_SQLITE_LOOKUPS_H_

@@ -1,4 +1,4 @@
-#include "store/postgres_test_support.h"
+#include "store/postgres/postgres_test_support.h"
 
 #include <cstdlib>
 #include <memory>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "crypto/token.h"
 #include "gtest/gtest.h"
-#include "store/postgres_connection.h"
-#include "store/postgres_libpq.h"
+#include "store/postgres/postgres_connection.h"
+#include "store/postgres/postgres_libpq.h"
 
 namespace verdict {
 namespace {
