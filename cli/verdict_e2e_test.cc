@@ -19,6 +19,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/json.h"
 #include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
@@ -239,13 +240,29 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   EXPECT_EQ(Check({"--token", token, "--action=read", "--resource=docs:1"}).exit_code, 2);
   EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 0);
 
-  // A grace under a second is kept, not rounded down to none.
+  // A grace under a second is kept, not rounded down to none: the previous token expires 900 ms
+  // after the rotation, which verdictd made between `before` and `after`. It works until then
+  // (checked when the check is over before then: on a loaded machine starting the CLI alone can
+  // take longer) and not after.
+  const absl::Time before = absl::FromUnixMicros(absl::ToUnixMicros(absl::Now()));  // as kept
   Outcome briefly = Admin({"agents", "rotate", "--id", id, "--grace=900ms", "--json"});
+  const absl::Time after = absl::Now();
   ASSERT_EQ(briefly.exit_code, 0) << briefly.err;
-  const std::string briefly_token = Member(ParseOutput(briefly), "token");
-  EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 0)
-      << "the previous token works for 900 ms";
-  absl::SleepFor(absl::Seconds(1));
+  const JsonValue briefly_rotated = ParseOutput(briefly);
+  const std::string briefly_token = Member(briefly_rotated, "token");
+  absl::Time expires;
+  std::string unparsed;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full,
+                              Member(briefly_rotated, "previous_token_expires_at"), &expires,
+                              &unparsed))
+      << unparsed << "\n"
+      << briefly.out;
+  EXPECT_GE(expires, before + absl::Milliseconds(900)) << briefly.out;
+  EXPECT_LE(expires, after + absl::Milliseconds(900)) << briefly.out;
+  const int in_grace =
+      Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code;
+  if (absl::Now() < expires) EXPECT_EQ(in_grace, 0) << "the previous token works for 900 ms";
+  while (absl::Now() <= expires) absl::SleepFor(expires - absl::Now() + absl::Milliseconds(1));
   EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 2);
   EXPECT_EQ(Check({"--token", briefly_token, "--action=read", "--resource=docs:1"}).exit_code, 0);
 

@@ -318,8 +318,15 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
   }
 
   // The decision log as operators read it, and the metrics.
-  absl::SleepFor(absl::Seconds(2));  // the decision log writes in batches
-  CliOutcome log = Admin({"log", "query", "--json", "--page_size=1000"}, admin_secret_);
+  // The decision log writes in batches, off the decision path: the rows come when their batch is
+  // committed, so the query is asked again until they are there (bounded).
+  CliOutcome log;
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  do {
+    log = Admin({"log", "query", "--json", "--page_size=1000"}, admin_secret_);
+    if (log.exit_code != 0 || log.out.find(agent_id) != std::string::npos) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  } while (absl::Now() < give_up);
   EXPECT_EQ(log.exit_code, 0) << log.err;
   EXPECT_NE(log.out.find(agent_id), std::string::npos) << "the decision log has no row to search";
   Record("verdict log query", log.out + log.err);
