@@ -38,8 +38,17 @@ def probe(channel):
 def run_once(verdictd, url, datadir):
     process = subprocess.Popen([verdictd, "--listen=127.0.0.1:0", f"--db={url}",
                                 "--admin_listen=off"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    address = process.stdout.readline().split("serving on ")[1].split(" ")[0]
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # verdictd logs on stderr; its address is on the line that says where it serves. The rest
+    # of stderr is drained so that verdictd never blocks on a full pipe.
+    address = None
+    for line in process.stderr:
+        if "serving on " in line:
+            address = line.split("serving on ")[1].split(" ")[0]
+            break
+    if address is None:
+        raise SystemExit("verdictd stopped before serving")
+    threading.Thread(target=lambda: process.stderr.read(), daemon=True).start()
     stopping = threading.Event()
 
     def traffic():
