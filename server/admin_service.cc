@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "common/json.h"
 #include "common/redaction.h"
+#include "decision/admin/signing_key_rules.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
 #include "server/unix_socket.h"
@@ -52,11 +53,7 @@ GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decisio
       file_key_ids_(file_key_ids.begin(), file_key_ids.end()) {}
 
 absl::Status GrpcAdminService::RefuseFileKey(absl::string_view kid) const {
-  if (!file_key_ids_.contains(kid)) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat("kid ", kid,
-                   " is a key of verdictd's --jwks_file, which verifies its tokens whatever the "
-                   "store holds: change it in that file (or give the store's key another kid)"));
+  return CheckKidNotFromFile(kid, file_key_ids_);
 }
 
 // The call's work goes to the service's own threads: gRPC's callback threads also carry the

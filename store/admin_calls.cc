@@ -8,49 +8,41 @@
 #include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
-#include "decision/engine.h"
+#include "decision/admin/delegation_rules.h"
+#include "decision/admin/input_rules.h"
+#include "decision/admin/signing_key_rules.h"
+#include "decision/admin/voting.h"
 #include "store/admin_input.h"
-#include "store/delegation_rules.h"
 #include "store/ids.h"
-#include "store/policy_validation.h"
 #include "store/signing_keys.h"
 
 namespace verdict {
 namespace {
 
-// The delegation rules' view of the store, inside the caller's write transaction.
+// The delegation rules' view of the store (decision/admin/delegation_rules.h), inside the
+// caller's write transaction.
 class TransactionGraph final : public DelegationGraph {
  public:
-  TransactionGraph(AdminTransaction& rows, absl::Time now) : rows_(rows), now_(now) {}
+  explicit TransactionGraph(AdminTransaction& rows) : rows_(rows) {}
 
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return rows_.FindAgent(agent_id);
+  }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
     return rows_.PermissionsOf(agent_id);
   }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
-      absl::string_view agent_id) override {
-    return rows_.ActiveDelegationsInto(agent_id, now_);
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return rows_.ActiveDelegationsInto(agent_id, now);
   }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(
-      absl::string_view agent_id) override {
-    return rows_.ActiveDelegationsFrom(agent_id, now_);
-  }
-  absl::StatusOr<bool> IsLive(absl::string_view agent_id) override {
-    absl::StatusOr<std::optional<Agent>> agent = rows_.FindAgent(agent_id);
-    if (!agent.ok()) return agent.status();
-    return agent->has_value() && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return rows_.ActiveDelegationsFrom(agent_id, now);
   }
 
  private:
   AdminTransaction& rows_;
-  const absl::Time now_;
 };
-
-absl::Status SetApprovalStatus(AdminTransaction& rows, ApprovalRequest& approval,
-                               ApprovalStatus status, absl::Time now) {
-  if (absl::Status s = rows.SetApprovalStatus(approval.id, status, now); !s.ok()) return s;
-  approval.status = status;
-  return absl::OkStatus();
-}
 
 thread_local const CommitOnlyWhile* innermost_commit_condition = nullptr;
 
@@ -184,6 +176,7 @@ absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view 
   const absl::Time now = StoredTime(AdminClock());
   absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
   if (!previous_until.ok()) return previous_until.status();
+  if (previous_until->has_value()) *previous_until = StoredTime(**previous_until);
   RotatedToken rotated;
   rotated.token = NewAgentToken();
   rotated.previous_token_expires_at = previous_until->value_or(now);
@@ -248,8 +241,8 @@ absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelega
         !s.ok()) {
       return s;
     }
-    TransactionGraph graph(t, now);
-    if (absl::Status s = CheckNewDelegation(prepared->checked, graph); !s.ok()) return s;
+    TransactionGraph graph(t);
+    if (absl::Status s = CheckNewDelegation(prepared->checked, graph, now); !s.ok()) return s;
     return t.InsertDelegation(row, prepared->lent_json);
   });
   if (!status.ok()) return status;
@@ -318,35 +311,26 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string
   if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
   now = StoredTime(now);
-  ApprovalRequest approval;
-  bool expired = false;
+  Vote vote;
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<ApprovalRequest> found =
         ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();
-    approval = *std::move(found);
-    if (approval.status == ApprovalStatus::kExpired) {
-      // Committed although the vote is refused: the request is expired for everyone.
-      expired = true;
-      return SetApprovalStatus(t, approval, ApprovalStatus::kExpired, now);
-    }
-    if (approval.status != ApprovalStatus::kPending) return VotingClosed(approval);
     absl::StatusOr<bool> voted = t.HasVoted(approval_id, approver);
     if (!voted.ok()) return voted.status();
-    if (*voted) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(approver, " has already voted on approval ", approval_id));
+    absl::StatusOr<Vote> judged = JudgeVote(*found, *voted, approver, approve, now);
+    if (!judged.ok()) return judged.status();
+    vote = *std::move(judged);
+    if (vote.record) {
+      if (absl::Status s = t.InsertVote(approval_id, approver, approve, now); !s.ok()) return s;
     }
-    if (absl::Status s = t.InsertVote(approval_id, approver, approve, now); !s.ok()) return s;
-    if (!approve) return SetApprovalStatus(t, approval, ApprovalStatus::kDenied, now);
-    if (++approval.approvals >= approval.quorum) {
-      return SetApprovalStatus(t, approval, ApprovalStatus::kApproved, now);
-    }
+    // Committed even when the vote is refused: an expired request is expired for everyone.
+    if (vote.new_status) return t.SetApprovalStatus(approval_id, *vote.new_status, now);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  if (expired) return ExpiredApproval(approval);
-  return approval;
+  if (!vote.answer.ok()) return vote.answer;
+  return vote.approval;
 }
 
 absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
@@ -423,19 +407,8 @@ absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
 
 absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Time expires_at) {
   if (absl::Status s = CheckTokenId(jti); !s.ok()) return s;
-  if (expires_at == absl::InfiniteFuture()) {
-    return absl::InvalidArgumentError("expires_at: the token's \"exp\" is required");
-  }
   const absl::Time now = StoredTime(AdminClock());
-  // An entry is kept until a day past expires_at and then dropped: an expiry given wrong, long
-  // past, would have the revocation reported done and then forgotten while the token is still
-  // accepted. A token past its "exp" (and the verifiers' leeway) is refused anyway.
-  if (expires_at < now - kPastExpiryAccepted) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expires_at: ", absl::FormatTime(absl::RFC3339_sec, expires_at, absl::UTCTimeZone()),
-        " is more than an hour past; give the token's \"exp\" (a token that far past it is "
-        "refused anyway, whatever --jwt_leeway)"));
-  }
+  if (absl::Status s = CheckRevokedTokenExpiry(expires_at, now); !s.ok()) return s;
   return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     // Entries long past their token's expiry protect nothing: they go as new ones come.
     if (absl::Status s = t.PruneRevokedTokenIds(now - kRevokedTokenIdRetention); !s.ok()) {

@@ -45,7 +45,7 @@ class PolicyAdmin {
   virtual absl::Status RevokePermission(absl::string_view permission_id) = 0;
 
   // FAILED_PRECONDITION when the delegation lends more than the delegator holds, would sit on
-  // a path longer than a max_depth allows, or would close a cycle (see store/delegation_rules.h).
+  // a path longer than a max_depth allows, or would close a cycle (see decision/admin/delegation_rules.h).
   virtual absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) = 0;
   // Revoking a revoked delegation changes nothing.
   virtual absl::Status RevokeDelegation(absl::string_view delegation_id) = 0;
