@@ -44,59 +44,31 @@ class TransactionGraph final : public DelegationGraph {
   AdminTransaction& rows_;
 };
 
-thread_local const CommitOnlyWhile* innermost_commit_condition = nullptr;
-
 }  // namespace
 
-CommitOnlyWhile::CommitOnlyWhile(std::function<absl::Status()> still_wanted)
-    : still_wanted_(std::move(still_wanted)), outer_(innermost_commit_condition) {
-  innermost_commit_condition = this;
+AdminCalls::AdminCalls(AdminTransactionRunner& runner, std::function<absl::Time()> clock,
+                       CancelToken cancel)
+    : runner_(runner), clock_(std::move(clock)), cancel_(std::move(cancel)) {}
+
+std::unique_ptr<PolicyAdmin> AdminCalls::WithCancel(CancelToken cancel) {
+  return std::make_unique<AdminCalls>(runner_, clock_,
+                                      CancelToken([outer = cancel_, inner = std::move(cancel)] {
+                                        if (absl::Status wanted = inner.Check(); !wanted.ok())
+                                          return wanted;
+                                        return outer.Check();
+                                      }));
 }
 
-CommitOnlyWhile::~CommitOnlyWhile() { innermost_commit_condition = outer_; }
-
-absl::Status CommitOnlyWhile::Check() {
-  for (const CommitOnlyWhile* condition = innermost_commit_condition; condition != nullptr;
-       condition = condition->outer_) {
-    if (absl::Status wanted = condition->still_wanted_(); !wanted.ok()) return wanted;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status StoreWithAdminCalls::Transact(
-    TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
-  return database_.InTransaction(kind, [&](Connection& connection) {
-    absl::Status done = body(*AdminTransactionOn(connection));
-    if (done.ok() && kind == TransactionKind::kWrite) done = CommitOnlyWhile::Check();
+absl::Status AdminCalls::Transact(TransactionKind kind,
+                                  absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
+  return runner_.RunAdminTransaction(kind, [&](AdminTransaction& t) {
+    absl::Status done = body(t);
+    if (done.ok() && kind == TransactionKind::kWrite) done = cancel_.Check();
     return done;
   });
 }
 
-absl::StatusOr<PrunedRows> StoreWithAdminCalls::PruneDeadRows(const PruneLimits& limits,
-                                                              absl::Time now) {
-  if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
-  PrunedRows pruned;
-  absl::Status status =
-      prune_database_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
-        absl::StatusOr<ResultRows> approvals = connection.Execute(
-            Statement::kPruneApprovals,
-            Params().Time(now - limits.approval_retention).Int64(limits.max_rows));
-        if (!approvals.ok()) return approvals.status();
-        pruned.approvals = approvals->changed_rows();
-        absl::StatusOr<ResultRows> counters =
-            connection.Execute(Statement::kPruneRateCounters,
-                               Params().Int64(absl::ToUnixSeconds(now)).Int64(limits.max_rows));
-        if (!counters.ok()) return counters.status();
-        pruned.rate_counters = counters->changed_rows();
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  return pruned;
-}
-
-absl::Status StoreWithAdminCalls::CheckAvailable() { return IsEmpty().status(); }
-
-absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& agent) {
+absl::StatusOr<CreatedAgent> AdminCalls::CreateAgent(const NewAgent& agent) {
   absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -108,7 +80,7 @@ absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& ag
   return CreatedAgent{std::move(row->agent), std::move(row->token)};
 }
 
-absl::StatusOr<Agent> StoreWithAdminCalls::GetAgent(absl::string_view agent_id) {
+absl::StatusOr<Agent> AdminCalls::GetAgent(absl::string_view agent_id) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   Agent agent;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
@@ -121,7 +93,7 @@ absl::StatusOr<Agent> StoreWithAdminCalls::GetAgent(absl::string_view agent_id) 
   return agent;
 }
 
-absl::StatusOr<AgentPage> StoreWithAdminCalls::ListAgents(const PageRequest& page) {
+absl::StatusOr<AgentPage> AdminCalls::ListAgents(const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
   // A page token is the last agent id of the page before.
@@ -145,8 +117,7 @@ absl::StatusOr<AgentPage> StoreWithAdminCalls::ListAgents(const PageRequest& pag
   return result;
 }
 
-absl::StatusOr<Agent> StoreWithAdminCalls::SetAgentStatus(absl::string_view agent_id,
-                                                          AgentStatus status) {
+absl::StatusOr<Agent> AdminCalls::SetAgentStatus(absl::string_view agent_id, AgentStatus status) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
   const absl::Time now = StoredTime(AdminClock());
@@ -170,8 +141,8 @@ absl::StatusOr<Agent> StoreWithAdminCalls::SetAgentStatus(absl::string_view agen
   return agent;
 }
 
-absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view agent_id,
-                                                              absl::Duration grace) {
+absl::StatusOr<RotatedToken> AdminCalls::RotateToken(absl::string_view agent_id,
+                                                     absl::Duration grace) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   const absl::Time now = StoredTime(AdminClock());
   absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
@@ -194,7 +165,7 @@ absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view 
   return rotated;
 }
 
-absl::StatusOr<Permission> StoreWithAdminCalls::GrantPermission(const NewPermission& permission) {
+absl::StatusOr<Permission> AdminCalls::GrantPermission(const NewPermission& permission) {
   absl::StatusOr<Permission> row = PrepareNewPermission(permission, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -211,7 +182,7 @@ absl::StatusOr<Permission> StoreWithAdminCalls::GrantPermission(const NewPermiss
   return row;
 }
 
-absl::Status StoreWithAdminCalls::RevokePermission(absl::string_view permission_id) {
+absl::Status AdminCalls::RevokePermission(absl::string_view permission_id) {
   if (absl::Status s = CheckId("permission_id", permission_id, kPermissionIdPrefix); !s.ok()) {
     return s;
   }
@@ -225,7 +196,7 @@ absl::Status StoreWithAdminCalls::RevokePermission(absl::string_view permission_
   });
 }
 
-absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelegation& delegation) {
+absl::StatusOr<Delegation> AdminCalls::CreateDelegation(const NewDelegation& delegation) {
   const absl::Time now = StoredTime(AdminClock());
   absl::StatusOr<DelegationToCreate> prepared = PrepareNewDelegation(delegation, now);
   if (!prepared.ok()) return prepared.status();
@@ -249,7 +220,7 @@ absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelega
   return std::move(prepared->delegation);
 }
 
-absl::Status StoreWithAdminCalls::RevokeDelegation(absl::string_view delegation_id) {
+absl::Status AdminCalls::RevokeDelegation(absl::string_view delegation_id) {
   if (absl::Status s = CheckId("delegation_id", delegation_id, kDelegationIdPrefix); !s.ok()) {
     return s;
   }
@@ -263,8 +234,8 @@ absl::Status StoreWithAdminCalls::RevokeDelegation(absl::string_view delegation_
   });
 }
 
-absl::StatusOr<ApprovalPage> StoreWithAdminCalls::ListApprovals(
-    std::optional<ApprovalStatus> status, const PageRequest& page) {
+absl::StatusOr<ApprovalPage> AdminCalls::ListApprovals(std::optional<ApprovalStatus> status,
+                                                       const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
   if (status.has_value()) {
@@ -290,7 +261,7 @@ absl::StatusOr<ApprovalPage> StoreWithAdminCalls::ListApprovals(
   return result;
 }
 
-absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::GetApproval(absl::string_view approval_id) {
+absl::StatusOr<ApprovalRequest> AdminCalls::GetApproval(absl::string_view approval_id) {
   if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   const absl::Time now = AdminClock();
   ApprovalRequest approval;
@@ -305,9 +276,9 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::GetApproval(absl::string_vi
   return approval;
 }
 
-absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string_view approval_id,
-                                                                    absl::string_view approver,
-                                                                    bool approve, absl::Time now) {
+absl::StatusOr<ApprovalRequest> AdminCalls::VoteOnApproval(absl::string_view approval_id,
+                                                           absl::string_view approver, bool approve,
+                                                           absl::Time now) {
   if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
   now = StoredTime(now);
@@ -333,7 +304,7 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string
   return vote.approval;
 }
 
-absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
+absl::StatusOr<PolicyContents> AdminCalls::ExportPolicy() {
   PolicyContents policy;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<PolicyContents> read = t.ReadPolicy();
@@ -345,7 +316,7 @@ absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
   return policy;
 }
 
-absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
+absl::Status AdminCalls::ImportPolicy(const PolicyContents& policy) {
   // Everything is validated before the database is touched: an import is all or nothing.
   absl::StatusOr<PolicyToImport> prepared = PreparePolicyImport(policy, StoredTime(AdminClock()));
   if (!prepared.ok()) return prepared.status();
@@ -393,7 +364,7 @@ absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
   });
 }
 
-absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
+absl::StatusOr<bool> AdminCalls::IsEmpty() {
   bool empty = false;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<bool> is_empty = t.PolicyIsEmpty();
@@ -405,7 +376,7 @@ absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
   return empty;
 }
 
-absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Time expires_at) {
+absl::Status AdminCalls::RevokeTokenId(absl::string_view jti, absl::Time expires_at) {
   if (absl::Status s = CheckTokenId(jti); !s.ok()) return s;
   const absl::Time now = StoredTime(AdminClock());
   if (absl::Status s = CheckRevokedTokenExpiry(expires_at, now); !s.ok()) return s;
@@ -418,7 +389,7 @@ absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Tim
   });
 }
 
-absl::StatusOr<SigningKey> StoreWithAdminCalls::AddSigningKey(const NewSigningKey& key) {
+absl::StatusOr<SigningKey> AdminCalls::AddSigningKey(const NewSigningKey& key) {
   absl::StatusOr<SigningKey> row = PrepareSigningKey(key, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -432,7 +403,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::AddSigningKey(const NewSigningKe
   return row;
 }
 
-absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSigningKey& key) {
+absl::StatusOr<SigningKey> AdminCalls::RotateSigningKey(const NewSigningKey& key) {
   absl::StatusOr<SigningKey> content = PrepareSigningKey(key, StoredTime(AdminClock()));
   if (!content.ok()) return content.status();
   SigningKey rotated;
@@ -452,7 +423,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSignin
   return rotated;
 }
 
-absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_view kid) {
+absl::StatusOr<SigningKey> AdminCalls::RetireSigningKey(absl::string_view kid) {
   const absl::Time now = StoredTime(AdminClock());
   SigningKey retired;
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -470,7 +441,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_vi
   return retired;
 }
 
-absl::StatusOr<std::vector<SigningKey>> StoreWithAdminCalls::ListSigningKeys() {
+absl::StatusOr<std::vector<SigningKey>> AdminCalls::ListSigningKeys() {
   std::vector<SigningKey> keys;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<std::vector<SigningKey>> rows = t.ListSigningKeys();

@@ -166,7 +166,7 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 }  // namespace
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
-    : StoreWithAdminCalls(pool_, prune_pool_, options.clock),
+    : DatabaseStore(pool_, prune_pool_, options.clock),
       options_(std::move(options)),
       pool_(
           path,
