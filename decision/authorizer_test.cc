@@ -405,9 +405,9 @@ TEST_F(AuthorizerTest, ApprovalOpensOneRequestPerCallAndAllowsOnceAtQuorum) {
   ASSERT_EQ(store_.ApprovalRequests().size(), 1u);
   EXPECT_EQ(RateCount("agt_a", permission, 60), 0);  // waiting spends no quota
 
-  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice").ok());
+  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice", now_).ok());
   EXPECT_EQ(Authorize(request).reason, ReasonCode::kApprovalRequired);
-  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "bob").ok());
+  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "bob", now_).ok());
   const Decision approved = Authorize(request);
   EXPECT_EQ(approved.reason, ReasonCode::kAllowed);
   // The ALLOW names the approval it used, so the log ties the call to its approvers (h41).
@@ -425,7 +425,7 @@ TEST_F(AuthorizerTest, ADeniedApprovalRefusesIdenticalCallsUntilItExpires) {
   AddAgent("agt_a");
   Allow("agt_a", "docs:*", R"({"approval": {"quorum": 1, "ttl_seconds": 600}})");
   Decision opened = Authorize(Read("agt_a", "docs:1"));
-  ASSERT_TRUE(store_.DenyRequest(opened.approval_request_id).ok());
+  ASSERT_TRUE(store_.DenyRequest(opened.approval_request_id, "alice", now_).ok());
   Decision denied = Authorize(Read("agt_a", "docs:1"));
   EXPECT_EQ(denied.verdict, Verdict::kDeny);
   EXPECT_EQ(denied.reason, ReasonCode::kApprovalDenied);
@@ -467,7 +467,7 @@ TEST_F(AuthorizerTest, PendingApprovalsPerAgentAreCappedAndTheCallPastTheCapOpen
   EXPECT_EQ(Authorize(call("agt_b", 0)).reason, ReasonCode::kApprovalRequired);
 
   // A decided request frees its place; so does an expired one.
-  ASSERT_TRUE(store_.DenyRequest(store_.ApprovalRequests()[0].id).ok());
+  ASSERT_TRUE(store_.DenyRequest(store_.ApprovalRequests()[0].id, "alice", now_).ok());
   EXPECT_EQ(Authorize(call("agt_a", 5)).reason, ReasonCode::kApprovalRequired);
   EXPECT_EQ(Authorize(call("agt_a", 6)).reason, ReasonCode::kTooManyPendingApprovals);
   now_ += absl::Minutes(10);

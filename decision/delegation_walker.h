@@ -1,8 +1,9 @@
 // The delegation search (design section 2.2), shared by Decide (decision/engine.h) and
 // EffectivePermissions (decision/effective_permissions.h): the lookups of one call, each made
 // once, and DelegationWalker, which works out what an agent holds through the live links into it,
-// each state once. Internal to the engine; its callers give it a `Holdings` that says what
-// "holds" means for them.
+// each state once. Internal to the engine and to the new-delegation rules
+// (decision/admin/delegation_rules.h); its callers give it a `Holdings` that says what "holds"
+// means for them.
 //
 //   Lookups lookups(view, now, budget);
 //   DelegationWalker<EffectiveHoldings> walker(holdings, lookups);
@@ -163,7 +164,12 @@ inline std::vector<DelegationHop> HopsFromTop(absl::Span<const TakenLink> links)
 //   absl::Status Extend(const WalkState&, const Delegation&, size_t lent_index,
 //                       const WalkState& next, const Value& upper, Value&, bool& done);
 // `done` stops the state's work early (nothing more it could hold would change its Value).
-template <typename Holdings>
+//
+// With `kPastMaxDepth`, links past a max_depth on the path are followed too (up to
+// kMaxDelegationDepth links): for the new-delegation rules (decision/admin/delegation_rules.h),
+// which tell "held, but only through too long a path" from "not held"; the Holdings then judges
+// the depth from WalkState::limit itself. A compile-time choice: Decide's walk is unchanged.
+template <typename Holdings, bool kPastMaxDepth = false>
 class DelegationWalker {
  public:
   using Value = typename Holdings::Value;
@@ -258,12 +264,18 @@ class DelegationWalker {
   // be live.
   absl::StatusOr<std::string> WhyUnusable(const Delegation& link, const WalkState& state) {
     const int depth = state.links + 1;
-    if (depth > link.max_depth) {
-      return absl::StrCat("path length ", depth, " exceeds ", link.id, "'s max_depth ",
-                          link.max_depth);
-    }
-    if (depth > state.limit) {
-      return absl::StrCat("path length ", depth, " exceeds the depth limit ", state.limit);
+    if (kPastMaxDepth) {
+      if (depth > kMaxDelegationDepth) {
+        return absl::StrCat("path length ", depth, " exceeds ", kMaxDelegationDepth);
+      }
+    } else {
+      if (depth > link.max_depth) {
+        return absl::StrCat("path length ", depth, " exceeds ", link.id, "'s max_depth ",
+                            link.max_depth);
+      }
+      if (depth > state.limit) {
+        return absl::StrCat("path length ", depth, " exceeds the depth limit ", state.limit);
+      }
     }
     absl::StatusOr<bool> live = lookups_.IsLive(link.from_agent_id);
     if (!live.ok()) return live.status();

@@ -395,13 +395,13 @@ TEST_F(EngineTest, ApprovalFollowsTheOpenRequestsStatus) {
   EXPECT_EQ(pending.approval_request_id, approval_id_);
   EXPECT_TRUE(pending.side_effects.empty());
 
-  ASSERT_TRUE(store_.ApproveRequest(approval_id_, "alice").ok());
+  ASSERT_TRUE(store_.ApproveRequest(approval_id_, "alice", kNoon).ok());
   Decision approved = DecideNow(request);
   EXPECT_EQ(approved.reason, ReasonCode::kAllowed);
   EXPECT_EQ(approved.side_effects.approval_to_use, approval_id_);
 
   OpenApproval(request, 1, kEmptyArgumentsHash);
-  ASSERT_TRUE(store_.DenyRequest(approval_id_).ok());
+  ASSERT_TRUE(store_.DenyRequest(approval_id_, "alice", kNoon).ok());
   Decision denied = DecideNow(request);
   EXPECT_EQ(denied.verdict, Verdict::kDeny);
   EXPECT_EQ(denied.reason, ReasonCode::kApprovalDenied);
@@ -414,7 +414,7 @@ TEST_F(EngineTest, AnApprovalUnderASmallerQuorumDoesNotSatisfyAStricterGrant) {
   Allow("agt_a", "docs:*", R"({"approval": {"quorum": 2}})");
   const Request request = Read("agt_a", "docs:1");
   OpenApproval(request, 1, kEmptyArgumentsHash);
-  ASSERT_TRUE(store_.ApproveRequest(approval_id_, "alice").ok());
+  ASSERT_TRUE(store_.ApproveRequest(approval_id_, "alice", kNoon).ok());
   Decision decision = DecideNow(request);
   EXPECT_EQ(decision.reason, ReasonCode::kApprovalRequired);
   ASSERT_TRUE(decision.side_effects.approval_to_open);

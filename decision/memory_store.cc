@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "crypto/jwt.h"
+#include "decision/admin/voting.h"
 
 namespace verdict {
 
@@ -457,36 +458,30 @@ absl::Status MemoryPolicyStore::RevokeDelegation(absl::string_view delegation_id
   return absl::OkStatus();
 }
 
-absl::Status MemoryPolicyStore::ApproveRequest(absl::string_view approval_id,
-                                               absl::string_view approver_id) {
+absl::StatusOr<ApprovalRequest> MemoryPolicyStore::VoteOnApproval(absl::string_view approval_id,
+                                                                  absl::string_view approver,
+                                                                  bool approve, absl::Time now) {
   absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
-  if (!current_.approvals->by_id.contains(approval_id)) {
-    return NotFound("approval request", approval_id);
-  }
-  if (current_.approvals->by_id.at(approval_id).request.status != ApprovalStatus::kPending) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("approval request ", approval_id, " is not pending"));
-  }
+  auto found = current_.approvals->by_id.find(approval_id);
+  if (found == current_.approvals->by_id.end()) return NotFound("approval request", approval_id);
+  absl::StatusOr<Vote> vote = JudgeVote(
+      found->second.request, found->second.voters.contains(approver), approver, approve, now);
+  if (!vote.ok()) return vote.status();
   ApprovalEntry& entry = Writable(current_.approvals).by_id.at(approval_id);
-  entry.approvers.insert(std::string(approver_id));
-  entry.request.approvals = static_cast<int>(entry.approvers.size());
-  if (entry.request.approvals >= entry.request.quorum) {
-    entry.request.status = ApprovalStatus::kApproved;
-  }
-  return absl::OkStatus();
+  if (vote->record) entry.voters.insert(std::string(approver));
+  entry.request = vote->approval;
+  if (!vote->answer.ok()) return vote->answer;
+  return vote->approval;
 }
 
-absl::Status MemoryPolicyStore::DenyRequest(absl::string_view approval_id) {
-  absl::MutexLock lock(&mu_, absl::Condition(&no_transaction_open_));
-  if (!current_.approvals->by_id.contains(approval_id)) {
-    return NotFound("approval request", approval_id);
-  }
-  if (current_.approvals->by_id.at(approval_id).request.status != ApprovalStatus::kPending) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("approval request ", approval_id, " is not pending"));
-  }
-  Writable(current_.approvals).by_id.at(approval_id).request.status = ApprovalStatus::kDenied;
-  return absl::OkStatus();
+absl::Status MemoryPolicyStore::ApproveRequest(absl::string_view approval_id,
+                                               absl::string_view approver, absl::Time now) {
+  return VoteOnApproval(approval_id, approver, /*approve=*/true, now).status();
+}
+
+absl::Status MemoryPolicyStore::DenyRequest(absl::string_view approval_id,
+                                            absl::string_view approver, absl::Time now) {
+  return VoteOnApproval(approval_id, approver, /*approve=*/false, now).status();
 }
 
 absl::Status MemoryPolicyStore::PutSigningKey(const SigningKey& key) {

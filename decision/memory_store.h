@@ -58,7 +58,7 @@ struct DelegationTable {
 
 struct ApprovalEntry {
   ApprovalRequest request;
-  std::set<std::string> approvers;
+  absl::flat_hash_set<std::string> voters;  // who voted, either way
 };
 
 struct ApprovalTable {
@@ -115,10 +115,17 @@ class MemoryPolicyStore : public PolicyStore {
   absl::StatusOr<std::string> AddDelegation(const Delegation& delegation);
   absl::Status RevokeDelegation(absl::string_view delegation_id);
 
-  // Records one approver's vote; the request becomes approved when distinct approvers reach its
-  // quorum. FAILED_PRECONDITION unless the request is pending.
-  absl::Status ApproveRequest(absl::string_view approval_id, absl::string_view approver_id);
-  absl::Status DenyRequest(absl::string_view approval_id);
+  // One vote on a request at `now`, by the voting rule the SQL stores follow
+  // (decision/admin/voting.h): quorum distinct approvals approve it, one deny denies it;
+  // ALREADY_EXISTS for an approver's second vote; FAILED_PRECONDITION when the request is no
+  // longer pending, or has expired (it is then marked expired).
+  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
+                                                 absl::string_view approver, bool approve,
+                                                 absl::Time now);
+  absl::Status ApproveRequest(absl::string_view approval_id, absl::string_view approver,
+                              absl::Time now);
+  absl::Status DenyRequest(absl::string_view approval_id, absl::string_view approver,
+                           absl::Time now);
   // Every approval request, oldest first.
   std::vector<ApprovalRequest> ApprovalRequests();
 

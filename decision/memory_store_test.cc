@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace verdict {
@@ -90,7 +91,7 @@ TEST(MemoryPolicyStore, SettersRefuseUnknownAndDuplicateIds) {
   delegation.to_agent_id = "agt_x";
   EXPECT_EQ(store.AddDelegation(delegation).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(store.RevokeDelegation("dlg_x").code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store.ApproveRequest("apr_x", "alice").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store.ApproveRequest("apr_x", "alice", kNow).code(), absl::StatusCode::kNotFound);
 }
 
 TEST(MemoryPolicyStore, OnlyActiveUnexpiredDelegationsAreListed) {
@@ -277,14 +278,14 @@ TEST(MemoryPolicyStore, AnApprovalNeedsItsQuorumOfDistinctApprovers) {
   ASSERT_TRUE(transaction->Commit().ok());
   transaction.reset();
 
-  ASSERT_TRUE(store.ApproveRequest(id, "alice").ok());
-  ASSERT_TRUE(store.ApproveRequest(id, "alice").ok());
+  ASSERT_TRUE(store.ApproveRequest(id, "alice", kNow).ok());
+  EXPECT_EQ(store.ApproveRequest(id, "alice", kNow).code(), absl::StatusCode::kAlreadyExists);
   ApprovalRequest request = store.ApprovalRequests().at(0);
   EXPECT_EQ(request.status, ApprovalStatus::kPending);
   EXPECT_EQ(request.approvals, 1);
-  ASSERT_TRUE(store.ApproveRequest(id, "bob").ok());
+  ASSERT_TRUE(store.ApproveRequest(id, "bob", kNow).ok());
   EXPECT_EQ(store.ApprovalRequests().at(0).status, ApprovalStatus::kApproved);
-  EXPECT_EQ(store.ApproveRequest(id, "carol").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store.ApproveRequest(id, "carol", kNow).code(), absl::StatusCode::kFailedPrecondition);
 
   transaction = Write(store);
   ASSERT_TRUE(transaction->UseApproval(id, kNow).ok());
@@ -293,13 +294,36 @@ TEST(MemoryPolicyStore, AnApprovalNeedsItsQuorumOfDistinctApprovers) {
   EXPECT_EQ(store.ApprovalRequests().at(0).status, ApprovalStatus::kUsed);
 }
 
+// The voting rule of the SQL stores (decision/admin/voting.h): a vote on an expired request is
+// refused and marks it expired; an approver votes once, approving or denying.
+TEST(MemoryPolicyStore, VotesFollowTheSqlStoresVotingRule) {
+  MemoryPolicyStore store;
+  std::unique_ptr<WriteTransaction> transaction = Write(store);
+  ApprovalToOpen expiring = ApprovalFor("agt_a", 2);
+  expiring.expires_at = kNow + absl::Minutes(5);
+  std::string id = *transaction->OpenApproval(expiring, kNow);
+  ASSERT_TRUE(transaction->Commit().ok());
+  transaction.reset();
+
+  ASSERT_TRUE(store.ApproveRequest(id, "alice", kNow).ok());
+  EXPECT_EQ(store.DenyRequest(id, "alice", kNow).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store.ApprovalRequests().at(0).status, ApprovalStatus::kPending);
+
+  absl::StatusOr<ApprovalRequest> late =
+      store.VoteOnApproval(id, "bob", /*approve=*/true, kNow + absl::Minutes(5));
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(late.status().message()), ::testing::HasSubstr("expired"));
+  EXPECT_EQ(store.ApprovalRequests().at(0).status, ApprovalStatus::kExpired);
+  EXPECT_EQ(store.ApprovalRequests().at(0).approvals, 1);
+}
+
 TEST(MemoryPolicyStore, TheOpenApprovalIsTheNewestPendingApprovedOrDeniedUnexpiredOne) {
   MemoryPolicyStore store;
   std::unique_ptr<WriteTransaction> transaction = Write(store);
   std::string used = *transaction->OpenApproval(ApprovalFor("agt_a", 1), kNow);
   ASSERT_TRUE(transaction->Commit().ok());
   transaction.reset();
-  ASSERT_TRUE(store.ApproveRequest(used, "alice").ok());
+  ASSERT_TRUE(store.ApproveRequest(used, "alice", kNow).ok());
   transaction = Write(store);
   ASSERT_TRUE(transaction->UseApproval(used, kNow).ok());
   std::string denied = *transaction->OpenApproval(ApprovalFor("agt_a", 1), kNow);
@@ -307,7 +331,7 @@ TEST(MemoryPolicyStore, TheOpenApprovalIsTheNewestPendingApprovedOrDeniedUnexpir
   transaction.reset();
 
   EXPECT_EQ((*Read(store)->FindOpenApproval("agt_a", "read", "docs:1", "hash", kNow))->id, denied);
-  ASSERT_TRUE(store.DenyRequest(denied).ok());
+  ASSERT_TRUE(store.DenyRequest(denied, "alice", kNow).ok());
   std::optional<ApprovalRequest> open =
       *Read(store)->FindOpenApproval("agt_a", "read", "docs:1", "hash", kNow);
   ASSERT_TRUE(open);

@@ -151,16 +151,19 @@ Request RandomRequest(Corpus& corpus, const Universe& universe) {
 }
 
 // Approves to quorum, denies or leaves pending the approval request a decision waits on.
-void DecideApproval(Corpus& corpus, MemoryPolicyStore& store, const Decision& decision) {
+void DecideApproval(Corpus& corpus, MemoryPolicyStore& store, const Decision& decision,
+                    absl::Time now) {
   if (decision.verdict != Verdict::kNeedsApproval) return;
   const int fate = corpus.Uniform(3);
   if (fate == 1) {
     for (const char* approver : {"alice", "bob"}) {
-      ASSERT_TRUE(store.ApproveRequest(decision.approval_request_id, approver).ok());
+      // An approver votes once: a request met again keeps the votes it had.
+      const absl::Status voted = store.ApproveRequest(decision.approval_request_id, approver, now);
+      ASSERT_TRUE(voted.ok() || absl::IsAlreadyExists(voted)) << voted;
       if (store.ApprovalRequests().back().status == ApprovalStatus::kApproved) break;
     }
   } else if (fate == 2) {
-    ASSERT_TRUE(store.DenyRequest(decision.approval_request_id).ok());
+    ASSERT_TRUE(store.DenyRequest(decision.approval_request_id, "dave", now).ok());
   }
 }
 
@@ -200,7 +203,7 @@ TEST(Parity, SimulateDecidesAsAuthorizeOverARandomCorpus) {
           << "case " << i << " call " << call << ": " << request.subject.agent_id << " "
           << request.action << " " << request.resource << " ip=" << request.client_ip
           << " args=" << request.arguments_json;
-      DecideApproval(corpus, universe.store, *authorized);
+      DecideApproval(corpus, universe.store, *authorized, universe.now);
       ++reasons[authorized->reason];
       if (authorized->verdict == Verdict::kAllow && !authorized->delegation_path.empty()) {
         ++delegated_allows;

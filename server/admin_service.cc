@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -9,10 +10,10 @@
 #include "absl/strings/string_view.h"
 #include "common/json.h"
 #include "common/redaction.h"
+#include "decision/admin/signing_key_rules.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
 #include "server/unix_socket.h"
-#include "store/admin_calls.h"
 #include "store/policy_json.h"
 
 namespace verdict {
@@ -52,11 +53,7 @@ GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decisio
       file_key_ids_(file_key_ids.begin(), file_key_ids.end()) {}
 
 absl::Status GrpcAdminService::RefuseFileKey(absl::string_view kid) const {
-  if (!file_key_ids_.contains(kid)) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat("kid ", kid,
-                   " is a key of verdictd's --jwks_file, which verifies its tokens whatever the "
-                   "store holds: change it in that file (or give the store's key another kid)"));
+  return CheckKidNotFromFile(kid, file_key_ids_);
 }
 
 // The call's work goes to the service's own threads: gRPC's callback threads also carry the
@@ -81,8 +78,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     if (ready.ok()) ready = auth_.Authenticate(caller, AuthorizationOf(*context));
     if (ready.ok()) ready = still_awaited();
     // And once more just before a write commits: the caller may give up while it runs.
-    CommitOnlyWhile awaited(still_awaited);
-    reactor->Finish(AdminGrpcStatus(ready.ok() ? body() : ready));
+    std::unique_ptr<PolicyAdmin> admin = admin_.WithCancel(CancelToken(still_awaited));
+    reactor->Finish(AdminGrpcStatus(ready.ok() ? body(*admin) : ready));
   });
   return reactor;
 }
@@ -90,10 +87,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* GrpcAdminService::CreateAgent(grpc::CallbackServerContext* context,
                                                         const v1::CreateAgentRequest* request,
                                                         v1::CreateAgentResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<NewAgent> agent = NewAgentFromProto(*request);
     if (!agent.ok()) return agent.status();
-    absl::StatusOr<CreatedAgent> created = admin_.CreateAgent(*agent);
+    absl::StatusOr<CreatedAgent> created = admin.CreateAgent(*agent);
     if (!created.ok()) return created.status();
     AgentToProto(created->agent, response->mutable_agent());
     response->set_token(created->token);
@@ -104,8 +101,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::CreateAgent(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::GetAgent(grpc::CallbackServerContext* context,
                                                      const v1::GetAgentRequest* request,
                                                      v1::GetAgentResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<Agent> agent = admin_.GetAgent(request->agent_id());
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+    absl::StatusOr<Agent> agent = admin.GetAgent(request->agent_id());
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response->mutable_agent());
     return absl::OkStatus();
@@ -115,9 +112,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::GetAgent(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* GrpcAdminService::ListAgents(grpc::CallbackServerContext* context,
                                                        const v1::ListAgentsRequest* request,
                                                        v1::ListAgentsResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<AgentPage> page =
-        admin_.ListAgents(PageFromProto(request->page_size(), request->page_token()));
+        admin.ListAgents(PageFromProto(request->page_size(), request->page_token()));
     if (!page.ok()) return page.status();
     for (const Agent& agent : page->agents) AgentToProto(agent, response->add_agents());
     response->set_next_page_token(page->next_page_token);
@@ -128,8 +125,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListAgents(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* GrpcAdminService::SetStatus(grpc::CallbackServerContext* context,
                                                       const std::string& agent_id,
                                                       AgentStatus status, v1::Agent* response) {
-  return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<Agent> agent = admin_.SetAgentStatus(agent_id, status);
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+    absl::StatusOr<Agent> agent = admin.SetAgentStatus(agent_id, status);
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response);
     return absl::OkStatus();
@@ -158,10 +155,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::RevokeAgent(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerContext* context,
                                                         const v1::RotateTokenRequest* request,
                                                         v1::RotateTokenResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<absl::Duration> grace = GraceFromProto(*request);
     if (!grace.ok()) return grace.status();
-    absl::StatusOr<RotatedToken> rotated = admin_.RotateToken(request->agent_id(), *grace);
+    absl::StatusOr<RotatedToken> rotated = admin.RotateToken(request->agent_id(), *grace);
     if (!rotated.ok()) return rotated.status();
     AgentToProto(rotated->agent, response->mutable_agent());
     response->set_token(rotated->token);
@@ -174,10 +171,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
     grpc::CallbackServerContext* context, const v1::GrantPermissionRequest* request,
     v1::GrantPermissionResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<NewPermission> permission = NewPermissionFromProto(*request);
     if (!permission.ok()) return permission.status();
-    absl::StatusOr<Permission> granted = admin_.GrantPermission(*permission);
+    absl::StatusOr<Permission> granted = admin.GrantPermission(*permission);
     if (!granted.ok()) return granted.status();
     PermissionToProto(*granted, response->mutable_permission());
     return absl::OkStatus();
@@ -187,16 +184,18 @@ grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
 grpc::ServerUnaryReactor* GrpcAdminService::RevokePermission(
     grpc::CallbackServerContext* context, const v1::RevokePermissionRequest* request,
     v1::RevokePermissionResponse*) {
-  return Serve(context, [=] { return admin_.RevokePermission(request->permission_id()); });
+  return Serve(context, [=](PolicyAdmin& admin) {
+    return admin.RevokePermission(request->permission_id());
+  });
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::CreateDelegation(
     grpc::CallbackServerContext* context, const v1::CreateDelegationRequest* request,
     v1::CreateDelegationResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<NewDelegation> delegation = NewDelegationFromProto(*request);
     if (!delegation.ok()) return delegation.status();
-    absl::StatusOr<Delegation> created = admin_.CreateDelegation(*delegation);
+    absl::StatusOr<Delegation> created = admin.CreateDelegation(*delegation);
     if (!created.ok()) return created.status();
     DelegationToProto(*created, response->mutable_delegation());
     return absl::OkStatus();
@@ -206,17 +205,19 @@ grpc::ServerUnaryReactor* GrpcAdminService::CreateDelegation(
 grpc::ServerUnaryReactor* GrpcAdminService::RevokeDelegation(
     grpc::CallbackServerContext* context, const v1::RevokeDelegationRequest* request,
     v1::RevokeDelegationResponse*) {
-  return Serve(context, [=] { return admin_.RevokeDelegation(request->delegation_id()); });
+  return Serve(context, [=](PolicyAdmin& admin) {
+    return admin.RevokeDelegation(request->delegation_id());
+  });
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerContext* context,
                                                           const v1::ListApprovalsRequest* request,
                                                           v1::ListApprovalsResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<ApprovalStatus> status = ApprovalStatusFromProto(request->status());
     if (!status.ok()) return status.status();
     absl::StatusOr<ApprovalPage> page =
-        admin_.ListApprovals(*status, PageFromProto(request->page_size(), request->page_token()));
+        admin.ListApprovals(*status, PageFromProto(request->page_size(), request->page_token()));
     if (!page.ok()) return page.status();
     for (const ApprovalRequest& approval : page->approvals) {
       ApprovalToProto(approval, response->add_approvals());
@@ -230,9 +231,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* co
                                                  const std::string& approval_id,
                                                  const std::string& approver, bool approve,
                                                  v1::ApprovalRequest* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<ApprovalRequest> approval =
-        admin_.VoteOnApproval(approval_id, approver, approve, clock_());
+        admin.VoteOnApproval(approval_id, approver, approve, clock_());
     if (!approval.ok()) return approval.status();
     ApprovalToProto(*approval, response);
     return absl::OkStatus();
@@ -256,7 +257,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::DenyRequest(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
     grpc::CallbackServerContext* context, const v1::QueryDecisionLogRequest* request,
     v1::QueryDecisionLogResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin&) -> absl::Status {
     absl::StatusOr<DecisionLogFilter> filter = DecisionLogFilterFromProto(*request);
     if (!filter.ok()) return filter.status();
     absl::StatusOr<DecisionLogPage> page = decision_log_.Query(
@@ -277,7 +278,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
 grpc::ServerUnaryReactor* GrpcAdminService::VerifyDecisionLog(
     grpc::CallbackServerContext* context, const v1::VerifyDecisionLogRequest*,
     v1::VerifyDecisionLogResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin&) -> absl::Status {
     absl::StatusOr<ChainVerification> verification = decision_log_.VerifyChain();
     if (!verification.ok()) return verification.status();
     ChainVerificationToProto(*verification, response);
@@ -289,8 +290,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::VerifyDecisionLog(
 grpc::ServerUnaryReactor* GrpcAdminService::ExportPolicy(grpc::CallbackServerContext* context,
                                                          const v1::ExportPolicyRequest*,
                                                          v1::ExportPolicyResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<std::string> policy = ExportPolicyJson(admin_);
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+    absl::StatusOr<std::string> policy = ExportPolicyJson(admin);
     if (!policy.ok()) return policy.status();
     response->set_policy_json(*std::move(policy));
     return absl::OkStatus();
@@ -300,8 +301,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::ExportPolicy(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* GrpcAdminService::ImportPolicy(grpc::CallbackServerContext* context,
                                                          const v1::ImportPolicyRequest* request,
                                                          v1::ImportPolicyResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<ImportCounts> counts = ImportPolicyJson(admin_, request->policy_json());
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+    absl::StatusOr<ImportCounts> counts = ImportPolicyJson(admin, request->policy_json());
     if (!counts.ok()) return counts.status();
     response->set_agents(static_cast<uint32_t>(counts->agents));
     response->set_permissions(static_cast<uint32_t>(counts->permissions));
@@ -314,10 +315,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::ImportPolicy(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* GrpcAdminService::RevokeTokenId(grpc::CallbackServerContext* context,
                                                           const v1::RevokeTokenIdRequest* request,
                                                           v1::RevokeTokenIdResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
     absl::StatusOr<absl::Time> expires_at = RevokedTokenExpiryFromProto(*request);
     if (!expires_at.ok()) return expires_at.status();
-    return admin_.RevokeTokenId(request->jti(), *expires_at);
+    return admin.RevokeTokenId(request->jti(), *expires_at);
   });
 }
 
@@ -325,8 +326,8 @@ template <typename Change>
 grpc::ServerUnaryReactor* GrpcAdminService::ChangeSigningKey(grpc::CallbackServerContext* context,
                                                              Change change,
                                                              v1::SigningKey* response) {
-  return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<SigningKey> key = change();
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+    absl::StatusOr<SigningKey> key = change(admin);
     if (!key.ok()) return key.status();
     SigningKeyToProto(*key, response);
     return absl::OkStatus();
@@ -338,11 +339,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::AddSigningKey(grpc::CallbackServerCo
                                                           v1::AddSigningKeyResponse* response) {
   return ChangeSigningKey(
       context,
-      [=]() -> absl::StatusOr<SigningKey> {
+      [=](PolicyAdmin& admin) -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(KidOfJwk(request->jwk_json())); !refused.ok()) {
           return refused;
         }
-        return admin_.AddSigningKey(
+        return admin.AddSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
       response->mutable_key());
@@ -353,11 +354,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateSigningKey(
     v1::RotateSigningKeyResponse* response) {
   return ChangeSigningKey(
       context,
-      [=]() -> absl::StatusOr<SigningKey> {
+      [=](PolicyAdmin& admin) -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(KidOfJwk(request->jwk_json())); !refused.ok()) {
           return refused;
         }
-        return admin_.RotateSigningKey(
+        return admin.RotateSigningKey(
             NewSigningKeyFromProto(request->jwk_json(), request->allowed_algorithms()));
       },
       response->mutable_key());
@@ -368,9 +369,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
     v1::RetireSigningKeyResponse* response) {
   return ChangeSigningKey(
       context,
-      [=]() -> absl::StatusOr<SigningKey> {
+      [=](PolicyAdmin& admin) -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(request->kid()); !refused.ok()) return refused;
-        return admin_.RetireSigningKey(request->kid());
+        return admin.RetireSigningKey(request->kid());
       },
       response->mutable_key());
 }
@@ -378,8 +379,8 @@ grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
 grpc::ServerUnaryReactor* GrpcAdminService::ListSigningKeys(
     grpc::CallbackServerContext* context, const v1::ListSigningKeysRequest* request,
     v1::ListSigningKeysResponse* response) {
-  return Serve(context, [=]() -> absl::Status {
-    absl::StatusOr<std::vector<SigningKey>> keys = admin_.ListSigningKeys();
+  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+    absl::StatusOr<std::vector<SigningKey>> keys = admin.ListSigningKeys();
     if (!keys.ok()) return keys.status();
     for (const SigningKey& key : *keys) SigningKeyToProto(key, response->add_keys());
     return absl::OkStatus();

@@ -120,7 +120,8 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                             v1::ListSigningKeysResponse* response) override;
 
  private:
-  // Checks the caller's credential, then runs `body`; the gRPC status of the first failure.
+  // Checks the caller's credential, then runs `body` with the admin plane whose writes commit
+  // only while the caller still waits; the gRPC status of the first failure.
   template <typename Body>
   grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, Body body);
 

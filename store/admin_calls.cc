@@ -8,126 +8,67 @@
 #include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
-#include "decision/engine.h"
+#include "decision/admin/delegation_rules.h"
+#include "decision/admin/input_rules.h"
+#include "decision/admin/signing_key_rules.h"
+#include "decision/admin/voting.h"
 #include "store/admin_input.h"
-#include "store/delegation_rules.h"
 #include "store/ids.h"
-#include "store/policy_validation.h"
 #include "store/signing_keys.h"
 
 namespace verdict {
 namespace {
 
-// The delegation rules' view of the store, inside the caller's write transaction.
+// The delegation rules' view of the store (decision/admin/delegation_rules.h), inside the
+// caller's write transaction.
 class TransactionGraph final : public DelegationGraph {
  public:
-  TransactionGraph(AdminTransaction& rows, absl::Time now) : rows_(rows), now_(now) {}
+  explicit TransactionGraph(AdminTransaction& rows) : rows_(rows) {}
 
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return rows_.FindAgent(agent_id);
+  }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
     return rows_.PermissionsOf(agent_id);
   }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
-      absl::string_view agent_id) override {
-    return rows_.ActiveDelegationsInto(agent_id, now_);
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return rows_.ActiveDelegationsInto(agent_id, now);
   }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(
-      absl::string_view agent_id) override {
-    return rows_.ActiveDelegationsFrom(agent_id, now_);
-  }
-  absl::StatusOr<bool> IsLive(absl::string_view agent_id) override {
-    absl::StatusOr<std::optional<Agent>> agent = rows_.FindAgent(agent_id);
-    if (!agent.ok()) return agent.status();
-    return agent->has_value() && LivenessOf(**agent, now_) == ReasonCode::kAllowed;
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    return rows_.ActiveDelegationsFrom(agent_id, now);
   }
 
  private:
   AdminTransaction& rows_;
-  const absl::Time now_;
 };
-
-absl::Status SetApprovalStatus(AdminTransaction& rows, ApprovalRequest& approval,
-                               ApprovalStatus status, absl::Time now) {
-  if (absl::Status s = rows.SetApprovalStatus(approval.id, status, now); !s.ok()) return s;
-  approval.status = status;
-  return absl::OkStatus();
-}
-
-thread_local const CommitOnlyWhile* innermost_commit_condition = nullptr;
 
 }  // namespace
 
-CommitOnlyWhile::CommitOnlyWhile(std::function<absl::Status()> still_wanted)
-    : still_wanted_(std::move(still_wanted)), outer_(innermost_commit_condition) {
-  innermost_commit_condition = this;
+AdminCalls::AdminCalls(AdminTransactionRunner& runner, std::function<absl::Time()> clock,
+                       CancelToken cancel)
+    : runner_(runner), clock_(std::move(clock)), cancel_(std::move(cancel)) {}
+
+std::unique_ptr<PolicyAdmin> AdminCalls::WithCancel(CancelToken cancel) {
+  return std::make_unique<AdminCalls>(runner_, clock_,
+                                      CancelToken([outer = cancel_, inner = std::move(cancel)] {
+                                        if (absl::Status wanted = inner.Check(); !wanted.ok())
+                                          return wanted;
+                                        return outer.Check();
+                                      }));
 }
 
-CommitOnlyWhile::~CommitOnlyWhile() { innermost_commit_condition = outer_; }
-
-absl::Status CommitOnlyWhile::Check() {
-  for (const CommitOnlyWhile* condition = innermost_commit_condition; condition != nullptr;
-       condition = condition->outer_) {
-    if (absl::Status wanted = condition->still_wanted_(); !wanted.ok()) return wanted;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status StoreWithAdminCalls::Transact(
-    TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
-  return database_.InTransaction(kind, [&](Connection& connection) {
-    absl::Status done = body(*AdminTransactionOn(connection));
-    if (done.ok() && kind == TransactionKind::kWrite) done = CommitOnlyWhile::Check();
+absl::Status AdminCalls::Transact(TransactionKind kind,
+                                  absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
+  return runner_.RunAdminTransaction(kind, [&](AdminTransaction& t) {
+    absl::Status done = body(t);
+    if (done.ok() && kind == TransactionKind::kWrite) done = cancel_.Check();
     return done;
   });
 }
 
-absl::StatusOr<PrunedRows> StoreWithAdminCalls::PruneDeadRows(const PruneLimits& limits,
-                                                              absl::Time now) {
-  return Prune(limits, now);
-}
-
-absl::StatusOr<PrunedRows> StoreWithAdminCalls::PruneDeadRowsByDatabaseClock(
-    const PruneLimits& limits) {
-  return Prune(limits, std::nullopt);
-}
-
-absl::StatusOr<PrunedRows> StoreWithAdminCalls::Prune(const PruneLimits& limits,
-                                                      std::optional<absl::Time> given_now) {
-  if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
-  PrunedRows pruned;
-  absl::Status status =
-      prune_database_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
-        absl::Time now;
-        if (given_now.has_value()) {
-          now = *given_now;
-        } else if (GetStatementSql(Statement::kDatabaseClock, connection.dialect()).sql ==
-                   nullptr) {
-          now = clock_();  // the database is a file of this host: its clock is the host's
-        } else {
-          absl::StatusOr<ResultRows> clock =
-              connection.Execute(Statement::kDatabaseClock, Params());
-          if (!clock.ok()) return clock.status();
-          if (clock->size() != 1) return absl::InternalError("the database's clock read no row");
-          now = clock->row(0).Time(0);
-        }
-        absl::StatusOr<ResultRows> approvals = connection.Execute(
-            Statement::kPruneApprovals,
-            Params().Time(now - limits.approval_retention).Int64(limits.max_rows));
-        if (!approvals.ok()) return approvals.status();
-        pruned.approvals = approvals->changed_rows();
-        absl::StatusOr<ResultRows> counters =
-            connection.Execute(Statement::kPruneRateCounters,
-                               Params().Int64(absl::ToUnixSeconds(now)).Int64(limits.max_rows));
-        if (!counters.ok()) return counters.status();
-        pruned.rate_counters = counters->changed_rows();
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  return pruned;
-}
-
-absl::Status StoreWithAdminCalls::CheckAvailable() { return IsEmpty().status(); }
-
-absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& agent) {
+absl::StatusOr<CreatedAgent> AdminCalls::CreateAgent(const NewAgent& agent) {
   absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -139,7 +80,7 @@ absl::StatusOr<CreatedAgent> StoreWithAdminCalls::CreateAgent(const NewAgent& ag
   return CreatedAgent{std::move(row->agent), std::move(row->token)};
 }
 
-absl::StatusOr<Agent> StoreWithAdminCalls::GetAgent(absl::string_view agent_id) {
+absl::StatusOr<Agent> AdminCalls::GetAgent(absl::string_view agent_id) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   Agent agent;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
@@ -152,7 +93,7 @@ absl::StatusOr<Agent> StoreWithAdminCalls::GetAgent(absl::string_view agent_id) 
   return agent;
 }
 
-absl::StatusOr<AgentPage> StoreWithAdminCalls::ListAgents(const PageRequest& page) {
+absl::StatusOr<AgentPage> AdminCalls::ListAgents(const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
   // A page token is the last agent id of the page before.
@@ -176,8 +117,7 @@ absl::StatusOr<AgentPage> StoreWithAdminCalls::ListAgents(const PageRequest& pag
   return result;
 }
 
-absl::StatusOr<Agent> StoreWithAdminCalls::SetAgentStatus(absl::string_view agent_id,
-                                                          AgentStatus status) {
+absl::StatusOr<Agent> AdminCalls::SetAgentStatus(absl::string_view agent_id, AgentStatus status) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckAgentStatus(status); !s.ok()) return s;
   const absl::Time now = StoredTime(AdminClock());
@@ -201,12 +141,13 @@ absl::StatusOr<Agent> StoreWithAdminCalls::SetAgentStatus(absl::string_view agen
   return agent;
 }
 
-absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view agent_id,
-                                                              absl::Duration grace) {
+absl::StatusOr<RotatedToken> AdminCalls::RotateToken(absl::string_view agent_id,
+                                                     absl::Duration grace) {
   if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
   const absl::Time now = StoredTime(AdminClock());
   absl::StatusOr<std::optional<absl::Time>> previous_until = PreviousTokenValidUntil(grace, now);
   if (!previous_until.ok()) return previous_until.status();
+  if (previous_until->has_value()) *previous_until = StoredTime(**previous_until);
   RotatedToken rotated;
   rotated.token = NewAgentToken();
   rotated.previous_token_expires_at = previous_until->value_or(now);
@@ -224,7 +165,7 @@ absl::StatusOr<RotatedToken> StoreWithAdminCalls::RotateToken(absl::string_view 
   return rotated;
 }
 
-absl::StatusOr<Permission> StoreWithAdminCalls::GrantPermission(const NewPermission& permission) {
+absl::StatusOr<Permission> AdminCalls::GrantPermission(const NewPermission& permission) {
   absl::StatusOr<Permission> row = PrepareNewPermission(permission, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -241,7 +182,7 @@ absl::StatusOr<Permission> StoreWithAdminCalls::GrantPermission(const NewPermiss
   return row;
 }
 
-absl::Status StoreWithAdminCalls::RevokePermission(absl::string_view permission_id) {
+absl::Status AdminCalls::RevokePermission(absl::string_view permission_id) {
   if (absl::Status s = CheckId("permission_id", permission_id, kPermissionIdPrefix); !s.ok()) {
     return s;
   }
@@ -255,7 +196,7 @@ absl::Status StoreWithAdminCalls::RevokePermission(absl::string_view permission_
   });
 }
 
-absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelegation& delegation) {
+absl::StatusOr<Delegation> AdminCalls::CreateDelegation(const NewDelegation& delegation) {
   const absl::Time now = StoredTime(AdminClock());
   absl::StatusOr<DelegationToCreate> prepared = PrepareNewDelegation(delegation, now);
   if (!prepared.ok()) return prepared.status();
@@ -271,15 +212,15 @@ absl::StatusOr<Delegation> StoreWithAdminCalls::CreateDelegation(const NewDelega
         !s.ok()) {
       return s;
     }
-    TransactionGraph graph(t, now);
-    if (absl::Status s = CheckNewDelegation(prepared->checked, graph); !s.ok()) return s;
+    TransactionGraph graph(t);
+    if (absl::Status s = CheckNewDelegation(prepared->checked, graph, now); !s.ok()) return s;
     return t.InsertDelegation(row, prepared->lent_json);
   });
   if (!status.ok()) return status;
   return std::move(prepared->delegation);
 }
 
-absl::Status StoreWithAdminCalls::RevokeDelegation(absl::string_view delegation_id) {
+absl::Status AdminCalls::RevokeDelegation(absl::string_view delegation_id) {
   if (absl::Status s = CheckId("delegation_id", delegation_id, kDelegationIdPrefix); !s.ok()) {
     return s;
   }
@@ -293,8 +234,8 @@ absl::Status StoreWithAdminCalls::RevokeDelegation(absl::string_view delegation_
   });
 }
 
-absl::StatusOr<ApprovalPage> StoreWithAdminCalls::ListApprovals(
-    std::optional<ApprovalStatus> status, const PageRequest& page) {
+absl::StatusOr<ApprovalPage> AdminCalls::ListApprovals(std::optional<ApprovalStatus> status,
+                                                       const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();
   if (status.has_value()) {
@@ -320,7 +261,7 @@ absl::StatusOr<ApprovalPage> StoreWithAdminCalls::ListApprovals(
   return result;
 }
 
-absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::GetApproval(absl::string_view approval_id) {
+absl::StatusOr<ApprovalRequest> AdminCalls::GetApproval(absl::string_view approval_id) {
   if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   const absl::Time now = AdminClock();
   ApprovalRequest approval;
@@ -335,44 +276,35 @@ absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::GetApproval(absl::string_vi
   return approval;
 }
 
-absl::StatusOr<ApprovalRequest> StoreWithAdminCalls::VoteOnApproval(absl::string_view approval_id,
-                                                                    absl::string_view approver,
-                                                                    bool approve, absl::Time now) {
+absl::StatusOr<ApprovalRequest> AdminCalls::VoteOnApproval(absl::string_view approval_id,
+                                                           absl::string_view approver, bool approve,
+                                                           absl::Time now) {
   if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
   now = StoredTime(now);
-  ApprovalRequest approval;
-  bool expired = false;
+  Vote vote;
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<ApprovalRequest> found =
         ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();
-    approval = *std::move(found);
-    if (approval.status == ApprovalStatus::kExpired) {
-      // Committed although the vote is refused: the request is expired for everyone.
-      expired = true;
-      return SetApprovalStatus(t, approval, ApprovalStatus::kExpired, now);
-    }
-    if (approval.status != ApprovalStatus::kPending) return VotingClosed(approval);
     absl::StatusOr<bool> voted = t.HasVoted(approval_id, approver);
     if (!voted.ok()) return voted.status();
-    if (*voted) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(approver, " has already voted on approval ", approval_id));
+    absl::StatusOr<Vote> judged = JudgeVote(*found, *voted, approver, approve, now);
+    if (!judged.ok()) return judged.status();
+    vote = *std::move(judged);
+    if (vote.record) {
+      if (absl::Status s = t.InsertVote(approval_id, approver, approve, now); !s.ok()) return s;
     }
-    if (absl::Status s = t.InsertVote(approval_id, approver, approve, now); !s.ok()) return s;
-    if (!approve) return SetApprovalStatus(t, approval, ApprovalStatus::kDenied, now);
-    if (++approval.approvals >= approval.quorum) {
-      return SetApprovalStatus(t, approval, ApprovalStatus::kApproved, now);
-    }
+    // Committed even when the vote is refused: an expired request is expired for everyone.
+    if (vote.new_status) return t.SetApprovalStatus(approval_id, *vote.new_status, now);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  if (expired) return ExpiredApproval(approval);
-  return approval;
+  if (!vote.answer.ok()) return vote.answer;
+  return vote.approval;
 }
 
-absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
+absl::StatusOr<PolicyContents> AdminCalls::ExportPolicy() {
   PolicyContents policy;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<PolicyContents> read = t.ReadPolicy();
@@ -384,7 +316,7 @@ absl::StatusOr<PolicyContents> StoreWithAdminCalls::ExportPolicy() {
   return policy;
 }
 
-absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
+absl::Status AdminCalls::ImportPolicy(const PolicyContents& policy) {
   // Everything is validated before the database is touched: an import is all or nothing.
   absl::StatusOr<PolicyToImport> prepared = PreparePolicyImport(policy, StoredTime(AdminClock()));
   if (!prepared.ok()) return prepared.status();
@@ -432,7 +364,7 @@ absl::Status StoreWithAdminCalls::ImportPolicy(const PolicyContents& policy) {
   });
 }
 
-absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
+absl::StatusOr<bool> AdminCalls::IsEmpty() {
   bool empty = false;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<bool> is_empty = t.PolicyIsEmpty();
@@ -444,21 +376,10 @@ absl::StatusOr<bool> StoreWithAdminCalls::IsEmpty() {
   return empty;
 }
 
-absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Time expires_at) {
+absl::Status AdminCalls::RevokeTokenId(absl::string_view jti, absl::Time expires_at) {
   if (absl::Status s = CheckTokenId(jti); !s.ok()) return s;
-  if (expires_at == absl::InfiniteFuture()) {
-    return absl::InvalidArgumentError("expires_at: the token's \"exp\" is required");
-  }
   const absl::Time now = StoredTime(AdminClock());
-  // An entry is kept until a day past expires_at and then dropped: an expiry given wrong, long
-  // past, would have the revocation reported done and then forgotten while the token is still
-  // accepted. A token past its "exp" (and the verifiers' leeway) is refused anyway.
-  if (expires_at < now - kPastExpiryAccepted) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expires_at: ", absl::FormatTime(absl::RFC3339_sec, expires_at, absl::UTCTimeZone()),
-        " is more than an hour past; give the token's \"exp\" (a token that far past it is "
-        "refused anyway, whatever --jwt_leeway)"));
-  }
+  if (absl::Status s = CheckRevokedTokenExpiry(expires_at, now); !s.ok()) return s;
   return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     // Entries long past their token's expiry protect nothing: they go as new ones come.
     if (absl::Status s = t.PruneRevokedTokenIds(now - kRevokedTokenIdRetention); !s.ok()) {
@@ -468,7 +389,7 @@ absl::Status StoreWithAdminCalls::RevokeTokenId(absl::string_view jti, absl::Tim
   });
 }
 
-absl::StatusOr<SigningKey> StoreWithAdminCalls::AddSigningKey(const NewSigningKey& key) {
+absl::StatusOr<SigningKey> AdminCalls::AddSigningKey(const NewSigningKey& key) {
   absl::StatusOr<SigningKey> row = PrepareSigningKey(key, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -482,7 +403,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::AddSigningKey(const NewSigningKe
   return row;
 }
 
-absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSigningKey& key) {
+absl::StatusOr<SigningKey> AdminCalls::RotateSigningKey(const NewSigningKey& key) {
   absl::StatusOr<SigningKey> content = PrepareSigningKey(key, StoredTime(AdminClock()));
   if (!content.ok()) return content.status();
   SigningKey rotated;
@@ -502,7 +423,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RotateSigningKey(const NewSignin
   return rotated;
 }
 
-absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_view kid) {
+absl::StatusOr<SigningKey> AdminCalls::RetireSigningKey(absl::string_view kid) {
   const absl::Time now = StoredTime(AdminClock());
   SigningKey retired;
   absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
@@ -520,7 +441,7 @@ absl::StatusOr<SigningKey> StoreWithAdminCalls::RetireSigningKey(absl::string_vi
   return retired;
 }
 
-absl::StatusOr<std::vector<SigningKey>> StoreWithAdminCalls::ListSigningKeys() {
+absl::StatusOr<std::vector<SigningKey>> AdminCalls::ListSigningKeys() {
   std::vector<SigningKey> keys;
   absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
     absl::StatusOr<std::vector<SigningKey>> rows = t.ListSigningKeys();

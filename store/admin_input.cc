@@ -10,10 +10,10 @@
 #include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/admin/input_rules.h"
 #include "decision/new_grant_rules.h"
 #include "store/ids.h"
 #include "store/policy_encoding.h"
-#include "store/policy_validation.h"
 
 namespace verdict {
 namespace {
@@ -83,21 +83,6 @@ absl::Status CanonicalizeLent(std::vector<LentPermission>& lent) {
 }  // namespace
 
 absl::Time StoredTime(absl::Time time) { return TimeFromMicros(TimeToMicros(time)); }
-
-absl::StatusOr<std::optional<absl::Time>> PreviousTokenValidUntil(absl::Duration grace,
-                                                                  absl::Time now) {
-  if (grace < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("grace: must not be negative");
-  }
-  if (grace == absl::ZeroDuration()) return std::nullopt;
-  // The last time an answer can carry (google.protobuf.Timestamp ends with the year 9999).
-  static const absl::Time kLatest = absl::FromUnixSeconds(253402300799);
-  const absl::Time until = now + grace;
-  if (until > kLatest) {
-    return absl::InvalidArgumentError("grace: must end by 9999-12-31T23:59:59Z");
-  }
-  return StoredTime(until);
-}
 
 absl::StatusOr<int> PageSizeOf(const PageRequest& page) {
   if (page.page_size == 0) return kDefaultPageSize;
@@ -200,58 +185,6 @@ absl::StatusOr<DelegationToCreate> PrepareNewDelegation(const NewDelegation& req
   created.checked = request;
   created.checked.permissions = row.permissions;
   return created;
-}
-
-absl::StatusOr<bool> StatusChangeNeeded(const Agent& agent, AgentStatus wanted) {
-  if (agent.status == wanted) return false;
-  if (agent.status == AgentStatus::kRevoked) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("agent ", agent.id, " is revoked, and revocation is final: it cannot become ",
-                     AgentStatusName(wanted)));
-  }
-  return true;
-}
-
-absl::Status CheckTokenRotatable(const Agent& agent) {
-  if (agent.status == AgentStatus::kRevoked) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("agent ", agent.id, " is revoked: its token cannot be rotated"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckGrantable(const Agent& agent) {
-  if (agent.status == AgentStatus::kRevoked) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("agent ", agent.id, " is revoked: it cannot be granted anything"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckDelegationParties(const Agent& from, const Agent& to, absl::Time now) {
-  if (from.status != AgentStatus::kActive || from.expires_at <= now) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("delegator ", from.id, " is ",
-                     from.status != AgentStatus::kActive ? AgentStatusName(from.status) : "expired",
-                     ": it cannot lend anything"));
-  }
-  if (to.status == AgentStatus::kRevoked) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("delegate ", to.id, " is revoked: it cannot be lent anything"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ExpiredApproval(const ApprovalRequest& approval) {
-  return absl::FailedPreconditionError(
-      absl::StrCat("approval ", approval.id, " expired at ",
-                   absl::FormatTime(absl::RFC3339_full, approval.expires_at, absl::UTCTimeZone()),
-                   ": voting is closed"));
-}
-
-absl::Status VotingClosed(const ApprovalRequest& approval) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "approval ", approval.id, " is ", ApprovalStatusName(approval.status), ": voting is closed"));
 }
 
 absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy, absl::Time now) {
@@ -361,11 +294,6 @@ absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy,
     }
   }
   return prepared;
-}
-
-absl::Status ImportNeedsEmptyStore() {
-  return absl::FailedPreconditionError(
-      "the store already holds a policy: import only into an empty store");
 }
 
 absl::Status CheckUnused(absl::StatusOr<bool> in_use, absl::string_view what,

@@ -19,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "decision/admin/change_rules.h"
+#include "decision/admin/input_rules.h"
 #include "decision/types.h"
 #include "store/admin_types.h"
 
@@ -27,13 +29,6 @@ namespace verdict {
 // Times as the stores keep them (whole microseconds), so what a write returns equals what a
 // later read returns.
 absl::Time StoredTime(absl::Time time);
-
-// Until when the token an agent had keeps working after a rotation at `now` with `grace`:
-// nullopt when it stops at once (no grace). INVALID_ARGUMENT for a negative grace or one that
-// reaches past any time a store can keep (an infinite grace would otherwise be stored as
-// "never", which for a previous token means "already gone").
-absl::StatusOr<std::optional<absl::Time>> PreviousTokenValidUntil(absl::Duration grace,
-                                                                  absl::Time now);
 
 // The page size a request asks for; INVALID_ARGUMENT outside 0 (the default) to kMaxPageSize.
 absl::StatusOr<int> PageSizeOf(const PageRequest& page);
@@ -72,16 +67,6 @@ struct DelegationToCreate {
 absl::StatusOr<DelegationToCreate> PrepareNewDelegation(const NewDelegation& request,
                                                         absl::Time now);
 
-// The refusals that depend on stored state, read inside the call's transaction.
-// FAILED_PRECONDITION when a revoked agent would leave revocation; OK and false when the agent
-// has `wanted` already.
-absl::StatusOr<bool> StatusChangeNeeded(const Agent& agent, AgentStatus wanted);
-absl::Status CheckTokenRotatable(const Agent& agent);
-absl::Status CheckGrantable(const Agent& agent);
-absl::Status CheckDelegationParties(const Agent& from, const Agent& to, absl::Time now);
-absl::Status ExpiredApproval(const ApprovalRequest& approval);
-absl::Status VotingClosed(const ApprovalRequest& approval);
-
 // A whole policy validated for ImportPolicy, with what the rows store: token hashes (a random
 // one for an agent without a token), canonical constraints, lent permissions as stored, and
 // `now` as every created_at and updated_at.
@@ -92,7 +77,6 @@ struct PolicyToImport {
   std::vector<std::string> lent_json;  // per delegation
 };
 absl::StatusOr<PolicyToImport> PreparePolicyImport(const PolicyContents& policy, absl::Time now);
-absl::Status ImportNeedsEmptyStore();
 
 // The row a lookup found, or NOT_FOUND naming it ("agent agt_1 does not exist").
 template <typename Row>

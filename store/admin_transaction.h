@@ -46,7 +46,7 @@ class AdminTransaction {
       const ApprovalPageStart& start, std::optional<ApprovalStatus> status, int64_t limit,
       absl::Time now) = 0;
 
-  // What the delegation rules read (store/delegation_rules.h): an agent's permissions, and the
+  // What the delegation rules read (decision/admin/delegation_rules.h): an agent's permissions, and the
   // delegations into and out of it that are active and unexpired at `now`.
   virtual absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) = 0;
   virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,

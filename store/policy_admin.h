@@ -1,6 +1,6 @@
 // The writes and reads of verdict's admin plane, apart from any one database. Both stores
-// implement it with the same code (store/admin_calls.h), each reading and writing its rows in
-// its own SQL (store/admin_transaction.h).
+// serve it with the same use cases (store/admin_calls.h, by the rules of decision/admin/), each
+// reading and writing its rows in its own SQL (store/admin_transaction.h).
 //
 // Each call is one transaction (writes serialise with every other writer) and validates its
 // input first. Refusals: INVALID_ARGUMENT (malformed input), NOT_FOUND (no such row),
@@ -13,7 +13,10 @@
 #ifndef VERDICT_STORE_POLICY_ADMIN_H_
 #define VERDICT_STORE_POLICY_ADMIN_H_
 
+#include <functional>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,9 +28,29 @@
 
 namespace verdict {
 
+// Whether the caller of an admin call still wants it: OK, or the status to answer instead (a
+// cancel, a passed deadline). Asked just before a write would commit. By default always OK.
+class CancelToken {
+ public:
+  CancelToken() = default;
+  explicit CancelToken(std::function<absl::Status()> still_wanted)
+      : still_wanted_(std::move(still_wanted)) {}
+
+  absl::Status Check() const { return still_wanted_ ? still_wanted_() : absl::OkStatus(); }
+
+ private:
+  std::function<absl::Status()> still_wanted_;
+};
+
 class PolicyAdmin {
  public:
   virtual ~PolicyAdmin() = default;
+
+  // The same admin plane, whose writes each commit only while `cancel` answers OK just before
+  // they would commit; otherwise they roll back and answer its status. The admin service's
+  // caller may give up while a write runs, and must then find nothing written: it would never
+  // learn of the write, nor of a token the write minted. Reads are answered either way.
+  virtual std::unique_ptr<PolicyAdmin> WithCancel(CancelToken cancel) = 0;
 
   // A new active agent and its token. ALREADY_EXISTS when the given id is taken.
   virtual absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) = 0;
@@ -45,7 +68,8 @@ class PolicyAdmin {
   virtual absl::Status RevokePermission(absl::string_view permission_id) = 0;
 
   // FAILED_PRECONDITION when the delegation lends more than the delegator holds, would sit on
-  // a path longer than a max_depth allows, or would close a cycle (see store/delegation_rules.h).
+  // a path longer than a max_depth allows, or would close a cycle (see
+  // decision/admin/delegation_rules.h).
   virtual absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) = 0;
   // Revoking a revoked delegation changes nothing.
   virtual absl::Status RevokeDelegation(absl::string_view delegation_id) = 0;

@@ -61,7 +61,7 @@ using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTran
 }  // namespace
 
 PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
-    : StoreWithAdminCalls(pool_, prune_pool_, options.clock),
+    : DatabaseStore(pool_, prune_pool_, options.clock),
       options_(std::move(options)),
       pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
             PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),

@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "store/admin_calls.h"
+#include "store/database_store.h"
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
@@ -51,7 +51,7 @@ struct PostgresOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 
-class PostgresStore final : public StoreWithAdminCalls {
+class PostgresStore final : public DatabaseStore {
  public:
   // Connects to `conninfo` (a postgresql:// URL, or libpq's key=value form) and brings the
   // schema up to date. INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION
@@ -66,7 +66,7 @@ class PostgresStore final : public StoreWithAdminCalls {
 
   // Store: breaks every leased connection (ConnectionPool::BreakLeased).
   void AbandonCallsInFlight() override { pool_.BreakLeased(); }
-  // Store and PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
+  // Store and PolicyAdmin: DatabaseStore (store/database_store.h).
 
  private:
   PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);

@@ -104,14 +104,6 @@ absl::StatusOr<SigningKey> PrepareSigningKey(const NewSigningKey& key, absl::Tim
   return row;
 }
 
-absl::Status CheckSigningKeyRotatable(const SigningKey& key) {
-  if (key.status == SigningKeyStatus::kRetired) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("signing key ", key.kid, " is retired; add a key with a new kid instead"));
-  }
-  return absl::OkStatus();
-}
-
 std::string JoinAlgorithms(const std::vector<std::string>& algorithms) {
   return absl::StrJoin(algorithms, ",");
 }

@@ -16,18 +16,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "decision/admin/signing_key_rules.h"
 #include "decision/types.h"
 #include "store/admin_types.h"
 #include "store/row_readers.h"
 
 namespace verdict {
-
-// A revoked token id is kept this long past its token's expiry, beyond any clock leeway, and may
-// then be dropped: the token is refused as expired anyway.
-inline constexpr absl::Duration kRevokedTokenIdRetention = absl::Hours(24);
-// How far in the past a revoked token id's expiry may lie: a token that expired up to the longest
-// leeway verdictd accepts (--jwt_leeway, at most 1h: server/flags.cc) ago may still pass.
-inline constexpr absl::Duration kPastExpiryAccepted = absl::Hours(1);
 
 // The active key a NewSigningKey describes, created or rotated at `now`: its kid is the JWK's
 // "kid" (1 to 128 bytes of [A-Za-z0-9_.:-]); its JWK, kept in canonical JSON, must be one verdict
@@ -35,9 +29,6 @@ inline constexpr absl::Duration kPastExpiryAccepted = absl::Hours(1);
 // kept in that order); an Ed25519 or P-256 key must be public only, since a verifier never needs
 // the private part. INVALID_ARGUMENT otherwise.
 absl::StatusOr<SigningKey> PrepareSigningKey(const NewSigningKey& key, absl::Time now);
-
-// FAILED_PRECONDITION for a retired key: its kid is never used again.
-absl::Status CheckSigningKeyRotatable(const SigningKey& key);
 
 // "EdDSA,HS256" and back.
 std::string JoinAlgorithms(const std::vector<std::string>& algorithms);

@@ -169,7 +169,7 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 }  // namespace
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
-    : StoreWithAdminCalls(pool_, prune_pool_, options.clock),
+    : DatabaseStore(pool_, prune_pool_, options.clock),
       options_(std::move(options)),
       pool_(SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
                                                  options_.mmap_bytes}),

@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/policy_store.h"
-#include "store/admin_calls.h"
+#include "store/database_store.h"
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
@@ -53,7 +53,7 @@ struct SqliteOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 
-class SqliteStore final : public StoreWithAdminCalls {
+class SqliteStore final : public DatabaseStore {
  public:
   // Opens `path` and brings its schema up to date (creating the file when allowed).
   // INVALID_ARGUMENT for bad options; UNAVAILABLE or FAILED_PRECONDITION (a database written
@@ -65,7 +65,7 @@ class SqliteStore final : public StoreWithAdminCalls {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // Store and PolicyAdmin: StoreWithAdminCalls (store/admin_calls.h).
+  // Store and PolicyAdmin: DatabaseStore (store/database_store.h).
 
  private:
   SqliteStore(std::string path, SqliteOptions options);

@@ -25,7 +25,6 @@
 #include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/admin_calls.h"
 #include "store/postgres/postgres_test_support.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
@@ -1249,16 +1248,17 @@ TEST_P(StoreContractTest, NegativeOrEndlessGraceIsRefused) {
 
 // The admin service's caller may give up while a write runs: the write then commits nothing.
 TEST_P(StoreContractTest, AWriteWhoseCallerGaveUpCommitsNothing) {
-  {
-    CommitOnlyWhile gave_up([] { return absl::CancelledError("the caller gave up"); });
-    absl::StatusOr<CreatedAgent> created = store_->CreateAgent({.owner = "o", .name = "n"});
-    EXPECT_EQ(created.status().code(), absl::StatusCode::kCancelled);
-    absl::StatusOr<bool> empty = store_->IsEmpty();  // reads are answered
-    ASSERT_TRUE(empty.ok()) << empty.status();
-    EXPECT_TRUE(*empty);
-  }
-  CommitOnlyWhile awaited([] { return absl::OkStatus(); });
-  EXPECT_TRUE(store_->CreateAgent({.owner = "o", .name = "n"}).ok());
+  std::unique_ptr<PolicyAdmin> gave_up =
+      store_->WithCancel(CancelToken([] { return absl::CancelledError("the caller gave up"); }));
+  absl::StatusOr<CreatedAgent> created = gave_up->CreateAgent({.owner = "o", .name = "n"});
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kCancelled);
+  absl::StatusOr<bool> empty = gave_up->IsEmpty();  // reads are answered
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(*empty);
+
+  std::unique_ptr<PolicyAdmin> awaited =
+      store_->WithCancel(CancelToken([] { return absl::OkStatus(); }));
+  EXPECT_TRUE(awaited->CreateAgent({.owner = "o", .name = "n"}).ok());
   EXPECT_FALSE(*store_->IsEmpty());
 }
 

@@ -1,10 +1,10 @@
-#include "store/policy_validation.h"
+#include "decision/admin/input_rules.h"
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "decision/budget.h"
 #include "decision/constraints.h"
-#include "decision/engine.h"
 #include "decision/resource_match.h"
 
 namespace verdict {

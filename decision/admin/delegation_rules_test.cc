@@ -1,6 +1,7 @@
-#include "store/delegation_rules.h"
+#include "decision/admin/delegation_rules.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -71,6 +72,8 @@ INSTANTIATE_TEST_SUITE_P(Actions, ActionsCoverTest,
                                            ActionsCase{{"read", "write"}, {"*"}, false}));
 
 // A policy held in memory, as the rules read it.
+const absl::Time kNow = absl::FromUnixSeconds(1767225600);
+
 class FakeGraph : public DelegationGraph {
  public:
   void Grant(const std::string& agent, const std::string& resource,
@@ -93,16 +96,16 @@ class FakeGraph : public DelegationGraph {
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
     return permissions_[std::string(agent_id)];
   }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(
-      absl::string_view agent_id) override {
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time) override {
     std::vector<Delegation> into;
     for (const Delegation& d : delegations_) {
       if (d.to_agent_id == agent_id) into.push_back(d);
     }
     return into;
   }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(
-      absl::string_view agent_id) override {
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(absl::string_view agent_id,
+                                                                absl::Time) override {
     std::vector<Delegation> from;
     for (const Delegation& d : delegations_) {
       if (d.from_agent_id == agent_id) from.push_back(d);
@@ -111,8 +114,10 @@ class FakeGraph : public DelegationGraph {
   }
   // Every agent is live until Kill (revoked, suspended or expired: the rules see no difference).
   void Kill(const std::string& agent) { dead_.insert(agent); }
-  absl::StatusOr<bool> IsLive(absl::string_view agent_id) override {
-    return dead_.count(std::string(agent_id)) == 0;
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    return Agent{.id = std::string(agent_id),
+                 .status = dead_.count(std::string(agent_id)) == 0 ? AgentStatus::kActive
+                                                                   : AgentStatus::kSuspended};
   }
 
  private:
@@ -132,7 +137,7 @@ NewDelegation Lend(const std::string& from, const std::string& to, const std::st
 TEST(CheckNewDelegationTest, DelegatorMayLendPartOfItsOwnPermission) {
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read", "write"});
-  EXPECT_TRUE(CheckNewDelegation(Lend("a", "b", "docs:public:*", {"read"}), graph).ok());
+  EXPECT_TRUE(CheckNewDelegation(Lend("a", "b", "docs:public:*", {"read"}), graph, kNow).ok());
 }
 
 TEST(CheckNewDelegationTest, LendingMoreThanHeldIsRefused) {
@@ -141,7 +146,7 @@ TEST(CheckNewDelegationTest, LendingMoreThanHeldIsRefused) {
   for (const NewDelegation& more :
        {Lend("a", "b", "docs:*", {"read"}), Lend("a", "b", "docs:public:*", {"read", "write"}),
         Lend("a", "b", "docs:public:*", {"*"})}) {
-    absl::Status status = CheckNewDelegation(more, graph);
+    absl::Status status = CheckNewDelegation(more, graph, kNow);
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_THAT(status.message(), HasSubstr("a cannot lend"));
   }
@@ -150,7 +155,7 @@ TEST(CheckNewDelegationTest, LendingMoreThanHeldIsRefused) {
 TEST(CheckNewDelegationTest, DenyPermissionsLendNothing) {
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read"}, Effect::kDeny);
-  EXPECT_EQ(CheckNewDelegation(Lend("a", "b", "docs:1", {"read"}), graph).code(),
+  EXPECT_EQ(CheckNewDelegation(Lend("a", "b", "docs:1", {"read"}), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -158,15 +163,15 @@ TEST(CheckNewDelegationTest, RightsLentToTheDelegatorMayBeLentOn) {
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:public:*", {"read"});
-  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:public:1", {"read"}), graph).ok());
-  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:private:1", {"read"}), graph).code(),
+  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:public:1", {"read"}), graph, kNow).ok());
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:private:1", {"read"}), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(CheckNewDelegationTest, RightsLentByAnAgentThatLostThemCannotBeLentOn) {
   FakeGraph graph;
   graph.Delegate("a", "b", "docs:*", {"read"});  // a holds nothing (any more)
-  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph).code(),
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -176,9 +181,9 @@ TEST(CheckNewDelegationTest, RightsHeldThroughADeadUpstreamAgentCannotBeLentOn) 
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"});
-  ASSERT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph).ok());
+  ASSERT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph, kNow).ok());
   graph.Kill("a");
-  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph).code(),
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -186,10 +191,10 @@ TEST(CheckNewDelegationTest, WhatTheDelegatorsOwnDenyCoversCannotBeLent) {
   FakeGraph graph;
   graph.Grant("b", "docs:*", {"read"});
   graph.Grant("b", "docs:secret:*", {"read"}, Effect::kDeny);
-  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:secret:1", {"read"}), graph).code(),
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:secret:1", {"read"}), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
   // A deny over part of what is lent leaves the rest to lend; the engine applies it per call.
-  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:*", {"read"}), graph).ok());
+  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:*", {"read"}), graph, kNow).ok());
 }
 
 TEST(CheckNewDelegationTest, AnUpstreamDenyOverAllThatIsLentBlocksTheChain) {
@@ -197,16 +202,16 @@ TEST(CheckNewDelegationTest, AnUpstreamDenyOverAllThatIsLentBlocksTheChain) {
   graph.Grant("a", "docs:*", {"read"});
   graph.Grant("a", "docs:secret:*", {"*"}, Effect::kDeny);
   graph.Delegate("a", "b", "docs:*", {"read"});
-  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:secret:1", {"read"}), graph).code(),
+  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:secret:1", {"read"}), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:public:1", {"read"}), graph).ok());
+  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:public:1", {"read"}), graph, kNow).ok());
 }
 
 TEST(CheckNewDelegationTest, PathLongerThanAnUpstreamMaxDepthIsRefused) {
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"}, /*max_depth=*/1);
-  absl::Status status = CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph);
+  absl::Status status = CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}), graph, kNow);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("path of 2 links"));
   EXPECT_THAT(status.message(), HasSubstr("max_depth"));
@@ -216,9 +221,11 @@ TEST(CheckNewDelegationTest, PathLongerThanTheNewLinksMaxDepthIsRefused) {
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"}, /*max_depth=*/3);
-  EXPECT_EQ(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}, /*max_depth=*/1), graph).code(),
-            absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}, /*max_depth=*/2), graph).ok());
+  EXPECT_EQ(
+      CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}, /*max_depth=*/1), graph, kNow).code(),
+      absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(
+      CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}, /*max_depth=*/2), graph, kNow).ok());
 }
 
 TEST(CheckNewDelegationTest, OwnPermissionNeedsNoPathEvenWhenALentOneWouldBeTooDeep) {
@@ -226,7 +233,7 @@ TEST(CheckNewDelegationTest, OwnPermissionNeedsNoPathEvenWhenALentOneWouldBeTooD
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"}, /*max_depth=*/1);
   graph.Grant("b", "docs:*", {"read"});
-  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}, 1), graph).ok());
+  EXPECT_TRUE(CheckNewDelegation(Lend("b", "c", "docs:1", {"read"}, 1), graph, kNow).ok());
 }
 
 TEST(CheckNewDelegationTest, ThreeHopChainWithinEveryMaxDepthIsAccepted) {
@@ -234,8 +241,8 @@ TEST(CheckNewDelegationTest, ThreeHopChainWithinEveryMaxDepthIsAccepted) {
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"}, 3);
   graph.Delegate("b", "c", "docs:*", {"read"}, 3);
-  EXPECT_TRUE(CheckNewDelegation(Lend("c", "d", "docs:1", {"read"}, 3), graph).ok());
-  EXPECT_EQ(CheckNewDelegation(Lend("c", "d", "docs:1", {"read"}, 2), graph).code(),
+  EXPECT_TRUE(CheckNewDelegation(Lend("c", "d", "docs:1", {"read"}, 3), graph, kNow).ok());
+  EXPECT_EQ(CheckNewDelegation(Lend("c", "d", "docs:1", {"read"}, 2), graph, kNow).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -245,7 +252,7 @@ TEST(CheckNewDelegationTest, ClosingACycleIsRefused) {
   graph.Grant("c", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"});
   graph.Delegate("b", "c", "docs:*", {"read"});
-  absl::Status status = CheckNewDelegation(Lend("c", "a", "docs:1", {"read"}), graph);
+  absl::Status status = CheckNewDelegation(Lend("c", "a", "docs:1", {"read"}), graph, kNow);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("cycle"));
   EXPECT_THAT(status.message(), HasSubstr("a -> b -> c"));
@@ -255,7 +262,7 @@ TEST(CheckNewDelegationTest, ASecondPathBetweenTheSameAgentsIsNoCycle) {
   FakeGraph graph;
   graph.Grant("a", "docs:*", {"read"});
   graph.Delegate("a", "b", "docs:*", {"read"});
-  EXPECT_TRUE(CheckNewDelegation(Lend("a", "b", "docs:1", {"read"}), graph).ok());
+  EXPECT_TRUE(CheckNewDelegation(Lend("a", "b", "docs:1", {"read"}), graph, kNow).ok());
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // message names the field ("permissions[1]: action: ...").
 //
 //   absl::Status ok = CheckPermissionSpec("", "docs:*", {"read"}, R"({"rate_limit": ...})");
-#ifndef VERDICT_STORE_POLICY_VALIDATION_H_
-#define VERDICT_STORE_POLICY_VALIDATION_H_
+#ifndef VERDICT_DECISION_ADMIN_INPUT_RULES_H_
+#define VERDICT_DECISION_ADMIN_INPUT_RULES_H_
 
 #include <string>
 #include <vector>
@@ -32,4 +32,4 @@ absl::Status CheckMaxDepth(int max_depth);
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POLICY_VALIDATION_H_
+#endif  // VERDICT_DECISION_ADMIN_INPUT_RULES_H_

@@ -1,0 +1,90 @@
+// A Store over a Database (store/connection.h): its admin plane is AdminCalls (store/admin_calls.h)
+// composed over this store's transactions, which the store provides as an AdminTransactionRunner;
+// its pruning runs on a connection of its own. The SQLite and PostgreSQL stores derive from it
+// and add the decision path's snapshots and write transactions.
+//
+//   class SqliteStore final : public DatabaseStore { ... };
+#ifndef VERDICT_STORE_DATABASE_STORE_H_
+#define VERDICT_STORE_DATABASE_STORE_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "store/admin_calls.h"
+#include "store/connection.h"
+#include "store/store.h"
+
+namespace verdict {
+
+class DatabaseStore : public Store, private AdminTransactionRunner {
+ public:
+  // Store: one read of the policy's tables, which opens (and migrates) a connection when none is.
+  absl::Status CheckAvailable() override;
+  // Store: in one kLockFreeWrite transaction of `prune_database`.
+  absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
+  // Store: the same, at the time the database's kDatabaseClock statement reads in that
+  // transaction, or at this store's clock where the database has none.
+  absl::StatusOr<PrunedRows> PruneDeadRowsByDatabaseClock(const PruneLimits& limits) override;
+
+  // PolicyAdmin: AdminCalls over this store's transactions, never cancelled.
+  std::unique_ptr<PolicyAdmin> WithCancel(CancelToken cancel) override;
+  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
+  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
+  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) override;
+  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) override;
+  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
+                                           absl::Duration grace) override;
+  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) override;
+  absl::Status RevokePermission(absl::string_view permission_id) override;
+  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) override;
+  absl::Status RevokeDelegation(absl::string_view delegation_id) override;
+  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
+                                             const PageRequest& page) override;
+  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
+  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
+                                                 absl::string_view approver, bool approve,
+                                                 absl::Time now) override;
+  absl::StatusOr<PolicyContents> ExportPolicy() override;
+  absl::Status ImportPolicy(const PolicyContents& policy) override;
+  absl::StatusOr<bool> IsEmpty() override;
+  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override;
+  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override;
+  absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
+  absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
+  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
+
+ protected:
+  // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s, a
+  // connection of its own that a decision never waits for. `clock` is the time of admin writes.
+  // The databases must outlive this store.
+  DatabaseStore(Database& database, Database& prune_database, std::function<absl::Time()> clock)
+      : database_(database),
+        prune_database_(prune_database),
+        clock_(clock),
+        admin_(*this, std::move(clock)) {}
+
+ private:
+  // AdminTransactionRunner: a transaction of `database`, its rows read and written over its
+  // connection.
+  absl::Status RunAdminTransaction(
+      TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) override;
+
+  // Prunes at `now`, or at the database's clock when there is no `now`.
+  absl::StatusOr<PrunedRows> Prune(const PruneLimits& limits, std::optional<absl::Time> now);
+
+  Database& database_;
+  Database& prune_database_;
+  const std::function<absl::Time()> clock_;
+  AdminCalls admin_;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_DATABASE_STORE_H_
