@@ -1,6 +1,6 @@
-// How the policy model is spelled in storage and in the policy JSON: enum names ("active",
-// "allow"), action lists, lent permissions and times. One spelling per concept, shared by the
-// SQLite store, a future PostgreSQL store and store/policy_json.h.
+// How the policy model is spelled in storage and in the policy JSON: enum names
+// (decision/type_names.h), action lists, lent permissions and times. One spelling per concept,
+// shared by the SQLite store, a future PostgreSQL store and store/policy_json.h.
 //
 //   std::string text = JoinActions({"read", "write"});   // "read,write"
 //   absl::StatusOr<AgentStatus> s = ParseAgentStatus("suspended");
@@ -16,22 +16,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/json.h"
+#include "decision/type_names.h"
 #include "decision/types.h"
 
 namespace verdict {
-
-absl::string_view AgentKindName(AgentKind kind);                  // "autonomous" ...
-absl::string_view AgentStatusName(AgentStatus status);            // "active" ...
-absl::string_view EffectName(Effect effect);                      // "allow" | "deny"
-absl::string_view DelegationStatusName(DelegationStatus status);  // "active" | "revoked"
-absl::string_view ApprovalStatusName(ApprovalStatus status);      // "pending" ...
-
-// INVALID_ARGUMENT naming the accepted spellings when `name` is none of them.
-absl::StatusOr<AgentKind> ParseAgentKind(absl::string_view name);
-absl::StatusOr<AgentStatus> ParseAgentStatus(absl::string_view name);
-absl::StatusOr<Effect> ParseEffect(absl::string_view name);
-absl::StatusOr<DelegationStatus> ParseDelegationStatus(absl::string_view name);
-absl::StatusOr<ApprovalStatus> ParseApprovalStatus(absl::string_view name);
 
 // Actions are stored comma-joined; an action name cannot hold a comma (ValidateActionName).
 std::string JoinActions(const std::vector<std::string>& actions);

@@ -1,7 +1,7 @@
 #include "decision/admin/voting.h"
 
 #include "absl/strings/str_cat.h"
-#include "store/policy_encoding.h"
+#include "decision/type_names.h"
 
 namespace verdict {
 
