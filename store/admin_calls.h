@@ -3,7 +3,9 @@
 // rules of decision/admin/, then, in one transaction, reads the rows the rules need and writes
 // what they decided (store/admin_transaction.h).
 //
-//   AdminCalls admin(runner, clock, CancelToken([context] { return StillAwaited(context); }));
+//   AdminCalls admin(runner, clock, CancelToken([context] {
+//     return context->IsCancelled() ? absl::CancelledError("gave up") : absl::OkStatus();
+//   }));
 //   absl::StatusOr<CreatedAgent> created = admin.CreateAgent({.owner = "alice", .name = "bot"});
 #ifndef VERDICT_STORE_ADMIN_CALLS_H_
 #define VERDICT_STORE_ADMIN_CALLS_H_
