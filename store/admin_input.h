@@ -1,7 +1,8 @@
-// What every store does to an admin call apart from its database (store/policy_admin.h): check
-// the input, fill in the row to write, and judge the state read inside the call's transaction.
-// Shared by the SQLite and PostgreSQL stores, so both refuse the same calls with the same
-// messages and write the same rows.
+// What every store does to an admin call apart from its database (store/policy_admin.h): the new
+// rows as decision/admin/new_rows.h makes them, with random values from the CSPRNG, in their
+// stored form (whole microseconds, canonical constraints, lent permissions as JSON); pages; and
+// what a lookup inside the call's transaction found. Shared by the SQLite and PostgreSQL stores,
+// so both refuse the same calls with the same messages and write the same rows.
 //
 //   absl::StatusOr<AgentToCreate> agent = PrepareNewAgent(request, StoredTime(clock()));
 //   if (!agent.ok()) return agent.status();  // INVALID_ARGUMENT: nothing was written
@@ -21,6 +22,7 @@
 #include "absl/time/time.h"
 #include "decision/admin/change_rules.h"
 #include "decision/admin/input_rules.h"
+#include "decision/admin/new_rows.h"
 #include "decision/types.h"
 #include "store/admin_types.h"
 
@@ -42,23 +44,14 @@ struct ApprovalPageStart {
 absl::StatusOr<ApprovalPageStart> ParseApprovalPageToken(absl::string_view page_token);
 std::string ApprovalPageToken(const ApprovalRequest& last);
 
-// INVALID_ARGUMENT for an enum value outside its declared range (a cast from a wire integer).
-absl::Status CheckApprovalStatus(ApprovalStatus status);
-absl::Status CheckAgentStatus(AgentStatus status);
-
-// A new agent, its token (shown once) and the token's SHA-256 (stored).
-struct AgentToCreate {
-  Agent agent;
-  std::string token;
-  std::string token_sha256;
-};
+// NewAgentRow with the CSPRNG, its expiry in whole microseconds.
 absl::StatusOr<AgentToCreate> PrepareNewAgent(const NewAgent& request, absl::Time now);
 
-// A new permission with its constraints in canonical form.
+// NewPermissionRow with the CSPRNG, its constraints in canonical form.
 absl::StatusOr<Permission> PrepareNewPermission(const NewPermission& request, absl::Time now);
 
-// A new delegation, its lent permissions as stored, and the request as the delegation rules
-// check it (constraints canonical).
+// NewDelegationRow with the CSPRNG and its expiry in whole microseconds, its lent permissions as
+// stored, and the request as the delegation rules check it (constraints canonical).
 struct DelegationToCreate {
   Delegation delegation;
   std::string lent_json;
@@ -67,9 +60,8 @@ struct DelegationToCreate {
 absl::StatusOr<DelegationToCreate> PrepareNewDelegation(const NewDelegation& request,
                                                         absl::Time now);
 
-// A whole policy validated for ImportPolicy, with what the rows store: token hashes (a random
-// one for an agent without a token), canonical constraints, lent permissions as stored, and
-// `now` as every created_at and updated_at.
+// NewPolicyRows with the CSPRNG, in stored form: times in whole microseconds, canonical
+// constraints and lent permissions as stored.
 struct PolicyToImport {
   std::vector<StoredAgent> agents;  // token_sha256 always 32 bytes
   std::vector<Permission> permissions;
