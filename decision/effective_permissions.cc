@@ -162,12 +162,14 @@ class EffectiveHoldings {
     const Delegation* link = nullptr;  // the link it was lent down; nullptr for an own one
     const Denies* denies = nullptr;    // the holder's denies that cut it, when a delegator's
     Actions actions;                   // the actions every grant of it allows
-    // Hashes of what it says: its grant, the grants it is within, the denies that exclude it.
-    size_t grant_hash = 0;
-    size_t within_hash = 0;
-    size_t excluded_hash = 0;
-    size_t hash = 0;
-    uint32_t next_same_hash = kNone;  // the next held grant of the same Value with this hash
+    uint32_t next_same_hash = kNone;   // the next held grant of the same Value with this hash
+    // Hashes of what it says (its grant, the grants it is within, the denies that exclude it),
+    // worked out only when a Value holds so many grants that they are found by hash (HashOf).
+    mutable bool hashed = false;
+    mutable size_t grant_hash = 0;
+    mutable size_t within_hash = 0;
+    mutable size_t excluded_hash = 0;
+    mutable size_t hash = 0;
   };
   struct Value {
     std::vector<Held> grants;
@@ -242,17 +244,22 @@ class EffectiveHoldings {
   static constexpr uint32_t kNone = ~uint32_t{0};
   static constexpr size_t kScannedGrants = 16;  // past this many, found by hash
 
-  static void Hash(Held& held) {
+  static size_t HashOf(const Held& held) {
+    if (held.hashed) return held.hash;
     held.grant_hash = held.grant.ContentHash();
-    held.within_hash =
-        held.above == nullptr ? 0 : Mix(held.above->grant_hash, held.above->within_hash);
-    held.excluded_hash = held.above == nullptr ? 0 : held.above->excluded_hash;
+    if (held.above != nullptr) {
+      HashOf(*held.above);
+      held.within_hash = Mix(held.above->grant_hash, held.above->within_hash);
+      held.excluded_hash = held.above->excluded_hash;
+    }
     if (held.denies != nullptr) {
       for (const Permission* deny : *held.denies) {
         held.excluded_hash = Mix(held.excluded_hash, GrantRef(*deny).ContentHash());
       }
     }
     held.hash = Mix(Mix(held.grant_hash, held.within_hash), held.excluded_hash);
+    held.hashed = true;
+    return held.hash;
   }
 
   // The denies that exclude `held`, the top's first.
@@ -269,7 +276,7 @@ class EffectiveHoldings {
 
   // Whether both say the same: the grant, the grants it is within, the denies that exclude it.
   static bool SaysTheSame(const Held& a, const Held& b) {
-    if (a.hash != b.hash || !a.grant.SaysTheSameAs(b.grant)) return false;
+    if (!a.grant.SaysTheSameAs(b.grant)) return false;
     const Held* x = a.above;
     const Held* y = b.above;
     for (; x != y && x != nullptr && y != nullptr; x = x->above, y = y->above) {
@@ -287,7 +294,6 @@ class EffectiveHoldings {
   // Adds `held` unless the same is held already; false when over budget.
   bool Keep(Held held, Value& value) {
     if (!budget_.Spend()) return false;
-    Hash(held);
     std::vector<Held>& grants = value.grants;
     if (grants.size() < kScannedGrants) {
       for (const Held& kept : grants) {
@@ -297,7 +303,7 @@ class EffectiveHoldings {
       if (grants.size() == kScannedGrants && value.first_with_hash.empty()) {
         for (uint32_t i = 0; i < grants.size(); ++i) Index(value, i);
       }
-      auto found = value.first_with_hash.find(held.hash);
+      auto found = value.first_with_hash.find(HashOf(held));
       for (uint32_t i = found == value.first_with_hash.end() ? kNone : found->second; i != kNone;
            i = grants[i].next_same_hash) {
         if (SaysTheSame(grants[i], held)) return true;
@@ -309,7 +315,7 @@ class EffectiveHoldings {
   }
 
   static void Index(Value& value, uint32_t i) {
-    auto [it, added] = value.first_with_hash.try_emplace(value.grants[i].hash, i);
+    auto [it, added] = value.first_with_hash.try_emplace(HashOf(value.grants[i]), i);
     if (!added) {
       value.grants[i].next_same_hash = it->second;
       it->second = i;
