@@ -1,4 +1,5 @@
-// An in-memory PolicyStore: a real store for in-process use, tests and benchmarks.
+// An in-memory PolicyStore for tests, fuzzers and benchmarks (testonly). It keeps the contract
+// the SQL stores keep (store/policy_store_contract_test.cc runs the same cases on all three).
 //
 // The state is a handful of tables shared copy-on-write between versions. A snapshot holds the
 // version that was current when it began (a few shared pointers, nothing copied), so it keeps
@@ -17,8 +18,8 @@
 //   absl::StatusOr<std::string> id = store.AddPermission(read);  // "perm_1"
 //
 // The store must outlive its snapshots and transactions.
-#ifndef VERDICT_DECISION_MEMORY_STORE_H_
-#define VERDICT_DECISION_MEMORY_STORE_H_
+#ifndef VERDICT_TESTING_MEMORY_STORE_H_
+#define VERDICT_TESTING_MEMORY_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -151,4 +152,4 @@ class MemoryPolicyStore : public PolicyStore {
 
 }  // namespace verdict
 
-#endif  // VERDICT_DECISION_MEMORY_STORE_H_
+#endif  // VERDICT_TESTING_MEMORY_STORE_H_
