@@ -69,8 +69,11 @@ struct ApprovalTable {
   std::vector<std::string> in_creation_order;
 };
 
-using RateKey = std::tuple<std::string, std::string, int64_t>;  // agent, permission, window start
-using RateTable = absl::flat_hash_map<RateKey, int64_t>;
+using RateKey = std::pair<std::string, std::string>;  // agent, permission
+// One (agent, permission)'s counts by window start: the current window and the previous one
+// (older ones are forgotten as the SQL stores forget them), more while window lengths are unknown.
+using RateWindows = std::vector<std::pair<int64_t, int64_t>>;
+using RateTable = absl::flat_hash_map<RateKey, RateWindows>;
 
 // One version of the whole state. Copying it copies pointers only.
 struct Tables {
@@ -140,6 +143,8 @@ class MemoryPolicyStore : public PolicyStore {
   friend class MemoryWriteTransaction;
 
   std::string NextId(absl::string_view prefix) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // An approval request's id in the SQL stores' form: "apr_" and 16 hex digits.
+  std::string NextApprovalId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   // Every copy of these table pointers is made and dropped under mu_, so a use count of one
