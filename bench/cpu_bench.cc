@@ -20,9 +20,9 @@
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/authorizer.h"
-#include "decision/memory_store.h"
 #include "decision/policy_store.h"
 #include "decision/resource_match.h"
+#include "testing/memory_store.h"
 
 namespace verdict::bench {
 namespace {

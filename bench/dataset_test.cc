@@ -7,8 +7,8 @@
 #include "bench/memory_dataset.h"
 #include "crypto/token.h"
 #include "decision/authorizer.h"
-#include "decision/memory_store.h"
 #include "gtest/gtest.h"
+#include "testing/memory_store.h"
 
 namespace verdict::bench {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "decision/memory_store.h"
+#include "testing/memory_store.h"
 
 namespace verdict::bench {
 

@@ -12,12 +12,12 @@
 #include "crypto/token.h"
 #include "decision/access_token_test_support.h"
 #include "decision/authorizer.h"
-#include "decision/memory_store.h"
 #include "decision/request_validation.h"
 #include "decision/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/access_token_verifier.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

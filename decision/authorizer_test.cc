@@ -16,9 +16,9 @@
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/counting_store.h"
-#include "decision/memory_store.h"
 #include "decision/request_validation.h"
 #include "gtest/gtest.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

@@ -9,9 +9,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "decision/engine.h"
-#include "decision/memory_store.h"
 #include "decision/resource_match.h"
 #include "gtest/gtest.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

@@ -13,8 +13,8 @@
 #include "absl/time/time.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
-#include "decision/memory_store.h"
 #include "gtest/gtest.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "decision/memory_store.h"
 #include "gtest/gtest.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

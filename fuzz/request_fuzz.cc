@@ -11,11 +11,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
-#include "decision/memory_store.h"
 #include "decision/request_validation.h"
 #include "decision/resource_match.h"
 #include "fuzz/fuzz_check.h"
 #include "server/proto_convert.h"
+#include "testing/memory_store.h"
 #include "verdict/v1/decision.pb.h"
 
 namespace verdict {

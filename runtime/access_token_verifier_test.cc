@@ -7,9 +7,9 @@
 #include "crypto/jwk.h"
 #include "crypto/jwt_compact.h"
 #include "decision/access_token_test_support.h"
-#include "decision/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

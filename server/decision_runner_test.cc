@@ -12,11 +12,11 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "decision/counting_store.h"
-#include "decision/memory_store.h"
 #include "gtest/gtest.h"
 #include "server/worker_pool.h"
 #include "store/decision_log_store.h"
 #include "store/decision_log_writer.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

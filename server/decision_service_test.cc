@@ -16,11 +16,11 @@
 #include "absl/time/time.h"
 #include "crypto/token.h"
 #include "decision/authorizer.h"
-#include "decision/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/metrics.h"
 #include "server/worker_pool.h"
+#include "testing/memory_store.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {

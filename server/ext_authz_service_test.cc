@@ -11,7 +11,6 @@
 
 #include "absl/status/status.h"
 #include "crypto/sha256.h"
-#include "decision/memory_store.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
@@ -19,6 +18,7 @@
 #include "server/worker_pool.h"
 #include "store/decision_log.h"
 #include "store/decision_log_writer.h"
+#include "testing/memory_store.h"
 
 namespace verdict {
 namespace {

@@ -1,4 +1,4 @@
-#include "decision/memory_store.h"
+#include "testing/memory_store.h"
 
 #include <memory>
 #include <string>

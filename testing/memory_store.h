@@ -1,4 +1,5 @@
-// An in-memory PolicyStore: a real store for in-process use, tests and benchmarks.
+// An in-memory PolicyStore for tests, fuzzers and benchmarks (testonly). It keeps the contract
+// the SQL stores keep (store/policy_store_contract_test.cc runs the same cases on all three).
 //
 // The state is a handful of tables shared copy-on-write between versions. A snapshot holds the
 // version that was current when it began (a few shared pointers, nothing copied), so it keeps
@@ -17,8 +18,8 @@
 //   absl::StatusOr<std::string> id = store.AddPermission(read);  // "perm_1"
 //
 // The store must outlive its snapshots and transactions.
-#ifndef VERDICT_DECISION_MEMORY_STORE_H_
-#define VERDICT_DECISION_MEMORY_STORE_H_
+#ifndef VERDICT_TESTING_MEMORY_STORE_H_
+#define VERDICT_TESTING_MEMORY_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -68,8 +69,11 @@ struct ApprovalTable {
   std::vector<std::string> in_creation_order;
 };
 
-using RateKey = std::tuple<std::string, std::string, int64_t>;  // agent, permission, window start
-using RateTable = absl::flat_hash_map<RateKey, int64_t>;
+using RateKey = std::pair<std::string, std::string>;  // agent, permission
+// One (agent, permission)'s counts by window start: the current window and the previous one
+// (older ones are forgotten as the SQL stores forget them), more while window lengths are unknown.
+using RateWindows = std::vector<std::pair<int64_t, int64_t>>;
+using RateTable = absl::flat_hash_map<RateKey, RateWindows>;
 
 // One version of the whole state. Copying it copies pointers only.
 struct Tables {
@@ -139,6 +143,8 @@ class MemoryPolicyStore : public PolicyStore {
   friend class MemoryWriteTransaction;
 
   std::string NextId(absl::string_view prefix) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // An approval request's id in the SQL stores' form: "apr_" and 16 hex digits.
+  std::string NextApprovalId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   // Every copy of these table pointers is made and dropped under mu_, so a use count of one
@@ -151,4 +157,4 @@ class MemoryPolicyStore : public PolicyStore {
 
 }  // namespace verdict
 
-#endif  // VERDICT_DECISION_MEMORY_STORE_H_
+#endif  // VERDICT_TESTING_MEMORY_STORE_H_

@@ -1,12 +1,14 @@
-#include "decision/memory_store.h"
+#include "testing/memory_store.h"
 
 #include <algorithm>
 #include <optional>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "crypto/jwt.h"
 #include "decision/admin/voting.h"
+#include "decision/type_names.h"
 
 namespace verdict {
 
@@ -15,6 +17,7 @@ using memory_store_internal::ApprovalEntry;
 using memory_store_internal::ApprovalTable;
 using memory_store_internal::RateKey;
 using memory_store_internal::RateTable;
+using memory_store_internal::RateWindows;
 using memory_store_internal::Tables;
 
 namespace {
@@ -141,9 +144,36 @@ int64_t CountPendingApprovalsIn(const Tables& tables, absl::string_view agent_id
   return pending;
 }
 
-int64_t RateCountIn(const RateTable& rates, const RateKey& key) {
+int64_t CountIn(const RateWindows& windows, int64_t window_start) {
+  for (const auto& [start, count] : windows) {
+    if (start == window_start) return count;
+  }
+  return 0;
+}
+
+int64_t RateCountIn(const RateTable& rates, const RateKey& key, int64_t window_start) {
   auto it = rates.find(key);
-  return it == rates.end() ? 0 : it->second;
+  return it == rates.end() ? 0 : CountIn(it->second, window_start);
+}
+
+// Counts `spend` in its (agent, permission)'s windows and forgets the windows before the one
+// the SQL stores keep (EarliestKeptRateWindow), so the table does not grow without end.
+void Count(RateWindows& windows, const RateSpend& spend) {
+  auto window = std::find_if(windows.begin(), windows.end(), [&](const auto& start_and_count) {
+    return start_and_count.first == spend.window_start_unix;
+  });
+  if (window == windows.end()) {
+    windows.emplace_back(spend.window_start_unix, 1);
+  } else {
+    ++window->second;
+  }
+  if (std::optional<int64_t> earliest = EarliestKeptRateWindow(spend)) {
+    windows.erase(std::remove_if(windows.begin(), windows.end(),
+                                 [&](const auto& start_and_count) {
+                                   return start_and_count.first < *earliest;
+                                 }),
+                  windows.end());
+  }
 }
 
 absl::Status NotFound(absl::string_view what, absl::string_view id) {
@@ -223,8 +253,8 @@ class MemoryReadSnapshot final : public MemoryPolicyView<ReadSnapshot> {
 
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    return RateCountIn(*tables_.rates, RateKey(std::string(agent_id), std::string(permission_id),
-                                               window_start_unix));
+    return RateCountIn(*tables_.rates, RateKey(std::string(agent_id), std::string(permission_id)),
+                       window_start_unix);
   }
 };
 
@@ -243,13 +273,20 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
 
   absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
                                     int64_t window_start_unix) override {
-    RateKey key(std::string(agent_id), std::string(permission_id), window_start_unix);
-    return RateCountIn(*tables_.rates, key) + RateCountIn(spent_, key);
+    const RateKey key{std::string(agent_id), std::string(permission_id)};
+    auto committed = tables_.rates->find(key);
+    // The committed windows as this transaction's spends leave them, forgetting included.
+    RateWindows windows;
+    if (committed != tables_.rates->end()) windows = committed->second;
+    for (const RateSpend& spend : spent_) {
+      if (spend.agent_id == key.first && spend.permission_id == key.second) Count(windows, spend);
+    }
+    return CountIn(windows, window_start_unix);
   }
 
   absl::Status SpendRate(const RateSpend& spend) override {
     if (finished_) return Finished();
-    ++spent_[RateKey(spend.agent_id, spend.permission_id, spend.window_start_unix)];
+    spent_.push_back(spend);
     return absl::OkStatus();
   }
 
@@ -259,7 +296,7 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
     absl::MutexLock lock(&store_.mu_);
     ApprovalEntry entry;
     ApprovalRequest& request = entry.request;
-    request.id = store_.NextId("apr_");
+    request.id = store_.NextApprovalId();
     request.agent_id = approval.agent_id;
     request.action = approval.action;
     request.resource = approval.resource;
@@ -285,9 +322,11 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
     auto it = tables_.approvals->by_id.find(approval_id);
     if (it == tables_.approvals->by_id.end()) return NotFound("approval request", approval_id);
     const ApprovalRequest& request = it->second.request;
-    if (request.status != ApprovalStatus::kApproved || now >= request.expires_at) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("approval request ", approval_id, " is not approved and unexpired"));
+    const ApprovalStatus status =
+        ApprovalExpiredAt(request, now) ? ApprovalStatus::kExpired : request.status;
+    if (status != ApprovalStatus::kApproved) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "approval ", approval_id, " is ", ApprovalStatusName(status), ", not approved"));
     }
     Writable(tables_.approvals).by_id.at(approval_id).request.status = ApprovalStatus::kUsed;
     return absl::OkStatus();
@@ -308,7 +347,9 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
     tables_ = std::move(spanned);
     if (!spent_.empty()) {
       RateTable& rates = Writable(current.rates);
-      for (const auto& [key, count] : spent_) rates[key] += count;
+      for (const RateSpend& spend : spent_) {
+        Count(rates[RateKey(spend.agent_id, spend.permission_id)], spend);
+      }
     }
     store_.no_transaction_open_ = true;
     finished_ = true;
@@ -320,7 +361,7 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
     return absl::FailedPreconditionError("the transaction has already committed");
   }
 
-  RateTable spent_;
+  std::vector<RateSpend> spent_;  // in the order they were made
   bool finished_ = false;
 };
 
@@ -358,6 +399,8 @@ absl::StatusOr<std::unique_ptr<WriteTransaction>> MemoryPolicyStore::BeginWrite(
 std::string MemoryPolicyStore::NextId(absl::string_view prefix) {
   return absl::StrCat(prefix, next_id_++);
 }
+
+std::string MemoryPolicyStore::NextApprovalId() { return absl::StrFormat("apr_%016x", next_id_++); }
 
 absl::Status MemoryPolicyStore::AddAgent(const Agent& agent) {
   if (agent.id.empty()) return absl::InvalidArgumentError("agent id: empty");
