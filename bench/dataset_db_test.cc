@@ -90,12 +90,12 @@ TEST(DatasetDb, HoldsWhatTheStoresImportWrites) {
   absl::StatusOr<std::unique_ptr<SqliteStore>> imported =
       SqliteStore::Open(TestDir("imported.db"), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
-  ASSERT_TRUE((*imported)->ImportPolicy(DatasetPolicy(kAgents)).ok());
+  ASSERT_TRUE((*imported)->admin().ImportPolicy(DatasetPolicy(kAgents)).ok());
 
   std::unique_ptr<SqliteStore> store = OpenStore(*generated);
   ASSERT_NE(store, nullptr);
-  absl::StatusOr<PolicyContents> from_generator = store->ExportPolicy();
-  absl::StatusOr<PolicyContents> from_import = (*imported)->ExportPolicy();
+  absl::StatusOr<PolicyContents> from_generator = store->admin().ExportPolicy();
+  absl::StatusOr<PolicyContents> from_import = (*imported)->admin().ExportPolicy();
   ASSERT_TRUE(from_generator.ok()) << from_generator.status();
   ASSERT_TRUE(from_import.ok()) << from_import.status();
   EXPECT_EQ(from_generator->permissions.size(), kAgents * kPermissionsPerAgent);

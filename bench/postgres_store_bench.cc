@@ -68,11 +68,11 @@ absl::StatusOr<std::string> EnsureDataset(const std::string& url, int64_t agents
                                                "options=-csearch_path%3D", schema);
   absl::StatusOr<std::unique_ptr<PostgresStore>> store = PostgresStore::Open(dataset_url);
   if (!store.ok()) return store.status();
-  absl::StatusOr<bool> empty = (*store)->IsEmpty();
+  absl::StatusOr<bool> empty = (*store)->admin().IsEmpty();
   if (!empty.ok()) return empty.status();
   if (*empty) {
     const absl::Time started = absl::Now();
-    if (absl::Status s = (*store)->ImportPolicy(DatasetPolicy(agents)); !s.ok()) return s;
+    if (absl::Status s = (*store)->admin().ImportPolicy(DatasetPolicy(agents)); !s.ok()) return s;
     // Fresh statistics, so the planner sees the tables as they are.
     if (absl::Status s = (*admin)->ExecuteScript(
             absl::StrCat("SET search_path = ", schema, "; ANALYZE").c_str());

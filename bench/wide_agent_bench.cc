@@ -56,7 +56,7 @@ Fixture& SharedFixture() {
     PolicyContents policy;
     AddAgent(policy, "agt_normal", kNormalPermissions);
     AddAgent(policy, "agt_wide", kWidePermissions);
-    if (absl::Status s = f->store->ImportPolicy(policy); !s.ok()) {
+    if (absl::Status s = f->store->admin().ImportPolicy(policy); !s.ok()) {
       std::fprintf(stderr, "import failed: %s\n", std::string(s.message()).c_str());
       std::abort();
     }

@@ -4,7 +4,7 @@
 //
 //   absl::StatusOr<AdminPlaneOptions> admin_options = AdminPlaneOptionsFromFlags(db_path, listen);
 //   absl::StatusOr<std::unique_ptr<AdminPlane>> admin =
-//       AdminPlane::Start(*admin_options, db_path, store, clock);
+//       AdminPlane::Start(*admin_options, db_path, store.admin(), clock);
 //   if ((*admin)->decision_log() != nullptr) observers.Add((*admin)->decision_log());
 //   ...
 //   (*admin)->Shutdown(grace);  // after the decision listener: flushes the decision log

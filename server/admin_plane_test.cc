@@ -182,7 +182,7 @@ TEST_F(AdminPlaneStartTest, TheAdminSocketIsForItsOwnerOrTheNamedGroupWhateverTh
     absl::SetFlag(&FLAGS_admin_socket_group, "");
     ASSERT_TRUE(options.ok()) << options.status();
     absl::StatusOr<std::unique_ptr<AdminPlane>> plane =
-        AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+        AdminPlane::Start(*options, db_path, store->admin(), [] { return absl::Now(); });
     ASSERT_TRUE(plane.ok()) << plane.status();
     ASSERT_EQ((*plane)->address(), "unix:" + db_path + ".admin.sock");
     struct stat socket_file;
@@ -204,12 +204,12 @@ TEST_F(AdminPlaneStartTest, ASecondPlaneOnOneDatabaseRunsWithoutTheDefaultSocket
   absl::StatusOr<AdminPlaneOptions> options = AdminPlaneOptionsFromFlags(db_path, "127.0.0.1:1");
   ASSERT_TRUE(options.ok()) << options.status();
   absl::StatusOr<std::unique_ptr<AdminPlane>> first =
-      AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+      AdminPlane::Start(*options, db_path, store->admin(), [] { return absl::Now(); });
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ((*first)->address(), "unix:" + db_path + ".admin.sock");
 
   absl::StatusOr<std::unique_ptr<AdminPlane>> second =
-      AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+      AdminPlane::Start(*options, db_path, store->admin(), [] { return absl::Now(); });
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ((*second)->address(), "");
 }
@@ -224,7 +224,7 @@ TEST_F(AdminPlaneStartTest, AnAddressTheOperatorChoseThatCannotBeServedStopsTheS
   absl::SetFlag(&FLAGS_admin_listen, "");
   ASSERT_TRUE(options.ok()) << options.status();
   absl::StatusOr<std::unique_ptr<AdminPlane>> plane =
-      AdminPlane::Start(*options, db_path, *store, [] { return absl::Now(); });
+      AdminPlane::Start(*options, db_path, store->admin(), [] { return absl::Now(); });
   EXPECT_FALSE(plane.ok());
 }
 

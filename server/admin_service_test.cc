@@ -54,7 +54,7 @@ class AdminServiceTest : public testing::Test {
     auth_options.hash_params = kTestHashParams;
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(), auth_options);
     decision_log_ = std::make_unique<DecisionLog>(path_);
-    service_ = std::make_unique<GrpcAdminService>(*store_, *decision_log_, *auth_,
+    service_ = std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *auth_,
                                                   clock_.AsFunction(), std::move(file_key_ids));
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
@@ -796,7 +796,7 @@ TEST_F(AdminServiceTest, CallWhoseCallerGaveUpWhileItWaitedWritesNothing) {
   }
   server_->Shutdown(absl::Seconds(5));  // the late call has run (or been dropped) by now
   server_ = nullptr;
-  absl::StatusOr<AgentPage> agents = store_->ListAgents({});
+  absl::StatusOr<AgentPage> agents = store_->admin().ListAgents({});
   ASSERT_TRUE(agents.ok()) << agents.status();
   std::set<std::string> names;
   for (const Agent& agent : agents->agents) names.insert(agent.name);

@@ -2,7 +2,7 @@
 // so a demo or a test starts with a known policy. A store that already holds a policy is left
 // as it is: restarting with the same flags never duplicates or overwrites anything.
 //
-//   absl::StatusOr<SeedOutcome> seeded = SeedIfEmpty(store, policy_json);
+//   absl::StatusOr<SeedOutcome> seeded = SeedIfEmpty(store.admin(), policy_json);
 #ifndef VERDICT_SERVER_SEED_H_
 #define VERDICT_SERVER_SEED_H_
 

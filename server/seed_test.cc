@@ -40,10 +40,10 @@ std::unique_ptr<SqliteStore> OpenStore(const std::string& name, bool defer_open_
 TEST(SeedIfEmptyTest, ImportsThePolicyIntoAnEmptyStore) {
   std::unique_ptr<SqliteStore> store = OpenStore("empty.db");
   ASSERT_NE(store, nullptr);
-  absl::StatusOr<SeedOutcome> seeded = SeedIfEmpty(*store, kAlicePolicy);
+  absl::StatusOr<SeedOutcome> seeded = SeedIfEmpty(store->admin(), kAlicePolicy);
   ASSERT_TRUE(seeded.ok()) << seeded.status();
   EXPECT_EQ(*seeded, SeedOutcome::kImported);
-  absl::StatusOr<Agent> alice = store->GetAgent("agt_alice");
+  absl::StatusOr<Agent> alice = store->admin().GetAgent("agt_alice");
   ASSERT_TRUE(alice.ok()) << alice.status();
   EXPECT_EQ(alice->name, "alice");
 }
@@ -51,14 +51,14 @@ TEST(SeedIfEmptyTest, ImportsThePolicyIntoAnEmptyStore) {
 TEST(SeedIfEmptyTest, LeavesAStoreThatHoldsAPolicyAsItIs) {
   std::unique_ptr<SqliteStore> store = OpenStore("seeded.db");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(SeedIfEmpty(*store, kAlicePolicy).ok());
+  ASSERT_TRUE(SeedIfEmpty(store->admin(), kAlicePolicy).ok());
   // A restart with the same or another seed changes nothing, and says so.
-  EXPECT_EQ(SeedIfEmpty(*store, kAlicePolicy).value_or(SeedOutcome::kImported),
+  EXPECT_EQ(SeedIfEmpty(store->admin(), kAlicePolicy).value_or(SeedOutcome::kImported),
             SeedOutcome::kStoreHeldAPolicy);
-  EXPECT_EQ(SeedIfEmpty(*store, kBobPolicy).value_or(SeedOutcome::kImported),
+  EXPECT_EQ(SeedIfEmpty(store->admin(), kBobPolicy).value_or(SeedOutcome::kImported),
             SeedOutcome::kStoreHeldAPolicy);
-  EXPECT_TRUE(store->GetAgent("agt_alice").ok());
-  EXPECT_EQ(store->GetAgent("agt_bob").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store->admin().GetAgent("agt_alice").ok());
+  EXPECT_EQ(store->admin().GetAgent("agt_bob").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(SeedIfEmptyTest, RefusesADocumentThatIsNotAPolicy) {
@@ -67,9 +67,10 @@ TEST(SeedIfEmptyTest, RefusesADocumentThatIsNotAPolicy) {
   for (const char* bad : {"", "{not json", R"({"version": 1, "agents": [{"id": "agt_x"}]})",
                           R"({"version": 1, "agents": [{"id": "agt_x", "owner": "o", "name": "n",
                               "kind": "robot", "status": "active"}]})"}) {
-    EXPECT_EQ(SeedIfEmpty(*store, bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(SeedIfEmpty(store->admin(), bad).status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
   }
-  absl::StatusOr<bool> empty = store->IsEmpty();
+  absl::StatusOr<bool> empty = store->admin().IsEmpty();
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_TRUE(*empty) << "a refused seed writes nothing";
 }
@@ -77,8 +78,8 @@ TEST(SeedIfEmptyTest, RefusesADocumentThatIsNotAPolicy) {
 TEST(SeedIfEmptyTest, ABrokenSeedIsRefusedEvenWhenTheStoreHoldsAPolicy) {
   std::unique_ptr<SqliteStore> store = OpenStore("seeded-then-broken.db");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(SeedIfEmpty(*store, kAlicePolicy).ok());
-  EXPECT_EQ(SeedIfEmpty(*store, "{\"version\": 1, \"agents\": [").status().code(),
+  ASSERT_TRUE(SeedIfEmpty(store->admin(), kAlicePolicy).ok());
+  EXPECT_EQ(SeedIfEmpty(store->admin(), "{\"version\": 1, \"agents\": [").status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -86,7 +87,8 @@ TEST(SeedIfEmptyTest, StoreThatCannotBeUsedReportsUnavailable) {
   std::unique_ptr<SqliteStore> store =
       OpenStore("no/such/directory/verdict.db", /*defer_open_errors=*/true);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(SeedIfEmpty(*store, kAlicePolicy).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(SeedIfEmpty(store->admin(), kAlicePolicy).status().code(),
+            absl::StatusCode::kUnavailable);
 }
 
 }  // namespace

@@ -214,7 +214,7 @@ int Serve(const ServerOptions& options) {
     if (absl::Status available = (*store)->CheckAvailable(); !available.ok()) return available;
     if (seeded) return absl::OkStatus();
     ImportCounts counts;
-    absl::StatusOr<SeedOutcome> seed = SeedIfEmpty(**store, *seed_policy, &counts);
+    absl::StatusOr<SeedOutcome> seed = SeedIfEmpty((*store)->admin(), *seed_policy, &counts);
     if (!seed.ok()) return seed.status();
     seeded = true;
     if (*seed == SeedOutcome::kStoreHeldAPolicy) {
@@ -237,8 +237,8 @@ int Serve(const ServerOptions& options) {
                             "); answering UNAVAILABLE until it is"));
   }
 
-  absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane =
-      AdminPlane::Start(*admin_options, options.db_path, **store, [] { return absl::Now(); });
+  absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane = AdminPlane::Start(
+      *admin_options, options.db_path, (*store)->admin(), [] { return absl::Now(); });
   if (!admin_plane.ok()) {
     LogError(absl::StrCat("verdictd: admin plane: ", admin_plane.status().message()));
     return kExitStartup;

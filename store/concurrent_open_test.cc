@@ -25,7 +25,8 @@ bool OpenAndWrite(const std::string& path, int opener) {
   absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path);
   if (!store.ok()) return false;
   return (*store)
-      ->CreateAgent({.owner = "test", .name = "opener", .id = absl::StrCat("agt_", opener)})
+      ->admin()
+      .CreateAgent({.owner = "test", .name = "opener", .id = absl::StrCat("agt_", opener)})
       .ok();
 }
 

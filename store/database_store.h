@@ -33,32 +33,8 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   // transaction, or at this store's clock where the database has none.
   absl::StatusOr<PrunedRows> PruneDeadRowsByDatabaseClock(const PruneLimits& limits) override;
 
-  // PolicyAdmin: AdminCalls over this store's transactions, never cancelled.
-  std::unique_ptr<PolicyAdmin> WithCancel(CancelToken cancel) override;
-  absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
-  absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
-  absl::StatusOr<AgentPage> ListAgents(const PageRequest& page) override;
-  absl::StatusOr<Agent> SetAgentStatus(absl::string_view agent_id, AgentStatus status) override;
-  absl::StatusOr<RotatedToken> RotateToken(absl::string_view agent_id,
-                                           absl::Duration grace) override;
-  absl::StatusOr<Permission> GrantPermission(const NewPermission& permission) override;
-  absl::Status RevokePermission(absl::string_view permission_id) override;
-  absl::StatusOr<Delegation> CreateDelegation(const NewDelegation& delegation) override;
-  absl::Status RevokeDelegation(absl::string_view delegation_id) override;
-  absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
-                                             const PageRequest& page) override;
-  absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
-  absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
-                                                 absl::string_view approver, bool approve,
-                                                 absl::Time now) override;
-  absl::StatusOr<PolicyContents> ExportPolicy() override;
-  absl::Status ImportPolicy(const PolicyContents& policy) override;
-  absl::StatusOr<bool> IsEmpty() override;
-  absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override;
-  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override;
-  absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
-  absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
-  absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
+  // Store: AdminCalls over this store's transactions.
+  PolicyAdmin& admin() override { return admin_; }
 
  protected:
   // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s, a

@@ -91,10 +91,10 @@ TEST(OpenStoreTest, OpensASqliteStoreFromASqliteUrl) {
   const std::string path = FreshDatabasePath();
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore("sqlite://" + path);
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  ASSERT_TRUE((*store)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
   absl::StatusOr<std::unique_ptr<Store>> by_path = OpenStore(path);
   ASSERT_TRUE(by_path.ok()) << by_path.status();
-  EXPECT_TRUE((*by_path)->GetAgent("agt_a").ok());
+  EXPECT_TRUE((*by_path)->admin().GetAgent("agt_a").ok());
 }
 
 // The database holds the admin credential's hash and the decision log: only its owner reads it,
@@ -105,7 +105,7 @@ TEST(OpenStoreTest, ANewSqliteDatabaseAndItsWalAndShmAreForTheOwnerOnly) {
   const mode_t umask_before = umask(0);
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(path);
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  ASSERT_TRUE((*store)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
   umask(umask_before);
   for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
     struct stat status;
@@ -121,7 +121,7 @@ TEST(OpenStoreTest, OpensAPostgresStoreFromAPostgresUrl) {
   ASSERT_TRUE(schema.ok()) << schema.status();
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(schema->conninfo());
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_TRUE(*(*store)->IsEmpty());
+  EXPECT_TRUE(*(*store)->admin().IsEmpty());
 }
 
 TEST(OpenStoreTest, UnreachablePostgresIsUnavailableUnlessDeferred) {

@@ -21,7 +21,7 @@
 // order, so exporting an imported document gives the same document up to key order and white
 // space (times in UTC, to the microsecond). created_at times are not part of the document.
 //
-//   absl::StatusOr<std::string> json = ExportPolicyJson(store);
+//   absl::StatusOr<std::string> json = ExportPolicyJson(store.admin());
 //   absl::StatusOr<ImportCounts> counts = ImportPolicyJson(other_store, *json);
 #ifndef VERDICT_STORE_POLICY_JSON_H_
 #define VERDICT_STORE_POLICY_JSON_H_

@@ -70,7 +70,7 @@ class PolicyJsonTest : public ::testing::Test {
   }
 
   std::string Export(SqliteStore& store) {
-    absl::StatusOr<std::string> json = ExportPolicyJson(store);
+    absl::StatusOr<std::string> json = ExportPolicyJson(store.admin());
     EXPECT_TRUE(json.ok()) << json.status();
     return json.ok() ? *json : "";
   }
@@ -80,7 +80,7 @@ class PolicyJsonTest : public ::testing::Test {
 };
 
 TEST_F(PolicyJsonTest, ExportOfAnImportIsTheSameDocument) {
-  absl::StatusOr<ImportCounts> counts = ImportPolicyJson(*store_, kFullPolicy);
+  absl::StatusOr<ImportCounts> counts = ImportPolicyJson(store_->admin(), kFullPolicy);
   ASSERT_TRUE(counts.ok()) << counts.status();
   EXPECT_EQ(counts->agents, 3);
   EXPECT_EQ(counts->permissions, 2);
@@ -92,11 +92,11 @@ TEST_F(PolicyJsonTest, ExportOfAnImportIsTheSameDocument) {
 // A backup that forgot the revoked token ids would make a restore accept a revoked access token
 // again (review h39): they travel with the policy, and are refused from the restored store.
 TEST_F(PolicyJsonTest, RevokedTokenIdsAreCarriedByAnExport) {
-  ASSERT_TRUE(store_->RevokeTokenId("jti-1", clock_.Now() + absl::Hours(1)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Hours(1)).ok());
   const std::string exported = Export(*store_);
   EXPECT_THAT(exported, HasSubstr("\"revoked_token_ids\":[{\"expires_at\""));
   std::unique_ptr<SqliteStore> restored = OpenTestStore(FreshDatabasePath("restored"), clock_);
-  absl::StatusOr<ImportCounts> counts = ImportPolicyJson(*restored, exported);
+  absl::StatusOr<ImportCounts> counts = ImportPolicyJson(restored->admin(), exported);
   ASSERT_TRUE(counts.ok()) << counts.status();
   EXPECT_EQ(counts->revoked_token_ids, 1);
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = restored->BeginRead();
@@ -107,30 +107,32 @@ TEST_F(PolicyJsonTest, RevokedTokenIdsAreCarriedByAnExport) {
 }
 
 TEST_F(PolicyJsonTest, ExportImportsIntoAnotherStoreUnchanged) {
-  ASSERT_TRUE(ImportPolicyJson(*store_, kFullPolicy).ok());
-  ASSERT_TRUE(store_->CreateAgent({.owner = "carol", .name = "late", .id = "agt_late"}).ok());
+  ASSERT_TRUE(ImportPolicyJson(store_->admin(), kFullPolicy).ok());
+  ASSERT_TRUE(
+      store_->admin().CreateAgent({.owner = "carol", .name = "late", .id = "agt_late"}).ok());
   const std::string first = Export(*store_);
   std::unique_ptr<SqliteStore> other = OpenTestStore(FreshDatabasePath("other"), clock_);
-  ASSERT_TRUE(ImportPolicyJson(*other, first).ok());
+  ASSERT_TRUE(ImportPolicyJson(other->admin(), first).ok());
   EXPECT_EQ(Export(*other), first);
 }
 
 // An agent's description (for operators) is written when it has one, read back on import, and
 // left out, as empty, when it has none.
 TEST_F(PolicyJsonTest, AnAgentsDescriptionTravelsInThePolicyDocument) {
-  ASSERT_TRUE(store_
-                  ->CreateAgent({.owner = "carol",
-                                 .name = "reporter",
-                                 .id = "agt_described",
-                                 .description = "files the weekly report"})
+  ASSERT_TRUE(store_->admin()
+                  .CreateAgent({.owner = "carol",
+                                .name = "reporter",
+                                .id = "agt_described",
+                                .description = "files the weekly report"})
                   .ok());
-  ASSERT_TRUE(store_->CreateAgent({.owner = "carol", .name = "plain", .id = "agt_plain"}).ok());
+  ASSERT_TRUE(
+      store_->admin().CreateAgent({.owner = "carol", .name = "plain", .id = "agt_plain"}).ok());
   const std::string exported = Export(*store_);
   EXPECT_THAT(exported, HasSubstr("\"description\":\"files the weekly report\""));
   std::unique_ptr<SqliteStore> other = OpenTestStore(FreshDatabasePath("described"), clock_);
-  ASSERT_TRUE(ImportPolicyJson(*other, exported).ok());
-  EXPECT_EQ(other->GetAgent("agt_described")->description, "files the weekly report");
-  EXPECT_EQ(other->GetAgent("agt_plain")->description, "");
+  ASSERT_TRUE(ImportPolicyJson(other->admin(), exported).ok());
+  EXPECT_EQ(other->admin().GetAgent("agt_described")->description, "files the weekly report");
+  EXPECT_EQ(other->admin().GetAgent("agt_plain")->description, "");
   EXPECT_EQ(Export(*other), exported);
 }
 
@@ -152,7 +154,7 @@ TEST_F(PolicyJsonTest, APolicyStoredBeforeTheNewGrantRulesStillImports) {
     ],
     "delegations": []
   })json";
-  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, kOlderPolicy);
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(store_->admin(), kOlderPolicy);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->permissions, 3);
   EXPECT_EQ(Parsed(Export(*store_)), Parsed(kOlderPolicy));
@@ -170,13 +172,13 @@ TEST_F(PolicyJsonTest, ACycleStoredEarlierStillImports) {
        "permissions": [{"resource": "r", "actions": ["a"]}]},
       {"id": "dlg_ba", "from_agent_id": "agt_b", "to_agent_id": "agt_a",
        "permissions": [{"resource": "r", "actions": ["a"]}]}]})";
-  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, kPolicy);
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(store_->admin(), kPolicy);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->delegations, 2);
 }
 
 TEST_F(PolicyJsonTest, ImportedAgentIsLiveForTheDecisionPath) {
-  ASSERT_TRUE(ImportPolicyJson(*store_, kFullPolicy).ok());
+  ASSERT_TRUE(ImportPolicyJson(store_->admin(), kFullPolicy).ok());
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
   ASSERT_TRUE(snapshot.ok());
   std::optional<Agent> owner = *(*snapshot)->FindAgent("agt_owner");
@@ -188,9 +190,9 @@ TEST_F(PolicyJsonTest, ImportedAgentIsLiveForTheDecisionPath) {
 }
 
 TEST_F(PolicyJsonTest, PlaintextTokenIsHashedOnImport) {
-  ASSERT_TRUE(ImportPolicyJson(*store_, absl::StrCat(R"({"version": 1, "agents": [
+  ASSERT_TRUE(ImportPolicyJson(store_->admin(), absl::StrCat(R"({"version": 1, "agents": [
       {"id": "agt_demo", "owner": "demo", "name": "demo", "token": ")",
-                                                     kToken, R"("}]})"))
+                                                             kToken, R"("}]})"))
                   .ok());
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
   std::optional<Agent> agent = *(*snapshot)->FindAgentByTokenHash(Sha256(kToken), clock_.Now());
@@ -205,7 +207,7 @@ TEST_F(PolicyJsonTest, PlaintextTokenIsHashedOnImport) {
 }
 
 TEST_F(PolicyJsonTest, OmittedFieldsTakeTheirDefaults) {
-  ASSERT_TRUE(ImportPolicyJson(*store_, R"({"version": 1,
+  ASSERT_TRUE(ImportPolicyJson(store_->admin(), R"({"version": 1,
       "agents": [{"id": "agt_a", "owner": "o", "name": "a"},
                  {"id": "agt_b", "owner": "o", "name": "b"}],
       "permissions": [{"id": "perm_1", "agent_id": "agt_a", "resource": "x", "actions": ["y"]}],
@@ -331,19 +333,19 @@ TEST_F(PolicyJsonTest, MalformedDocumentsAreRefusedAndChangeNothing) {
        "delegations[0].max_depth"},
   };
   for (const RefusalCase& c : cases) {
-    absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, c.json);
+    absl::StatusOr<ImportCounts> imported = ImportPolicyJson(store_->admin(), c.json);
     EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
     EXPECT_THAT(imported.status().message(), HasSubstr(c.message)) << c.what;
-    EXPECT_TRUE(*store_->IsEmpty()) << c.what;
+    EXPECT_TRUE(*store_->admin().IsEmpty()) << c.what;
   }
 }
 
 TEST_F(PolicyJsonTest, ImportIntoAStoreThatHoldsAPolicyIsRefused) {
-  ASSERT_TRUE(store_->CreateAgent({.owner = "o", .name = "n", .id = "agt_existing"}).ok());
-  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(*store_, kFullPolicy);
+  ASSERT_TRUE(store_->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_existing"}).ok());
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(store_->admin(), kFullPolicy);
   EXPECT_EQ(imported.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(imported.status().message(), HasSubstr("empty"));
-  EXPECT_EQ(store_->GetAgent("agt_owner").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().GetAgent("agt_owner").status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -25,10 +25,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "store/database_store.h"
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
+#include "store/database_store.h"
 #include "store/postgres/postgres_connection.h"
 #include "store/postgres/postgres_source.h"
 #include "store/store.h"
@@ -66,7 +66,7 @@ class PostgresStore final : public DatabaseStore {
 
   // Store: breaks every leased connection (ConnectionPool::BreakLeased).
   void AbandonCallsInFlight() override { pool_.BreakLeased(); }
-  // Store and PolicyAdmin: DatabaseStore (store/database_store.h).
+  // Store: DatabaseStore (store/database_store.h).
 
  private:
   PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);

@@ -339,7 +339,7 @@ TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
 TEST_F(PostgresStoreTest, StoreRecoversWhenTheServerDropsItsConnections) {
   std::unique_ptr<PostgresStore> store = Open(/*connections=*/1);
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  ASSERT_TRUE(store->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
   // What a server restart or a failover does to every open connection.
   ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                                   " WHERE application_name = '",
@@ -355,7 +355,7 @@ TEST_F(PostgresStoreTest, StoreRecoversWhenTheServerDropsItsConnections) {
          absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(20));
   }
-  absl::StatusOr<Agent> next = store->GetAgent("agt_a");
+  absl::StatusOr<Agent> next = store->admin().GetAgent("agt_a");
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(next->id, "agt_a");
 }
@@ -382,7 +382,7 @@ TEST_F(PostgresStoreTest,
   absl::StatusOr<std::unique_ptr<PostgresStore>> store =
       PostgresStore::Open(through_relay, options);
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  ASSERT_TRUE((*store)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
 
   relay.Freeze();
   ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
@@ -394,7 +394,7 @@ TEST_F(PostgresStoreTest,
     absl::StatusOr<std::string> found = absl::UnknownError("not run");
     std::thread call([&] {
       if (!snapshot) {
-        absl::StatusOr<Agent> agent = (*store)->GetAgent("agt_a");
+        absl::StatusOr<Agent> agent = (*store)->admin().GetAgent("agt_a");
         found = agent.ok() ? absl::StatusOr<std::string>(agent->id) : agent.status();
         return;
       }
@@ -420,7 +420,7 @@ TEST_F(PostgresStoreTest,
     if (!snapshot) {
       // The same again, for a read snapshot on the connection now pooled, once a write has
       // settled the read's COMMIT, which the relay would hold back too.
-      ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "m", .id = "agt_b"}).ok());
+      ASSERT_TRUE((*store)->admin().CreateAgent({.owner = "o", .name = "m", .id = "agt_b"}).ok());
       relay.Freeze();
       ASSERT_FALSE(Query(absl::StrCat("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                                       " WHERE application_name = '",
@@ -452,11 +452,11 @@ TEST_F(PostgresStoreTest, AServerThatStopsAnsweringFailsTheCallInsteadOfHoldingI
   absl::StatusOr<std::unique_ptr<PostgresStore>> store =
       PostgresStore::Open(through_relay, options);
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  ASSERT_TRUE((*store)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
 
   relay.Freeze();
   const absl::Time start = absl::Now();
-  absl::StatusOr<Agent> frozen = (*store)->GetAgent("agt_a");
+  absl::StatusOr<Agent> frozen = (*store)->admin().GetAgent("agt_a");
   EXPECT_EQ(frozen.status().code(), absl::StatusCode::kUnavailable) << frozen.status();
   EXPECT_THAT(frozen.status().message(), HasSubstr("no answer from the server"));
   EXPECT_LT(absl::Now() - start, absl::Seconds(10));

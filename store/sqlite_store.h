@@ -21,10 +21,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/policy_store.h"
-#include "store/database_store.h"
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
+#include "store/database_store.h"
 #include "store/policy_admin.h"
 #include "store/sqlite/sqlite_source.h"
 #include "store/store.h"
@@ -65,7 +65,7 @@ class SqliteStore final : public DatabaseStore {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // Store and PolicyAdmin: DatabaseStore (store/database_store.h).
+  // Store: DatabaseStore (store/database_store.h).
 
  private:
   SqliteStore(std::string path, SqliteOptions options);

@@ -44,7 +44,7 @@ Fixture& SharedFixture() {
                                       .actions = {"read", "write"}});
       }
     }
-    if (absl::Status s = f->store->ImportPolicy(policy); !s.ok()) {
+    if (absl::Status s = f->store->admin().ImportPolicy(policy); !s.ok()) {
       std::fprintf(stderr, "import failed: %s\n", std::string(s.message()).c_str());
       std::abort();
     }

@@ -1,11 +1,12 @@
 // A policy store as a process uses it: the decision path's snapshots and write transactions
-// (decision/policy_store.h), the admin plane (store/policy_admin.h), and a health check.
+// (decision/policy_store.h), the admin plane over its rows (store/policy_admin.h), the pruning
+// job and a health check.
 // Implemented by SqliteStore (store/sqlite_store.h) and PostgresStore (store/postgres_store.h);
 // store/open_store.h opens either from a --db value.
 //
 //   std::unique_ptr<Store> store = ...;
 //   Authorizer authorizer(*store, clock);   // as a PolicyStore
-//   SeedIfEmpty(*store, policy_json);       // as a PolicyAdmin
+//   SeedIfEmpty(store->admin(), policy_json);
 //   health.Set(store->CheckAvailable().ok());
 #ifndef VERDICT_STORE_STORE_H_
 #define VERDICT_STORE_STORE_H_
@@ -17,8 +18,12 @@
 
 namespace verdict {
 
-class Store : public PolicyStore, public PolicyAdmin {
+class Store : public PolicyStore {
  public:
+  // The admin plane over this store's rows, never cancelled (PolicyAdmin::WithCancel gives one
+  // that is). Lives as long as the store.
+  virtual PolicyAdmin& admin() = 0;
+
   // OK when the database can be used now; the reason it cannot otherwise (UNAVAILABLE, or
   // FAILED_PRECONDITION for a schema newer than this verdict). Cheap once connected.
   virtual absl::Status CheckAvailable() = 0;

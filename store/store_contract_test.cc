@@ -143,7 +143,7 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
   // An active agent; its token is kept in tokens_[id].
   std::string NewAgent(const std::string& id) {
     absl::StatusOr<CreatedAgent> created =
-        store_->CreateAgent({.owner = "alice", .name = id, .id = id});
+        store_->admin().CreateAgent({.owner = "alice", .name = id, .id = id});
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) tokens_[id] = created->token;
     return id;
@@ -152,18 +152,19 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
   void Grant(const std::string& agent, const std::string& resource,
              std::vector<std::string> actions, Effect effect = Effect::kAllow) {
     ASSERT_TRUE(
-        store_
-            ->GrantPermission(
+        store_->admin()
+            .GrantPermission(
                 {.agent_id = agent, .resource = resource, .actions = actions, .effect = effect})
             .ok());
   }
 
   absl::StatusOr<Delegation> Delegate(const std::string& from, const std::string& to,
                                       const std::string& resource, int max_depth = 8) {
-    return store_->CreateDelegation({.from_agent_id = from,
-                                     .to_agent_id = to,
-                                     .permissions = {{.resource = resource, .actions = {"read"}}},
-                                     .max_depth = max_depth});
+    return store_->admin().CreateDelegation(
+        {.from_agent_id = from,
+         .to_agent_id = to,
+         .permissions = {{.resource = resource, .actions = {"read"}}},
+         .max_depth = max_depth});
   }
 
   std::unique_ptr<ReadSnapshot> Read() {
@@ -203,7 +204,7 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
 
   absl::StatusOr<ApprovalRequest> Vote(const std::string& id, const std::string& approver,
                                        bool approve) {
-    return store_->VoteOnApproval(id, approver, approve, clock_.Now());
+    return store_->admin().VoteOnApproval(id, approver, approve, clock_.Now());
   }
 
   ManualClock clock_;
@@ -268,16 +269,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreBoundsTest,
 // Issue 16: revoked permissions' and delegations' counters were never deleted.
 TEST_P(StoreBoundsTest, RevokingAPermissionDeletesEveryAgentsCountsOfIt) {
   NewAgent("agt_a");
-  absl::StatusOr<Permission> revoked =
-      store_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}});
-  absl::StatusOr<Permission> kept =
-      store_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"write"}});
+  absl::StatusOr<Permission> revoked = store_->admin().GrantPermission(
+      {.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}});
+  absl::StatusOr<Permission> kept = store_->admin().GrantPermission(
+      {.agent_id = "agt_a", .resource = "docs:*", .actions = {"write"}});
   ASSERT_TRUE(revoked.ok() && kept.ok());
   Spend("agt_a", revoked->id, Now());
   Spend("agt_b", revoked->id, Now());  // a borrower counts under the owner's permission
   Spend("agt_a", kept->id, Now());
 
-  ASSERT_TRUE(store_->RevokePermission(revoked->id).ok());
+  ASSERT_TRUE(store_->admin().RevokePermission(revoked->id).ok());
   EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_a/", kept->id, "/", Now())));
 }
 
@@ -285,19 +286,19 @@ TEST_P(StoreBoundsTest, RevokingADelegationDeletesItsLentPermissionsCountsOnly) 
   NewAgent("agt_a");
   NewAgent("agt_b");
   Grant("agt_a", "docs:*", {"read"});
-  absl::StatusOr<Delegation> revoked =
-      store_->CreateDelegation({.from_agent_id = "agt_a",
-                                .to_agent_id = "agt_b",
-                                .permissions = {{.resource = "docs:*", .actions = {"read"}}},
-                                .max_depth = 2,
-                                .id = "dlg_x"});
+  absl::StatusOr<Delegation> revoked = store_->admin().CreateDelegation(
+      {.from_agent_id = "agt_a",
+       .to_agent_id = "agt_b",
+       .permissions = {{.resource = "docs:*", .actions = {"read"}}},
+       .max_depth = 2,
+       .id = "dlg_x"});
   ASSERT_TRUE(revoked.ok()) << revoked.status();
   Spend("agt_b", "dlg_x#0", Now());
   Spend("agt_c", "dlg_x#1", Now());
   Spend("agt_b", "dlg_xy#0", Now());  // another delegation whose id starts alike
   Spend("agt_b", "dlg_x", Now());
 
-  ASSERT_TRUE(store_->RevokeDelegation("dlg_x").ok());
+  ASSERT_TRUE(store_->admin().RevokeDelegation("dlg_x").ok());
   EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_b/dlg_x/", Now()),
                                       absl::StrCat("agt_b/dlg_xy#0/", Now())));
 }
@@ -305,16 +306,16 @@ TEST_P(StoreBoundsTest, RevokingADelegationDeletesItsLentPermissionsCountsOnly) 
 TEST_P(StoreBoundsTest, RevokingAnAgentDeletesItsCountsAndThoseOfItsPermissions) {
   NewAgent("agt_a");
   NewAgent("agt_b");
-  absl::StatusOr<Permission> owned =
-      store_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}});
+  absl::StatusOr<Permission> owned = store_->admin().GrantPermission(
+      {.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}});
   ASSERT_TRUE(owned.ok());
   Spend("agt_a", "perm_elsewhere", Now());
   Spend("agt_c", owned->id, Now());
   Spend("agt_b", "perm_b", Now());
 
-  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  ASSERT_TRUE(store_->admin().SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
   EXPECT_EQ(Counters().size(), 3u);  // a suspension may end: its counts stay
-  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  ASSERT_TRUE(store_->admin().SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
   EXPECT_THAT(Counters(), ElementsAre(absl::StrCat("agt_b/perm_b/", Now())));
 }
 
@@ -398,17 +399,17 @@ TEST_P(StoreBoundsTest, PruningDeletesApprovalsExpiredOrUsedLongerAgoThanTheRete
 
   clock_.Advance(absl::Minutes(60));  // used 60 minutes ago; expired 59 minutes ago
   EXPECT_EQ(Prune().approvals, 1);
-  EXPECT_FALSE(store_->GetApproval(used).ok());
-  EXPECT_TRUE(store_->GetApproval(expired).ok());
+  EXPECT_FALSE(store_->admin().GetApproval(used).ok());
+  EXPECT_TRUE(store_->admin().GetApproval(expired).ok());
   clock_.Advance(absl::Minutes(1));
   EXPECT_EQ(Prune().approvals, 1);
-  EXPECT_FALSE(store_->GetApproval(expired).ok());
+  EXPECT_FALSE(store_->admin().GetApproval(expired).ok());
   // A denied request blocks identical calls until it expires: it goes only after.
-  EXPECT_TRUE(store_->GetApproval(denied).ok());
+  EXPECT_TRUE(store_->admin().GetApproval(denied).ok());
   clock_.Advance(absl::Hours(1));
   EXPECT_EQ(Prune().approvals, 1);
-  EXPECT_FALSE(store_->GetApproval(denied).ok());
-  EXPECT_TRUE(store_->GetApproval(pending).ok());
+  EXPECT_FALSE(store_->admin().GetApproval(denied).ok());
+  EXPECT_TRUE(store_->admin().GetApproval(pending).ok());
   EXPECT_EQ(RowCount("approval_votes"), 0);  // the votes went with their requests
 }
 
@@ -459,7 +460,7 @@ TEST_P(StoreBoundsTest, AnAgentWithTenThousandPermissionsImportsInSeconds) {
   policy.delegations.push_back(delegation);
 
   const absl::Time start = absl::Now();
-  ASSERT_TRUE(store_->ImportPolicy(policy).ok());
+  ASSERT_TRUE(store_->admin().ImportPolicy(policy).ok());
   const absl::Duration took = absl::Now() - start;
   EXPECT_LT(took, absl::Seconds(30));
   std::cerr << "imported " << kPermissions << " permissions of one agent in "
@@ -490,7 +491,7 @@ TEST_P(StoreBoundsTest, UnderChurnTheRowCountsStayFlat) {
                                            "permissions"};
   for (int round = 1; round <= 100; ++round) {
     // A permission and a delegation that live for one round, each spent in its window.
-    absl::StatusOr<Permission> permission = store_->GrantPermission(
+    absl::StatusOr<Permission> permission = store_->admin().GrantPermission(
         {.agent_id = "agt_a", .resource = absl::StrCat("docs:", round), .actions = {"read"}});
     ASSERT_TRUE(permission.ok()) << permission.status();
     absl::StatusOr<Delegation> delegation = Delegate("agt_a", "agt_b", "docs:*");
@@ -512,8 +513,8 @@ TEST_P(StoreBoundsTest, UnderChurnTheRowCountsStayFlat) {
         ASSERT_TRUE(write->Commit().ok());
       }
     }
-    ASSERT_TRUE(store_->RevokePermission(permission->id).ok());
-    ASSERT_TRUE(store_->RevokeDelegation(delegation->id).ok());
+    ASSERT_TRUE(store_->admin().RevokePermission(permission->id).ok());
+    ASSERT_TRUE(store_->admin().RevokeDelegation(delegation->id).ok());
     clock_.Advance(absl::Seconds(10));
     Prune(1000, absl::Seconds(30));
     if (round == 10 || round == 100) {
@@ -540,11 +541,12 @@ TEST_P(StoreContractTest, NextSnapshotSeesAWriteCommittedByAnotherProcess) {
   ASSERT_NE(other, nullptr);
   ASSERT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kActive);
 
-  ASSERT_TRUE(other->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  ASSERT_TRUE(other->admin().SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
   EXPECT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kRevoked);
 
   // This process's write path sees it too: a revoked agent is granted nothing.
-  EXPECT_EQ(store_->GrantPermission({.agent_id = "agt_a", .resource = "x", .actions = {"y"}})
+  EXPECT_EQ(store_->admin()
+                .GrantPermission({.agent_id = "agt_a", .resource = "x", .actions = {"y"}})
                 .status()
                 .code(),
             absl::StatusCode::kFailedPrecondition);
@@ -572,7 +574,7 @@ TEST_P(StoreContractTest, CheckoutWaitsWhileEveryConnectionIsInUse) {
 
 TEST_P(StoreContractTest, CreatedAgentGetsATokenOfWhichOnlyTheHashIsStored) {
   absl::StatusOr<CreatedAgent> created =
-      store_->CreateAgent({.owner = "alice", .name = "bot", .kind = AgentKind::kDelegated});
+      store_->admin().CreateAgent({.owner = "alice", .name = "bot", .kind = AgentKind::kDelegated});
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_THAT(created->agent.id, MatchesRegex("agt_[0-9a-f]{16}"));
   EXPECT_TRUE(CheckAgentTokenShape(created->token).ok());
@@ -586,23 +588,23 @@ TEST_P(StoreContractTest, CreatedAgentGetsATokenOfWhichOnlyTheHashIsStored) {
     hash_stored |= value == Sha256(created->token);
   }
   EXPECT_TRUE(hash_stored);
-  EXPECT_THAT(*store_->GetAgent(created->agent.id), EqualsAgent(created->agent));
+  EXPECT_THAT(*store_->admin().GetAgent(created->agent.id), EqualsAgent(created->agent));
 }
 
 // agents.description (migration 9): the operators' note on an agent, set at creation, shown by
 // GetAgent and ListAgents, kept by export and import, and never part of what a decision reads.
 TEST_P(StoreContractTest, AnAgentsDescriptionIsKeptShownExportedAndImported) {
-  absl::StatusOr<CreatedAgent> created = store_->CreateAgent(
+  absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(
       {.owner = "alice", .name = "bot", .id = "agt_d", .description = "files the weekly report"});
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->agent.description, "files the weekly report");
-  EXPECT_EQ(store_->GetAgent("agt_d")->description, "files the weekly report");
-  absl::StatusOr<AgentPage> page = store_->ListAgents({});
+  EXPECT_EQ(store_->admin().GetAgent("agt_d")->description, "files the weekly report");
+  absl::StatusOr<AgentPage> page = store_->admin().ListAgents({});
   ASSERT_TRUE(page.ok()) << page.status();
   ASSERT_EQ(page->agents.size(), 1u);
   EXPECT_EQ(page->agents[0].description, "files the weekly report");
   NewAgent("agt_plain");
-  EXPECT_EQ(store_->GetAgent("agt_plain")->description, "");
+  EXPECT_EQ(store_->admin().GetAgent("agt_plain")->description, "");
 
   absl::StatusOr<std::optional<Agent>> decided = Read()->FindAgent("agt_d");
   ASSERT_TRUE(decided.ok()) << decided.status();
@@ -610,7 +612,7 @@ TEST_P(StoreContractTest, AnAgentsDescriptionIsKeptShownExportedAndImported) {
   EXPECT_EQ((*decided)->description, "");
   EXPECT_EQ((*decided)->name, "bot");
 
-  absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
+  absl::StatusOr<PolicyContents> exported = store_->admin().ExportPolicy();
   ASSERT_TRUE(exported.ok()) << exported.status();
   ASSERT_EQ(exported->agents.size(), 2u);
   EXPECT_EQ(exported->agents[0].agent.description, "files the weekly report");
@@ -625,23 +627,23 @@ TEST_P(StoreContractTest, AnAgentsDescriptionIsKeptShownExportedAndImported) {
   }
   std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
   ASSERT_NE(imported_into, nullptr);
-  ASSERT_TRUE(imported_into->ImportPolicy(*exported).ok());
-  EXPECT_EQ(imported_into->GetAgent("agt_d")->description, "files the weekly report");
-  EXPECT_EQ(imported_into->GetAgent("agt_plain")->description, "");
+  ASSERT_TRUE(imported_into->admin().ImportPolicy(*exported).ok());
+  EXPECT_EQ(imported_into->admin().GetAgent("agt_d")->description, "files the weekly report");
+  EXPECT_EQ(imported_into->admin().GetAgent("agt_plain")->description, "");
 }
 
 TEST_P(StoreContractTest, ADescriptionWithAControlCharacterIsRefusedAndNothingIsCreated) {
-  absl::StatusOr<CreatedAgent> created = store_->CreateAgent(
+  absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(
       {.owner = "alice", .name = "bot", .id = "agt_d", .description = "two\nlines"});
   EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(created.status().message(), HasSubstr("description"));
-  EXPECT_EQ(store_->GetAgent("agt_d").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().GetAgent("agt_d").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_P(StoreContractTest, AgentIdInUseIsAlreadyExists) {
   NewAgent("agt_a");
   absl::StatusOr<CreatedAgent> again =
-      store_->CreateAgent({.owner = "o", .name = "n", .id = "agt_a"});
+      store_->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"});
   EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_THAT(again.status().message(), HasSubstr("agt_a"));
 }
@@ -663,18 +665,18 @@ TEST_P(StoreContractTest, MalformedAgentsAreInvalidArguments) {
       {"unknown kind", {.owner = "o", .name = "n", .kind = static_cast<AgentKind>(42)}, "kind"},
   };
   for (const BadAgentCase& c : cases) {
-    absl::StatusOr<CreatedAgent> created = store_->CreateAgent(c.agent);
+    absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(c.agent);
     EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
     EXPECT_THAT(created.status().message(), HasSubstr(c.message)) << c.what;
   }
-  EXPECT_TRUE(*store_->IsEmpty());
+  EXPECT_TRUE(*store_->admin().IsEmpty());
 }
 
 TEST_P(StoreContractTest, UnknownAgentIsNotFound) {
-  EXPECT_EQ(store_->GetAgent("agt_x").status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store_->SetAgentStatus("agt_x", AgentStatus::kSuspended).status().code(),
+  EXPECT_EQ(store_->admin().GetAgent("agt_x").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().SetAgentStatus("agt_x", AgentStatus::kSuspended).status().code(),
             absl::StatusCode::kNotFound);
-  EXPECT_EQ(store_->RotateToken("agt_x", absl::ZeroDuration()).status().code(),
+  EXPECT_EQ(store_->admin().RotateToken("agt_x", absl::ZeroDuration()).status().code(),
             absl::StatusCode::kNotFound);
 }
 
@@ -684,17 +686,17 @@ TEST_P(StoreContractTest, AnIdNoRowCanHaveIsAnInvalidArgument) {
   for (const std::string& id : {std::string("agt_a\0x", 7), std::string("nobody"),
                                 std::string("agt_"), std::string(300, 'x')}) {
     SCOPED_TRACE(absl::CHexEscape(id));
-    EXPECT_EQ(store_->GetAgent(id).status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->SetAgentStatus(id, AgentStatus::kSuspended).status().code(),
+    EXPECT_EQ(store_->admin().GetAgent(id).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->admin().SetAgentStatus(id, AgentStatus::kSuspended).status().code(),
               absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->RotateToken(id, absl::ZeroDuration()).status().code(),
+    EXPECT_EQ(store_->admin().RotateToken(id, absl::ZeroDuration()).status().code(),
               absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->RevokePermission(id).code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->RevokeDelegation(id).code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->GetApproval(id).status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->VoteOnApproval(id, "alice", true, clock_.Now()).status().code(),
+    EXPECT_EQ(store_->admin().RevokePermission(id).code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->admin().RevokeDelegation(id).code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->admin().GetApproval(id).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->admin().VoteOnApproval(id, "alice", true, clock_.Now()).status().code(),
               absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(store_->ListAgents({.page_token = id}).status().code(),
+    EXPECT_EQ(store_->admin().ListAgents({.page_token = id}).status().code(),
               absl::StatusCode::kInvalidArgument);
   }
 }
@@ -706,7 +708,7 @@ TEST_P(StoreContractTest, AgentsAreListedByIdBytewiseOnePageAtATime) {
   PageRequest page{.page_size = 2};
   int pages = 0;
   do {
-    absl::StatusOr<AgentPage> listed = store_->ListAgents(page);
+    absl::StatusOr<AgentPage> listed = store_->admin().ListAgents(page);
     ASSERT_TRUE(listed.ok()) << listed.status();
     EXPECT_LE(listed->agents.size(), 2u);
     for (const verdict::Agent& agent : listed->agents) seen.push_back(agent.id);
@@ -716,10 +718,10 @@ TEST_P(StoreContractTest, AgentsAreListedByIdBytewiseOnePageAtATime) {
   EXPECT_EQ(pages, 3);
   EXPECT_THAT(seen, ElementsAre("agt_B", "agt_a", "agt_b", "agt_c", "agt_d"));
 
-  EXPECT_EQ(store_->ListAgents({})->agents.size(), 5u);
-  EXPECT_EQ(store_->ListAgents({.page_size = -1}).status().code(),
+  EXPECT_EQ(store_->admin().ListAgents({})->agents.size(), 5u);
+  EXPECT_EQ(store_->admin().ListAgents({.page_size = -1}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(store_->ListAgents({.page_size = 1001}).status().code(),
+  EXPECT_EQ(store_->admin().ListAgents({.page_size = 1001}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -727,22 +729,23 @@ TEST_P(StoreContractTest, SuspendedAgentCanBeReactivatedButRevocationIsFinal) {
   NewAgent("agt_a");
   clock_.Advance(absl::Seconds(1));
   absl::StatusOr<verdict::Agent> suspended =
-      store_->SetAgentStatus("agt_a", AgentStatus::kSuspended);
+      store_->admin().SetAgentStatus("agt_a", AgentStatus::kSuspended);
   ASSERT_TRUE(suspended.ok()) << suspended.status();
   EXPECT_EQ(suspended->status, AgentStatus::kSuspended);
   EXPECT_EQ(suspended->updated_at, clock_.Now());
-  EXPECT_THAT(*store_->GetAgent("agt_a"), EqualsAgent(*suspended));
-  EXPECT_EQ(store_->SetAgentStatus("agt_a", AgentStatus::kActive)->status, AgentStatus::kActive);
+  EXPECT_THAT(*store_->admin().GetAgent("agt_a"), EqualsAgent(*suspended));
+  EXPECT_EQ(store_->admin().SetAgentStatus("agt_a", AgentStatus::kActive)->status,
+            AgentStatus::kActive);
 
-  ASSERT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
-  EXPECT_TRUE(store_->SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());  // no change
+  ASSERT_TRUE(store_->admin().SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());
+  EXPECT_TRUE(store_->admin().SetAgentStatus("agt_a", AgentStatus::kRevoked).ok());  // no change
   for (AgentStatus back : {AgentStatus::kActive, AgentStatus::kSuspended}) {
-    absl::StatusOr<verdict::Agent> undo = store_->SetAgentStatus("agt_a", back);
+    absl::StatusOr<verdict::Agent> undo = store_->admin().SetAgentStatus("agt_a", back);
     EXPECT_EQ(undo.status().code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_THAT(undo.status().message(), HasSubstr("revocation is final"));
   }
-  EXPECT_EQ(store_->GetAgent("agt_a")->status, AgentStatus::kRevoked);
-  EXPECT_EQ(store_->RotateToken("agt_a", absl::ZeroDuration()).status().code(),
+  EXPECT_EQ(store_->admin().GetAgent("agt_a")->status, AgentStatus::kRevoked);
+  EXPECT_EQ(store_->admin().RotateToken("agt_a", absl::ZeroDuration()).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -753,7 +756,7 @@ TEST_P(StoreContractTest, NegativeOrEndlessGraceIsRefused) {
   NewAgent("agt_a");
   for (const absl::Duration grace :
        {absl::Seconds(-1), absl::InfiniteDuration(), absl::Hours(24 * 365 * 10000)}) {
-    EXPECT_EQ(store_->RotateToken("agt_a", grace).status().code(),
+    EXPECT_EQ(store_->admin().RotateToken("agt_a", grace).status().code(),
               absl::StatusCode::kInvalidArgument)
         << grace;
   }
@@ -764,8 +767,8 @@ TEST_P(StoreContractTest, NegativeOrEndlessGraceIsRefused) {
 
 // The admin service's caller may give up while a write runs: the write then commits nothing.
 TEST_P(StoreContractTest, AWriteWhoseCallerGaveUpCommitsNothing) {
-  std::unique_ptr<PolicyAdmin> gave_up =
-      store_->WithCancel(CancelToken([] { return absl::CancelledError("the caller gave up"); }));
+  std::unique_ptr<PolicyAdmin> gave_up = store_->admin().WithCancel(
+      CancelToken([] { return absl::CancelledError("the caller gave up"); }));
   absl::StatusOr<CreatedAgent> created = gave_up->CreateAgent({.owner = "o", .name = "n"});
   EXPECT_EQ(created.status().code(), absl::StatusCode::kCancelled);
   absl::StatusOr<bool> empty = gave_up->IsEmpty();  // reads are answered
@@ -773,9 +776,9 @@ TEST_P(StoreContractTest, AWriteWhoseCallerGaveUpCommitsNothing) {
   EXPECT_TRUE(*empty);
 
   std::unique_ptr<PolicyAdmin> awaited =
-      store_->WithCancel(CancelToken([] { return absl::OkStatus(); }));
+      store_->admin().WithCancel(CancelToken([] { return absl::OkStatus(); }));
   EXPECT_TRUE(awaited->CreateAgent({.owner = "o", .name = "n"}).ok());
-  EXPECT_FALSE(*store_->IsEmpty());
+  EXPECT_FALSE(*store_->admin().IsEmpty());
 }
 
 // --- The admin plane: permissions ---
@@ -783,10 +786,10 @@ TEST_P(StoreContractTest, AWriteWhoseCallerGaveUpCommitsNothing) {
 TEST_P(StoreContractTest, GrantedPermissionIsReturnedAsStored) {
   NewAgent("agt_a");
   absl::StatusOr<Permission> granted =
-      store_->GrantPermission({.agent_id = "agt_a",
-                               .resource = "/api/**",
-                               .actions = {"GET", "POST"},
-                               .constraints_json = R"({"ip_allowlist": ["10.0.0.0/8"]})"});
+      store_->admin().GrantPermission({.agent_id = "agt_a",
+                                       .resource = "/api/**",
+                                       .actions = {"GET", "POST"},
+                                       .constraints_json = R"({"ip_allowlist": ["10.0.0.0/8"]})"});
   ASSERT_TRUE(granted.ok()) << granted.status();
   EXPECT_THAT(granted->id, MatchesRegex("perm_[0-9a-f]{16}"));
   EXPECT_EQ(granted->constraints_json, R"({"ip_allowlist":["10.0.0.0/8"]})");
@@ -810,11 +813,11 @@ struct BadPermissionCase {
 TEST_P(StoreContractTest, MalformedOrMisplacedPermissionsAreRefused) {
   NewAgent("agt_a");
   NewAgent("agt_revoked");
-  ASSERT_TRUE(store_->SetAgentStatus("agt_revoked", AgentStatus::kRevoked).ok());
-  ASSERT_TRUE(store_
-                  ->GrantPermission(
-                      {.agent_id = "agt_a", .resource = "x", .actions = {"y"}, .id = "perm_1"})
-                  .ok());
+  ASSERT_TRUE(store_->admin().SetAgentStatus("agt_revoked", AgentStatus::kRevoked).ok());
+  ASSERT_TRUE(
+      store_->admin()
+          .GrantPermission({.agent_id = "agt_a", .resource = "x", .actions = {"y"}, .id = "perm_1"})
+          .ok());
   const absl::StatusCode invalid = absl::StatusCode::kInvalidArgument;
   const std::vector<BadPermissionCase> cases = {
       {"empty resource",
@@ -875,7 +878,7 @@ TEST_P(StoreContractTest, MalformedOrMisplacedPermissionsAreRefused) {
        "perm_1"},
   };
   for (const BadPermissionCase& c : cases) {
-    absl::StatusOr<Permission> granted = store_->GrantPermission(c.permission);
+    absl::StatusOr<Permission> granted = store_->admin().GrantPermission(c.permission);
     EXPECT_EQ(granted.status().code(), c.code) << c.what << ": " << granted.status();
     EXPECT_THAT(granted.status().message(), HasSubstr(c.message)) << c.what;
   }
@@ -885,11 +888,11 @@ TEST_P(StoreContractTest, MalformedOrMisplacedPermissionsAreRefused) {
 TEST_P(StoreContractTest, RevokedPermissionIsGone) {
   NewAgent("agt_a");
   absl::StatusOr<Permission> granted =
-      store_->GrantPermission({.agent_id = "agt_a", .resource = "d", .actions = {"r"}});
+      store_->admin().GrantPermission({.agent_id = "agt_a", .resource = "d", .actions = {"r"}});
   ASSERT_TRUE(granted.ok()) << granted.status();
-  ASSERT_TRUE(store_->RevokePermission(granted->id).ok());
+  ASSERT_TRUE(store_->admin().RevokePermission(granted->id).ok());
   EXPECT_THAT(*Read()->PermissionsOf("agt_a"), IsEmpty());
-  EXPECT_EQ(store_->RevokePermission(granted->id).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().RevokePermission(granted->id).code(), absl::StatusCode::kNotFound);
 }
 
 // --- The admin plane: delegations ---
@@ -898,7 +901,7 @@ TEST_P(StoreContractTest, DelegationIsStoredWithCanonicalLentConstraints) {
   NewAgent("agt_a");
   NewAgent("agt_b");
   Grant("agt_a", "docs:*", {"read"});
-  absl::StatusOr<Delegation> created = store_->CreateDelegation(
+  absl::StatusOr<Delegation> created = store_->admin().CreateDelegation(
       {.from_agent_id = "agt_a",
        .to_agent_id = "agt_b",
        .permissions = {{.resource = "docs:1",
@@ -945,19 +948,19 @@ TEST_P(StoreContractTest, RevokedDelegationNoLongerCarriesRightsToNewDelegations
   Grant("agt_a", "docs:*", {"read"});
   absl::StatusOr<Delegation> link = Delegate("agt_a", "agt_b", "docs:*");
   ASSERT_TRUE(link.ok()) << link.status();
-  ASSERT_TRUE(store_->RevokeDelegation(link->id).ok());
-  EXPECT_TRUE(store_->RevokeDelegation(link->id).ok());  // revoking again changes nothing
+  ASSERT_TRUE(store_->admin().RevokeDelegation(link->id).ok());
+  EXPECT_TRUE(store_->admin().RevokeDelegation(link->id).ok());  // revoking again changes nothing
   EXPECT_THAT(*Read()->ActiveDelegationsInto("agt_b", clock_.Now()), IsEmpty());
   EXPECT_EQ(Delegate("agt_b", "agt_c", "docs:1").status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(store_->RevokeDelegation("dlg_x").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().RevokeDelegation("dlg_x").code(), absl::StatusCode::kNotFound);
 }
 
 TEST_P(StoreContractTest, MalformedOrImpossibleDelegationsAreRefused) {
   for (const char* id : {"agt_a", "agt_b", "agt_suspended"}) NewAgent(id);
   Grant("agt_a", "docs:*", {"read"});
   Grant("agt_suspended", "docs:*", {"read"});
-  ASSERT_TRUE(store_->SetAgentStatus("agt_suspended", AgentStatus::kSuspended).ok());
+  ASSERT_TRUE(store_->admin().SetAgentStatus("agt_suspended", AgentStatus::kSuspended).ok());
 
   EXPECT_EQ(Delegate("agt_a", "agt_a", "docs:1").status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -965,18 +968,20 @@ TEST_P(StoreContractTest, MalformedOrImpossibleDelegationsAreRefused) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Delegate("agt_a", "agt_b", "docs:1", /*max_depth=*/9).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(
-      store_->CreateDelegation({.from_agent_id = "agt_a", .to_agent_id = "agt_b"}).status().code(),
-      absl::StatusCode::kInvalidArgument);  // lends nothing
+  EXPECT_EQ(store_->admin()
+                .CreateDelegation({.from_agent_id = "agt_a", .to_agent_id = "agt_b"})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);  // lends nothing
   EXPECT_EQ(Delegate("agt_a", "agt_x", "docs:1").status().code(), absl::StatusCode::kNotFound);
   absl::StatusOr<Delegation> from_suspended = Delegate("agt_suspended", "agt_b", "docs:1");
   EXPECT_EQ(from_suspended.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(from_suspended.status().message(), HasSubstr("suspended"));
-  EXPECT_EQ(store_
-                ->CreateDelegation({.from_agent_id = "agt_a",
-                                    .to_agent_id = "agt_b",
-                                    .permissions = {{.resource = "docs:1", .actions = {"read"}}},
-                                    .expires_at = clock_.Now()})
+  EXPECT_EQ(store_->admin()
+                .CreateDelegation({.from_agent_id = "agt_a",
+                                   .to_agent_id = "agt_b",
+                                   .permissions = {{.resource = "docs:1", .actions = {"read"}}},
+                                   .expires_at = clock_.Now()})
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
@@ -1000,7 +1005,7 @@ TEST_P(StoreContractTest, QuorumOfDistinctApproversApproves) {
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(second->status, ApprovalStatus::kApproved);
   EXPECT_EQ(second->approvals, 2);
-  EXPECT_THAT(*store_->GetApproval(id), EqualsApproval(*second));
+  EXPECT_THAT(*store_->admin().GetApproval(id), EqualsApproval(*second));
 
   absl::StatusOr<ApprovalRequest> late = Vote(id, "dave", false);
   EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -1024,7 +1029,7 @@ TEST_P(StoreContractTest, VotingOnAnExpiredRequestIsRefusedAndMarksItExpired) {
   absl::StatusOr<ApprovalRequest> vote = Vote(id, "bob", true);
   EXPECT_EQ(vote.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(vote.status().message(), HasSubstr("expired"));
-  EXPECT_EQ(store_->GetApproval(id)->status, ApprovalStatus::kExpired);
+  EXPECT_EQ(store_->admin().GetApproval(id)->status, ApprovalStatus::kExpired);
   EXPECT_THAT(database_->Query("SELECT status FROM approval_requests"),
               ElementsAre(ElementsAre("expired")));
 }
@@ -1034,7 +1039,7 @@ TEST_P(StoreContractTest, MalformedVotesAndUnknownRequestsAreRefused) {
   const std::string id = OpenApproval("agt_a", "h");
   EXPECT_EQ(Vote(id, "", true).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Vote("apr_x", "bob", true).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store_->GetApproval("apr_x").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().GetApproval("apr_x").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_P(StoreContractTest, ApprovalsAreListedOldestFirstByStatusAPageAtATime) {
@@ -1052,28 +1057,29 @@ TEST_P(StoreContractTest, ApprovalsAreListedOldestFirstByStatusAPageAtATime) {
   std::vector<std::string> listed;
   PageRequest page{.page_size = 2};
   do {
-    absl::StatusOr<ApprovalPage> result = store_->ListApprovals(ApprovalStatus::kPending, page);
+    absl::StatusOr<ApprovalPage> result =
+        store_->admin().ListApprovals(ApprovalStatus::kPending, page);
     ASSERT_TRUE(result.ok()) << result.status();
     for (const ApprovalRequest& approval : result->approvals) listed.push_back(approval.id);
     page.page_token = result->next_page_token;
   } while (!page.page_token.empty());
   EXPECT_EQ(listed, pending);
 
-  EXPECT_THAT(store_->ListApprovals(ApprovalStatus::kApproved, {})->approvals,
+  EXPECT_THAT(store_->admin().ListApprovals(ApprovalStatus::kApproved, {})->approvals,
               ElementsAre(HasId(approved)));
-  EXPECT_THAT(store_->ListApprovals(ApprovalStatus::kExpired, {})->approvals,
+  EXPECT_THAT(store_->admin().ListApprovals(ApprovalStatus::kExpired, {})->approvals,
               ElementsAre(HasId(expiring)));
-  EXPECT_EQ(store_->ListApprovals(std::nullopt, {})->approvals.size(), 5u);
-  EXPECT_EQ(store_->ListApprovals(std::nullopt, {.page_token = "garbage"}).status().code(),
+  EXPECT_EQ(store_->admin().ListApprovals(std::nullopt, {})->approvals.size(), 5u);
+  EXPECT_EQ(store_->admin().ListApprovals(std::nullopt, {.page_token = "garbage"}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 // --- Whole-policy export and import ---
 
 TEST_P(StoreContractTest, StoreIsEmptyUntilAnAgentExists) {
-  EXPECT_TRUE(*store_->IsEmpty());
+  EXPECT_TRUE(*store_->admin().IsEmpty());
   NewAgent("agt_a");
-  EXPECT_FALSE(*store_->IsEmpty());
+  EXPECT_FALSE(*store_->admin().IsEmpty());
 }
 
 TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
@@ -1082,11 +1088,11 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   Grant("agt_a", "/api/**", {"GET"});
   ASSERT_TRUE(Delegate("agt_b", "agt_a", "docs:1").ok());
   // agt_b's token was rotated: its previous token keeps working for an hour, after a restore too.
-  absl::StatusOr<RotatedToken> rotated = store_->RotateToken("agt_b", absl::Hours(1));
+  absl::StatusOr<RotatedToken> rotated = store_->admin().RotateToken("agt_b", absl::Hours(1));
   ASSERT_TRUE(rotated.ok()) << rotated.status();
   // A revoked access token stays revoked after a restore.
-  ASSERT_TRUE(store_->RevokeTokenId("jti-revoked", clock_.Now() + absl::Hours(2)).ok());
-  absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
+  ASSERT_TRUE(store_->admin().RevokeTokenId("jti-revoked", clock_.Now() + absl::Hours(2)).ok());
+  absl::StatusOr<PolicyContents> exported = store_->admin().ExportPolicy();
   ASSERT_TRUE(exported.ok()) << exported.status();
   ASSERT_EQ(exported->agents.size(), 2u);
   EXPECT_EQ(exported->agents[0].agent.id, "agt_b");  // creation order
@@ -1094,7 +1100,7 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   EXPECT_EQ(exported->agents[0].previous_token_sha256, Sha256(tokens_["agt_b"]));
   EXPECT_TRUE(exported->agents[1].previous_token_sha256.empty());
 
-  EXPECT_EQ(store_->ImportPolicy(*exported).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->admin().ImportPolicy(*exported).code(), absl::StatusCode::kFailedPrecondition);
 
   ManualClock other_clock;
   std::unique_ptr<TestDatabase> empty;
@@ -1107,8 +1113,8 @@ TEST_P(StoreContractTest, ExportedPolicyImportsIntoAnEmptyStoreUnchanged) {
   }
   std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
   ASSERT_NE(imported_into, nullptr);
-  ASSERT_TRUE(imported_into->ImportPolicy(*exported).ok());
-  absl::StatusOr<PolicyContents> again = imported_into->ExportPolicy();
+  ASSERT_TRUE(imported_into->admin().ImportPolicy(*exported).ok());
+  absl::StatusOr<PolicyContents> again = imported_into->admin().ExportPolicy();
   ASSERT_TRUE(again.ok()) << again.status();
   ASSERT_EQ(again->agents.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
@@ -1143,10 +1149,10 @@ TEST_P(StoreContractTest, ImportRefusesATokenPrefixNoTokenHas) {
   PolicyContents policy;
   policy.agents.push_back(
       {.agent = {.id = "agt_a", .owner = "o", .name = "n", .token_prefix = "vdt_\x01\xff"}});
-  absl::Status imported = store_->ImportPolicy(policy);
+  absl::Status imported = store_->admin().ImportPolicy(policy);
   EXPECT_EQ(imported.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(imported.message(), HasSubstr("agents[0].token_prefix"));
-  EXPECT_TRUE(*store_->IsEmpty());
+  EXPECT_TRUE(*store_->admin().IsEmpty());
 }
 
 TEST_P(StoreContractTest, ImportIsAllOrNothing) {
@@ -1156,10 +1162,10 @@ TEST_P(StoreContractTest, ImportIsAllOrNothing) {
       {.id = "perm_ok", .agent_id = "agt_ok", .resource = "docs:*", .actions = {"read"}});
   policy.permissions.push_back(
       {.id = "perm_orphan", .agent_id = "agt_missing", .resource = "x", .actions = {"y"}});
-  absl::Status imported = store_->ImportPolicy(policy);
+  absl::Status imported = store_->admin().ImportPolicy(policy);
   EXPECT_EQ(imported.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(imported.message(), HasSubstr("permissions[1].agent_id"));
-  EXPECT_TRUE(*store_->IsEmpty());
+  EXPECT_TRUE(*store_->admin().IsEmpty());
 }
 
 // --- JWT signing keys and revoked token ids ---
@@ -1185,7 +1191,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreSigningKeysTest,
                          ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
 
 TEST_P(StoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
-  absl::StatusOr<SigningKey> added = store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
+  absl::StatusOr<SigningKey> added =
+      store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->kid, "k1");
   EXPECT_EQ(added->created_at, clock_.Now());
@@ -1201,32 +1208,32 @@ TEST_P(StoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
 }
 
 TEST_P(StoreSigningKeysTest, AKidIsNeverTakenTwiceNotEvenAfterRetirement) {
-  ASSERT_TRUE(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
-  EXPECT_EQ(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
+  ASSERT_TRUE(store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
+  EXPECT_EQ(store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
             absl::StatusCode::kAlreadyExists);
-  ASSERT_TRUE(store_->RetireSigningKey("k1").ok());
+  ASSERT_TRUE(store_->admin().RetireSigningKey("k1").ok());
   const TestSigningKey again = TestSigningKey::NewEd25519("k1");
-  EXPECT_EQ(store_->AddSigningKey({again.public_jwk_json, {"EdDSA"}}).status().code(),
+  EXPECT_EQ(store_->admin().AddSigningKey({again.public_jwk_json, {"EdDSA"}}).status().code(),
             absl::StatusCode::kAlreadyExists);
 }
 
 TEST_P(StoreSigningKeysTest, InvalidKeysAreRefusedBeforeAnythingIsWritten) {
-  EXPECT_EQ(store_->AddSigningKey({key_.private_jwk_json, {"EdDSA"}}).status().code(),
+  EXPECT_EQ(store_->admin().AddSigningKey({key_.private_jwk_json, {"EdDSA"}}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(store_->AddSigningKey({key_.public_jwk_json, {"HS256"}}).status().code(),
+  EXPECT_EQ(store_->admin().AddSigningKey({key_.public_jwk_json, {"HS256"}}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  absl::StatusOr<std::vector<SigningKey>> keys = store_->ListSigningKeys();
+  absl::StatusOr<std::vector<SigningKey>> keys = store_->admin().ListSigningKeys();
   ASSERT_TRUE(keys.ok()) << keys.status();
   EXPECT_TRUE(keys->empty());
 }
 
 TEST_P(StoreSigningKeysTest, ARotationInPlaceReplacesTheContentUnderTheSameKid) {
-  ASSERT_TRUE(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
+  ASSERT_TRUE(store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
   const absl::Time added_at = clock_.Now();
   clock_.Advance(absl::Minutes(1));
   const TestSigningKey replacement = TestSigningKey::NewEd25519("k1");
   absl::StatusOr<SigningKey> rotated =
-      store_->RotateSigningKey({replacement.public_jwk_json, {"EdDSA"}});
+      store_->admin().RotateSigningKey({replacement.public_jwk_json, {"EdDSA"}});
   ASSERT_TRUE(rotated.ok()) << rotated.status();
   EXPECT_EQ(rotated->created_at, added_at);
   EXPECT_EQ(rotated->updated_at, clock_.Now());
@@ -1240,11 +1247,12 @@ TEST_P(StoreSigningKeysTest, ARotationInPlaceReplacesTheContentUnderTheSameKid) 
 }
 
 TEST_P(StoreSigningKeysTest, OnlyAnActiveKeyCanBeRotated) {
-  EXPECT_EQ(store_->RotateSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
+  EXPECT_EQ(store_->admin().RotateSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
             absl::StatusCode::kNotFound);
-  ASSERT_TRUE(store_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
-  ASSERT_TRUE(store_->RetireSigningKey("k1").ok());
-  const absl::Status status = store_->RotateSigningKey({key_.public_jwk_json, {"EdDSA"}}).status();
+  ASSERT_TRUE(store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
+  ASSERT_TRUE(store_->admin().RetireSigningKey("k1").ok());
+  const absl::Status status =
+      store_->admin().RotateSigningKey({key_.public_jwk_json, {"EdDSA"}}).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(status.message()), HasSubstr("retired"));
 }
@@ -1252,11 +1260,11 @@ TEST_P(StoreSigningKeysTest, OnlyAnActiveKeyCanBeRotated) {
 TEST_P(StoreSigningKeysTest, ARetiredKeyIsNoLongerFoundForDecisionsButStaysListed) {
   // Kids chosen against their creation order: the list's order must not come from the kids.
   const TestSigningKey first = TestSigningKey::NewEd25519("k9");
-  ASSERT_TRUE(store_->AddSigningKey({first.public_jwk_json, {"EdDSA"}}).ok());
+  ASSERT_TRUE(store_->admin().AddSigningKey({first.public_jwk_json, {"EdDSA"}}).ok());
   const TestSigningKey other = TestSigningKey::NewHs256("k2");
-  ASSERT_TRUE(store_->AddSigningKey({other.public_jwk_json, {"HS256"}}).ok());
+  ASSERT_TRUE(store_->admin().AddSigningKey({other.public_jwk_json, {"HS256"}}).ok());
   clock_.Advance(absl::Minutes(1));
-  absl::StatusOr<SigningKey> retired = store_->RetireSigningKey("k9");
+  absl::StatusOr<SigningKey> retired = store_->admin().RetireSigningKey("k9");
   ASSERT_TRUE(retired.ok()) << retired.status();
   EXPECT_EQ(retired->status, SigningKeyStatus::kRetired);
   EXPECT_EQ(retired->retired_at, clock_.Now());
@@ -1265,12 +1273,12 @@ TEST_P(StoreSigningKeysTest, ARetiredKeyIsNoLongerFoundForDecisionsButStaysListe
 
   // Retiring again changes nothing.
   clock_.Advance(absl::Minutes(1));
-  absl::StatusOr<SigningKey> again = store_->RetireSigningKey("k9");
+  absl::StatusOr<SigningKey> again = store_->admin().RetireSigningKey("k9");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->retired_at, retired->retired_at);
-  EXPECT_EQ(store_->RetireSigningKey("k3").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().RetireSigningKey("k3").status().code(), absl::StatusCode::kNotFound);
 
-  absl::StatusOr<std::vector<SigningKey>> keys = store_->ListSigningKeys();
+  absl::StatusOr<std::vector<SigningKey>> keys = store_->admin().ListSigningKeys();
   ASSERT_TRUE(keys.ok()) << keys.status();
   ASSERT_EQ(keys->size(), 2u);
   EXPECT_EQ((*keys)[0].kid, "k9");
@@ -1281,45 +1289,46 @@ TEST_P(StoreSigningKeysTest, ARetiredKeyIsNoLongerFoundForDecisionsButStaysListe
 
 TEST_P(StoreSigningKeysTest, ARevokedTokenIdIsSeenByTheNextSnapshot) {
   EXPECT_FALSE(RevokedInSnapshot("jti-1"));
-  ASSERT_TRUE(store_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
   EXPECT_TRUE(RevokedInSnapshot("jti-1"));
   EXPECT_FALSE(RevokedInSnapshot("jti-2"));
   // Revoking again is harmless.
-  EXPECT_TRUE(store_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
+  EXPECT_TRUE(store_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
   EXPECT_TRUE(RevokedInSnapshot("jti-1"));
 }
 
 TEST_P(StoreSigningKeysTest, RevokedTokenIdsAreDroppedOnlyLongAfterTheirTokensExpire) {
-  ASSERT_TRUE(store_->RevokeTokenId("old", clock_.Now() + absl::Minutes(5)).ok());
-  ASSERT_TRUE(store_->RevokeTokenId("extended", clock_.Now() + absl::Minutes(5)).ok());
-  ASSERT_TRUE(store_->RevokeTokenId("extended", clock_.Now() + absl::Hours(48)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("old", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("extended", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("extended", clock_.Now() + absl::Hours(48)).ok());
   // An hour past its expiry the entry still protects against a skewed clock.
   clock_.Advance(absl::Hours(1));
-  ASSERT_TRUE(store_->RevokeTokenId("new", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("new", clock_.Now() + absl::Minutes(5)).ok());
   EXPECT_TRUE(RevokedInSnapshot("old"));
   // A day later, the next revocation drops it; the later expiry kept "extended".
   clock_.Advance(absl::Hours(24));
-  ASSERT_TRUE(store_->RevokeTokenId("newer", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(store_->admin().RevokeTokenId("newer", clock_.Now() + absl::Minutes(5)).ok());
   EXPECT_FALSE(RevokedInSnapshot("old"));
   EXPECT_TRUE(RevokedInSnapshot("extended"));
   EXPECT_TRUE(RevokedInSnapshot("new"));
 }
 
 TEST_P(StoreSigningKeysTest, ATokenIdMustBeWellFormedAndCarryItsExpiry) {
-  EXPECT_EQ(store_->RevokeTokenId("", clock_.Now()).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(store_->RevokeTokenId("jti", absl::InfiniteFuture()).code(),
+  EXPECT_EQ(store_->admin().RevokeTokenId("", clock_.Now()).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->admin().RevokeTokenId("jti", absl::InfiniteFuture()).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 // An expiry given wrong, long past, would have the revocation reported done, then dropped by the
 // next revocation's pruning while the token is still accepted (review h38).
 TEST_P(StoreSigningKeysTest, ARevocationWhoseExpiryIsLongPastIsRefused) {
-  const absl::Status past = store_->RevokeTokenId("jti", clock_.Now() - absl::Hours(2));
+  const absl::Status past = store_->admin().RevokeTokenId("jti", clock_.Now() - absl::Hours(2));
   EXPECT_EQ(past.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(past.message()), HasSubstr("is more than an hour past"));
   EXPECT_FALSE(RevokedInSnapshot("jti"));
   // 30 minutes ago is fine: with --jwt_leeway=30m or more such a token still passes (h40).
-  EXPECT_TRUE(store_->RevokeTokenId("jti", clock_.Now() - absl::Minutes(30)).ok());
+  EXPECT_TRUE(store_->admin().RevokeTokenId("jti", clock_.Now() - absl::Minutes(30)).ok());
   EXPECT_TRUE(RevokedInSnapshot("jti"));
 }
 

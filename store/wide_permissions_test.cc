@@ -31,7 +31,7 @@ class WideAgentTest : public ::testing::Test {
                                     .resource = absl::StrCat("docs:", i, ":*"),
                                     .actions = {"read"}});
     }
-    absl::Status imported = store_->ImportPolicy(policy);
+    absl::Status imported = store_->admin().ImportPolicy(policy);
     ASSERT_TRUE(imported.ok()) << imported;
     authorizer_ = std::make_unique<Authorizer>(*store_, clock_.AsFunction());
   }
@@ -64,12 +64,12 @@ TEST_F(WideAgentTest, AllowsByTheOnePermissionThatMatchesAndRefusesTheRest) {
 
 TEST_F(WideAgentTest, ADenyGrantedAfterTheIndexWasBuiltWinsOnTheNextCall) {
   ASSERT_EQ(Authorize("read", "docs:7:secret").verdict, Verdict::kAllow);  // builds the index
-  ASSERT_TRUE(store_
-                  ->GrantPermission({.agent_id = "agt_wide",
-                                     .resource = "docs:7:secret",
-                                     .actions = {"read"},
-                                     .effect = Effect::kDeny,
-                                     .id = "perm_deny"})
+  ASSERT_TRUE(store_->admin()
+                  .GrantPermission({.agent_id = "agt_wide",
+                                    .resource = "docs:7:secret",
+                                    .actions = {"read"},
+                                    .effect = Effect::kDeny,
+                                    .id = "perm_deny"})
                   .ok());
   const Decision denied = Authorize("read", "docs:7:secret");
   EXPECT_EQ(denied.reason, ReasonCode::kDeniedByPolicy);
@@ -78,7 +78,7 @@ TEST_F(WideAgentTest, ADenyGrantedAfterTheIndexWasBuiltWinsOnTheNextCall) {
 
 TEST_F(WideAgentTest, ARevokedPermissionStopsAllowingOnTheNextCall) {
   ASSERT_EQ(Authorize("read", "docs:500:page").verdict, Verdict::kAllow);
-  ASSERT_TRUE(store_->RevokePermission("perm_500").ok());
+  ASSERT_TRUE(store_->admin().RevokePermission("perm_500").ok());
   EXPECT_EQ(Authorize("read", "docs:500:page").reason, ReasonCode::kNoMatchingPermission);
   EXPECT_EQ(Authorize("read", "docs:501:page").verdict, Verdict::kAllow);
 }

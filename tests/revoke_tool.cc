@@ -35,7 +35,7 @@ int Run(const std::string& db_path, const std::string& command, const std::strin
     std::cerr << "revoke_tool: " << store.status() << "\n";
     return 1;
   }
-  if (absl::Status revoked = Revoke(**store, command, id); !revoked.ok()) {
+  if (absl::Status revoked = Revoke((*store)->admin(), command, id); !revoked.ok()) {
     std::cerr << "revoke_tool: " << command << " " << id << ": " << revoked << "\n";
     return 1;
   }

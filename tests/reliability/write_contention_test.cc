@@ -77,16 +77,18 @@ WriterReport Write(const std::string& path, int writer) {
   DecisionLog log(path);
   for (int a = 0; a < kAgentsPerWriter; ++a) {
     const std::string agent_id = AgentId(writer, a);
-    report.Count(
-        (*store)->CreateAgent({.owner = "contention", .name = "w", .id = agent_id}).status(),
-        "create agent");
+    report.Count((*store)
+                     ->admin()
+                     .CreateAgent({.owner = "contention", .name = "w", .id = agent_id})
+                     .status(),
+                 "create agent");
     std::vector<std::string> permission_ids;
     for (int g = 0; g < kGrantsPerAgent; ++g) {
       NewPermission grant{.agent_id = agent_id,
                           .resource = absl::StrCat("res", g, ":*"),
                           .actions = {"use"},
                           .constraints_json = g == 0 ? kRateLimited : ""};
-      absl::StatusOr<Permission> granted = (*store)->GrantPermission(grant);
+      absl::StatusOr<Permission> granted = (*store)->admin().GrantPermission(grant);
       report.Count(granted.status(), "grant");
       if (granted.ok()) permission_ids.push_back(granted->id);
     }
@@ -103,7 +105,7 @@ WriterReport Write(const std::string& path, int writer) {
       report.Count(spent, "rate-limited authorize");
     }
     if (permission_ids.size() == kGrantsPerAgent) {
-      report.Count((*store)->RevokePermission(permission_ids.back()), "revoke permission");
+      report.Count((*store)->admin().RevokePermission(permission_ids.back()), "revoke permission");
     }
     std::vector<DecisionLogRow> rows(kLogRowsPerAgent);
     for (int r = 0; r < kLogRowsPerAgent; ++r) {
@@ -116,7 +118,7 @@ WriterReport Write(const std::string& path, int writer) {
     }
     report.Count(log.Append(rows), "decision log batch");
     if (a % 2 == 0) {
-      report.Count((*store)->SetAgentStatus(agent_id, AgentStatus::kRevoked).status(),
+      report.Count((*store)->admin().SetAgentStatus(agent_id, AgentStatus::kRevoked).status(),
                    "revoke agent");
     }
   }
