@@ -162,6 +162,28 @@ TEST_F(EffectivePermissionsTest, APathLongerThanALinksMaxDepthListsNothing) {
   EXPECT_FALSE(ListingAllows(Listing("agt_c"), "read", "docs:1"));
 }
 
+// A right two links lend alike is listed once, by the first link, however many rights the lender
+// holds (past 16 held by one agent, repeats are found by hashing what they say).
+TEST_F(EffectivePermissionsTest, ARightTwoLinksLendAlikeIsListedOnce) {
+  AddAgent("agt_l");
+  AddAgent("agt_b");
+  constexpr int kHeld = 20;
+  for (int i = 0; i < kHeld; ++i) {
+    Add("agt_l", Effect::kAllow, absl::StrCat("docs:", i), {"read"});
+  }
+  const std::string first = Lend("agt_l", "agt_b", "docs:*", {"read"});
+  Lend("agt_l", "agt_b", "docs:*", {"read"});
+  const std::vector<EffectivePermission> listing = Listing("agt_b");
+  ASSERT_EQ(listing.size(), kHeld);
+  for (int i = 0; i < kHeld; ++i) {
+    EXPECT_EQ(listing[i].grant.permission_id, first + "#0");
+    ASSERT_EQ(listing[i].via.size(), 1u);
+    EXPECT_EQ(listing[i].via[0].delegation_id, first);
+    ASSERT_EQ(listing[i].within.size(), 1u);
+    EXPECT_EQ(listing[i].within[0].resource, absl::StrCat("docs:", i));
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The property (a sibling of parity_test.cc): over random constraint-free policies (allows and
 // denies, delegations with depth limits and cycles, suspended agents, revoked links and
