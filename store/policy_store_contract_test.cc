@@ -730,6 +730,30 @@ TEST_P(PolicyStoreContractTest, SpendingForgetsTheWindowsBeforeThePreviousOne) {
   EXPECT_EQ(*snapshot->RateCount("agt_b", "perm_a", 0), 1);
 }
 
+// A write transaction reads its own spends as they will be committed, forgetting included.
+TEST_P(PolicyStoreContractTest, AWriteTransactionSeesTheWindowsItsSpendsForget) {
+  const RateSpend old_window{.agent_id = "agt_a",
+                             .permission_id = "perm_a",
+                             .window_start_unix = 0,
+                             .limit = 10,
+                             .window_seconds = 60};
+  {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write->SpendRate(old_window).ok());
+    ASSERT_TRUE(write->Commit().ok());
+  }
+  std::unique_ptr<WriteTransaction> write = Write();
+  RateSpend later = old_window;
+  later.window_start_unix = 120;
+  ASSERT_TRUE(write->SpendRate(later).ok());
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 0), 0);
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 120), 1);
+  ASSERT_TRUE(write->SpendRate(later).ok());
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 120), 2);
+  write.reset();  // rolled back: the committed window is still there
+  EXPECT_EQ(*Read()->RateCount("agt_a", "perm_a", 0), 1);
+}
+
 // What caps an agent's pending requests (decision/pending_approvals.h): its own requests that
 // are pending and unexpired, counted no further than asked.
 TEST_P(PolicyStoreContractTest, PendingApprovalsAreCountedPerAgentUpToTheCap) {
