@@ -20,11 +20,13 @@
 #include "absl/status/statusor.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/admin_input.h"
 #include "store/postgres/postgres_test_support.h"
 #include "store/postgres_store.h"
+#include "store/signing_keys.h"
 #include "store/sqlite_store.h"
 #include "store/store.h"
 #include "store/test_support.h"
@@ -70,6 +72,8 @@ class PolicySeeder {
                                                          const std::string& approver, bool approve,
                                                          absl::Time now) = 0;
   virtual absl::StatusOr<ApprovalRequest> GetApproval(const std::string& approval_id) = 0;
+  virtual absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) = 0;
+  virtual absl::Status RevokeTokenId(const std::string& jti, absl::Time expires_at) = 0;
 };
 
 // A SQL store seeded through its admin plane: every seeding call is one admin call.
@@ -112,6 +116,12 @@ class AdminPlaneSeeder final : public PolicySeeder {
   }
   absl::StatusOr<ApprovalRequest> GetApproval(const std::string& approval_id) override {
     return store_->admin().GetApproval(approval_id);
+  }
+  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override {
+    return store_->admin().AddSigningKey(key);
+  }
+  absl::Status RevokeTokenId(const std::string& jti, absl::Time expires_at) override {
+    return store_->admin().RevokeTokenId(jti, expires_at);
   }
 
  private:
@@ -175,6 +185,16 @@ class MemorySeeder final : public PolicySeeder {
       if (request.id == approval_id) return request;
     }
     return absl::NotFoundError(approval_id);
+  }
+  absl::StatusOr<SigningKey> AddSigningKey(const NewSigningKey& key) override {
+    absl::StatusOr<SigningKey> row = PrepareSigningKey(key, clock_.Now());
+    if (!row.ok()) return row.status();
+    if (absl::Status s = store_.PutSigningKey(*row); !s.ok()) return s;
+    return row;
+  }
+  // The memory store keeps a revoked id for good: it never prunes.
+  absl::Status RevokeTokenId(const std::string& jti, absl::Time) override {
+    return store_.RevokeTokenId(jti);
   }
 
  private:
@@ -712,6 +732,30 @@ TEST_P(PolicyStoreContractTest, SpendingForgetsTheWindowsBeforeThePreviousOne) {
   EXPECT_EQ(*snapshot->RateCount("agt_b", "perm_a", 0), 1);
 }
 
+// A write transaction reads its own spends as they will be committed, forgetting included.
+TEST_P(PolicyStoreContractTest, AWriteTransactionSeesTheWindowsItsSpendsForget) {
+  const RateSpend old_window{.agent_id = "agt_a",
+                             .permission_id = "perm_a",
+                             .window_start_unix = 0,
+                             .limit = 10,
+                             .window_seconds = 60};
+  {
+    std::unique_ptr<WriteTransaction> write = Write();
+    ASSERT_TRUE(write->SpendRate(old_window).ok());
+    ASSERT_TRUE(write->Commit().ok());
+  }
+  std::unique_ptr<WriteTransaction> write = Write();
+  RateSpend later = old_window;
+  later.window_start_unix = 120;
+  ASSERT_TRUE(write->SpendRate(later).ok());
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 0), 0);
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 120), 1);
+  ASSERT_TRUE(write->SpendRate(later).ok());
+  EXPECT_EQ(*write->RateCount("agt_a", "perm_a", 120), 2);
+  write.reset();  // rolled back: the committed window is still there
+  EXPECT_EQ(*Read()->RateCount("agt_a", "perm_a", 0), 1);
+}
+
 // What caps an agent's pending requests (decision/pending_approvals.h): its own requests that
 // are pending and unexpired, counted no further than asked.
 TEST_P(PolicyStoreContractTest, PendingApprovalsAreCountedPerAgentUpToTheCap) {
@@ -809,6 +853,56 @@ TEST_P(PolicyStoreContractTest, SnapshotKeepsSeeingOneStateWhileOthersWrite) {
   EXPECT_THAT(*snapshot->PermissionsOf("agt_a"), IsEmpty());
   snapshot.reset();
   EXPECT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kSuspended);
+}
+
+// --- JWT signing keys and revoked token ids ---
+
+class PolicyStoreSigningKeysTest : public PolicyStoreContractTest {
+ protected:
+  std::optional<SigningKey> ActiveKeyInSnapshot(absl::string_view kid) {
+    absl::StatusOr<std::optional<SigningKey>> key = Read()->FindActiveSigningKey(kid);
+    EXPECT_TRUE(key.ok()) << key.status();
+    return key.ok() ? *key : std::nullopt;
+  }
+
+  bool RevokedInSnapshot(absl::string_view jti) {
+    absl::StatusOr<bool> revoked = Read()->IsTokenIdRevoked(jti);
+    EXPECT_TRUE(revoked.ok()) << revoked.status();
+    return revoked.ok() && *revoked;
+  }
+
+  const TestSigningKey key_ = TestSigningKey::NewEd25519("k1");
+};
+
+INSTANTIATE_TEST_SUITE_P(Stores, PolicyStoreSigningKeysTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres, Backend::kMemory),
+                         [](const auto& info) { return StoreName(info.param); });
+
+TEST_P(PolicyStoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
+  absl::StatusOr<SigningKey> added =
+      seeder_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(added->kid, "k1");
+  EXPECT_EQ(added->created_at, clock_.Now());
+
+  std::optional<SigningKey> found = ActiveKeyInSnapshot("k1");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jwk_json, added->jwk_json);
+  EXPECT_THAT(found->allowed_algorithms, ElementsAre("EdDSA"));
+  EXPECT_EQ(found->status, SigningKeyStatus::kActive);
+  EXPECT_EQ(found->created_at, added->created_at);
+  EXPECT_EQ(found->retired_at, absl::InfiniteFuture());
+  EXPECT_FALSE(ActiveKeyInSnapshot("k2").has_value());
+}
+
+TEST_P(PolicyStoreSigningKeysTest, ARevokedTokenIdIsSeenByTheNextSnapshot) {
+  EXPECT_FALSE(RevokedInSnapshot("jti-1"));
+  ASSERT_TRUE(seeder_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
+  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
+  EXPECT_FALSE(RevokedInSnapshot("jti-2"));
+  // Revoking again is harmless.
+  EXPECT_TRUE(seeder_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
+  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
 }
 
 }  // namespace

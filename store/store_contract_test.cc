@@ -1190,23 +1190,6 @@ class StoreSigningKeysTest : public StoreContractTest {
 INSTANTIATE_TEST_SUITE_P(Backends, StoreSigningKeysTest,
                          ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
 
-TEST_P(StoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
-  absl::StatusOr<SigningKey> added =
-      store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
-  ASSERT_TRUE(added.ok()) << added.status();
-  EXPECT_EQ(added->kid, "k1");
-  EXPECT_EQ(added->created_at, clock_.Now());
-
-  std::optional<SigningKey> found = ActiveKeyInSnapshot("k1");
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->jwk_json, added->jwk_json);
-  EXPECT_THAT(found->allowed_algorithms, ElementsAre("EdDSA"));
-  EXPECT_EQ(found->status, SigningKeyStatus::kActive);
-  EXPECT_EQ(found->created_at, added->created_at);
-  EXPECT_EQ(found->retired_at, absl::InfiniteFuture());
-  EXPECT_FALSE(ActiveKeyInSnapshot("k2").has_value());
-}
-
 TEST_P(StoreSigningKeysTest, AKidIsNeverTakenTwiceNotEvenAfterRetirement) {
   ASSERT_TRUE(store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).ok());
   EXPECT_EQ(store_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}}).status().code(),
@@ -1285,16 +1268,6 @@ TEST_P(StoreSigningKeysTest, ARetiredKeyIsNoLongerFoundForDecisionsButStaysListe
   EXPECT_EQ((*keys)[0].status, SigningKeyStatus::kRetired);
   EXPECT_EQ((*keys)[1].kid, "k2");
   EXPECT_EQ((*keys)[1].status, SigningKeyStatus::kActive);
-}
-
-TEST_P(StoreSigningKeysTest, ARevokedTokenIdIsSeenByTheNextSnapshot) {
-  EXPECT_FALSE(RevokedInSnapshot("jti-1"));
-  ASSERT_TRUE(store_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
-  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
-  EXPECT_FALSE(RevokedInSnapshot("jti-2"));
-  // Revoking again is harmless.
-  EXPECT_TRUE(store_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
-  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
 }
 
 TEST_P(StoreSigningKeysTest, RevokedTokenIdsAreDroppedOnlyLongAfterTheirTokensExpire) {
