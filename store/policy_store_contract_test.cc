@@ -264,7 +264,7 @@ class PolicyStoreContractTest : public ::testing::TestWithParam<Backend> {
   // An active agent; its token is kept in tokens_[id].
   std::string NewAgent(const std::string& id) {
     absl::StatusOr<CreatedAgent> created =
-        seeder_->admin().CreateAgent({.owner = "alice", .name = id, .id = id});
+        seeder_->CreateAgent({.owner = "alice", .name = id, .id = id});
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) tokens_[id] = created->token;
     return id;
@@ -273,19 +273,18 @@ class PolicyStoreContractTest : public ::testing::TestWithParam<Backend> {
   void Grant(const std::string& agent, const std::string& resource,
              std::vector<std::string> actions, Effect effect = Effect::kAllow) {
     ASSERT_TRUE(
-        seeder_->admin()
-            .GrantPermission(
+        seeder_
+            ->GrantPermission(
                 {.agent_id = agent, .resource = resource, .actions = actions, .effect = effect})
             .ok());
   }
 
   absl::StatusOr<Delegation> Delegate(const std::string& from, const std::string& to,
                                       const std::string& resource, int max_depth = 8) {
-    return seeder_->admin().CreateDelegation(
-        {.from_agent_id = from,
-         .to_agent_id = to,
-         .permissions = {{.resource = resource, .actions = {"read"}}},
-         .max_depth = max_depth});
+    return seeder_->CreateDelegation({.from_agent_id = from,
+                                      .to_agent_id = to,
+                                      .permissions = {{.resource = resource, .actions = {"read"}}},
+                                      .max_depth = max_depth});
   }
 
   std::unique_ptr<ReadSnapshot> Read() {
@@ -325,7 +324,7 @@ class PolicyStoreContractTest : public ::testing::TestWithParam<Backend> {
 
   absl::StatusOr<ApprovalRequest> Vote(const std::string& id, const std::string& approver,
                                        bool approve) {
-    return seeder_->admin().VoteOnApproval(id, approver, approve, clock_.Now());
+    return seeder_->VoteOnApproval(id, approver, approve, clock_.Now());
   }
 
   ManualClock clock_;
@@ -342,10 +341,10 @@ INSTANTIATE_TEST_SUITE_P(Stores, PolicyStoreContractTest,
 
 TEST_P(PolicyStoreContractTest, FindAgentReturnsTheStoredAgent) {
   absl::StatusOr<CreatedAgent> created =
-      seeder_->admin().CreateAgent({.owner = "alice",
-                                    .name = "reader",
-                                    .kind = AgentKind::kService,
-                                    .expires_at = clock_.Now() + absl::Hours(24)});
+      seeder_->CreateAgent({.owner = "alice",
+                            .name = "reader",
+                            .kind = AgentKind::kService,
+                            .expires_at = clock_.Now() + absl::Hours(24)});
   ASSERT_TRUE(created.ok()) << created.status();
 
   absl::StatusOr<std::optional<Agent>> found = Read()->FindAgent(created->agent.id);
@@ -379,7 +378,7 @@ TEST_P(PolicyStoreContractTest, AgentIsFoundByTheHashOfItsToken) {
 TEST_P(PolicyStoreContractTest, PreviousTokenWorksOnlyDuringItsGrace) {
   NewAgent("agt_a");
   const std::string old_hash = Sha256(tokens_["agt_a"]);
-  absl::StatusOr<RotatedToken> rotated = seeder_->admin().RotateToken("agt_a", absl::Minutes(5));
+  absl::StatusOr<RotatedToken> rotated = seeder_->RotateToken("agt_a", absl::Minutes(5));
   ASSERT_TRUE(rotated.ok()) << rotated.status();
   EXPECT_EQ(rotated->previous_token_expires_at, clock_.Now() + absl::Minutes(5));
 
@@ -395,8 +394,7 @@ TEST_P(PolicyStoreContractTest, PreviousTokenWorksOnlyDuringItsGrace) {
 TEST_P(PolicyStoreContractTest, RotationWithoutGraceEndsTheOldTokenAtOnce) {
   NewAgent("agt_a");
   const std::string old_hash = Sha256(tokens_["agt_a"]);
-  absl::StatusOr<RotatedToken> rotated =
-      seeder_->admin().RotateToken("agt_a", absl::ZeroDuration());
+  absl::StatusOr<RotatedToken> rotated = seeder_->RotateToken("agt_a", absl::ZeroDuration());
   ASSERT_TRUE(rotated.ok()) << rotated.status();
   EXPECT_EQ(rotated->previous_token_expires_at, clock_.Now());
   EXPECT_EQ(*Read()->FindAgentByTokenHash(old_hash, clock_.Now()), std::nullopt);
@@ -407,9 +405,9 @@ TEST_P(PolicyStoreContractTest, RotationWithoutGraceEndsTheOldTokenAtOnce) {
 TEST_P(PolicyStoreContractTest, SecondRotationEndsTheFirstGraceAtOnce) {
   NewAgent("agt_a");
   const std::string first_hash = Sha256(tokens_["agt_a"]);
-  absl::StatusOr<RotatedToken> second = seeder_->admin().RotateToken("agt_a", absl::Hours(1));
+  absl::StatusOr<RotatedToken> second = seeder_->RotateToken("agt_a", absl::Hours(1));
   ASSERT_TRUE(second.ok()) << second.status();
-  absl::StatusOr<RotatedToken> third = seeder_->admin().RotateToken("agt_a", absl::Hours(1));
+  absl::StatusOr<RotatedToken> third = seeder_->RotateToken("agt_a", absl::Hours(1));
   ASSERT_TRUE(third.ok()) << third.status();
   auto snapshot = Read();
   EXPECT_EQ(*snapshot->FindAgentByTokenHash(first_hash, clock_.Now()), std::nullopt);
@@ -421,32 +419,32 @@ TEST_P(PolicyStoreContractTest, PermissionsComeInCreationOrderWithCanonicalConst
   NewAgent("agt_a");
   NewAgent("agt_other");
   // Ids chosen against their creation order: the order must not come from the ids.
-  ASSERT_TRUE(seeder_->admin()
-                  .GrantPermission({.agent_id = "agt_a",
-                                    .resource = "docs:*",
-                                    .actions = {"write", "read"},
-                                    .id = "perm_z"})
+  ASSERT_TRUE(seeder_
+                  ->GrantPermission({.agent_id = "agt_a",
+                                     .resource = "docs:*",
+                                     .actions = {"write", "read"},
+                                     .id = "perm_z"})
                   .ok());
-  ASSERT_TRUE(seeder_->admin()
-                  .GrantPermission({.agent_id = "agt_other",
-                                    .resource = "docs:*",
-                                    .actions = {"read"},
-                                    .id = "perm_other"})
+  ASSERT_TRUE(seeder_
+                  ->GrantPermission({.agent_id = "agt_other",
+                                     .resource = "docs:*",
+                                     .actions = {"read"},
+                                     .id = "perm_other"})
                   .ok());
-  ASSERT_TRUE(seeder_->admin()
-                  .GrantPermission({.agent_id = "agt_a",
-                                    .resource = "docs:secret:*",
-                                    .actions = {"*"},
-                                    .constraints_json = R"({ "rate_limit" : {"window_seconds":60,
+  ASSERT_TRUE(seeder_
+                  ->GrantPermission({.agent_id = "agt_a",
+                                     .resource = "docs:secret:*",
+                                     .actions = {"*"},
+                                     .constraints_json = R"({ "rate_limit" : {"window_seconds":60,
                                                               "max_calls": 5} })",
-                                    .id = "perm_a"})
+                                     .id = "perm_a"})
                   .ok());
-  ASSERT_TRUE(seeder_->admin()
-                  .GrantPermission({.agent_id = "agt_a",
-                                    .resource = "docs:secret:keys",
-                                    .actions = {"*"},
-                                    .effect = Effect::kDeny,
-                                    .id = "perm_b"})
+  ASSERT_TRUE(seeder_
+                  ->GrantPermission({.agent_id = "agt_a",
+                                     .resource = "docs:secret:keys",
+                                     .actions = {"*"},
+                                     .effect = Effect::kDeny,
+                                     .id = "perm_b"})
                   .ok());
 
   absl::StatusOr<std::vector<Permission>> permissions = Read()->PermissionsOf("agt_a");
@@ -476,9 +474,9 @@ TEST_P(PolicyStoreContractTest, OnlyActiveUnexpiredDelegationsLeadIntoAnAgent) {
                              .max_depth = 2,
                              .id = id};
     if (std::string(id) == "dlg_expiring") delegation.expires_at = clock_.Now() + absl::Hours(1);
-    ASSERT_TRUE(seeder_->admin().CreateDelegation(delegation).ok()) << id;
+    ASSERT_TRUE(seeder_->CreateDelegation(delegation).ok()) << id;
   }
-  ASSERT_TRUE(seeder_->admin().RevokeDelegation("dlg_revoked").ok());
+  ASSERT_TRUE(seeder_->RevokeDelegation("dlg_revoked").ok());
 
   auto snapshot = Read();
   absl::StatusOr<std::vector<Delegation>> before =
@@ -507,14 +505,14 @@ TEST_P(PolicyStoreContractTest, ReferencesAndSpansAnswerAsTheCopiesDo) {
   NewAgent("agt_to");
   Grant("agt_from", "docs:*", {"read", "write"});
   Grant("agt_to", "/api/**", {"GET"});
-  ASSERT_TRUE(seeder_->admin()
-                  .CreateDelegation({.from_agent_id = "agt_from",
-                                     .to_agent_id = "agt_to",
-                                     .permissions = {{.resource = "docs:public:*",
-                                                      .actions = {"read"},
-                                                      .constraints_json = ""}},
-                                     .max_depth = 2,
-                                     .id = "dlg_1"})
+  ASSERT_TRUE(seeder_
+                  ->CreateDelegation({.from_agent_id = "agt_from",
+                                      .to_agent_id = "agt_to",
+                                      .permissions = {{.resource = "docs:public:*",
+                                                       .actions = {"read"},
+                                                       .constraints_json = ""}},
+                                      .max_depth = 2,
+                                      .id = "dlg_1"})
                   .ok());
   auto snapshot = Read();
   absl::StatusOr<const Agent*> to = snapshot->FindAgentRef("agt_to");
@@ -673,7 +671,7 @@ TEST_P(PolicyStoreContractTest, ApprovedRequestIsUsedOnce) {
   std::unique_ptr<WriteTransaction> again = Write();
   EXPECT_EQ(again->UseApproval(id, clock_.Now()).code(), absl::StatusCode::kFailedPrecondition);
   again.reset();
-  EXPECT_EQ(seeder_->admin().GetApproval(id)->status, ApprovalStatus::kUsed);
+  EXPECT_EQ(seeder_->GetApproval(id)->status, ApprovalStatus::kUsed);
 }
 
 TEST_P(PolicyStoreContractTest, SpendRateCountsPerAgentPermissionAndWindow) {
@@ -848,7 +846,7 @@ TEST_P(PolicyStoreContractTest, SnapshotKeepsSeeingOneStateWhileOthersWrite) {
   std::unique_ptr<ReadSnapshot> snapshot = Read();
   ASSERT_EQ((*snapshot->FindAgent("agt_a"))->status, AgentStatus::kActive);
 
-  ASSERT_TRUE(seeder_->admin().SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
+  ASSERT_TRUE(seeder_->SetAgentStatus("agt_a", AgentStatus::kSuspended).ok());
   EXPECT_EQ((*snapshot->FindAgent("agt_a"))->status, AgentStatus::kActive);
   EXPECT_THAT(*snapshot->PermissionsOf("agt_a"), IsEmpty());
   snapshot.reset();
@@ -879,8 +877,7 @@ INSTANTIATE_TEST_SUITE_P(Stores, PolicyStoreSigningKeysTest,
                          [](const auto& info) { return StoreName(info.param); });
 
 TEST_P(PolicyStoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
-  absl::StatusOr<SigningKey> added =
-      seeder_->admin().AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
+  absl::StatusOr<SigningKey> added = seeder_->AddSigningKey({key_.public_jwk_json, {"EdDSA"}});
   ASSERT_TRUE(added.ok()) << added.status();
   EXPECT_EQ(added->kid, "k1");
   EXPECT_EQ(added->created_at, clock_.Now());
@@ -897,11 +894,11 @@ TEST_P(PolicyStoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
 
 TEST_P(PolicyStoreSigningKeysTest, ARevokedTokenIdIsSeenByTheNextSnapshot) {
   EXPECT_FALSE(RevokedInSnapshot("jti-1"));
-  ASSERT_TRUE(seeder_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
+  ASSERT_TRUE(seeder_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
   EXPECT_TRUE(RevokedInSnapshot("jti-1"));
   EXPECT_FALSE(RevokedInSnapshot("jti-2"));
   // Revoking again is harmless.
-  EXPECT_TRUE(seeder_->admin().RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
+  EXPECT_TRUE(seeder_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
   EXPECT_TRUE(RevokedInSnapshot("jti-1"));
 }
 
