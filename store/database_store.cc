@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "store/admin_transaction.h"
 #include "store/statements.h"
 
 namespace verdict {

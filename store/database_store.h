@@ -1,4 +1,4 @@
-// A Store over a Database (store/connection.h): its admin plane is AdminCalls (store/admin_calls.h)
+// A Store over a Database (store/connection.h): its admin plane is AdminCalls (app/admin_calls.h)
 // composed over this store's transactions, which the store provides as an AdminTransactionRunner;
 // its pruning runs on a connection of its own. The SQLite and PostgreSQL stores derive from it
 // and add the decision path's snapshots and write transactions.
@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "store/admin_calls.h"
+#include "app/admin_calls.h"
 #include "store/connection.h"
 #include "store/store.h"
 

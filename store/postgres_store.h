@@ -25,8 +25,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "store/admin_transaction.h"
-#include "store/admin_types.h"
 #include "store/connection_pool.h"
 #include "store/database_store.h"
 #include "store/postgres/postgres_connection.h"

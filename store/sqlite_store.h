@@ -21,11 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/policy_store.h"
-#include "store/admin_transaction.h"
-#include "store/admin_types.h"
 #include "store/connection_pool.h"
 #include "store/database_store.h"
-#include "store/policy_admin.h"
 #include "store/sqlite/sqlite_source.h"
 #include "store/store.h"
 
