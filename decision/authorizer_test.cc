@@ -16,6 +16,7 @@
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/counting_store.h"
+#include "decision/forwarding_snapshot.h"
 #include "decision/request_validation.h"
 #include "gtest/gtest.h"
 #include "testing/memory_store.h"
@@ -25,128 +26,34 @@ namespace {
 
 const absl::Time kStart = absl::FromUnixSeconds(1'700'000'000);  // a Tuesday, 22:13 UTC
 
-// A store that cannot be reached.
-class UnreachableStore : public PolicyStore {
+// A snapshot whose permission lookups fail halfway through a decision.
+class FailingPermissionsSnapshot final : public ForwardingSnapshot {
  public:
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
-    return absl::UnavailableError("database is locked");
-  }
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
-    return absl::UnavailableError("database is locked");
+  using ForwardingSnapshot::ForwardingSnapshot;
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view) override {
+    return absl::UnavailableError("disk I/O error");
   }
 };
 
-// A store whose snapshots fail halfway through a decision.
-class FailingPermissionsStore : public PolicyStore {
+// Counts its subject lookups (FindAgent, FindAgentByTokenHash) by what was looked up
+// ("FindAgent:agt_a", "FindAgentByTokenHash").
+class SubjectLookupCountingSnapshot final : public ForwardingSnapshot {
  public:
-  explicit FailingPermissionsStore(PolicyStore& base) : base_(base) {}
-
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
-    absl::StatusOr<std::unique_ptr<ReadSnapshot>> inner = base_.BeginRead();
-    if (!inner.ok()) return inner.status();
-    return std::unique_ptr<ReadSnapshot>(new Snapshot(*std::move(inner)));
+  SubjectLookupCountingSnapshot(std::unique_ptr<ReadSnapshot> inner,
+                                std::map<std::string, int>& calls)
+      : ForwardingSnapshot(std::move(inner)), calls_(calls) {}
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    ++calls_["FindAgent:" + std::string(agent_id)];
+    return ForwardingSnapshot::FindAgent(agent_id);
   }
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
-    return base_.BeginWrite();
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    ++calls_["FindAgentByTokenHash"];
+    return ForwardingSnapshot::FindAgentByTokenHash(token_sha256, now);
   }
 
  private:
-  class Snapshot : public ReadSnapshot {
-   public:
-    explicit Snapshot(std::unique_ptr<ReadSnapshot> inner) : inner_(std::move(inner)) {}
-    absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-      return inner_->FindAgent(agent_id);
-    }
-    absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
-                                                              absl::Time now) override {
-      return inner_->FindAgentByTokenHash(token_sha256, now);
-    }
-    absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view) override {
-      return absl::UnavailableError("disk I/O error");
-    }
-    absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
-                                                                  absl::Time now) override {
-      return inner_->ActiveDelegationsInto(agent_id, now);
-    }
-    absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
-        absl::string_view agent_id, absl::string_view action, absl::string_view resource,
-        absl::string_view arguments_hash, absl::Time now) override {
-      return inner_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
-    }
-    absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
-                                                  int64_t up_to) override {
-      return inner_->CountPendingApprovals(agent_id, now, up_to);
-    }
-    absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
-                                      int64_t window_start_unix) override {
-      return inner_->RateCount(agent_id, permission_id, window_start_unix);
-    }
-
-   private:
-    std::unique_ptr<ReadSnapshot> inner_;
-  };
-
-  PolicyStore& base_;
-};
-
-// Counts the subject lookups (FindAgent, FindAgentByTokenHash) made in the read snapshots of
-// `base`, by what was looked up ("FindAgent:agt_a", "FindAgentByTokenHash").
-class SubjectLookupCountingStore final : public PolicyStore {
- public:
-  explicit SubjectLookupCountingStore(PolicyStore& base) : base_(base) {}
-
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
-    absl::StatusOr<std::unique_ptr<ReadSnapshot>> inner = base_.BeginRead();
-    if (!inner.ok()) return inner.status();
-    return std::unique_ptr<ReadSnapshot>(new Snapshot(*std::move(inner), calls));
-  }
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
-    return base_.BeginWrite();
-  }
-
-  std::map<std::string, int> calls;
-
- private:
-  class Snapshot : public ReadSnapshot {
-   public:
-    Snapshot(std::unique_ptr<ReadSnapshot> inner, std::map<std::string, int>& calls)
-        : inner_(std::move(inner)), calls_(calls) {}
-    absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-      ++calls_["FindAgent:" + std::string(agent_id)];
-      return inner_->FindAgent(agent_id);
-    }
-    absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
-                                                              absl::Time now) override {
-      ++calls_["FindAgentByTokenHash"];
-      return inner_->FindAgentByTokenHash(token_sha256, now);
-    }
-    absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-      return inner_->PermissionsOf(agent_id);
-    }
-    absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
-                                                                  absl::Time now) override {
-      return inner_->ActiveDelegationsInto(agent_id, now);
-    }
-    absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(
-        absl::string_view agent_id, absl::string_view action, absl::string_view resource,
-        absl::string_view arguments_hash, absl::Time now) override {
-      return inner_->FindOpenApproval(agent_id, action, resource, arguments_hash, now);
-    }
-    absl::StatusOr<int64_t> CountPendingApprovals(absl::string_view agent_id, absl::Time now,
-                                                  int64_t up_to) override {
-      return inner_->CountPendingApprovals(agent_id, now, up_to);
-    }
-    absl::StatusOr<int64_t> RateCount(absl::string_view agent_id, absl::string_view permission_id,
-                                      int64_t window_start_unix) override {
-      return inner_->RateCount(agent_id, permission_id, window_start_unix);
-    }
-
-   private:
-    std::unique_ptr<ReadSnapshot> inner_;
-    std::map<std::string, int>& calls_;
-  };
-
-  PolicyStore& base_;
+  std::map<std::string, int>& calls_;
 };
 
 // The Authorizer is called from several threads at once, and so is its observer. Tests read the
@@ -269,7 +176,7 @@ class AuthorizerTest : public ::testing::Test {
 // Requests and failures
 
 TEST_F(AuthorizerTest, AMalformedRequestIsInvalidArgumentBeforeTheStoreIsAsked) {
-  UnreachableStore unreachable;
+  UnreachableStore unreachable("database is locked");
   Authorizer authorizer(unreachable, [] { return kStart; });
   Request request = Read("agt_a", "docs:1");
   request.action = "";
@@ -284,7 +191,7 @@ TEST_F(AuthorizerTest, AMalformedRequestIsInvalidArgumentBeforeTheStoreIsAsked) 
 // match "evil@evil.net\n@example.com". Every call refuses both before the store is asked, and a
 // what-if grant may not name an empty segment either.
 TEST_F(AuthorizerTest, EmptyColonSegmentsAndControlCharactersAreRefusedInEveryCall) {
-  UnreachableStore unreachable;
+  UnreachableStore unreachable("database is locked");
   Authorizer authorizer(unreachable, [] { return kStart; });
   Request empty_segment = Read("agt_a", "docs::secret:1");
   Request control_character = Read("agt_a", "docs:1");
@@ -317,7 +224,7 @@ TEST_F(AuthorizerTest, EmptyColonSegmentsAndControlCharactersAreRefusedInEveryCa
 }
 
 TEST_F(AuthorizerTest, AnUnreachableStoreIsUnavailableForEveryCall) {
-  UnreachableStore unreachable;
+  UnreachableStore unreachable("database is locked");
   Authorizer authorizer(unreachable, [] { return kStart; });
   const Request request = Read("agt_a", "docs:1");
   EXPECT_EQ(authorizer.Authorize(request).status().code(), absl::StatusCode::kUnavailable);
@@ -331,7 +238,9 @@ TEST_F(AuthorizerTest, AnUnreachableStoreIsUnavailableForEveryCall) {
 TEST_F(AuthorizerTest, ALookupFailingMidDecisionFailsTheCallNeverAllows) {
   AddAgent("agt_a");
   Allow("agt_a", "docs:*");
-  FailingPermissionsStore failing(store_);
+  SnapshotWrappingStore failing(store_, [](std::unique_ptr<ReadSnapshot> inner) {
+    return std::make_unique<FailingPermissionsSnapshot>(std::move(inner));
+  });
   Authorizer authorizer(
       failing, [] { return kStart; }, &observer_);
   absl::StatusOr<Decision> decision = authorizer.Authorize(Read("agt_a", "docs:1"));
@@ -640,7 +549,10 @@ TEST_F(AuthorizerTest, ABatchsChecksShareItsSubjectAndContext) {
 TEST_F(AuthorizerTest, ABatchLooksItsSubjectUpOnce) {
   AddAgent("agt_a");
   Allow("agt_a", "docs:*");
-  SubjectLookupCountingStore counting(store_);
+  std::map<std::string, int> calls;
+  SnapshotWrappingStore counting(store_, [&calls](std::unique_ptr<ReadSnapshot> inner) {
+    return std::make_unique<SubjectLookupCountingSnapshot>(std::move(inner), calls);
+  });
   Authorizer authorizer(
       counting, [this] { return now_; }, &observer_);
 
@@ -652,11 +564,11 @@ TEST_F(AuthorizerTest, ABatchLooksItsSubjectUpOnce) {
   EXPECT_EQ(reasons,
             (std::vector<ReasonCode>{ReasonCode::kAllowed, ReasonCode::kNoMatchingPermission,
                                      ReasonCode::kAllowed, ReasonCode::kAllowed}));
-  EXPECT_EQ(counting.calls, (std::map<std::string, int>{{"FindAgent:agt_a", 1}}));
+  EXPECT_EQ(calls, (std::map<std::string, int>{{"FindAgent:agt_a", 1}}));
 
   const std::string token = NewAgentToken();
   ASSERT_TRUE(store_.SetAgentToken("agt_a", Sha256(token)).ok());
-  counting.calls.clear();
+  calls.clear();
   BatchRequest by_token = ReadAll("", {"docs:1", "docs:2", "docs:3"});
   by_token.subject.token = token;
   absl::StatusOr<std::vector<Decision>> decisions = authorizer.BatchAuthorize(by_token);
@@ -665,7 +577,7 @@ TEST_F(AuthorizerTest, ABatchLooksItsSubjectUpOnce) {
     EXPECT_EQ(decision.reason, ReasonCode::kAllowed) << decision.message;
     EXPECT_EQ(decision.agent_id, "agt_a");
   }
-  EXPECT_EQ(counting.calls, (std::map<std::string, int>{{"FindAgentByTokenHash", 1}}));
+  EXPECT_EQ(calls, (std::map<std::string, int>{{"FindAgentByTokenHash", 1}}));
 }
 
 // Resolved once, the subject still decides every check: one that may not act is refused in each.

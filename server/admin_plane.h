@@ -21,6 +21,7 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "app/policy_admin.h"
 #include "crypto/secret_hash.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
@@ -30,7 +31,6 @@
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
 #include "store/decision_log_writer.h"
-#include "store/policy_admin.h"
 
 ABSL_DECLARE_FLAG(std::string, admin_listen);
 ABSL_DECLARE_FLAG(std::string, admin_secret_file);

@@ -8,13 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "app/policy_json.h"
 #include "common/json.h"
 #include "common/redaction.h"
 #include "decision/admin/signing_key_rules.h"
 #include "server/admin_convert.h"
 #include "server/proto_convert.h"
 #include "server/unix_socket.h"
-#include "store/policy_json.h"
 
 namespace verdict {
 namespace {

@@ -1,5 +1,5 @@
 // verdict.v1.AdminService (proto/verdict/v1/admin.proto): checks the admin credential, then
-// translates each call to the store's admin plane (store/policy_admin.h) or decision log
+// translates each call to the store's admin plane (app/policy_admin.h) or decision log
 // (store/decision_log_store.h) and back. No policy logic lives here.
 //
 // It runs on a listener of its own, on gRPC's callback API with each call's work on the
@@ -21,11 +21,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "app/policy_admin.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
 #include "server/worker_pool.h"
 #include "store/decision_log_store.h"
-#include "store/policy_admin.h"
 #include "verdict/v1/admin.grpc.pb.h"
 
 namespace verdict {

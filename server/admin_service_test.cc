@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/json.h"
@@ -45,8 +46,16 @@ class AdminServiceTest : public testing::Test {
   void StartServer(AdminAuthOptions auth_options, const std::string& database_suffix = "",
                    std::vector<std::string> file_key_ids = {}) {
     path_ = FreshDatabasePath(database_suffix);
-    store_ = OpenTestStore(path_, clock_);
-    ASSERT_NE(store_, nullptr);
+    SqliteOptions store_options;
+    store_options.connections = 2;
+    store_options.clock = [this] {  // read by an admin write just before its transaction begins
+      absl::MutexLock lock(&admin_clock_mutex_);
+      ++admin_clock_reads_;
+      return clock_.Now();
+    };
+    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path_, store_options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
     credentials_ = std::make_unique<AdminCredentials>(path_);
     absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
     ASSERT_TRUE(hash.ok()) << hash.status();
@@ -156,7 +165,22 @@ class AdminServiceTest : public testing::Test {
 
   static constexpr SecretHashParams kTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 
+  int AdminClockReads() {
+    absl::MutexLock lock(&admin_clock_mutex_);
+    return admin_clock_reads_;
+  }
+  // Waits until the store's clock has been read `reads` times in all.
+  void AwaitAdminClockReads(int reads) {
+    absl::MutexLock lock(&admin_clock_mutex_);
+    auto reached = [this, reads]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(admin_clock_mutex_) {
+      return admin_clock_reads_ >= reads;
+    };
+    admin_clock_mutex_.Await(absl::Condition(&reached));
+  }
+
   ManualClock clock_;
+  absl::Mutex admin_clock_mutex_;
+  int admin_clock_reads_ ABSL_GUARDED_BY(admin_clock_mutex_) = 0;
   std::string path_;
   int approvals_opened_ = 0;
   std::unique_ptr<SqliteStore> store_;
@@ -779,11 +803,12 @@ TEST_F(AdminServiceTest, CallWhoseCallerGaveUpWhileItWaitedWritesNothing) {
                                 });
   };
   Call first, second, late;
+  const int reads_before = AdminClockReads();
   start(first, "first");
   start(second, "second");
-  // Both reach their writes and wait there (the store waits up to 5 s): 2 s leaves a loaded
-  // machine time to get them there before the late call arrives.
-  absl::SleepFor(absl::Seconds(2));
+  // Both have read the time of their writes, whose transactions then wait for the lock (the
+  // store waits up to 5 s): the service's two threads are taken when the late call arrives.
+  AwaitAdminClockReads(reads_before + 2);
   late.context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
   start(late, "late");
   late.done.WaitForNotification();

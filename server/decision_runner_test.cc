@@ -12,6 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "decision/counting_store.h"
+#include "decision/forwarding_snapshot.h"
 #include "gtest/gtest.h"
 #include "server/worker_pool.h"
 #include "store/decision_log_store.h"
@@ -47,16 +48,6 @@ class CountingAccessTokens final : public AccessTokenAuthenticator {
   }
   std::atomic<int> calls{0};
   std::vector<std::thread::id> calls_on;
-};
-
-class BrokenStore final : public PolicyStore {
- public:
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override {
-    return absl::UnavailableError("disk gone");
-  }
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override {
-    return absl::UnavailableError("disk gone");
-  }
 };
 
 // Authorize(request), in the halves the runner calls.
@@ -305,7 +296,7 @@ TEST_F(DecisionRunnerTest, RunOnWorkerNeverDecidesOnTheCallingThread) {
 }
 
 TEST_F(DecisionRunnerTest, StoreErrorIsAnsweredAsItIsNeverAnAllow) {
-  BrokenStore broken;
+  UnreachableStore broken("disk gone");
   std::unique_ptr<DecisionRunner> runner = Runner(broken, 1);
   Answered answered;
   Authorize(*runner, ReadDocs("agt_a"), answered);

@@ -53,7 +53,7 @@ struct ServerOptions {
   std::string listen;
   // The SQLite file; created and migrated when new.
   std::string db_path;
-  // A policy JSON file (store/policy_json.h) imported when the database is empty; "" for none.
+  // A policy JSON file (app/policy_json.h) imported when the database is empty; "" for none.
   std::string seed_path;
   // Threads that make the decisions that cannot run on gRPC's threads (server/decision_runner.h),
   // each with a store connection of its own.

@@ -1,4 +1,4 @@
-// verdictd --seed: a policy JSON document (store/policy_json.h) imported into an empty store,
+// verdictd --seed: a policy JSON document (app/policy_json.h) imported into an empty store,
 // so a demo or a test starts with a known policy. A store that already holds a policy is left
 // as it is: restarting with the same flags never duplicates or overwrites anything.
 //
@@ -9,8 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "store/policy_admin.h"
-#include "store/policy_json.h"
+#include "app/policy_admin.h"
+#include "app/policy_json.h"
 
 namespace verdict {
 

@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "app/policy_json.h"
 #include "common/admin_limits.h"
 #include "common/build_info.h"
 #include "common/grpc_log.h"
@@ -59,7 +60,6 @@
 #include "server/usage.h"
 #include "server/worker_pool.h"
 #include "store/open_store.h"
-#include "store/policy_json.h"
 #include "verdict/v1/decision.grpc.pb.h"
 
 namespace verdict {

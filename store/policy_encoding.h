@@ -1,6 +1,6 @@
 // How the policy model is spelled in storage and in the policy JSON: enum names
 // (decision/type_names.h), action lists, lent permissions and times. One spelling per concept,
-// shared by the SQLite store, a future PostgreSQL store and store/policy_json.h.
+// shared by the SQLite store, a future PostgreSQL store and app/policy_json.h.
 //
 //   std::string text = JoinActions({"read", "write"});   // "read,write"
 //   absl::StatusOr<AgentStatus> s = ParseAgentStatus("suspended");
@@ -36,7 +36,7 @@ absl::StatusOr<std::string> EncodeLentPermissions(const std::vector<LentPermissi
 absl::StatusOr<std::vector<LentPermission>> DecodeLentPermissions(absl::string_view json);
 // The same into `lent`, overwriting what it holds (unspecified after an error).
 absl::Status DecodeLentPermissionsInto(absl::string_view json, std::vector<LentPermission>& lent);
-// The same, from and to parsed JSON (store/policy_json.h embeds them in a document).
+// The same, from and to parsed JSON (app/policy_json.h embeds them in a document).
 absl::StatusOr<JsonValue> LentPermissionsToJson(const std::vector<LentPermission>& lent);
 absl::StatusOr<std::vector<LentPermission>> LentPermissionsFromJson(const JsonValue& array);
 

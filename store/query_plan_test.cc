@@ -51,7 +51,9 @@ TEST(QueryPlanTest, DecisionPathStatementsSearchIndexesAndNeverScanATable) {
             << step;
       }
     }
-    if (ReadsRows(statement.sql)) EXPECT_TRUE(searches) << statement.name << " finds no rows?";
+    if (ReadsRows(statement.sql)) {
+      EXPECT_TRUE(searches) << statement.name << " finds no rows?";
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "crypto/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/migrations.h"
@@ -47,6 +48,43 @@ TEST_F(SchemaTest, MigrationsAreNumberedFromOneWithoutGaps) {
     EXPECT_EQ(migration.version, expected++);
   }
   EXPECT_EQ(LatestSchemaVersion(), Migrations().back().version);
+}
+
+// A migration that has shipped is never edited, in either dialect: a database an earlier verdict
+// migrated and a new one end with the same schema. Each shipped text is pinned by its SHA-256.
+TEST_F(SchemaTest, ShippedMigrationsKeepTheirTextInBothDialects) {
+  struct Shipped {
+    Dialect dialect;
+    int version;
+    const char* sha256_hex;
+  };
+  const Shipped kShipped[] = {
+      {Dialect::kSqlite, 1, "c569b0dc413994c45305c724fafeea8ee98d6e0a7534c4b176951924e9c519ec"},
+      {Dialect::kPostgres, 1, "4176c50c2ebb61704025c2188eb33db603787c351a03e0772da761c587e43b4f"},
+      {Dialect::kSqlite, 2, "2231849210115b1446344042a401d65db66068d4bf23749fa1a1dbb1d2d2605c"},
+      {Dialect::kPostgres, 2, "c7a5288b9a98cebc1c370c2eebc464cae97abcc0f94324fdc9cdc301b160c464"},
+      {Dialect::kSqlite, 3, "04274f229c84697f12840b0643f3f29f332f21c9b3654eb69fb5ece53617c6dc"},
+      {Dialect::kPostgres, 3, "1779fca66db8becce323821b234b02e647a064ca1ec599b77dac233fd9562c93"},
+      {Dialect::kSqlite, 6, "18c41fe31f93cee643f96b0cdb16305c2a06dd8e3f9ccac53eb09f129b672738"},
+      {Dialect::kPostgres, 6, "5b3555d2dbd63b2df9cd7945da46171b542617661df9a14abcf3fd299acfb884"},
+      {Dialect::kSqlite, 7, "068cc351123e04873578cc9266e8997fde64512576cba589c53bc1dd574fe9df"},
+      {Dialect::kPostgres, 7, "bcdd317a958ecd3846a0fe2be2da051169c1e4640441882506bba34fe0b95e8d"},
+      {Dialect::kSqlite, 8, "5e89af039fa2b0e3526740fc7c8ea41444393dfde3c273bb4b511a5c4e72dfd7"},
+      {Dialect::kPostgres, 8, "82ca0019be06f81262ccf28c1b2de72f173dfbd9d78502271e64c7eed87b1a16"},
+      {Dialect::kSqlite, 9, "2d2daaeb84429b2314264312ccdef0a05e466f5daa7d1b14f8399120a34b1e20"},
+      {Dialect::kPostgres, 9, "187ce82feebed1fa536b4029d261909614af17b3966ced56a2180e2382937c90"},
+  };
+  for (const Shipped& shipped : kShipped) {
+    const Migration* found = nullptr;
+    for (const Migration& migration : Migrations(shipped.dialect)) {
+      if (migration.version == shipped.version) found = &migration;
+    }
+    const char* dialect = shipped.dialect == Dialect::kSqlite ? "SQLite" : "PostgreSQL";
+    ASSERT_NE(found, nullptr) << dialect << " migration " << shipped.version;
+    EXPECT_EQ(HexEncode(Sha256(found->sql)), shipped.sha256_hex)
+        << dialect << " migration " << shipped.version << " changed:\n"
+        << found->sql;
+  }
 }
 
 TEST_F(SchemaTest, NewDatabaseGetsEveryTableAndTheLatestVersion) {

@@ -1,4 +1,4 @@
-// JWT signing keys and revoked token ids as every store keeps them (store/policy_admin.h): the
+// JWT signing keys and revoked token ids as every store keeps them (app/policy_admin.h): the
 // checks a new key or a token id must pass, and their column encodings. Shared by the SQLite and
 // PostgreSQL stores so that a key one accepts the other accepts too.
 //

@@ -21,11 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/policy_store.h"
-#include "store/admin_transaction.h"
-#include "store/admin_types.h"
 #include "store/connection_pool.h"
 #include "store/database_store.h"
-#include "store/policy_admin.h"
 #include "store/sqlite/sqlite_source.h"
 #include "store/store.h"
 
@@ -61,19 +58,13 @@ class SqliteStore final : public DatabaseStore {
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(std::string path,
                                                            SqliteOptions options = {});
 
-  // PolicyStore.
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
-
-  // Store: DatabaseStore (store/database_store.h).
+  // PolicyStore and Store: DatabaseStore (store/database_store.h).
 
  private:
-  SqliteStore(std::string path, SqliteOptions options);
+  SqliteStore(const std::string& path, const SqliteOptions& options);
 
-  SqliteOptions options_;
-  ConnectionPool pool_;
-  // The pruning job's own connection: it never takes one a decision is waiting for.
-  ConnectionPool prune_pool_;
+  std::unique_ptr<ReadSnapshot> ReadSnapshotOn(ConnectionPool::Lease lease) override;
+  std::unique_ptr<WriteTransaction> WriteTransactionOn(ConnectionPool::Lease lease) override;
 };
 
 }  // namespace verdict

@@ -1,5 +1,5 @@
 // A policy store as a process uses it: the decision path's snapshots and write transactions
-// (decision/policy_store.h), the admin plane over its rows (store/policy_admin.h), the pruning
+// (decision/policy_store.h), the admin plane over its rows (app/policy_admin.h), the pruning
 // job and a health check.
 // Implemented by SqliteStore (store/sqlite_store.h) and PostgresStore (store/postgres_store.h);
 // store/open_store.h opens either from a --db value.
@@ -12,8 +12,8 @@
 #define VERDICT_STORE_STORE_H_
 
 #include "absl/status/status.h"
+#include "app/policy_admin.h"
 #include "decision/policy_store.h"
-#include "store/policy_admin.h"
 #include "store/pruning.h"
 
 namespace verdict {

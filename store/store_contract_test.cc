@@ -1,4 +1,4 @@
-// The store contract (decision/policy_view.h, decision/policy_store.h, store/policy_admin.h),
+// The store contract (decision/policy_view.h, decision/policy_store.h, app/policy_admin.h),
 // one suite run on every backend: SQLite always, PostgreSQL when VERDICT_TEST_POSTGRES_URL names
 // a server (scripts/test.d/postgres.sh). Each case states a rule both stores must keep, so the
 // two cannot drift apart; what only one backend has (files, query plans, a server's faults)

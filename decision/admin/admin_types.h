@@ -1,4 +1,4 @@
-// What the admin plane passes to and gets from the store (store/policy_admin.h): new rows,
+// What the admin plane passes to and gets from the store (app/policy_admin.h): new rows,
 // pages and the whole policy for export and import. The model types themselves are the
 // engine's (decision/types.h).
 #ifndef VERDICT_DECISION_ADMIN_ADMIN_TYPES_H_

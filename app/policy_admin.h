@@ -1,6 +1,6 @@
 // The writes and reads of verdict's admin plane, apart from any one database. Both stores
-// serve it with the same use cases (store/admin_calls.h, by the rules of decision/admin/), each
-// reading and writing its rows in its own SQL (store/admin_transaction.h).
+// serve it with the same use cases (app/admin_calls.h, by the rules of decision/admin/), each
+// reading and writing its rows in its own SQL (app/admin_transaction.h).
 //
 // Each call is one transaction (writes serialise with every other writer) and validates its
 // input first. Refusals: INVALID_ARGUMENT (malformed input), NOT_FOUND (no such row),
@@ -10,8 +10,8 @@
 //   absl::StatusOr<CreatedAgent> created = admin.CreateAgent({.owner = "alice", .name = "bot"});
 //   absl::StatusOr<Permission> p = admin.GrantPermission(
 //       {.agent_id = created->agent.id, .resource = "docs:*", .actions = {"read"}});
-#ifndef VERDICT_STORE_POLICY_ADMIN_H_
-#define VERDICT_STORE_POLICY_ADMIN_H_
+#ifndef VERDICT_APP_POLICY_ADMIN_H_
+#define VERDICT_APP_POLICY_ADMIN_H_
 
 #include <functional>
 #include <memory>
@@ -133,4 +133,4 @@ inline absl::StatusOr<std::vector<SigningKey>> PolicyAdmin::ListSigningKeys() {
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POLICY_ADMIN_H_
+#endif  // VERDICT_APP_POLICY_ADMIN_H_

@@ -1,14 +1,14 @@
-// The admin plane's use cases (store/policy_admin.h), written once for every database and
+// The admin plane's use cases (app/policy_admin.h), written once for every database and
 // composed over a transaction runner that a store provides: each call checks its input by the
 // rules of decision/admin/, then, in one transaction, reads the rows the rules need and writes
-// what they decided (store/admin_transaction.h).
+// what they decided (app/admin_transaction.h).
 //
 //   AdminCalls admin(runner, clock, CancelToken([context] {
 //     return context->IsCancelled() ? absl::CancelledError("gave up") : absl::OkStatus();
 //   }));
 //   absl::StatusOr<CreatedAgent> created = admin.CreateAgent({.owner = "alice", .name = "bot"});
-#ifndef VERDICT_STORE_ADMIN_CALLS_H_
-#define VERDICT_STORE_ADMIN_CALLS_H_
+#ifndef VERDICT_APP_ADMIN_CALLS_H_
+#define VERDICT_APP_ADMIN_CALLS_H_
 
 #include <functional>
 #include <memory>
@@ -20,11 +20,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "app/admin_transaction.h"
+#include "app/policy_admin.h"
 #include "decision/types.h"
-#include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection.h"
-#include "store/policy_admin.h"
 
 namespace verdict {
 
@@ -87,4 +87,4 @@ class AdminCalls final : public PolicyAdmin {
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_ADMIN_CALLS_H_
+#endif  // VERDICT_APP_ADMIN_CALLS_H_

@@ -1,4 +1,4 @@
-#include "store/policy_json.h"
+#include "app/policy_json.h"
 
 #include <string>
 #include <vector>

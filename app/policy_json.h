@@ -23,15 +23,15 @@
 //
 //   absl::StatusOr<std::string> json = ExportPolicyJson(store.admin());
 //   absl::StatusOr<ImportCounts> counts = ImportPolicyJson(other_store, *json);
-#ifndef VERDICT_STORE_POLICY_JSON_H_
-#define VERDICT_STORE_POLICY_JSON_H_
+#ifndef VERDICT_APP_POLICY_JSON_H_
+#define VERDICT_APP_POLICY_JSON_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "app/policy_admin.h"
 #include "store/admin_types.h"
-#include "store/policy_admin.h"
 
 namespace verdict {
 
@@ -55,4 +55,4 @@ absl::StatusOr<ImportCounts> ImportPolicyJson(PolicyAdmin& admin, absl::string_v
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_POLICY_JSON_H_
+#endif  // VERDICT_APP_POLICY_JSON_H_

@@ -1,4 +1,4 @@
-#include "store/policy_json.h"
+#include "app/policy_json.h"
 
 #include <cmath>
 #include <initializer_list>

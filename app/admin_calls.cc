@@ -1,4 +1,4 @@
-#include "store/admin_calls.h"
+#include "app/admin_calls.h"
 
 #include <string>
 #include <utility>

@@ -1,0 +1,116 @@
+// The rows one admin-plane transaction reads and writes, so that the admin calls themselves
+// (their checks, the order of their reads and writes, the rules between them) are written once,
+// in app/admin_calls.h, over any source of rows. store/admin_transaction.h reads and writes them
+// over a database connection, for both databases.
+//
+// Every method runs inside the caller's transaction. A failing method returns the store's
+// status (UNAVAILABLE, INTERNAL); nothing throws.
+#ifndef VERDICT_APP_ADMIN_TRANSACTION_H_
+#define VERDICT_APP_ADMIN_TRANSACTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "decision/types.h"
+#include "store/admin_input.h"
+#include "store/admin_types.h"
+
+namespace verdict {
+
+class AdminTransaction {
+ public:
+  virtual ~AdminTransaction() = default;
+
+  // The row with this id, or nullopt. An approval past its expiry at `now` reads as expired.
+  virtual absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) = 0;
+  virtual absl::StatusOr<std::optional<Permission>> FindPermission(
+      absl::string_view permission_id) = 0;
+  virtual absl::StatusOr<std::optional<Delegation>> FindDelegation(
+      absl::string_view delegation_id) = 0;
+  virtual absl::StatusOr<std::optional<ApprovalRequest>> FindApproval(absl::string_view approval_id,
+                                                                      absl::Time now) = 0;
+
+  // Up to `limit` agents whose ids sort after `after_id`, in id order.
+  virtual absl::StatusOr<std::vector<Agent>> ListAgents(absl::string_view after_id,
+                                                        int64_t limit) = 0;
+  // Up to `limit` approval requests after `start` in (created_at, id) order, with `status`
+  // (any when nullopt) as read at `now`.
+  virtual absl::StatusOr<std::vector<ApprovalRequest>> ListApprovals(
+      const ApprovalPageStart& start, std::optional<ApprovalStatus> status, int64_t limit,
+      absl::Time now) = 0;
+
+  // What the delegation rules read (decision/admin/delegation_rules.h): an agent's permissions, and
+  // the delegations into and out of it that are active and unexpired at `now`.
+  virtual absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) = 0;
+  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                        absl::Time now) = 0;
+  virtual absl::StatusOr<std::vector<Delegation>> ActiveDelegationsFrom(absl::string_view agent_id,
+                                                                        absl::Time now) = 0;
+
+  // True when `approver` has voted on the approval.
+  virtual absl::StatusOr<bool> HasVoted(absl::string_view approval_id,
+                                        absl::string_view approver) = 0;
+  // Foreign keys checked when the transaction commits rather than by each write, where the
+  // database can (SQLite: true); false leaves them checked as each row is written (PostgreSQL's
+  // are not deferrable).
+  virtual absl::StatusOr<bool> DeferForeignKeyChecks() = 0;
+  // True when there is no agent, permission or delegation.
+  virtual absl::StatusOr<bool> PolicyIsEmpty() = 0;
+  // Every agent (with its token's hash), permission and delegation, in creation order.
+  virtual absl::StatusOr<PolicyContents> ReadPolicy() = 0;
+
+  virtual absl::Status InsertAgent(const Agent& agent, absl::string_view token_sha256) = 0;
+  // The token a rotation replaced, accepted until `expires_at` (a policy import restores it).
+  virtual absl::Status SetPreviousToken(absl::string_view agent_id,
+                                        absl::string_view previous_token_sha256,
+                                        absl::Time expires_at) = 0;
+  virtual absl::Status SetAgentStatus(absl::string_view agent_id, AgentStatus status,
+                                      absl::Time now) = 0;
+  // The agent's token becomes `token_sha256`; its previous token keeps working until
+  // `previous_until` (nullopt: it stops now).
+  virtual absl::Status ReplaceToken(absl::string_view agent_id,
+                                    std::optional<absl::Time> previous_until,
+                                    absl::string_view token_sha256, absl::string_view token_prefix,
+                                    absl::Time now) = 0;
+  // `permission.constraints_json` must be canonical (CanonicalConstraintsJson).
+  virtual absl::Status InsertPermission(const Permission& permission) = 0;
+  // False when there was no such permission.
+  virtual absl::StatusOr<bool> DeletePermission(absl::string_view permission_id) = 0;
+  virtual absl::Status InsertDelegation(const Delegation& delegation,
+                                        absl::string_view lent_json) = 0;
+  virtual absl::Status RevokeDelegation(absl::string_view delegation_id) = 0;
+  // Rate counts no decision reads again, deleted with the write that ends them: every agent's
+  // counts of a permission; of a delegation's lent permissions ("<id>#<index>"); an agent's own
+  // counts and every agent's counts of its permissions.
+  virtual absl::Status DeleteRateCountersOfPermission(absl::string_view permission_id) = 0;
+  virtual absl::Status DeleteRateCountersOfDelegation(absl::string_view delegation_id) = 0;
+  virtual absl::Status DeleteRateCountersOfAgent(absl::string_view agent_id) = 0;
+  virtual absl::Status InsertVote(absl::string_view approval_id, absl::string_view approver,
+                                  bool approve, absl::Time now) = 0;
+  virtual absl::Status SetApprovalStatus(absl::string_view approval_id, ApprovalStatus status,
+                                         absl::Time now) = 0;
+
+  // JWT access tokens (design section 2).
+  // The signing key with this kid, active or retired, or nullopt.
+  virtual absl::StatusOr<std::optional<SigningKey>> FindSigningKey(absl::string_view kid) = 0;
+  // Every signing key, oldest first.
+  virtual absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() = 0;
+  virtual absl::Status InsertSigningKey(const SigningKey& key) = 0;
+  // The key's JWK and algorithms become `content`'s (a rotation in place).
+  virtual absl::Status ReplaceSigningKeyContent(const SigningKey& content) = 0;
+  virtual absl::Status RetireSigningKey(absl::string_view kid, absl::Time now) = 0;
+  // Forgets revoked token ids whose tokens expired before `expired_before`.
+  virtual absl::Status PruneRevokedTokenIds(absl::Time expired_before) = 0;
+  // Revokes the token id until `expires_at`; revoking it again keeps the later expiry.
+  virtual absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) = 0;
+};
+
+}  // namespace verdict
+
+#endif  // VERDICT_APP_ADMIN_TRANSACTION_H_
