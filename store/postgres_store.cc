@@ -28,32 +28,69 @@ template <typename Base>
 class PostgresPolicyView : public PolicyViewOn<Base> {
  public:
   PostgresPolicyView(ConnectionPool& pool, ConnectionPool::Lease lease)
-      : pool_(pool), lease_(std::move(lease)) {}
+      : pool_(&pool), lease_(std::move(lease)) {}
 
  protected:
   Connection* connection() override { return lease_.has_connection() ? &*lease_ : nullptr; }
   bool LostBeforeAnswer() override { return lease_.LostWhileIdle(); }
   absl::Status Reconnect() override {
     lease_.Release();  // its slot, for the fresh connection
-    absl::StatusOr<ConnectionPool::Lease> fresh = pool_.Checkout(ConnectionPool::Reuse::kFresh);
+    absl::StatusOr<ConnectionPool::Lease> fresh = pool_->Checkout(ConnectionPool::Reuse::kFresh);
     if (!fresh.ok()) return fresh.status();
     (*fresh)->Begin(TransactionKind::kRead).IgnoreError();  // deferred: cannot fail
     lease_ = *std::move(fresh);
     return absl::OkStatus();
   }
 
- private:
-  ConnectionPool& pool_;
+  ConnectionPool* pool_;
   ConnectionPool::Lease lease_;
 };
 
+// A read snapshot on the primary or, with --db_read, on a standby. A lookup that fails on a
+// standby drops the standby from reads at once; when the standby had answered nothing in this
+// snapshot yet, the lookup runs on the primary instead (a snapshot of its own, never a mix of
+// the two); otherwise the call fails, UNAVAILABLE, which denies.
 class PostgresReadSnapshot final : public PostgresPolicyView<ReadSnapshot> {
  public:
-  using PostgresPolicyView::PostgresPolicyView;
+  PostgresReadSnapshot(ConnectionPool& pool, ConnectionPool::Lease lease,
+                       ReadEndpoints* endpoints = nullptr, int standby = -1,
+                       ConnectionPool* primary = nullptr, ReadRouteCounters* counters = nullptr)
+      : PostgresPolicyView(pool, std::move(lease)),
+        endpoints_(endpoints),
+        standby_(standby),
+        primary_(primary),
+        counters_(counters) {}
   // A read-only transaction has nothing to keep: COMMIT just releases its snapshot.
   ~PostgresReadSnapshot() override {
     if (Connection* c = connection()) c->Commit().IgnoreError();
   }
+
+ protected:
+  bool LostBeforeAnswer() override {
+    if (standby_ < 0) return PostgresPolicyView::LostBeforeAnswer();
+    const bool answered =
+        lease_.has_connection() && lease_.As<PostgresConnection>().AnsweredOnLease();
+    endpoints_->Drop(standby_, answered ? "a lookup failed mid-call" : "a lookup failed");
+    return !answered;
+  }
+  absl::Status Reconnect() override {
+    if (standby_ < 0) return PostgresPolicyView::Reconnect();
+    standby_ = -1;
+    if (counters_ != nullptr) counters_->standby_failures.fetch_add(1, std::memory_order_relaxed);
+    lease_.Release();
+    pool_ = primary_;
+    absl::StatusOr<ConnectionPool::Lease> lease =
+        primary_->CheckoutInTransaction(TransactionKind::kRead);
+    if (!lease.ok()) return lease.status();
+    lease_ = *std::move(lease);
+    return absl::OkStatus();
+  }
+
+ private:
+  ReadEndpoints* endpoints_;
+  int standby_;  // the endpoint read, or -1 for the primary
+  ConnectionPool* primary_;
+  ReadRouteCounters* counters_;
 };
 
 using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTransaction>>;
@@ -65,8 +102,23 @@ PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOpti
       options_(std::move(options)),
       pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
             PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),
-      prune_pool_(PostgresSource(pq, std::move(conninfo), ConnectionOptionsOf(options_)),
-                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {}
+      prune_pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
+                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {
+  if (options_.read_conninfos.empty()) return;
+  ReadEndpoints::Options endpoints;
+  endpoints.conninfos = options_.read_conninfos;
+  endpoints.names = options_.read_names;
+  endpoints.check_period = options_.standby_check_period;
+  endpoints.connection = ConnectionOptionsOf(options_);
+  endpoints.connections = options_.connections;
+  endpoints.on_change = options_.on_read_route_change;
+  read_endpoints_ = std::make_unique<ReadEndpoints>(pq, std::move(conninfo), std::move(endpoints));
+}
+
+void PostgresStore::AbandonCallsInFlight() {
+  pool_.BreakLeased();
+  if (read_endpoints_ != nullptr) read_endpoints_->BreakLeased();
+}
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string conninfo,
                                                                    PostgresOptions options) {
@@ -84,6 +136,23 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
     }
   }
   if (!options.clock) return absl::InvalidArgumentError("PostgreSQL store: no clock");
+  if (options.read_conninfos.size() > static_cast<size_t>(kMaxReadEndpoints)) {
+    return absl::InvalidArgumentError(absl::StrCat("PostgreSQL store: at most ", kMaxReadEndpoints,
+                                                   " read endpoints, not ",
+                                                   options.read_conninfos.size()));
+  }
+  for (const std::string& read : options.read_conninfos) {
+    if (read.empty()) {
+      return absl::InvalidArgumentError(
+          "PostgreSQL store: a read endpoint's connection string "
+          "is empty");
+    }
+  }
+  if (options.standby_check_period < absl::Milliseconds(10) ||
+      options.standby_check_period > absl::Minutes(1)) {
+    return absl::InvalidArgumentError(
+        "PostgreSQL store: the standby check period must be 10 ms to 1 min");
+  }
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;
@@ -94,8 +163,24 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
+  ReadRouteCounters* counters = options_.read_counters;
+  if (read_endpoints_ != nullptr) {
+    if (std::optional<ReadEndpoints::Choice> standby = read_endpoints_->Pick()) {
+      absl::StatusOr<ConnectionPool::Lease> lease =
+          standby->pool->CheckoutInTransaction(TransactionKind::kRead);
+      if (lease.ok()) {
+        if (counters != nullptr) counters->on_standby.fetch_add(1, std::memory_order_relaxed);
+        return std::make_unique<PostgresReadSnapshot>(*standby->pool, *std::move(lease),
+                                                      read_endpoints_.get(), standby->index, &pool_,
+                                                      counters);
+      }
+      read_endpoints_->Drop(standby->index, lease.status().message());
+      if (counters != nullptr) counters->standby_failures.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
   if (!lease.ok()) return lease.status();
+  if (counters != nullptr) counters->on_primary.fetch_add(1, std::memory_order_relaxed);
   return std::make_unique<PostgresReadSnapshot>(pool_, *std::move(lease));
 }
 

@@ -25,12 +25,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "store/database_store.h"
 #include "store/admin_transaction.h"
 #include "store/admin_types.h"
 #include "store/connection_pool.h"
+#include "store/database_store.h"
 #include "store/postgres/postgres_connection.h"
 #include "store/postgres/postgres_source.h"
+#include "store/postgres/read_endpoints.h"
 #include "store/store.h"
 
 namespace verdict {
@@ -49,7 +50,21 @@ struct PostgresOptions {
   bool defer_open_errors = false;
   // The time of admin writes (created_at, updated_at, grace expiries).
   std::function<absl::Time()> clock = [] { return absl::Now(); };
+
+  // Synchronous standbys that may serve decisions' read snapshots (--db_read; issue 22): each
+  // only while store/postgres/standby_rules.h finds no acknowledged commit can be missing from
+  // it, checked every standby_check_period; the primary otherwise. Writes always go to the
+  // primary. At most kMaxReadEndpoints.
+  std::vector<std::string> read_conninfos;
+  std::vector<std::string> read_names;  // each as logs name it (no password)
+  absl::Duration standby_check_period = absl::Seconds(1);
+  // Where the read snapshots went; may be null. Must outlive the store.
+  ReadRouteCounters* read_counters = nullptr;
+  // Told each read endpoint's change ("<endpoint>: reads here", "<endpoint>: refused: why").
+  std::function<void(bool usable, const std::string& message)> on_read_route_change;
 };
+
+inline constexpr int kMaxReadEndpoints = 16;
 
 class PostgresStore final : public DatabaseStore {
  public:
@@ -65,7 +80,8 @@ class PostgresStore final : public DatabaseStore {
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
   // Store: breaks every leased connection (ConnectionPool::BreakLeased).
-  void AbandonCallsInFlight() override { pool_.BreakLeased(); }
+  void AbandonCallsInFlight() override;
+
   // Store and PolicyAdmin: DatabaseStore (store/database_store.h).
 
  private:
@@ -75,6 +91,7 @@ class PostgresStore final : public DatabaseStore {
   ConnectionPool pool_;
   // The pruning job's own connection: it never takes one a decision is waiting for.
   ConnectionPool prune_pool_;
+  std::unique_ptr<ReadEndpoints> read_endpoints_;  // null without --db_read
 };
 
 }  // namespace verdict

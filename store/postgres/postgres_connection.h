@@ -114,6 +114,7 @@ class PostgresConnection final : public Connection {
   // holds the writers' advisory lock, a decision log append the log's, from its BEGIN on.
   Dialect dialect() const override { return Dialect::kPostgres; }
   absl::StatusOr<ResultRows> Execute(Statement statement, const Params& params = Params()) override;
+
   absl::Status Begin(TransactionKind kind) override;
 
   // Runs SQL without parameters, one or more statements (transaction control, migrations).
@@ -153,6 +154,8 @@ class PostgresConnection final : public Connection {
   // before it answered anything on this lease: nothing the lease sent was done, so the caller
   // may send it all again on a fresh connection. False for a server that stopped answering.
   bool LostBeforeAnyAnswer() const override;
+  // True once a command succeeded on this lease.
+  bool AnsweredOnLease() const { return answered_on_lease_; }
 
   // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
   // and the connection counts as broken from then on.
