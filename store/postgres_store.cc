@@ -8,6 +8,7 @@
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
+#include "store/row_readers.h"
 
 namespace verdict {
 namespace {
@@ -20,15 +21,104 @@ PostgresConnectionOptions ConnectionOptionsOf(const PostgresOptions& options) {
                                    .connect_timeout = options.connect_timeout};
 }
 
+// What a decision reads of one agent: its row, its own permissions and the active delegations
+// into it (unexpired at the Unix epoch: each call filters them at its own time).
+struct DecisionRows {
+  std::string agent_id;
+  std::optional<Agent> agent;  // without the admin plane's columns, as every store answers
+  std::vector<Permission> permissions;
+  std::vector<Delegation> delegations_into;
+};
+
+// The three reads of a DecisionRows in one round trip (with the transaction's deferred BEGIN
+// when it is the transaction's first), each statement prepared.
+absl::StatusOr<std::unique_ptr<DecisionRows>> FetchDecisionRows(Connection& connection,
+                                                                absl::string_view agent_id) {
+  const Params of_agent = Params().Text(agent_id);
+  const Params delegations = Params().Text(agent_id).Time(absl::UnixEpoch());
+  absl::StatusOr<std::vector<ResultRows>> results =
+      static_cast<PostgresConnection&>(connection)
+          .ExecutePipelined({
+              {Statement::kFindAgent, &of_agent},
+              {Statement::kPermissionsOf, &of_agent},
+              {Statement::kActiveDelegationsInto, &delegations},
+          });
+  if (!results.ok()) return results.status();
+  auto rows = std::make_unique<DecisionRows>();
+  rows->agent_id = std::string(agent_id);
+  if ((*results)[0].size() > 0) {
+    absl::StatusOr<Agent> agent = ReadAgentColumns((*results)[0].row(0));
+    if (!agent.ok()) return agent.status();
+    agent->description.clear();
+    rows->agent = *std::move(agent);
+  }
+  for (int i = 0; i < (*results)[1].size(); ++i) {
+    absl::StatusOr<Permission> permission = ReadPermissionColumns((*results)[1].row(i));
+    if (!permission.ok()) return permission.status();
+    rows->permissions.push_back(*std::move(permission));
+  }
+  for (int i = 0; i < (*results)[2].size(); ++i) {
+    absl::StatusOr<Delegation> delegation = ReadDelegationColumns((*results)[2].row(i));
+    if (!delegation.ok()) return delegation.status();
+    rows->delegations_into.push_back(*std::move(delegation));
+  }
+  return rows;
+}
+
 // The PolicyView lookups over the leased connection, for both kinds of transaction. A read
 // snapshot's first lookup also sends its BEGIN: when the server had ended the pooled connection
 // before, the lookup runs again, once, on a fresh connection (a write transaction's BEGIN was
 // answered already: ConnectionPool::CheckoutInTransaction).
+//
+// An agent, its permissions and the delegations into it are read together, in one round trip,
+// at most once per transaction (as SQLite reads its decision record): a direct decision costs
+// one round trip, each hop of a delegation chain one more.
 template <typename Base>
 class PostgresPolicyView : public PolicyViewOn<Base> {
  public:
   PostgresPolicyView(ConnectionPool& pool, ConnectionPool::Lease lease)
       : pool_(&pool), lease_(std::move(lease)) {}
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return (*rows)->agent;
+  }
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return (*rows)->agent.has_value() ? &*(*rows)->agent : nullptr;
+  }
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return (*rows)->permissions;
+  }
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return absl::MakeConstSpan((*rows)->permissions);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    if (now < absl::UnixEpoch()) return PolicyViewOn<Base>::ActiveDelegationsInto(agent_id, now);
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    std::vector<Delegation> active;
+    for (const Delegation& delegation : (*rows)->delegations_into) {
+      // As the statement's "expires_at IS NULL OR expires_at > $2": NULL reads as never.
+      if (delegation.expires_at > now) active.push_back(delegation);
+    }
+    return active;
+  }
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    absl::StatusOr<std::vector<Delegation>> active = ActiveDelegationsInto(agent_id, now);
+    if (!active.ok()) return active.status();
+    return absl::MakeConstSpan(*kept_delegations_.emplace_back(
+        std::make_unique<std::vector<Delegation>>(*std::move(active))));
+  }
 
  protected:
   Connection* connection() override { return lease_.has_connection() ? &*lease_ : nullptr; }
@@ -44,6 +134,22 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
 
   ConnectionPool* pool_;
   ConnectionPool::Lease lease_;
+
+ private:
+  // The agent's rows, read at most once in this transaction.
+  absl::StatusOr<const DecisionRows*> Rows(absl::string_view agent_id) {
+    for (const auto& rows : rows_) {
+      if (rows->agent_id == agent_id) return rows.get();
+    }
+    absl::StatusOr<std::unique_ptr<DecisionRows>> fetched =
+        this->Lookup([&](Connection& c) { return FetchDecisionRows(c, agent_id); });
+    if (!fetched.ok()) return fetched.status();
+    return rows_.emplace_back(*std::move(fetched)).get();
+  }
+
+  std::vector<std::unique_ptr<DecisionRows>> rows_;
+  // ActiveDelegationsIntoSpan's answers, each alive (and in place) as long as the view.
+  std::vector<std::unique_ptr<std::vector<Delegation>>> kept_delegations_;
 };
 
 // A read snapshot on the primary or, with --db_read, on a standby. A lookup that fails on a

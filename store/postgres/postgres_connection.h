@@ -115,6 +115,15 @@ class PostgresConnection final : public Connection {
   Dialect dialect() const override { return Dialect::kPostgres; }
   absl::StatusOr<ResultRows> Execute(Statement statement, const Params& params = Params()) override;
 
+  // Runs several statements in one round trip (libpq's pipeline mode): a deferred BEGIN, each
+  // new statement's preparation and every statement, then one sync. Their rows in order, or the
+  // first failure (the statements after a failed one are not run).
+  struct PipelinedStatement {
+    Statement statement;
+    const Params* params;
+  };
+  absl::StatusOr<std::vector<ResultRows>> ExecutePipelined(
+      const std::vector<PipelinedStatement>& statements);
   absl::Status Begin(TransactionKind kind) override;
 
   // Runs SQL without parameters, one or more statements (transaction control, migrations).
