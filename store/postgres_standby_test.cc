@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -202,6 +203,11 @@ TEST(PostgresStandbyReadsTest, RemoteApplyStandbysServeReadsThatAreNeverStale) {
   std::ofstream(secret_file) << kAdminSecret << "\n";
   const std::string socket_directory = ShortSocketDirectory();
   ASSERT_FALSE(socket_directory.empty());
+  // Removed with the sockets and their lock files once the sidecars (declared after) are gone.
+  struct RemovesDirectory {
+    ~RemovesDirectory() { std::filesystem::remove_all(path); }
+    std::string path;
+  } removes_directory{socket_directory};
 
   // Sidecar i reads from standby i and writes to the primary; each serves AdminService.
   std::vector<Sidecar> sidecars(2);
@@ -261,10 +267,6 @@ TEST(PostgresStandbyReadsTest, RemoteApplyStandbysServeReadsThatAreNeverStale) {
     EXPECT_TRUE(sidecar.process->AwaitLogged(kReadsHere, 2, kCheckWait))
         << sidecar.process->Logged();
   }
-  for (int i = 0; i < 2; ++i) {
-    std::remove(absl::StrCat(socket_directory, "/admin", i, ".sock").c_str());
-  }
-  rmdir(socket_directory.c_str());
 }
 
 }  // namespace
