@@ -220,6 +220,7 @@ bool PostgresConnection::LostBeforeAnyAnswer() const {
 
 PGresult* PostgresConnection::LastResult(bool sent) {
   if (!sent) return nullptr;
+  ++round_trips_;
   PGresult* last = nullptr;
   while (PGresult* next = NextResult()) {
     if (last != nullptr) pq_.clear(last);
@@ -465,6 +466,7 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     broken_ = true;  // a pipeline half sent leaves the connection in no known state
     return Failure(nullptr, "a pipeline of statements");
   }
+  ++round_trips_;
   // Each command's result is followed by a null one; the sync's result comes last. After a
   // failure the later commands come back PGRES_PIPELINE_ABORTED.
   absl::Status failure;
@@ -569,6 +571,7 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
     broken_ = true;  // a pipeline half sent leaves the connection in no known state
     return Failure(nullptr, sql.name);
   }
+  ++round_trips_;
   // Each command's result is followed by a null one; the sync's result comes last. After a
   // failure the later commands come back PGRES_PIPELINE_ABORTED.
   absl::Status failure;

@@ -165,6 +165,9 @@ class PostgresConnection final : public Connection {
   bool LostBeforeAnyAnswer() const override;
   // True once a command succeeded on this lease.
   bool AnsweredOnLease() const { return answered_on_lease_; }
+  // How many times the connection has sent commands and waited for their answers (a pipeline
+  // counts once; a COMMIT sent without waiting, not at all).
+  int64_t round_trips() const { return round_trips_; }
 
   // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
   // and the connection counts as broken from then on.
@@ -217,6 +220,7 @@ class PostgresConnection final : public Connection {
   bool answer_late_ = false;              // broken because no answer came within answer_limit_
   bool answered_on_lease_ = false;        // a command succeeded since StartLease
   std::atomic<bool> interrupted_{false};  // Interrupt was called
+  int64_t round_trips_ = 0;
 };
 
 }  // namespace verdict
