@@ -20,6 +20,11 @@ ABSL_FLAG(std::string, db, "./verdict.db",
           "The policy store: a SQLite file (a path or sqlite:///path; created and migrated "
           "when it does not exist) or a PostgreSQL database (postgresql://user@host/db; "
           "migrated, see store/POSTGRES.md).");
+ABSL_FLAG(std::string, db_read, "",
+          "A PostgreSQL synchronous standby that may serve decisions' reads beside the --db "
+          "primary (postgresql://...); repeat the flag for several. Used only while the primary "
+          "commits with synchronous_commit = remote_apply and waits for every standby it lists, "
+          "checked every second; otherwise reads stay on the primary (store/POSTGRES.md).");
 ABSL_FLAG(std::string, seed, "",
           "A policy JSON file to import when the database is empty (for demos and tests).");
 ABSL_FLAG(int, workers, 4,
@@ -197,6 +202,23 @@ absl::Status CheckCommandLine(const std::vector<std::string>& args) {
     if (!error.empty() && first_error.ok()) first_error = absl::InvalidArgumentError(error);
   }
   return first_error;
+}
+
+std::vector<std::string> RepeatedFlagValues(const std::vector<std::string>& args,
+                                            absl::string_view name) {
+  std::vector<std::string> values;
+  for (size_t i = 1; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) continue;
+    if (!absl::ConsumePrefix(&arg, name)) continue;
+    if (absl::ConsumePrefix(&arg, "=")) {
+      values.emplace_back(arg);
+    } else if (arg.empty() && i + 1 < args.size()) {
+      values.push_back(args[++i]);
+    }
+  }
+  return values;
 }
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {

@@ -18,6 +18,7 @@
 
 ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, db);
+ABSL_DECLARE_FLAG(std::string, db_read);
 ABSL_DECLARE_FLAG(std::string, seed);
 ABSL_DECLARE_FLAG(int, workers);
 ABSL_DECLARE_FLAG(int64_t, sqlite_mmap_mib);
@@ -53,6 +54,8 @@ struct ServerOptions {
   std::string listen;
   // The SQLite file; created and migrated when new.
   std::string db_path;
+  // PostgreSQL synchronous standbys that may serve decisions' reads (--db_read, repeatable).
+  std::vector<std::string> db_read;
   // A policy JSON file (app/policy_json.h) imported when the database is empty; "" for none.
   std::string seed_path;
   // Threads that make the decisions that cannot run on gRPC's threads (server/decision_runner.h),
@@ -88,6 +91,11 @@ struct ServerOptions {
 };
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
+
+// Every value a repeatable flag (--db_read) was given in `args`, in order ("--name=value" and
+// "--name value"); abseil keeps only the last.
+std::vector<std::string> RepeatedFlagValues(const std::vector<std::string>& args,
+                                            absl::string_view name);
 
 // Checks `args` (args[0] is the program; a "--" ends the flags) as absl::ParseCommandLine will
 // read them, setting each flag it can parse, so that verdictd reports a flag that is unknown or

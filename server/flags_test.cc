@@ -229,5 +229,19 @@ TEST(CheckCommandLineTest, TheLogFormatIsSetEvenAfterABadFlag) {
   EXPECT_EQ(absl::GetFlag(FLAGS_log_format), "json");
 }
 
+TEST(RepeatedFlagValuesTest, CollectsEveryValueOfARepeatableFlagInOrder) {
+  const std::vector<std::string> args = {"verdictd",
+                                         "--db_read=postgresql://s1/verdict",
+                                         "--db=postgresql://p/verdict",
+                                         "-db_read",
+                                         "postgresql://s2/verdict",
+                                         "--db_readx=no",
+                                         "--",
+                                         "--db_read=postgresql://after-the-end"};
+  EXPECT_EQ(RepeatedFlagValues(args, "db_read"),
+            (std::vector<std::string>{"postgresql://s1/verdict", "postgresql://s2/verdict"}));
+  EXPECT_TRUE(RepeatedFlagValues({"verdictd", "--db=x"}, "db_read").empty());
+}
+
 }  // namespace
 }  // namespace verdict

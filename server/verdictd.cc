@@ -201,8 +201,23 @@ int Serve(const ServerOptions& options) {
   // Start even when the file cannot be opened yet (a volume not mounted): every call answers
   // UNAVAILABLE and health says NOT_SERVING until it can.
   store_options.defer_open_errors = true;
+  // Decisions read on a standby only while it cannot answer stale; each change is logged once.
+  ReadRouteCounters read_counters;
+  store_options.read_endpoints = options.db_read;
+  store_options.read_counters = &read_counters;
+  store_options.on_read_route_change = [](bool usable, const std::string& message) {
+    if (usable) {
+      LogInfo(absl::StrCat("verdictd: --db_read ", message));
+    } else {
+      LogWarning(absl::StrCat("verdictd: --db_read ", message, "; reading from the primary"));
+    }
+  };
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(options.db_path, store_options);
   if (!store.ok()) {
+    if (store.status().code() == absl::StatusCode::kInvalidArgument && !options.db_read.empty()) {
+      LogError(absl::StrCat("verdictd: --db_read: ", store.status().message()));
+      return kExitConfiguration;
+    }
     LogError(absl::StrCat("verdictd: --db=", DescribeStoreLocation(options.db_path), ": ",
                           store.status().ToString()));
     return kExitStartup;
@@ -278,6 +293,19 @@ int Serve(const ServerOptions& options) {
     metrics.AddExternalCounter("verdict_decision_log_failed_total",
                                "Decisions not logged: the database refused their batch.",
                                [log] { return log->counters().failed; });
+  }
+  if (!options.db_read.empty()) {
+    metrics.AddExternalCounter("verdict_store_reads_on_primary_total",
+                               "Decisions' read snapshots taken on the primary (--db).",
+                               [&read_counters] { return read_counters.on_primary.load(); });
+    metrics.AddExternalCounter("verdict_store_reads_on_standby_total",
+                               "Decisions' read snapshots taken on a synchronous standby "
+                               "(--db_read).",
+                               [&read_counters] { return read_counters.on_standby.load(); });
+    metrics.AddExternalCounter(
+        "verdict_store_standby_read_failures_total",
+        "Reads that failed on a standby before it answered and ran on the primary instead.",
+        [&read_counters] { return read_counters.standby_failures.load(); });
   }
   // Expired and used approvals and ended rate windows, deleted in the background on a connection
   // of its own (server/store_pruner.h).
@@ -436,5 +464,6 @@ int main(int argc, char** argv) {
     verdict::LogError(absl::StrCat("verdictd: ", options.status().message()));
     return verdict::kExitConfiguration;
   }
+  options->db_read = verdict::RepeatedFlagValues(args, "db_read");
   return verdict::Serve(*options);
 }

@@ -1,4 +1,4 @@
-// What every store does to an admin call apart from its database (store/policy_admin.h): the new
+// What every store does to an admin call apart from its database (app/policy_admin.h): the new
 // rows as decision/admin/new_rows.h makes them, with random values from the CSPRNG, in their
 // stored form (whole microseconds, canonical constraints, lent permissions as JSON); pages; and
 // what a lookup inside the call's transaction found. Shared by the SQLite and PostgreSQL stores,

@@ -28,8 +28,8 @@ namespace verdict {
 class DatabaseStore : public Store, private AdminTransactionRunner {
  public:
   // PolicyStore: a view (ReadSnapshotOn, WriteTransactionOn) over a connection of the pool, in a
-  // transaction begun when the connection was leased.
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() final;
+  // transaction begun when the connection was leased. PostgreSQL's may read on a standby instead.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
   absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() final;
   // Store: one read of the policy's tables, which opens (and migrates) a connection when none is.
   absl::Status CheckAvailable() override;

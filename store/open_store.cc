@@ -115,8 +115,24 @@ std::string DescribeStoreLocation(absl::string_view db) {
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOptions options) {
   absl::StatusOr<StoreLocation> location = ParseStoreLocation(db);
   if (!location.ok()) return location.status();
+  if (!options.read_endpoints.empty() && location->kind != StoreKind::kPostgres) {
+    return absl::InvalidArgumentError(
+        "read endpoints (--db_read) need a PostgreSQL primary (--db=postgresql://...)");
+  }
+  for (const std::string& read : options.read_endpoints) {
+    if (!IsPostgresUrl(read)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "read endpoint \"", DescribeStoreLocation(read), "\" is not a postgresql:// URL"));
+    }
+  }
   if (location->kind == StoreKind::kPostgres) {
     PostgresOptions postgres;
+    for (const std::string& read : options.read_endpoints) {
+      postgres.read_names.push_back(DescribeStoreLocation(read));
+    }
+    postgres.read_conninfos = std::move(options.read_endpoints);
+    postgres.read_counters = options.read_counters;
+    postgres.on_read_route_change = std::move(options.on_read_route_change);
     postgres.connections = options.connections;
     postgres.defer_open_errors = options.defer_open_errors;
     postgres.clock = std::move(options.clock);

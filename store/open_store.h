@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -17,6 +18,7 @@
 #include "absl/time/time.h"
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
+#include "store/postgres/read_endpoints.h"
 #include "store/sqlite_store.h"
 #include "store/store.h"
 
@@ -48,9 +50,16 @@ struct StoreOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
   // SQLite only: how much of the file reads map into memory (SqliteOptions::mmap_bytes).
   int64_t sqlite_mmap_bytes = kDefaultMmapBytes;
+  // PostgreSQL only: synchronous standbys that may serve decisions' reads (--db_read,
+  // PostgresOptions::read_conninfos), each a postgresql:// URL; where the reads went, and each
+  // standby's changes (usable, or refused and why) as they happen.
+  std::vector<std::string> read_endpoints;
+  ReadRouteCounters* read_counters = nullptr;
+  std::function<void(bool usable, const std::string& message)> on_read_route_change;
 };
 
-// Opens (creating or migrating as needed) the store `db` names.
+// Opens (creating or migrating as needed) the store `db` names. INVALID_ARGUMENT for read
+// endpoints beside a SQLite store or that are not postgresql:// URLs.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOptions options = {});
 
 // The admin plane's tables in the database `db` names, on either backend, each with a connection

@@ -8,6 +8,7 @@
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
+#include "store/row_readers.h"
 
 namespace verdict {
 namespace {
@@ -20,52 +21,209 @@ PostgresConnectionOptions ConnectionOptionsOf(const PostgresOptions& options) {
                                    .connect_timeout = options.connect_timeout};
 }
 
+// What a decision reads of one agent: its row, its own permissions and the active delegations
+// into it (unexpired at the Unix epoch: each call filters them at its own time).
+struct DecisionRows {
+  std::string agent_id;
+  std::optional<Agent> agent;  // without the admin plane's columns, as every store answers
+  std::vector<Permission> permissions;
+  std::vector<Delegation> delegations_into;
+};
+
+// The three reads of a DecisionRows in one round trip (with the transaction's deferred BEGIN
+// when it is the transaction's first), each statement prepared.
+absl::StatusOr<std::unique_ptr<DecisionRows>> FetchDecisionRows(Connection& connection,
+                                                                absl::string_view agent_id) {
+  const Params of_agent = Params().Text(agent_id);
+  const Params delegations = Params().Text(agent_id).Time(absl::UnixEpoch());
+  absl::StatusOr<std::vector<ResultRows>> results =
+      static_cast<PostgresConnection&>(connection)
+          .ExecutePipelined({
+              {Statement::kFindAgent, &of_agent},
+              {Statement::kPermissionsOf, &of_agent},
+              {Statement::kActiveDelegationsInto, &delegations},
+          });
+  if (!results.ok()) return results.status();
+  auto rows = std::make_unique<DecisionRows>();
+  rows->agent_id = std::string(agent_id);
+  if ((*results)[0].size() > 0) {
+    absl::StatusOr<Agent> agent = ReadAgentColumns((*results)[0].row(0));
+    if (!agent.ok()) return agent.status();
+    agent->description.clear();
+    rows->agent = *std::move(agent);
+  }
+  for (int i = 0; i < (*results)[1].size(); ++i) {
+    absl::StatusOr<Permission> permission = ReadPermissionColumns((*results)[1].row(i));
+    if (!permission.ok()) return permission.status();
+    rows->permissions.push_back(*std::move(permission));
+  }
+  for (int i = 0; i < (*results)[2].size(); ++i) {
+    absl::StatusOr<Delegation> delegation = ReadDelegationColumns((*results)[2].row(i));
+    if (!delegation.ok()) return delegation.status();
+    rows->delegations_into.push_back(*std::move(delegation));
+  }
+  return rows;
+}
+
 // The PolicyView lookups over the leased connection, for both kinds of transaction. A read
 // snapshot's first lookup also sends its BEGIN: when the server had ended the pooled connection
 // before, the lookup runs again, once, on a fresh connection (a write transaction's BEGIN was
 // answered already: ConnectionPool::CheckoutInTransaction).
+//
+// An agent, its permissions and the delegations into it are read together, in one round trip,
+// at most once per transaction (as SQLite reads its decision record): a direct decision costs
+// one round trip, each hop of a delegation chain one more.
 template <typename Base>
 class PostgresPolicyView : public PolicyViewOn<Base> {
  public:
   PostgresPolicyView(ConnectionPool& pool, ConnectionPool::Lease lease)
-      : pool_(pool), lease_(std::move(lease)) {}
+      : pool_(&pool), lease_(std::move(lease)) {}
+
+  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return (*rows)->agent;
+  }
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return (*rows)->agent.has_value() ? &*(*rows)->agent : nullptr;
+  }
+  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return (*rows)->permissions;
+  }
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    return absl::MakeConstSpan((*rows)->permissions);
+  }
+  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
+                                                                absl::Time now) override {
+    if (now < absl::UnixEpoch()) return PolicyViewOn<Base>::ActiveDelegationsInto(agent_id, now);
+    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
+    if (!rows.ok()) return rows.status();
+    std::vector<Delegation> active;
+    for (const Delegation& delegation : (*rows)->delegations_into) {
+      // As the statement's "expires_at IS NULL OR expires_at > $2": NULL reads as never.
+      if (delegation.expires_at > now) active.push_back(delegation);
+    }
+    return active;
+  }
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    absl::StatusOr<std::vector<Delegation>> active = ActiveDelegationsInto(agent_id, now);
+    if (!active.ok()) return active.status();
+    return absl::MakeConstSpan(*kept_delegations_.emplace_back(
+        std::make_unique<std::vector<Delegation>>(*std::move(active))));
+  }
 
  protected:
   Connection* connection() override { return lease_.has_connection() ? &*lease_ : nullptr; }
   bool LostBeforeAnswer() override { return lease_.LostWhileIdle(); }
   absl::Status Reconnect() override {
     lease_.Release();  // its slot, for the fresh connection
-    absl::StatusOr<ConnectionPool::Lease> fresh = pool_.Checkout(ConnectionPool::Reuse::kFresh);
+    absl::StatusOr<ConnectionPool::Lease> fresh = pool_->Checkout(ConnectionPool::Reuse::kFresh);
     if (!fresh.ok()) return fresh.status();
     (*fresh)->Begin(TransactionKind::kRead).IgnoreError();  // deferred: cannot fail
     lease_ = *std::move(fresh);
     return absl::OkStatus();
   }
 
- private:
-  ConnectionPool& pool_;
+  ConnectionPool* pool_;
   ConnectionPool::Lease lease_;
+
+ private:
+  // The agent's rows, read at most once in this transaction.
+  absl::StatusOr<const DecisionRows*> Rows(absl::string_view agent_id) {
+    for (const auto& rows : rows_) {
+      if (rows->agent_id == agent_id) return rows.get();
+    }
+    absl::StatusOr<std::unique_ptr<DecisionRows>> fetched =
+        this->Lookup([&](Connection& c) { return FetchDecisionRows(c, agent_id); });
+    if (!fetched.ok()) return fetched.status();
+    return rows_.emplace_back(*std::move(fetched)).get();
+  }
+
+  std::vector<std::unique_ptr<DecisionRows>> rows_;
+  // ActiveDelegationsIntoSpan's answers, each alive (and in place) as long as the view.
+  std::vector<std::unique_ptr<std::vector<Delegation>>> kept_delegations_;
 };
 
+// A read snapshot on the primary or, with --db_read, on a standby. A lookup that fails on a
+// standby drops the standby from reads at once; when the standby had answered nothing in this
+// snapshot yet, the lookup runs on the primary instead (a snapshot of its own, never a mix of
+// the two); otherwise the call fails, UNAVAILABLE, which denies.
 class PostgresReadSnapshot final : public PostgresPolicyView<ReadSnapshot> {
  public:
-  using PostgresPolicyView::PostgresPolicyView;
+  PostgresReadSnapshot(ConnectionPool& pool, ConnectionPool::Lease lease,
+                       ReadEndpoints* endpoints = nullptr, int standby = -1,
+                       ConnectionPool* primary = nullptr, ReadRouteCounters* counters = nullptr)
+      : PostgresPolicyView(pool, std::move(lease)),
+        endpoints_(endpoints),
+        standby_(standby),
+        primary_(primary),
+        counters_(counters) {}
   // A read-only transaction has nothing to keep: COMMIT just releases its snapshot.
   ~PostgresReadSnapshot() override {
     if (Connection* c = connection()) c->Commit().IgnoreError();
   }
+
+ protected:
+  bool LostBeforeAnswer() override {
+    if (standby_ < 0) return PostgresPolicyView::LostBeforeAnswer();
+    const bool answered =
+        lease_.has_connection() && lease_.As<PostgresConnection>().AnsweredOnLease();
+    endpoints_->Drop(standby_, answered ? "a lookup failed mid-call" : "a lookup failed");
+    return !answered;
+  }
+  absl::Status Reconnect() override {
+    if (standby_ < 0) return PostgresPolicyView::Reconnect();
+    standby_ = -1;
+    if (counters_ != nullptr) counters_->standby_failures.fetch_add(1, std::memory_order_relaxed);
+    lease_.Release();
+    pool_ = primary_;
+    absl::StatusOr<ConnectionPool::Lease> lease =
+        primary_->CheckoutInTransaction(TransactionKind::kRead);
+    if (!lease.ok()) return lease.status();
+    lease_ = *std::move(lease);
+    return absl::OkStatus();
+  }
+
+ private:
+  ReadEndpoints* endpoints_;
+  int standby_;  // the endpoint read, or -1 for the primary
+  ConnectionPool* primary_;
+  ReadRouteCounters* counters_;
 };
 
 using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTransaction>>;
 
 }  // namespace
 
-PostgresStore::PostgresStore(const LibPq& pq, const std::string& conninfo,
-                             const PostgresOptions& options)
+PostgresStore::PostgresStore(const LibPq& pq, const std::string& conninfo, PostgresOptions options)
     : DatabaseStore(PostgresSource(pq, conninfo, ConnectionOptionsOf(options)),
                     PostgresPoolOptions(ConnectionOptionsOf(options), options.connections),
                     PostgresSource(pq, conninfo, ConnectionOptionsOf(options)),
-                    PostgresPoolOptions(ConnectionOptionsOf(options), /*size=*/1), options.clock) {}
+                    PostgresPoolOptions(ConnectionOptionsOf(options), /*size=*/1), options.clock),
+      options_(std::move(options)) {
+  if (options_.read_conninfos.empty()) return;
+  ReadEndpoints::Options endpoints;
+  endpoints.conninfos = options_.read_conninfos;
+  endpoints.names = options_.read_names;
+  endpoints.check_period = options_.standby_check_period;
+  endpoints.connection = ConnectionOptionsOf(options_);
+  endpoints.connections = options_.connections;
+  endpoints.on_change = options_.on_read_route_change;
+  read_endpoints_ = std::make_unique<ReadEndpoints>(pq, conninfo, std::move(endpoints));
+}
+
+void PostgresStore::AbandonCallsInFlight() {
+  pool().BreakLeased();
+  if (read_endpoints_ != nullptr) read_endpoints_->BreakLeased();
+}
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string conninfo,
                                                                    PostgresOptions options) {
@@ -83,13 +241,53 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
     }
   }
   if (!options.clock) return absl::InvalidArgumentError("PostgreSQL store: no clock");
+  if (options.read_conninfos.size() > static_cast<size_t>(kMaxReadEndpoints)) {
+    return absl::InvalidArgumentError(absl::StrCat("PostgreSQL store: at most ", kMaxReadEndpoints,
+                                                   " read endpoints, not ",
+                                                   options.read_conninfos.size()));
+  }
+  for (const std::string& read : options.read_conninfos) {
+    if (read.empty()) {
+      return absl::InvalidArgumentError(
+          "PostgreSQL store: a read endpoint's connection string "
+          "is empty");
+    }
+  }
+  if (options.standby_check_period < absl::Milliseconds(10) ||
+      options.standby_check_period > absl::Minutes(1)) {
+    return absl::InvalidArgumentError(
+        "PostgreSQL store: the standby check period must be 10 ms to 1 min");
+  }
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;
-  auto store = absl::WrapUnique(new PostgresStore(**pq, conninfo, options));
+  auto store = absl::WrapUnique(new PostgresStore(**pq, conninfo, std::move(options)));
   absl::Status available = store->CheckAvailable();
   if (!available.ok() && !defer_open_errors) return available;
   return store;
+}
+
+absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
+  ReadRouteCounters* counters = options_.read_counters;
+  if (read_endpoints_ != nullptr) {
+    if (std::optional<ReadEndpoints::Choice> standby = read_endpoints_->Pick()) {
+      absl::StatusOr<ConnectionPool::Lease> lease =
+          standby->pool->CheckoutInTransaction(TransactionKind::kRead);
+      if (lease.ok()) {
+        if (counters != nullptr) counters->on_standby.fetch_add(1, std::memory_order_relaxed);
+        return std::make_unique<PostgresReadSnapshot>(*standby->pool, *std::move(lease),
+                                                      read_endpoints_.get(), standby->index,
+                                                      &pool(), counters);
+      }
+      read_endpoints_->Drop(standby->index, lease.status().message());
+      if (counters != nullptr) counters->standby_failures.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> on_primary = DatabaseStore::BeginRead();
+  if (on_primary.ok() && counters != nullptr) {
+    counters->on_primary.fetch_add(1, std::memory_order_relaxed);
+  }
+  return on_primary;
 }
 
 std::unique_ptr<ReadSnapshot> PostgresStore::ReadSnapshotOn(ConnectionPool::Lease lease) {

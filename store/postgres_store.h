@@ -29,6 +29,7 @@
 #include "store/database_store.h"
 #include "store/postgres/postgres_connection.h"
 #include "store/postgres/postgres_source.h"
+#include "store/postgres/read_endpoints.h"
 #include "store/store.h"
 
 namespace verdict {
@@ -47,7 +48,21 @@ struct PostgresOptions {
   bool defer_open_errors = false;
   // The time of admin writes (created_at, updated_at, grace expiries).
   std::function<absl::Time()> clock = [] { return absl::Now(); };
+
+  // Synchronous standbys that may serve decisions' read snapshots (--db_read; issue 22): each
+  // only while store/postgres/standby_rules.h finds no acknowledged commit can be missing from
+  // it, checked every standby_check_period; the primary otherwise. Writes always go to the
+  // primary. At most kMaxReadEndpoints.
+  std::vector<std::string> read_conninfos;
+  std::vector<std::string> read_names;  // each as logs name it (no password)
+  absl::Duration standby_check_period = absl::Seconds(1);
+  // Where the read snapshots went; may be null. Must outlive the store.
+  ReadRouteCounters* read_counters = nullptr;
+  // Told each read endpoint's change ("<endpoint>: reads here", "<endpoint>: refused: why").
+  std::function<void(bool usable, const std::string& message)> on_read_route_change;
 };
+
+inline constexpr int kMaxReadEndpoints = 16;
 
 class PostgresStore final : public DatabaseStore {
  public:
@@ -58,15 +73,23 @@ class PostgresStore final : public DatabaseStore {
   static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(std::string conninfo,
                                                              PostgresOptions options = {});
 
-  // Store: breaks every leased connection (ConnectionPool::BreakLeased).
-  void AbandonCallsInFlight() override { pool().BreakLeased(); }
-  // PolicyStore and the rest of Store: DatabaseStore (store/database_store.h).
+  // PolicyStore: a read snapshot on a standby that may serve reads now, else DatabaseStore's on
+  // the primary.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
+
+  // Store: breaks every leased connection (ConnectionPool::BreakLeased), the standbys' too.
+  void AbandonCallsInFlight() override;
+
+  // The rest of PolicyStore and Store: DatabaseStore (store/database_store.h).
 
  private:
-  PostgresStore(const LibPq& pq, const std::string& conninfo, const PostgresOptions& options);
+  PostgresStore(const LibPq& pq, const std::string& conninfo, PostgresOptions options);
 
   std::unique_ptr<ReadSnapshot> ReadSnapshotOn(ConnectionPool::Lease lease) override;
   std::unique_ptr<WriteTransaction> WriteTransactionOn(ConnectionPool::Lease lease) override;
+
+  PostgresOptions options_;
+  std::unique_ptr<ReadEndpoints> read_endpoints_;  // null without --db_read
 };
 
 }  // namespace verdict

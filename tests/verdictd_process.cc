@@ -172,18 +172,20 @@ absl::StatusOr<std::unique_ptr<VerdictdProcess>> VerdictdProcess::Start(
     line = ReadLine(pipe_fds[0], deadline - absl::Now());
     if (!line.ok()) return line.status();
     std::cerr << *line << "\n";
+    process->log_->Append(absl::StrCat(*line, "\n"));
     at = line->find(std::string(kServingPrefix));
   } while (at == std::string::npos);
   const std::string rest = line->substr(at + kServingPrefix.size());
   process->address_ = rest.substr(0, rest.find(' '));
   // From now on the server's lines go on to this test's stderr, so its pipe never fills.
-  process->log_copier_ = std::thread([fd = pipe_fds[0]] {
+  process->log_copier_ = std::thread([fd = pipe_fds[0], log = process->log_] {
     char buffer[4096];
     while (true) {
       const ssize_t n = read(fd, buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;
       std::cerr.write(buffer, n);
+      log->Append(absl::string_view(buffer, n));
     }
   });
   return process;
@@ -204,6 +206,29 @@ VerdictdProcess::~VerdictdProcess() {
 }
 
 void VerdictdProcess::Signal(int signal_number) { kill(pid_, signal_number); }
+
+void VerdictdProcess::Log::Append(absl::string_view text) {
+  absl::MutexLock lock(&mutex);
+  absl::StrAppend(&text_, text);
+}
+
+bool VerdictdProcess::AwaitLogged(absl::string_view text, int times, absl::Duration timeout) {
+  auto said = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(log_->mutex) {
+    int found = 0;
+    for (size_t at = log_->text_.find(text.data(), 0, text.size()); at != std::string::npos;
+         at = log_->text_.find(text.data(), at + text.size(), text.size())) {
+      if (++found >= times) return true;
+    }
+    return false;
+  };
+  absl::MutexLock lock(&log_->mutex);
+  return log_->mutex.AwaitWithTimeout(absl::Condition(&said), timeout);
+}
+
+std::string VerdictdProcess::Logged() {
+  absl::MutexLock lock(&log_->mutex);
+  return log_->text_;
+}
 
 absl::StatusOr<int> VerdictdProcess::AwaitExit(absl::Duration timeout) {
   absl::StatusOr<int> exit_code = AwaitPid(pid_, timeout);

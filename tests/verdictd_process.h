@@ -16,8 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
 namespace verdict {
@@ -54,6 +56,12 @@ class VerdictdProcess {
 
   void Signal(int signal_number);
 
+  // Waits until the process has written `text` to stderr `times` times in all since it started;
+  // false when it has not within `timeout`.
+  bool AwaitLogged(absl::string_view text, int times, absl::Duration timeout);
+  // All it has written to stderr so far.
+  std::string Logged();
+
   // The exit code once the process has exited normally; an error when it did not exit within
   // `timeout` or ended by a signal.
   absl::StatusOr<int> AwaitExit(absl::Duration timeout);
@@ -61,7 +69,15 @@ class VerdictdProcess {
  private:
   VerdictdProcess(pid_t pid, int stderr_fd, std::string address);
 
+  // Its stderr, kept as it is copied to the test's.
+  struct Log {
+    void Append(absl::string_view text);
+    absl::Mutex mutex;
+    std::string text_ ABSL_GUARDED_BY(mutex);
+  };
+
   pid_t pid_;
+  std::shared_ptr<Log> log_ = std::make_shared<Log>();
   int stderr_fd_;  // read to its end by log_copier_
   std::thread log_copier_;
   std::string address_;

@@ -220,6 +220,7 @@ bool PostgresConnection::LostBeforeAnyAnswer() const {
 
 PGresult* PostgresConnection::LastResult(bool sent) {
   if (!sent) return nullptr;
+  ++round_trips_;
   PGresult* last = nullptr;
   while (PGresult* next = NextResult()) {
     if (last != nullptr) pq_.clear(last);
@@ -376,6 +377,138 @@ absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, cons
   return ToRows(*result);
 }
 
+namespace {
+
+// A statement's parameters in binary form: integers big-endian, text and bytes as they are.
+struct BinaryParams {
+  explicit BinaryParams(const Params& params) {
+    const int count = static_cast<int>(params.values().size());
+    types.resize(count);
+    binary.resize(count);
+    values.resize(count);
+    lengths.resize(count);
+    formats.assign(count, kBinaryFormat);
+    for (int i = 0; i < count; ++i) {
+      const Params::Value& value = params.values()[i];
+      types[i] = value.type == Params::Type::kInt64   ? kInt8Oid
+                 : value.type == Params::Type::kBytes ? kByteaOid
+                                                      : kTextOid;
+      if (value.type == Params::Type::kInt64) {
+        binary[i].resize(sizeof(uint64_t));
+        for (size_t b = 0; b < sizeof(uint64_t); ++b) {
+          binary[i][b] = static_cast<char>(static_cast<uint64_t>(value.integer) >> (8 * (7 - b)));
+        }
+      }
+      const std::string& bytes = value.type == Params::Type::kInt64 ? binary[i] : value.text;
+      values[i] = value.is_null ? nullptr : bytes.data();
+      lengths[i] = static_cast<int>(bytes.size());
+    }
+  }
+  int count() const { return static_cast<int>(types.size()); }
+
+  std::vector<unsigned int> types;
+  std::vector<std::string> binary;
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  std::vector<int> formats;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
+    const std::vector<PipelinedStatement>& statements) {
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
+  std::vector<BinaryParams> params;
+  params.reserve(statements.size());
+  std::vector<bool> prepares(statements.size(), false);
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const StatementSql sql = GetStatementSql(statements[i].statement, Dialect::kPostgres);
+    if (sql.sql == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("policy store error: ", sql.name, " has no PostgreSQL form"));
+    }
+    params.emplace_back(*statements[i].params);
+    const PreparedStatement& cached = statements_[static_cast<size_t>(statements[i].statement)];
+    if (cached.prepared && cached.types != params.back().types) {
+      return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
+                                              " bound with other parameter types than prepared"));
+    }
+    bool prepared_earlier = cached.prepared;
+    for (size_t j = 0; j < i && !prepared_earlier; ++j) {
+      prepared_earlier = prepares[j] && statements[j].statement == statements[i].statement;
+    }
+    prepares[i] = !prepared_earlier;
+  }
+  // The commands in the order sent: -1 for the BEGIN, -2 for a preparation, i for statement i.
+  std::vector<int> commands;
+  const char* begin = std::exchange(deferred_begin_, nullptr);
+  bool sent = pq_.enterPipelineMode(connection_) == 1;
+  if (sent && begin != nullptr) {
+    sent = pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
+                               kBinaryFormat) == 1;
+    commands.push_back(-1);
+  }
+  for (size_t i = 0; sent && i < statements.size(); ++i) {
+    const StatementSql sql = GetStatementSql(statements[i].statement, Dialect::kPostgres);
+    const BinaryParams& bound = params[i];
+    if (prepares[i]) {
+      sent =
+          pq_.sendPrepare(connection_, sql.name, sql.sql, bound.count(), bound.types.data()) == 1;
+      commands.push_back(-2);
+    }
+    sent = sent &&
+           pq_.sendQueryPrepared(connection_, sql.name, bound.count(), bound.values.data(),
+                                 bound.lengths.data(), bound.formats.data(), kBinaryFormat) == 1;
+    commands.push_back(static_cast<int>(i));
+  }
+  sent = sent && pq_.pipelineSync(connection_) == 1;
+  if (!sent) {
+    broken_ = true;  // a pipeline half sent leaves the connection in no known state
+    return Failure(nullptr, "a pipeline of statements");
+  }
+  ++round_trips_;
+  // Each command's result is followed by a null one; the sync's result comes last. After a
+  // failure the later commands come back PGRES_PIPELINE_ABORTED.
+  absl::Status failure;
+  std::vector<ResultRows> rows(statements.size());
+  for (const int command : commands) {
+    PGresult* raw = NextResult();
+    if (raw == nullptr) {
+      broken_ = true;
+      return Failure(nullptr, "a pipeline of statements");
+    }
+    PgResult result(pq_, raw);
+    while (PGresult* end = NextResult()) pq_.clear(end);
+    const ExecStatusType status = result.status();
+    if (status == PGRES_PIPELINE_ABORTED) continue;
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      if (failure.ok()) {
+        absl::string_view what = "preparing a statement";
+        if (command == -1) what = begin;
+        if (command >= 0) {
+          what = GetStatementSql(statements[command].statement, Dialect::kPostgres).name;
+        }
+        failure = Failure(result.raw(), what);
+      }
+      continue;
+    }
+    if (command >= 0) rows[command] = ToRows(result);
+  }
+  PgResult sync(pq_, NextResult());
+  if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
+    broken_ = true;
+    if (failure.ok()) failure = Failure(nullptr, "a pipeline of statements");
+  }
+  if (!failure.ok()) return failure;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (!prepares[i]) continue;
+    PreparedStatement& cached = statements_[static_cast<size_t>(statements[i].statement)];
+    cached.prepared = true;
+    cached.types = params[i].types;
+  }
+  return rows;
+}
+
 ResultRows PostgresConnection::ToRows(const PgResult& result) const {
   const int columns = result.columns();
   ResultRows rows(columns);
@@ -438,6 +571,7 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
     broken_ = true;  // a pipeline half sent leaves the connection in no known state
     return Failure(nullptr, sql.name);
   }
+  ++round_trips_;
   // Each command's result is followed by a null one; the sync's result comes last. After a
   // failure the later commands come back PGRES_PIPELINE_ABORTED.
   absl::Status failure;

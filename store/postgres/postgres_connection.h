@@ -114,6 +114,16 @@ class PostgresConnection final : public Connection {
   // holds the writers' advisory lock, a decision log append the log's, from its BEGIN on.
   Dialect dialect() const override { return Dialect::kPostgres; }
   absl::StatusOr<ResultRows> Execute(Statement statement, const Params& params = Params()) override;
+
+  // Runs several statements in one round trip (libpq's pipeline mode): a deferred BEGIN, each
+  // new statement's preparation and every statement, then one sync. Their rows in order, or the
+  // first failure (the statements after a failed one are not run).
+  struct PipelinedStatement {
+    Statement statement;
+    const Params* params;
+  };
+  absl::StatusOr<std::vector<ResultRows>> ExecutePipelined(
+      const std::vector<PipelinedStatement>& statements);
   absl::Status Begin(TransactionKind kind) override;
 
   // Runs SQL without parameters, one or more statements (transaction control, migrations).
@@ -153,6 +163,11 @@ class PostgresConnection final : public Connection {
   // before it answered anything on this lease: nothing the lease sent was done, so the caller
   // may send it all again on a fresh connection. False for a server that stopped answering.
   bool LostBeforeAnyAnswer() const override;
+  // True once a command succeeded on this lease.
+  bool AnsweredOnLease() const { return answered_on_lease_; }
+  // How many times the connection has sent commands and waited for their answers (a pipeline
+  // counts once; a COMMIT sent without waiting, not at all).
+  int64_t round_trips() const { return round_trips_; }
 
   // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
   // and the connection counts as broken from then on.
@@ -205,6 +220,7 @@ class PostgresConnection final : public Connection {
   bool answer_late_ = false;              // broken because no answer came within answer_limit_
   bool answered_on_lease_ = false;        // a command succeeded since StartLease
   std::atomic<bool> interrupted_{false};  // Interrupt was called
+  int64_t round_trips_ = 0;
 };
 
 }  // namespace verdict

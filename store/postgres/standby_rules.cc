@@ -1,0 +1,231 @@
+#include "store/postgres/standby_rules.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+
+namespace verdict {
+namespace {
+
+void SkipSpaces(absl::string_view& text) { text = absl::StripLeadingAsciiWhitespace(text); }
+
+// A standby name: an identifier, a "double-quoted" name ("" stands for one quote) or "*".
+absl::StatusOr<std::string> ConsumeName(absl::string_view& text) {
+  SkipSpaces(text);
+  if (absl::ConsumePrefix(&text, "*")) return std::string("*");
+  std::string name;
+  if (absl::ConsumePrefix(&text, "\"")) {
+    while (true) {
+      const size_t quote = text.find('"');
+      if (quote == absl::string_view::npos) {
+        return absl::InvalidArgumentError("an unterminated quoted standby name");
+      }
+      absl::StrAppend(&name, text.substr(0, quote));
+      text.remove_prefix(quote + 1);
+      if (!absl::ConsumePrefix(&text, "\"")) break;
+      name.push_back('"');
+    }
+  } else {
+    size_t length = 0;
+    while (length < text.size() &&
+           (absl::ascii_isalnum(text[length]) || text[length] == '_' || text[length] == '$' ||
+            static_cast<unsigned char>(text[length]) >= 0x80)) {
+      ++length;
+    }
+    name = std::string(text.substr(0, length));
+    text.remove_prefix(length);
+  }
+  if (name.empty()) return absl::InvalidArgumentError("a standby name is missing");
+  return name;
+}
+
+absl::StatusOr<std::vector<std::string>> ConsumeNames(absl::string_view& text) {
+  std::vector<std::string> names;
+  while (true) {
+    absl::StatusOr<std::string> name = ConsumeName(text);
+    if (!name.ok()) return name.status();
+    names.push_back(*std::move(name));
+    SkipSpaces(text);
+    if (!absl::ConsumePrefix(&text, ",")) return names;
+  }
+}
+
+bool SameName(absl::string_view a, absl::string_view b) { return absl::EqualsIgnoreCase(a, b); }
+
+}  // namespace
+
+absl::StatusOr<SynchronousStandbys> ParseSynchronousStandbyNames(absl::string_view text) {
+  SynchronousStandbys parsed;
+  SkipSpaces(text);
+  text = absl::StripTrailingAsciiWhitespace(text);
+  if (text.empty()) return parsed;
+  absl::string_view rest = text;
+  bool has_count = false;
+  // "FIRST n (...)", "ANY n (...)", "n (...)"; anything else is a bare list.
+  for (const auto& [keyword, method] : {std::pair{"first", SynchronousStandbys::Method::kFirst},
+                                        std::pair{"any", SynchronousStandbys::Method::kAny}}) {
+    const size_t length = absl::string_view(keyword).size();
+    if (rest.size() > length && absl::EqualsIgnoreCase(rest.substr(0, length), keyword) &&
+        absl::ascii_isspace(rest[length])) {
+      parsed.method = method;
+      rest.remove_prefix(length);
+      SkipSpaces(rest);
+      break;
+    }
+  }
+  size_t digits = 0;
+  while (digits < rest.size() && absl::ascii_isdigit(rest[digits])) ++digits;
+  if (digits > 0) {
+    absl::string_view after = rest.substr(digits);
+    SkipSpaces(after);
+    if (absl::StartsWith(after, "(")) {
+      if (!absl::SimpleAtoi(rest.substr(0, digits), &parsed.count)) {
+        return absl::InvalidArgumentError("the number of synchronous standbys is out of range");
+      }
+      rest = after.substr(1);
+      has_count = true;
+    }
+  }
+  if (!has_count) {
+    rest = text;
+    parsed.method = SynchronousStandbys::Method::kFirst;
+    parsed.count = 1;
+  }
+  absl::StatusOr<std::vector<std::string>> names = ConsumeNames(rest);
+  if (!names.ok()) return names.status();
+  SkipSpaces(rest);
+  if (has_count && !absl::ConsumePrefix(&rest, ")")) {
+    return absl::InvalidArgumentError("the list of standby names is not closed with \")\"");
+  }
+  SkipSpaces(rest);
+  if (!rest.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("unexpected \"", rest, "\""));
+  }
+  if (parsed.count < 1) {
+    return absl::InvalidArgumentError("the number of synchronous standbys must be at least 1");
+  }
+  parsed.names = *std::move(names);
+  return parsed;
+}
+
+absl::StatusOr<SynchronousStandbys> PrimaryWaitsForEveryListedStandby(const PrimaryFacts& primary) {
+  if (primary.in_recovery) {
+    return absl::FailedPreconditionError("the --db server is itself a standby");
+  }
+  if (primary.synchronous_commit != "remote_apply") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the primary's synchronous_commit is '", primary.synchronous_commit,
+                     "', not 'remote_apply': a commit may return before a standby applied it"));
+  }
+  if (primary.lowering_overrides > 0) {
+    return absl::FailedPreconditionError(
+        "a role or database setting (pg_db_role_setting) sets synchronous_commit to something "
+        "other than 'remote_apply': some writers' commits may return before a standby applied "
+        "them");
+  }
+  absl::StatusOr<SynchronousStandbys> quorum =
+      ParseSynchronousStandbyNames(primary.synchronous_standby_names);
+  if (!quorum.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("synchronous_standby_names '", primary.synchronous_standby_names,
+                     "' is not understood: ", quorum.status().message()));
+  }
+  if (quorum->names.empty()) {
+    return absl::FailedPreconditionError(
+        "synchronous_standby_names is empty: the primary waits for no standby");
+  }
+  for (size_t i = 0; i < quorum->names.size(); ++i) {
+    if (quorum->names[i] == "*") {
+      return absl::FailedPreconditionError(
+          "synchronous_standby_names lists '*': any standby may answer for a commit, so a named "
+          "one may lag");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (SameName(quorum->names[i], quorum->names[j])) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("synchronous_standby_names lists '", quorum->names[i], "' twice"));
+      }
+    }
+  }
+  if (quorum->count != static_cast<int>(quorum->names.size())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "synchronous_standby_names '", primary.synchronous_standby_names, "': a commit waits for ",
+        quorum->count, " of the ", quorum->names.size(),
+        " standbys listed, so a listed standby may lag behind acknowledged commits (list only "
+        "the standbys verdict reads from, with FIRST n or ANY n, n = how many are listed)"));
+  }
+  return quorum;
+}
+
+absl::Status JudgeStandby(const PrimaryFacts& primary, const SynchronousStandbys& quorum,
+                          const StandbyFacts& standby, int64_t required_lsn) {
+  if (!standby.in_recovery) {
+    return absl::FailedPreconditionError("not a standby (pg_is_in_recovery() is false)");
+  }
+  if (standby.cluster_name.empty()) {
+    return absl::FailedPreconditionError(
+        "it has no cluster_name: set it to the name synchronous_standby_names gives it (its WAL "
+        "receiver's application_name)");
+  }
+  const std::string& name = standby.cluster_name;
+  if (std::none_of(quorum.names.begin(), quorum.names.end(),
+                   [&](const std::string& listed) { return SameName(listed, name); })) {
+    return absl::FailedPreconditionError(absl::StrCat("'", name,
+                                                      "' is not in synchronous_standby_names '",
+                                                      primary.synchronous_standby_names, "'"));
+  }
+  const PrimaryFacts::Sender* sender = nullptr;
+  for (const PrimaryFacts::Sender& candidate : primary.senders) {
+    if (!SameName(candidate.name, name)) continue;
+    if (sender != nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("several standbys connect to the primary as '", name, "'"));
+    }
+    sender = &candidate;
+  }
+  if (sender == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", name, "' is not connected to the primary (pg_stat_replication)"));
+  }
+  if (sender->sync_state.empty()) {
+    return absl::FailedPreconditionError(
+        "verdict's role may not see pg_stat_replication's sync_state: grant it pg_read_all_stats");
+  }
+  if (sender->state != "streaming" ||
+      (sender->sync_state != "sync" && sender->sync_state != "quorum")) {
+    return absl::FailedPreconditionError(absl::StrCat("'", name, "' is ", sender->state,
+                                                      " with sync_state ", sender->sync_state,
+                                                      ", not a streaming synchronous standby"));
+  }
+  if (standby.receiver_status.empty()) {
+    return absl::FailedPreconditionError(
+        "it shows no WAL receiver: it has none, or verdict's role may not see "
+        "pg_stat_wal_receiver's status (grant it pg_read_all_stats)");
+  }
+  if (standby.receiver_status != "streaming") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("its WAL receiver is '", standby.receiver_status, "', not streaming"));
+  }
+  if (!standby.replay_lsn.has_value() || *standby.replay_lsn < required_lsn) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "it is behind: replayed up to ",
+        standby.replay_lsn.has_value() ? FormatLsn(*standby.replay_lsn) : "nothing",
+        ", the primary had written up to ", FormatLsn(required_lsn), " one check before"));
+  }
+  return absl::OkStatus();
+}
+
+std::string FormatLsn(int64_t lsn) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%X/%X", static_cast<unsigned>(static_cast<uint64_t>(lsn) >> 32),
+                static_cast<unsigned>(static_cast<uint64_t>(lsn) & 0xffffffffu));
+  return text;
+}
+
+}  // namespace verdict

@@ -1,0 +1,78 @@
+// When a PostgreSQL standby may serve verdict's decisions without ever answering stale (issue 22,
+// store/POSTGRES.md "Reads on synchronous standbys"): the rules, apart from any connection, so
+// they are tested on facts alone. store/postgres/read_endpoints.h gathers the facts every second.
+//
+// A standby may serve reads only when no commit can be acknowledged before that standby applied
+// it: the primary's writers commit with synchronous_commit = remote_apply (the server's setting,
+// not lowered for any role or database), synchronous_standby_names makes every commit wait for
+// every standby it lists (FIRST n or ANY n with n = the number of names), the standby is listed,
+// connected and synchronous now, and it has replayed everything the primary had written one
+// check before.
+//
+//   absl::StatusOr<SynchronousStandbys> quorum = PrimaryWaitsForEveryListedStandby(primary);
+//   absl::Status usable = JudgeStandby(primary, *quorum, standby, required_lsn);
+#ifndef VERDICT_STORE_POSTGRES_STANDBY_RULES_H_
+#define VERDICT_STORE_POSTGRES_STANDBY_RULES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace verdict {
+
+// synchronous_standby_names, parsed: "FIRST 2 (a, b)", "ANY 1 (a, b)", "2 (a, b)" (FIRST) or
+// "a, b" (FIRST 1). Names are compared case-insensitively, as PostgreSQL does.
+struct SynchronousStandbys {
+  enum class Method { kFirst, kAny };
+  Method method = Method::kFirst;
+  int count = 0;
+  std::vector<std::string> names;  // "*" stands for any standby
+};
+
+// INVALID_ARGUMENT for text PostgreSQL would not accept either; an empty list for "".
+absl::StatusOr<SynchronousStandbys> ParseSynchronousStandbyNames(absl::string_view text);
+
+// What one check reads on the primary.
+struct PrimaryFacts {
+  bool in_recovery = false;
+  std::string synchronous_commit;         // current_setting() in a session that never SET it
+  std::string synchronous_standby_names;  // as SHOW gives it
+  int64_t lowering_overrides = 0;         // pg_db_role_setting entries setting it otherwise
+  int64_t wal_lsn = 0;                    // pg_current_wal_lsn(), as bytes from 0/0
+  struct Sender {                         // one row of pg_stat_replication
+    std::string name;                     // application_name
+    std::string state;                    // "" when the role may not see it
+    std::string sync_state;               // "" when the role may not see it
+  };
+  std::vector<Sender> senders;
+};
+
+// What one check reads on a read endpoint.
+struct StandbyFacts {
+  bool in_recovery = false;
+  std::string cluster_name;           // the name its WAL receiver gives the primary
+  std::optional<int64_t> replay_lsn;  // pg_last_wal_replay_lsn(), as bytes from 0/0
+  std::string receiver_status;        // pg_stat_wal_receiver.status; "" without a receiver
+};
+
+// The primary's quorum when every commit it acknowledges has been applied by every standby its
+// synchronous_standby_names lists; FAILED_PRECONDITION saying why not otherwise.
+absl::StatusOr<SynchronousStandbys> PrimaryWaitsForEveryListedStandby(const PrimaryFacts& primary);
+
+// OK when `standby` may serve reads under `quorum` (from PrimaryWaitsForEveryListedStandby):
+// listed, streaming and synchronous now, and replayed up to `required_lsn` (the primary's WAL
+// position one check before). FAILED_PRECONDITION saying why not otherwise.
+absl::Status JudgeStandby(const PrimaryFacts& primary, const SynchronousStandbys& quorum,
+                          const StandbyFacts& standby, int64_t required_lsn);
+
+// "0/3000060" for a WAL position, as PostgreSQL writes it.
+std::string FormatLsn(int64_t lsn);
+
+}  // namespace verdict
+
+#endif  // VERDICT_STORE_POSTGRES_STANDBY_RULES_H_
