@@ -60,12 +60,13 @@ using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTran
 
 }  // namespace
 
-PostgresStore::PostgresStore(const LibPq& pq, const std::string& conninfo,
-                             const PostgresOptions& options)
-    : DatabaseStore(PostgresSource(pq, conninfo, ConnectionOptionsOf(options)),
-                    PostgresPoolOptions(ConnectionOptionsOf(options), options.connections),
-                    PostgresSource(pq, conninfo, ConnectionOptionsOf(options)),
-                    PostgresPoolOptions(ConnectionOptionsOf(options), /*size=*/1), options.clock) {}
+PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
+    : DatabaseStore(pool_, prune_pool_, options.clock),
+      options_(std::move(options)),
+      pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
+            PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),
+      prune_pool_(PostgresSource(pq, std::move(conninfo), ConnectionOptionsOf(options_)),
+                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {}
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string conninfo,
                                                                    PostgresOptions options) {
@@ -86,18 +87,23 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;
-  auto store = absl::WrapUnique(new PostgresStore(**pq, conninfo, options));
+  auto store = absl::WrapUnique(new PostgresStore(**pq, std::move(conninfo), std::move(options)));
   absl::Status available = store->CheckAvailable();
   if (!available.ok() && !defer_open_errors) return available;
   return store;
 }
 
-std::unique_ptr<ReadSnapshot> PostgresStore::ReadSnapshotOn(ConnectionPool::Lease lease) {
-  return std::make_unique<PostgresReadSnapshot>(pool(), std::move(lease));
+absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
+  if (!lease.ok()) return lease.status();
+  return std::make_unique<PostgresReadSnapshot>(pool_, *std::move(lease));
 }
 
-std::unique_ptr<WriteTransaction> PostgresStore::WriteTransactionOn(ConnectionPool::Lease lease) {
-  return std::make_unique<PostgresWriteTransaction>(pool(), std::move(lease));
+absl::StatusOr<std::unique_ptr<WriteTransaction>> PostgresStore::BeginWrite() {
+  absl::StatusOr<ConnectionPool::Lease> lease =
+      pool_.CheckoutInTransaction(TransactionKind::kWrite);
+  if (!lease.ok()) return lease.status();
+  return std::make_unique<PostgresWriteTransaction>(pool_, *std::move(lease));
 }
 
 }  // namespace verdict

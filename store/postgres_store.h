@@ -58,15 +58,21 @@ class PostgresStore final : public DatabaseStore {
   static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(std::string conninfo,
                                                              PostgresOptions options = {});
 
+  // PolicyStore.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
+
   // Store: breaks every leased connection (ConnectionPool::BreakLeased).
-  void AbandonCallsInFlight() override { pool().BreakLeased(); }
-  // PolicyStore and the rest of Store: DatabaseStore (store/database_store.h).
+  void AbandonCallsInFlight() override { pool_.BreakLeased(); }
+  // Store: DatabaseStore (store/database_store.h).
 
  private:
-  PostgresStore(const LibPq& pq, const std::string& conninfo, const PostgresOptions& options);
+  PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
 
-  std::unique_ptr<ReadSnapshot> ReadSnapshotOn(ConnectionPool::Lease lease) override;
-  std::unique_ptr<WriteTransaction> WriteTransactionOn(ConnectionPool::Lease lease) override;
+  PostgresOptions options_;
+  ConnectionPool pool_;
+  // The pruning job's own connection: it never takes one a decision is waiting for.
+  ConnectionPool prune_pool_;
 };
 
 }  // namespace verdict
