@@ -387,7 +387,7 @@ ALTER TABLE decision_log ADD COLUMN run_decided INTEGER NOT NULL DEFAULT 0;
 // by each write of one of its permissions, which made an import of an agent with 10,000
 // permissions take 520 s (10,000 rebuilds of a list growing to 10,000). An import now writes an
 // agent's permissions and the delegations into it before the agent itself
-// (store/admin_calls.cc), whose insert builds the record once.
+// (app/admin_calls.cc), whose insert builds the record once.
 constexpr char kBoundedStorage[] = R"sql(
 CREATE INDEX approval_requests_pending_by_agent
   ON approval_requests (agent_id, expires_at) WHERE status = 'pending';
