@@ -8,22 +8,9 @@
 
 namespace verdict {
 
-absl::StatusOr<std::unique_ptr<ReadSnapshot>> DatabaseStore::BeginRead() {
-  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
-  if (!lease.ok()) return lease.status();
-  return ReadSnapshotOn(*std::move(lease));
-}
-
-absl::StatusOr<std::unique_ptr<WriteTransaction>> DatabaseStore::BeginWrite() {
-  absl::StatusOr<ConnectionPool::Lease> lease =
-      pool_.CheckoutInTransaction(TransactionKind::kWrite);
-  if (!lease.ok()) return lease.status();
-  return WriteTransactionOn(*std::move(lease));
-}
-
 absl::Status DatabaseStore::RunAdminTransaction(
     TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
-  return pool_.InTransaction(
+  return database_.InTransaction(
       kind, [&](Connection& connection) { return body(*AdminTransactionOn(connection)); });
 }
 
@@ -40,7 +27,7 @@ absl::StatusOr<PrunedRows> DatabaseStore::Prune(const PruneLimits& limits,
   if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
   PrunedRows pruned;
   absl::Status status =
-      prune_pool_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
+      prune_database_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
         absl::Time now;
         if (given_now.has_value()) {
           now = *given_now;

@@ -1,8 +1,7 @@
-// A Store over a pool of connections (store/connection_pool.h): the decision path's snapshots
-// and write transactions on leased connections, its admin plane AdminCalls (app/admin_calls.h)
-// composed over this store's transactions, which the store provides as an
-// AdminTransactionRunner, and its pruning on a connection of its own. The SQLite and PostgreSQL
-// stores derive from it and supply their connections and their views over a connection.
+// A Store over a Database (store/connection.h): its admin plane is AdminCalls (app/admin_calls.h)
+// composed over this store's transactions, which the store provides as an AdminTransactionRunner;
+// its pruning runs on a connection of its own. The SQLite and PostgreSQL stores derive from it
+// and add the decision path's snapshots and write transactions.
 //
 //   class SqliteStore final : public DatabaseStore { ... };
 #ifndef VERDICT_STORE_DATABASE_STORE_H_
@@ -20,17 +19,12 @@
 #include "absl/time/time.h"
 #include "app/admin_calls.h"
 #include "store/connection.h"
-#include "store/connection_pool.h"
 #include "store/store.h"
 
 namespace verdict {
 
 class DatabaseStore : public Store, private AdminTransactionRunner {
  public:
-  // PolicyStore: a view (ReadSnapshotOn, WriteTransactionOn) over a connection of the pool, in a
-  // transaction begun when the connection was leased. PostgreSQL's may read on a standby instead.
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
-  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() final;
   // Store: one read of the policy's tables, which opens (and migrates) a connection when none is.
   absl::Status CheckAvailable() override;
   // Store: in one kLockFreeWrite transaction of `prune_database`.
@@ -43,21 +37,14 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   PolicyAdmin& admin() override { return admin_; }
 
  protected:
-  // Decisions and admin calls lease connections of `source` (a pool of `pool_options`); the pruning
-  // job those of `prune_source`, which a decision never waits for. `clock` is the time of admin
-  // writes.
-  DatabaseStore(std::unique_ptr<ConnectionSource> source, PoolOptions pool_options,
-                std::unique_ptr<ConnectionSource> prune_source, PoolOptions prune_pool_options,
-                std::function<absl::Time()> clock)
-      : pool_(std::move(source), pool_options),
-        prune_pool_(std::move(prune_source), prune_pool_options),
+  // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s, a
+  // connection of its own that a decision never waits for. `clock` is the time of admin writes.
+  // The databases must outlive this store.
+  DatabaseStore(Database& database, Database& prune_database, std::function<absl::Time()> clock)
+      : database_(database),
+        prune_database_(prune_database),
         clock_(clock),
         admin_(*this, std::move(clock)) {}
-
-  // The database's policy views over `lease`, which holds a transaction of their kind.
-  virtual std::unique_ptr<ReadSnapshot> ReadSnapshotOn(ConnectionPool::Lease lease) = 0;
-  virtual std::unique_ptr<WriteTransaction> WriteTransactionOn(ConnectionPool::Lease lease) = 0;
-  ConnectionPool& pool() { return pool_; }
 
  private:
   // AdminTransactionRunner: a transaction of `database`, its rows read and written over its
@@ -68,8 +55,8 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   // Prunes at `now`, or at the database's clock when there is no `now`.
   absl::StatusOr<PrunedRows> Prune(const PruneLimits& limits, std::optional<absl::Time> now);
 
-  ConnectionPool pool_;
-  ConnectionPool prune_pool_;
+  Database& database_;
+  Database& prune_database_;
   const std::function<absl::Time()> clock_;
   AdminCalls admin_;
 };

@@ -203,12 +203,13 @@ using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTran
 
 }  // namespace
 
-PostgresStore::PostgresStore(const LibPq& pq, const std::string& conninfo, PostgresOptions options)
-    : DatabaseStore(PostgresSource(pq, conninfo, ConnectionOptionsOf(options)),
-                    PostgresPoolOptions(ConnectionOptionsOf(options), options.connections),
-                    PostgresSource(pq, conninfo, ConnectionOptionsOf(options)),
-                    PostgresPoolOptions(ConnectionOptionsOf(options), /*size=*/1), options.clock),
-      options_(std::move(options)) {
+PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
+    : DatabaseStore(pool_, prune_pool_, options.clock),
+      options_(std::move(options)),
+      pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
+            PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),
+      prune_pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
+                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {
   if (options_.read_conninfos.empty()) return;
   ReadEndpoints::Options endpoints;
   endpoints.conninfos = options_.read_conninfos;
@@ -217,11 +218,11 @@ PostgresStore::PostgresStore(const LibPq& pq, const std::string& conninfo, Postg
   endpoints.connection = ConnectionOptionsOf(options_);
   endpoints.connections = options_.connections;
   endpoints.on_change = options_.on_read_route_change;
-  read_endpoints_ = std::make_unique<ReadEndpoints>(pq, conninfo, std::move(endpoints));
+  read_endpoints_ = std::make_unique<ReadEndpoints>(pq, std::move(conninfo), std::move(endpoints));
 }
 
 void PostgresStore::AbandonCallsInFlight() {
-  pool().BreakLeased();
+  pool_.BreakLeased();
   if (read_endpoints_ != nullptr) read_endpoints_->BreakLeased();
 }
 
@@ -261,7 +262,7 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;
-  auto store = absl::WrapUnique(new PostgresStore(**pq, conninfo, std::move(options)));
+  auto store = absl::WrapUnique(new PostgresStore(**pq, std::move(conninfo), std::move(options)));
   absl::Status available = store->CheckAvailable();
   if (!available.ok() && !defer_open_errors) return available;
   return store;
@@ -276,26 +277,24 @@ absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {
       if (lease.ok()) {
         if (counters != nullptr) counters->on_standby.fetch_add(1, std::memory_order_relaxed);
         return std::make_unique<PostgresReadSnapshot>(*standby->pool, *std::move(lease),
-                                                      read_endpoints_.get(), standby->index,
-                                                      &pool(), counters);
+                                                      read_endpoints_.get(), standby->index, &pool_,
+                                                      counters);
       }
       read_endpoints_->Drop(standby->index, lease.status().message());
       if (counters != nullptr) counters->standby_failures.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  absl::StatusOr<std::unique_ptr<ReadSnapshot>> on_primary = DatabaseStore::BeginRead();
-  if (on_primary.ok() && counters != nullptr) {
-    counters->on_primary.fetch_add(1, std::memory_order_relaxed);
-  }
-  return on_primary;
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
+  if (!lease.ok()) return lease.status();
+  if (counters != nullptr) counters->on_primary.fetch_add(1, std::memory_order_relaxed);
+  return std::make_unique<PostgresReadSnapshot>(pool_, *std::move(lease));
 }
 
-std::unique_ptr<ReadSnapshot> PostgresStore::ReadSnapshotOn(ConnectionPool::Lease lease) {
-  return std::make_unique<PostgresReadSnapshot>(pool(), std::move(lease));
-}
-
-std::unique_ptr<WriteTransaction> PostgresStore::WriteTransactionOn(ConnectionPool::Lease lease) {
-  return std::make_unique<PostgresWriteTransaction>(pool(), std::move(lease));
+absl::StatusOr<std::unique_ptr<WriteTransaction>> PostgresStore::BeginWrite() {
+  absl::StatusOr<ConnectionPool::Lease> lease =
+      pool_.CheckoutInTransaction(TransactionKind::kWrite);
+  if (!lease.ok()) return lease.status();
+  return std::make_unique<PostgresWriteTransaction>(pool_, *std::move(lease));
 }
 
 }  // namespace verdict

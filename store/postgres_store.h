@@ -73,22 +73,22 @@ class PostgresStore final : public DatabaseStore {
   static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(std::string conninfo,
                                                              PostgresOptions options = {});
 
-  // PolicyStore: a read snapshot on a standby that may serve reads now, else DatabaseStore's on
-  // the primary.
+  // PolicyStore.
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
 
-  // Store: breaks every leased connection (ConnectionPool::BreakLeased), the standbys' too.
+  // Store: breaks every leased connection (ConnectionPool::BreakLeased).
   void AbandonCallsInFlight() override;
 
-  // The rest of PolicyStore and Store: DatabaseStore (store/database_store.h).
+  // Store: DatabaseStore (store/database_store.h).
 
  private:
-  PostgresStore(const LibPq& pq, const std::string& conninfo, PostgresOptions options);
-
-  std::unique_ptr<ReadSnapshot> ReadSnapshotOn(ConnectionPool::Lease lease) override;
-  std::unique_ptr<WriteTransaction> WriteTransactionOn(ConnectionPool::Lease lease) override;
+  PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
 
   PostgresOptions options_;
+  ConnectionPool pool_;
+  // The pruning job's own connection: it never takes one a decision is waiting for.
+  ConnectionPool prune_pool_;
   std::unique_ptr<ReadEndpoints> read_endpoints_;  // null without --db_read
 };
 

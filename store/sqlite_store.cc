@@ -168,12 +168,16 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 
 }  // namespace
 
-SqliteStore::SqliteStore(const std::string& path, const SqliteOptions& options)
-    : DatabaseStore(
-          SqliteSource(path, {options.busy_timeout, options.create_if_missing, options.mmap_bytes}),
-          PoolOptions{.size = options.connections},
-          SqliteSource(path, {options.busy_timeout, options.create_if_missing, options.mmap_bytes}),
-          PoolOptions{.size = 1}, options.clock) {}
+SqliteStore::SqliteStore(std::string path, SqliteOptions options)
+    : DatabaseStore(pool_, prune_pool_, options.clock),
+      options_(std::move(options)),
+      pool_(SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                                 options_.mmap_bytes}),
+            PoolOptions{.size = options_.connections}),
+      prune_pool_(SqliteSource(std::move(path),
+                               ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                                 options_.mmap_bytes}),
+                  PoolOptions{.size = 1}) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
@@ -190,18 +194,23 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
   }
   if (!options.clock) return absl::InvalidArgumentError("SQLite store: no clock");
   const bool defer_open_errors = options.defer_open_errors;
-  auto store = absl::WrapUnique(new SqliteStore(path, options));
+  auto store = absl::WrapUnique(new SqliteStore(std::move(path), std::move(options)));
   absl::Status available = store->CheckAvailable();
   if (!available.ok() && !defer_open_errors) return available;
   return store;
 }
 
-std::unique_ptr<ReadSnapshot> SqliteStore::ReadSnapshotOn(ConnectionPool::Lease lease) {
-  return std::make_unique<SqliteReadSnapshot>(std::move(lease));
+absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
+  absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
+  if (!lease.ok()) return lease.status();
+  return std::make_unique<SqliteReadSnapshot>(*std::move(lease));
 }
 
-std::unique_ptr<WriteTransaction> SqliteStore::WriteTransactionOn(ConnectionPool::Lease lease) {
-  return std::make_unique<SqliteWriteTransaction>(std::move(lease));
+absl::StatusOr<std::unique_ptr<WriteTransaction>> SqliteStore::BeginWrite() {
+  absl::StatusOr<ConnectionPool::Lease> lease =
+      pool_.CheckoutInTransaction(TransactionKind::kWrite);
+  if (!lease.ok()) return lease.status();
+  return std::make_unique<SqliteWriteTransaction>(*std::move(lease));
 }
 
 }  // namespace verdict

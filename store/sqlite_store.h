@@ -58,13 +58,19 @@ class SqliteStore final : public DatabaseStore {
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(std::string path,
                                                            SqliteOptions options = {});
 
-  // PolicyStore and Store: DatabaseStore (store/database_store.h).
+  // PolicyStore.
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> BeginWrite() override;
+
+  // Store: DatabaseStore (store/database_store.h).
 
  private:
-  SqliteStore(const std::string& path, const SqliteOptions& options);
+  SqliteStore(std::string path, SqliteOptions options);
 
-  std::unique_ptr<ReadSnapshot> ReadSnapshotOn(ConnectionPool::Lease lease) override;
-  std::unique_ptr<WriteTransaction> WriteTransactionOn(ConnectionPool::Lease lease) override;
+  SqliteOptions options_;
+  ConnectionPool pool_;
+  // The pruning job's own connection: it never takes one a decision is waiting for.
+  ConnectionPool prune_pool_;
 };
 
 }  // namespace verdict
