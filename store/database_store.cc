@@ -57,6 +57,10 @@ absl::StatusOr<PrunedRows> DatabaseStore::Prune(const PruneLimits& limits,
   return pruned;
 }
 
-absl::Status DatabaseStore::CheckAvailable() { return admin_.IsEmpty().status(); }
+absl::Status DatabaseStore::CheckAvailable() {
+  return probe_database_.InTransaction(TransactionKind::kRead, [](Connection& connection) {
+    return AdminTransactionOn(connection)->PolicyIsEmpty().status();
+  });
+}
 
 }  // namespace verdict

@@ -25,7 +25,8 @@ namespace verdict {
 
 class DatabaseStore : public Store, private AdminTransactionRunner {
  public:
-  // Store: one read of the policy's tables, which opens (and migrates) a connection when none is.
+  // Store: one read of the policy's tables on the probe's own connection, which opens (and
+  // migrates) it when it is not open: a busy pool is not a database that stopped answering.
   absl::Status CheckAvailable() override;
   // Store: in one kLockFreeWrite transaction of `prune_database`.
   absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
@@ -37,12 +38,15 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   PolicyAdmin& admin() override { return admin_; }
 
  protected:
-  // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s, a
-  // connection of its own that a decision never waits for. `clock` is the time of admin writes.
-  // The databases must outlive this store.
-  DatabaseStore(Database& database, Database& prune_database, std::function<absl::Time()> clock)
+  // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s and
+  // CheckAvailable in `probe_database`'s, each a connection of its own that a decision never
+  // waits for (and that never waits for a decision). `clock` is the time of admin writes. The
+  // databases must outlive this store.
+  DatabaseStore(Database& database, Database& prune_database, Database& probe_database,
+                std::function<absl::Time()> clock)
       : database_(database),
         prune_database_(prune_database),
+        probe_database_(probe_database),
         clock_(clock),
         admin_(*this, std::move(clock)) {}
 
@@ -57,6 +61,7 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
 
   Database& database_;
   Database& prune_database_;
+  Database& probe_database_;
   const std::function<absl::Time()> clock_;
   AdminCalls admin_;
 };

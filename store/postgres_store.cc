@@ -204,11 +204,13 @@ using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTran
 }  // namespace
 
 PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
-    : DatabaseStore(pool_, prune_pool_, options.clock),
+    : DatabaseStore(pool_, prune_pool_, probe_pool_, options.clock),
       options_(std::move(options)),
       pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
             PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),
       prune_pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
+                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)),
+      probe_pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
                   PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {
   if (options_.read_conninfos.empty()) return;
   ReadEndpoints::Options endpoints;

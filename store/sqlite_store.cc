@@ -169,12 +169,16 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 }  // namespace
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options)
-    : DatabaseStore(pool_, prune_pool_, options.clock),
+    : DatabaseStore(pool_, prune_pool_, probe_pool_, options.clock),
       options_(std::move(options)),
       pool_(SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
                                                  options_.mmap_bytes}),
             PoolOptions{.size = options_.connections}),
-      prune_pool_(SqliteSource(std::move(path),
+      prune_pool_(
+          SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
+                                               options_.mmap_bytes}),
+          PoolOptions{.size = 1}),
+      probe_pool_(SqliteSource(std::move(path),
                                ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
                                                  options_.mmap_bytes}),
                   PoolOptions{.size = 1}) {}

@@ -71,6 +71,8 @@ class SqliteStore final : public DatabaseStore {
   ConnectionPool pool_;
   // The pruning job's own connection: it never takes one a decision is waiting for.
   ConnectionPool prune_pool_;
+  // CheckAvailable's own connection: health reads a busy pool as busy, not as unavailable.
+  ConnectionPool probe_pool_;
 };
 
 }  // namespace verdict

@@ -570,6 +570,26 @@ TEST_P(StoreContractTest, CheckoutWaitsWhileEveryConnectionIsInUse) {
   waiter.join();
 }
 
+// Health asks CheckAvailable whether the database answers; a pool that every call is using
+// (a busy sidecar, admin writes queued on the writers' lock) must not read as a database that
+// stopped answering, or verdictd would turn a busy moment into an outage.
+TEST_P(StoreContractTest, CheckAvailableAnswersWhileEveryConnectionIsInUse) {
+  std::unique_ptr<Store> single = database_->Open(clock_, 1);
+  ASSERT_NE(single, nullptr);
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> held = single->BeginWrite();
+  ASSERT_TRUE(held.ok()) << held.status();
+
+  absl::Notification answered;
+  std::thread probe([&] {
+    EXPECT_TRUE(single->CheckAvailable().ok());
+    answered.Notify();
+  });
+  const bool in_time = answered.WaitForNotificationWithTimeout(absl::Seconds(20));
+  held->reset();  // frees the probe if it waited for the pool
+  probe.join();
+  EXPECT_TRUE(in_time) << "CheckAvailable waited for a connection of the decisions' pool";
+}
+
 // --- The admin plane: agents ---
 
 TEST_P(StoreContractTest, CreatedAgentGetsATokenOfWhichOnlyTheHashIsStored) {
