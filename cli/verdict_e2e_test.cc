@@ -290,14 +290,18 @@ TEST_F(VerdictCliTest, AnAgentsDescriptiveColumnsAreFlagsOfCreateAndShownByGet) 
   Outcome help = Verdict({"agents", "create", "--help"});
   EXPECT_THAT(help.out, HasSubstr("--description=TEXT"));
   EXPECT_THAT(help.out, HasSubstr("what the agent is for, for operators"));
-  Outcome created = Admin({"agents", "create", "--owner=alice", "--name=described",
-                           "--description=files the weekly report", "--json"});
+  EXPECT_THAT(help.out, HasSubstr("--contact=TEXT"));
+  Outcome created =
+      Admin({"agents", "create", "--owner=alice", "--name=described",
+             "--description=files the weekly report", "--contact=reports@example.com", "--json"});
   ASSERT_EQ(created.exit_code, 0) << created.err;
   const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
   Outcome shown = Admin({"agents", "get", "--id", id, "--json"});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   const JsonValue agent = ParseOutput(shown);
   EXPECT_EQ(Member(agent, "description"), "files the weekly report");
+  ASSERT_NE(agent.Find("details"), nullptr) << shown.out;
+  EXPECT_EQ(Member(*agent.Find("details"), "contact"), "reports@example.com");
   Outcome refused = Admin({"agents", "create", "--owner=alice", "--name=refused",
                            "--id=agt_refused", "--description=two\nlines"});
   EXPECT_NE(refused.exit_code, 0);

@@ -29,8 +29,9 @@ enum class Effect { kAllow, kDeny };
 // A new one is a line here, its migration (store/migrations.cc) and its field of AgentDetails
 // (proto/verdict/v1/decision.proto): the SQL, the rows, the input check, policy JSON, the proto
 // translation and the command line follow from this list (kAgentTextColumns).
-#define VERDICT_AGENT_TEXT_COLUMNS(COLUMN) \
-  COLUMN(description, "what the agent is for, for operators")
+#define VERDICT_AGENT_TEXT_COLUMNS(COLUMN)                    \
+  COLUMN(description, "what the agent is for, for operators") \
+  COLUMN(contact, "how to reach whoever answers for the agent (mail, chat, pager)")
 #define VERDICT_AGENT_TEXT_MEMBER(name, help) std::string name;
 
 struct Agent {
