@@ -1,7 +1,6 @@
 #include "app/policy_json.h"
 
 #include <cmath>
-#include <initializer_list>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "common/admin_limits.h"
 #include "common/json.h"
 #include "crypto/sha256.h"
@@ -42,7 +42,7 @@ absl::Status Invalid(absl::string_view where, absl::string_view problem) {
 class ObjectReader {
  public:
   static absl::StatusOr<ObjectReader> Open(const JsonValue& value, std::string where,
-                                           std::initializer_list<absl::string_view> known) {
+                                           absl::Span<const absl::string_view> known) {
     if (!value.is_object()) return Invalid(where, "must be a JSON object");
     for (const auto& [key, member] : value.as_object()) {
       bool is_known = false;
@@ -152,10 +152,11 @@ absl::StatusOr<std::string> TokenHashFromHex(absl::string_view hex, absl::string
 }
 
 absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::string& where) {
-  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
-      value, where,
-      {"id", "owner", "name", "description", "kind", "status", "expires_at", "token_sha256",
-       "token_prefix", "token", "previous_token_sha256", "previous_token_expires_at"});
+  std::vector<absl::string_view> known = {"id", "owner", "name"};
+  for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) known.push_back(text.name);
+  known.insert(known.end(), {"kind", "status", "expires_at", "token_sha256", "token_prefix",
+                             "token", "previous_token_sha256", "previous_token_expires_at"});
+  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(value, where, known);
   if (!reader.ok()) return reader.status();
   StoredAgent stored;
   Agent& agent = stored.agent;
@@ -168,9 +169,11 @@ absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::str
   absl::StatusOr<std::string> name = reader->String("name");
   if (!name.ok()) return name.status();
   agent.name = *std::move(name);
-  absl::StatusOr<std::string> description = reader->StringOr("description", "");
-  if (!description.ok()) return description.status();
-  agent.description = *std::move(description);
+  for (const AgentTextColumn<Agent>& column : kAgentTextColumns<Agent>) {
+    absl::StatusOr<std::string> text = reader->StringOr(column.name, "");
+    if (!text.ok()) return text.status();
+    agent.*column.member = *std::move(text);
+  }
   absl::StatusOr<std::string> kind = reader->StringOr("kind", "autonomous");
   if (!kind.ok()) return kind.status();
   absl::StatusOr<AgentKind> parsed_kind = Named(ParseAgentKind(*kind), reader->Where("kind"));
@@ -355,8 +358,9 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     object.emplace("id", JsonValue::String(agent.id));
     object.emplace("owner", JsonValue::String(agent.owner));
     object.emplace("name", JsonValue::String(agent.name));
-    if (!agent.description.empty()) {
-      object.emplace("description", JsonValue::String(agent.description));
+    for (const AgentTextColumn<Agent>& column : kAgentTextColumns<Agent>) {
+      const std::string& text = agent.*column.member;
+      if (!text.empty()) object.emplace(column.name, JsonValue::String(text));
     }
     object.emplace("kind", JsonValue::String(std::string(AgentKindName(agent.kind))));
     object.emplace("status", JsonValue::String(std::string(AgentStatusName(agent.status))));

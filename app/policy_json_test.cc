@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_replace.h"
 #include "common/json.h"
 #include "crypto/sha256.h"
 #include "gmock/gmock.h"
@@ -134,6 +135,31 @@ TEST_F(PolicyJsonTest, AnAgentsDescriptionTravelsInThePolicyDocument) {
   EXPECT_EQ(other->admin().GetAgent("agt_described")->description, "files the weekly report");
   EXPECT_EQ(other->admin().GetAgent("agt_plain")->description, "");
   EXPECT_EQ(Export(*other), exported);
+}
+
+// So is its contact (agents.contact, migration 10); a contact that is not a string is refused.
+TEST_F(PolicyJsonTest, AnAgentsContactTravelsInThePolicyDocument) {
+  ASSERT_TRUE(store_
+                  ->CreateAgent({.owner = "carol",
+                                 .name = "reporter",
+                                 .id = "agt_contacted",
+                                 .contact = "reports@example.com"})
+                  .ok());
+  ASSERT_TRUE(store_->CreateAgent({.owner = "carol", .name = "plain", .id = "agt_plain"}).ok());
+  const std::string exported = Export(*store_);
+  EXPECT_THAT(exported, HasSubstr("\"contact\":\"reports@example.com\""));
+  std::unique_ptr<SqliteStore> other = OpenTestStore(FreshDatabasePath("contacted"), clock_);
+  ASSERT_TRUE(ImportPolicyJson(*other, exported).ok());
+  EXPECT_EQ(other->GetAgent("agt_contacted")->contact, "reports@example.com");
+  EXPECT_EQ(other->GetAgent("agt_plain")->contact, "");
+  EXPECT_EQ(Export(*other), exported);
+
+  std::string not_text = exported;
+  absl::StrReplaceAll({{"\"contact\":\"reports@example.com\"", "\"contact\":7"}}, &not_text);
+  std::unique_ptr<SqliteStore> third = OpenTestStore(FreshDatabasePath("not-text"), clock_);
+  absl::StatusOr<ImportCounts> refused = ImportPolicyJson(*third, not_text);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("contact"));
 }
 
 // Rules a new grant must pass (decision/new_grant_rules.h) came after some policies were stored:

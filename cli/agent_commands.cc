@@ -4,7 +4,9 @@
 #include "absl/time/time.h"
 #include "cli/commands.h"
 #include "cli/option_values.h"
+#include "decision/types.h"
 #include "proto/enum_names.h"
+#include "server/agent_text_proto.h"
 
 namespace verdict {
 namespace cli {
@@ -14,7 +16,9 @@ int CreateAgent(Session& session) {
   v1::CreateAgentRequest request;
   request.set_owner(o.Get("owner"));
   request.set_name(o.Get("name"));
-  request.set_description(o.Get("description"));
+  for (const AgentTextColumn<Agent>& column : kAgentTextColumns<Agent>) {
+    if (o.Has(column.name)) SetAgentText(request, column.name, o.Get(column.name));
+  }
   request.set_id(o.Get("id"));
   std::string kind = absl::AsciiStrToUpper(o.Get("kind"));
   v1::AgentKind parsed_kind;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "decision/types.h"
 
 namespace verdict {
 namespace cli {
@@ -38,6 +39,15 @@ std::vector<OptionSpec> PageOptions() {
           {"page_token", "TOKEN", "the next_page_token of the previous page"}};
 }
 
+// --description and the agents' other descriptive columns (decision/types.h).
+std::vector<OptionSpec> AgentTextOptions() {
+  std::vector<OptionSpec> options;
+  for (const AgentTextColumn<Agent>& column : kAgentTextColumns<Agent>) {
+    options.push_back({column.name, "TEXT", column.help, Need::kOptional});
+  }
+  return options;
+}
+
 std::vector<OptionSpec> With(std::vector<OptionSpec> a, const std::vector<OptionSpec>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -47,17 +57,14 @@ std::vector<OptionSpec> With(std::vector<OptionSpec> a, const std::vector<Option
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command>* const kCommands = new std::vector<Command>{
-      {"agents",
-       "create",
-       "Create an agent; prints its token, which is shown only this once.",
-       {{"owner", "OWNER", "who answers for the agent", Need::kRequired},
-        {"name", "NAME", "a name people recognise", Need::kRequired},
-        {"description", "TEXT", "what the agent is for, for operators", Need::kOptional},
-        {"kind", "KIND", "autonomous, delegated or service", Need::kOptional, "autonomous"},
-        {"expires_at", "TIME", "RFC 3339 expiry (default: never)"},
-        {"id", "ID", "an id of your own (agt_...); default: the server picks one"}},
-       false,
-       CreateAgent},
+      {"agents", "create", "Create an agent; prints its token, which is shown only this once.",
+       With(With({{"owner", "OWNER", "who answers for the agent", Need::kRequired},
+                  {"name", "NAME", "a name people recognise", Need::kRequired}},
+                 AgentTextOptions()),
+            {{"kind", "KIND", "autonomous, delegated or service", Need::kOptional, "autonomous"},
+             {"expires_at", "TIME", "RFC 3339 expiry (default: never)"},
+             {"id", "ID", "an id of your own (agt_...); default: the server picks one"}}),
+       false, CreateAgent},
       {"agents",
        "get",
        "Show one agent.",

@@ -284,6 +284,31 @@ TEST_F(VerdictCliTest, TextOutputShowsUtf8AsIs) {
   EXPECT_THAT(created.out, HasSubstr("Büro"));
 }
 
+// The agents' descriptive columns (decision/types.h) are flags of `agents create`, listed by its
+// help, and shown by `agents get`; a control character is refused and nothing is created.
+TEST_F(VerdictCliTest, AnAgentsDescriptiveColumnsAreFlagsOfCreateAndShownByGet) {
+  Outcome help = Verdict({"agents", "create", "--help"});
+  EXPECT_THAT(help.out, HasSubstr("--description=TEXT"));
+  EXPECT_THAT(help.out, HasSubstr("what the agent is for, for operators"));
+  EXPECT_THAT(help.out, HasSubstr("--contact=TEXT"));
+  Outcome created =
+      Admin({"agents", "create", "--owner=alice", "--name=described",
+             "--description=files the weekly report", "--contact=reports@example.com", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
+  Outcome shown = Admin({"agents", "get", "--id", id, "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const JsonValue agent = ParseOutput(shown);
+  EXPECT_EQ(Member(agent, "description"), "files the weekly report");
+  ASSERT_NE(agent.Find("details"), nullptr) << shown.out;
+  EXPECT_EQ(Member(*agent.Find("details"), "contact"), "reports@example.com");
+  Outcome refused = Admin({"agents", "create", "--owner=alice", "--name=refused",
+                           "--id=agt_refused", "--description=two\nlines"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("description"));
+  EXPECT_NE(Admin({"agents", "get", "--id=agt_refused"}).exit_code, 0);
+}
+
 TEST_F(VerdictCliTest, ListAgentsPagesWithTokens) {
   ReaderAgent("lister-1");
   ReaderAgent("lister-2");

@@ -18,6 +18,22 @@ enum class AgentKind { kAutonomous, kDelegated, kService };
 enum class AgentStatus { kActive, kSuspended, kRevoked };
 enum class Effect { kAllow, kDeny };
 
+// The agents' descriptive columns: text for operators (what the agent is for, who to call), set
+// when an agent is created, shown by GetAgent and ListAgents, kept by policy export and import,
+// never read by a decision (a decision's lookups clear them; SQLite's decision records leave them
+// out). Each is COLUMN(name, help): by that name a column of `agents`, a key of the policy JSON's
+// agents, a field of verdict.v1.Agent and CreateAgentRequest (or of their AgentDetails) and a
+// flag of `verdict agents create`, which shows `help`; optional, and when given, 1 to
+// kMaxDisplayTextBytes bytes of UTF-8 without control characters.
+//
+// A new one is a line here, its migration (store/migrations.cc) and its field of AgentDetails
+// (proto/verdict/v1/decision.proto): the SQL, the rows, the input check, policy JSON, the proto
+// translation and the command line follow from this list (kAgentTextColumns).
+#define VERDICT_AGENT_TEXT_COLUMNS(COLUMN)                    \
+  COLUMN(description, "what the agent is for, for operators") \
+  COLUMN(contact, "how to reach whoever answers for the agent (mail, chat, pager)")
+#define VERDICT_AGENT_TEXT_MEMBER(name, help) std::string name;
+
 struct Agent {
   std::string id;
   std::string owner;
@@ -29,10 +45,23 @@ struct Agent {
   std::string token_prefix;
   absl::Time created_at = absl::UnixEpoch();
   absl::Time updated_at = absl::UnixEpoch();
-  // What the agent is for, for its operators (may be empty); the admin plane's, never read by a
-  // decision (SQLite's decision records leave it out).
-  std::string description;
+  // The descriptive columns, each "" when none was given.
+  VERDICT_AGENT_TEXT_COLUMNS(VERDICT_AGENT_TEXT_MEMBER)
 };
+
+// One of VERDICT_AGENT_TEXT_COLUMNS as a member of `Row` (Agent, or decision/admin's NewAgent,
+// which holds the same members).
+template <typename Row>
+struct AgentTextColumn {
+  const char* name;
+  std::string Row::*member;
+  const char* help;
+};
+#define VERDICT_AGENT_TEXT_ENTRY(name, help) {#name, &Row::name, help},
+template <typename Row>
+inline constexpr AgentTextColumn<Row> kAgentTextColumns[] = {
+    VERDICT_AGENT_TEXT_COLUMNS(VERDICT_AGENT_TEXT_ENTRY)};
+#undef VERDICT_AGENT_TEXT_ENTRY
 
 // A permission as stored: the constraints stay JSON text until a grant matches, so a decision
 // parses only the constraints it needs (decision/constraints.h).

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "proto/enum_names.h"
+#include "server/agent_text_proto.h"
 #include "server/proto_convert.h"
 
 namespace verdict {
@@ -54,7 +55,7 @@ absl::StatusOr<NewAgent> NewAgentFromProto(const v1::CreateAgentRequest& proto) 
   NewAgent agent;
   agent.owner = proto.owner();
   agent.name = proto.name();
-  agent.description = proto.description();
+  AgentTextsFromProto(proto, agent);
   agent.id = proto.id();
   switch (proto.kind()) {
     case v1::AGENT_KIND_UNSPECIFIED:

@@ -11,6 +11,7 @@
 #include "decision/engine.h"
 #include "decision/request_validation.h"
 #include "decision/resource_match.h"
+#include "server/agent_text_proto.h"
 
 namespace verdict {
 namespace {
@@ -407,7 +408,7 @@ void AgentToProto(const Agent& agent, v1::Agent* proto) {
   proto->set_id(agent.id);
   proto->set_owner(agent.owner);
   proto->set_name(agent.name);
-  proto->set_description(agent.description);
+  AgentTextsToProto(agent, *proto);
   proto->set_kind(KindToProto(agent.kind));
   proto->set_status(StatusToProto(agent.status));
   proto->set_token_prefix(agent.token_prefix);

@@ -74,8 +74,8 @@ absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id
 template <typename Base>
 class PolicyViewOn : public Base {
  public:
-  // An agent as a decision reads it: without the admin plane's columns (Agent::description),
-  // as SQLite's decision records hold it, so every store answers alike.
+  // An agent as a decision reads it: without the descriptive columns (kAgentTextColumns), as
+  // SQLite's decision records hold it, so every store answers alike.
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
     return ForDecision(Lookup([&](Connection& c) { return LookupAgent(c, agent_id); }));
   }
@@ -128,7 +128,10 @@ class PolicyViewOn : public Base {
 
   static absl::StatusOr<std::optional<Agent>> ForDecision(
       absl::StatusOr<std::optional<Agent>> agent) {
-    if (agent.ok() && agent->has_value()) (*agent)->description.clear();
+    if (!agent.ok() || !agent->has_value()) return agent;
+    for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) {
+      ((**agent).*text.member).clear();
+    }
     return agent;
   }
 

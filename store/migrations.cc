@@ -573,6 +573,10 @@ constexpr char kAgentDescriptions[] =
     "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('agents', 'agents_by_token_hash', '1 1 1');"
     "ANALYZE sqlite_schema;";
 
+// Version 10: how to reach whoever answers for each agent (decision/types.h's descriptive
+// columns).
+constexpr char kAgentContacts[] = "ALTER TABLE agents ADD COLUMN contact TEXT NOT NULL DEFAULT ''";
+
 constexpr char kNone[] = "";
 constexpr char kSameWithBigints[] = "";
 constexpr DialectMigration kMigrations[] = {
@@ -585,6 +589,7 @@ constexpr DialectMigration kMigrations[] = {
     {7, kDecisionLogRuns, kSameWithBigints},
     {8, kBoundedStorage, kSameWithBigints},
     {9, kAgentDescriptions, kPostgresAgentDescriptions},
+    {10, kAgentContacts, kAgentContacts},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

@@ -17,6 +17,7 @@
 #define VERDICT_STORE_ROW_READERS_H_
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,16 +31,18 @@
 
 // An agent's columns, in the order the statements select and insert them
 // (store/statements.cc): the nine a decision reads (ReadAgentColumnsInto: SQLite's decision
-// records hold these), then those only the admin plane reads. A new column of agents is added
-// here, to the three lists, to ReadAgentColumns and to AgentParams.
-#define VERDICT_AGENT_COLUMNS \
-  "id, owner, name, kind, status, expires_at, token_prefix, created_at, updated_at, description"
-// VERDICT_AGENT_COLUMNS' placeholders from $2 on (the statements bind something else as $1).
-#define VERDICT_AGENT_VALUES_FROM_2 "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11"
+// records hold these), then the descriptive ones (decision/types.h's VERDICT_AGENT_TEXT_COLUMNS),
+// which only the admin plane reads.
+#define VERDICT_AGENT_TEXT_COLUMN_SQL(name, help) ", " #name
+#define VERDICT_AGENT_COLUMNS                                             \
+  "id, owner, name, kind, status, expires_at, token_prefix, created_at, " \
+  "updated_at" VERDICT_AGENT_TEXT_COLUMNS(VERDICT_AGENT_TEXT_COLUMN_SQL)
 
 namespace verdict {
 
-inline constexpr int kAgentColumnCount = 10;
+inline constexpr int kDecisionAgentColumnCount = 9;
+inline constexpr int kAgentColumnCount =
+    kDecisionAgentColumnCount + static_cast<int>(std::size(kAgentTextColumns<Agent>));
 
 inline absl::Status CorruptRow(absl::string_view table, absl::string_view id,
                                const absl::Status& problem) {
@@ -84,14 +87,17 @@ absl::StatusOr<Agent> ReadAgentColumns(const Row& row) {
   Agent agent;
   absl::Status read = ReadAgentColumnsInto(row, agent);
   if (!read.ok()) return read;
-  AssignText(agent.description, row.Text(9));
+  int column = kDecisionAgentColumnCount;
+  for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) {
+    AssignText(agent.*text.member, row.Text(column++));
+  }
   return agent;
 }
 
 // An agent's VERDICT_AGENT_COLUMNS added to `first` (store/connection.h's Params, holding $1).
 template <typename Params>
 Params AgentParams(Params first, const Agent& agent) {
-  return first.Text(agent.id)
+  first.Text(agent.id)
       .Text(agent.owner)
       .Text(agent.name)
       .Text(AgentKindName(agent.kind))
@@ -99,8 +105,11 @@ Params AgentParams(Params first, const Agent& agent) {
       .Time(agent.expires_at)
       .Text(agent.token_prefix)
       .Time(agent.created_at)
-      .Time(agent.updated_at)
-      .Text(agent.description);
+      .Time(agent.updated_at);
+  for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) {
+    first.Text(agent.*text.member);
+  }
+  return first;
 }
 
 template <typename Row>

@@ -33,6 +33,32 @@ namespace {
   " THEN 'expired' ELSE a.status END AS status, "                          \
   "a.expires_at, a.created_at"
 
+// Text built at compile time: the agents' INSERT, whose placeholders follow the column list.
+struct SqlText {
+  char text[1024] = {};
+  size_t size = 0;
+  constexpr SqlText& Append(const char* more) {
+    while (*more != '\0') text[size++] = *more++;
+    return *this;
+  }
+  constexpr SqlText& AppendPlaceholder(int n) {  // "$12"
+    text[size++] = '$';
+    if (n >= 10) text[size++] = static_cast<char>('0' + n / 10);
+    text[size++] = static_cast<char>('0' + n % 10);
+    return *this;
+  }
+};
+static_assert(kAgentColumnCount + 1 < 100, "two-digit placeholders");
+
+// $1 is the token's hash; VERDICT_AGENT_COLUMNS are $2 on.
+constexpr SqlText kInsertAgentSql = [] {
+  SqlText sql;
+  sql.Append("INSERT INTO agents (token_hash, " VERDICT_AGENT_COLUMNS ") VALUES ($1");
+  for (int n = 2; n <= kAgentColumnCount + 1; ++n) sql.Append(", ").AppendPlaceholder(n);
+  sql.Append(")");
+  return sql;
+}();
+
 struct Entry {
   Statement id;
   const char* name;
@@ -111,9 +137,7 @@ constexpr Entry kStatements[] = {
      " WHERE a.prev_token_hash = $1 AND a.prev_token_expires_at > $2",
      kNone},
 
-    {Statement::kInsertAgent, "InsertAgent",
-     "INSERT INTO agents (token_hash, " VERDICT_AGENT_COLUMNS
-     ") VALUES ($1, " VERDICT_AGENT_VALUES_FROM_2 ")"},
+    {Statement::kInsertAgent, "InsertAgent", kInsertAgentSql.text},
     {Statement::kListAgents, "ListAgents",
      "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id > $1 ORDER BY id LIMIT $2"},
     {Statement::kSetAgentStatus, "SetAgentStatus",

@@ -21,7 +21,8 @@ struct NewAgent {
   AgentKind kind = AgentKind::kAutonomous;
   absl::Time expires_at = absl::InfiniteFuture();
   std::string id;  // empty: the store picks one
-  std::string description;
+  // The descriptive columns (decision/types.h), each "" when none was given.
+  VERDICT_AGENT_TEXT_COLUMNS(VERDICT_AGENT_TEXT_MEMBER)
 };
 
 struct CreatedAgent {

@@ -1,5 +1,6 @@
 #include "decision/admin/new_rows.h"
 
+#include <iterator>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -39,8 +40,10 @@ absl::Status CheckAgentFields(const Agent& agent) {
   if (absl::Status s = CheckId("id", agent.id, kAgentIdPrefix); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("owner", agent.owner); !s.ok()) return s;
   if (absl::Status s = CheckDisplayText("name", agent.name); !s.ok()) return s;
-  if (!agent.description.empty()) {
-    if (absl::Status s = CheckDisplayText("description", agent.description); !s.ok()) return s;
+  for (const AgentTextColumn<Agent>& column : kAgentTextColumns<Agent>) {
+    const std::string& text = agent.*column.member;
+    if (text.empty()) continue;
+    if (absl::Status s = CheckDisplayText(column.name, text); !s.ok()) return s;
   }
   if (absl::Status s = CheckEnum(agent.kind, AgentKindName, ParseAgentKind); !s.ok()) return s;
   if (absl::Status s = CheckTokenPrefix(agent.token_prefix); !s.ok()) return s;
@@ -200,7 +203,9 @@ absl::StatusOr<AgentToCreate> NewAgentRow(const NewAgent& request, absl::Time no
   row.id = IdOf(request.id, kAgentIdPrefix, randomness);
   row.owner = request.owner;
   row.name = request.name;
-  row.description = request.description;
+  for (size_t i = 0; i < std::size(kAgentTextColumns<Agent>); ++i) {
+    row.*kAgentTextColumns<Agent>[i].member = request.*kAgentTextColumns<NewAgent>[i].member;
+  }
   row.kind = request.kind;
   row.status = AgentStatus::kActive;
   row.expires_at = request.expires_at;
