@@ -139,25 +139,26 @@ TEST_F(PolicyJsonTest, AnAgentsDescriptionTravelsInThePolicyDocument) {
 
 // So is its contact (agents.contact, migration 10); a contact that is not a string is refused.
 TEST_F(PolicyJsonTest, AnAgentsContactTravelsInThePolicyDocument) {
-  ASSERT_TRUE(store_
-                  ->CreateAgent({.owner = "carol",
-                                 .name = "reporter",
-                                 .id = "agt_contacted",
-                                 .contact = "reports@example.com"})
+  ASSERT_TRUE(store_->admin()
+                  .CreateAgent({.owner = "carol",
+                                .name = "reporter",
+                                .id = "agt_contacted",
+                                .contact = "reports@example.com"})
                   .ok());
-  ASSERT_TRUE(store_->CreateAgent({.owner = "carol", .name = "plain", .id = "agt_plain"}).ok());
+  ASSERT_TRUE(
+      store_->admin().CreateAgent({.owner = "carol", .name = "plain", .id = "agt_plain"}).ok());
   const std::string exported = Export(*store_);
   EXPECT_THAT(exported, HasSubstr("\"contact\":\"reports@example.com\""));
   std::unique_ptr<SqliteStore> other = OpenTestStore(FreshDatabasePath("contacted"), clock_);
-  ASSERT_TRUE(ImportPolicyJson(*other, exported).ok());
-  EXPECT_EQ(other->GetAgent("agt_contacted")->contact, "reports@example.com");
-  EXPECT_EQ(other->GetAgent("agt_plain")->contact, "");
+  ASSERT_TRUE(ImportPolicyJson(other->admin(), exported).ok());
+  EXPECT_EQ(other->admin().GetAgent("agt_contacted")->contact, "reports@example.com");
+  EXPECT_EQ(other->admin().GetAgent("agt_plain")->contact, "");
   EXPECT_EQ(Export(*other), exported);
 
   std::string not_text = exported;
   absl::StrReplaceAll({{"\"contact\":\"reports@example.com\"", "\"contact\":7"}}, &not_text);
   std::unique_ptr<SqliteStore> third = OpenTestStore(FreshDatabasePath("not-text"), clock_);
-  absl::StatusOr<ImportCounts> refused = ImportPolicyJson(*third, not_text);
+  absl::StatusOr<ImportCounts> refused = ImportPolicyJson(third->admin(), not_text);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), HasSubstr("contact"));
 }

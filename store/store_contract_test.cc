@@ -664,17 +664,17 @@ TEST_P(StoreContractTest, ADescriptionWithAControlCharacterIsRefusedAndNothingIs
 // decision/types.h: set at creation, shown by GetAgent and ListAgents, kept by export and import,
 // never part of what a decision reads.
 TEST_P(StoreContractTest, AnAgentsContactIsKeptShownExportedAndImported) {
-  absl::StatusOr<CreatedAgent> created = store_->CreateAgent(
+  absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(
       {.owner = "alice", .name = "bot", .id = "agt_c", .contact = "#reports-oncall"});
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->agent.contact, "#reports-oncall");
-  EXPECT_EQ(store_->GetAgent("agt_c")->contact, "#reports-oncall");
-  absl::StatusOr<AgentPage> page = store_->ListAgents({});
+  EXPECT_EQ(store_->admin().GetAgent("agt_c")->contact, "#reports-oncall");
+  absl::StatusOr<AgentPage> page = store_->admin().ListAgents({});
   ASSERT_TRUE(page.ok()) << page.status();
   ASSERT_EQ(page->agents.size(), 1u);
   EXPECT_EQ(page->agents[0].contact, "#reports-oncall");
   NewAgent("agt_plain");
-  EXPECT_EQ(store_->GetAgent("agt_plain")->contact, "");
+  EXPECT_EQ(store_->admin().GetAgent("agt_plain")->contact, "");
 
   absl::StatusOr<std::optional<Agent>> decided = Read()->FindAgent("agt_c");
   ASSERT_TRUE(decided.ok()) << decided.status();
@@ -682,7 +682,7 @@ TEST_P(StoreContractTest, AnAgentsContactIsKeptShownExportedAndImported) {
   EXPECT_EQ((*decided)->contact, "");
   EXPECT_EQ((*decided)->name, "bot");
 
-  absl::StatusOr<PolicyContents> exported = store_->ExportPolicy();
+  absl::StatusOr<PolicyContents> exported = store_->admin().ExportPolicy();
   ASSERT_TRUE(exported.ok()) << exported.status();
   ASSERT_EQ(exported->agents.size(), 2u);
   EXPECT_EQ(exported->agents[0].agent.contact, "#reports-oncall");
@@ -697,21 +697,21 @@ TEST_P(StoreContractTest, AnAgentsContactIsKeptShownExportedAndImported) {
   }
   std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
   ASSERT_NE(imported_into, nullptr);
-  ASSERT_TRUE(imported_into->ImportPolicy(*exported).ok());
-  EXPECT_EQ(imported_into->GetAgent("agt_c")->contact, "#reports-oncall");
-  EXPECT_EQ(imported_into->GetAgent("agt_plain")->contact, "");
+  ASSERT_TRUE(imported_into->admin().ImportPolicy(*exported).ok());
+  EXPECT_EQ(imported_into->admin().GetAgent("agt_c")->contact, "#reports-oncall");
+  EXPECT_EQ(imported_into->admin().GetAgent("agt_plain")->contact, "");
 }
 
 TEST_P(StoreContractTest, AContactWithAControlCharacterOrTooLongIsRefusedAndNothingIsCreated) {
-  absl::StatusOr<CreatedAgent> control =
-      store_->CreateAgent({.owner = "alice", .name = "bot", .id = "agt_c", .contact = "page\tme"});
+  absl::StatusOr<CreatedAgent> control = store_->admin().CreateAgent(
+      {.owner = "alice", .name = "bot", .id = "agt_c", .contact = "page\tme"});
   EXPECT_EQ(control.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(control.status().message(), HasSubstr("contact"));
-  absl::StatusOr<CreatedAgent> long_one = store_->CreateAgent(
+  absl::StatusOr<CreatedAgent> long_one = store_->admin().CreateAgent(
       {.owner = "alice", .name = "bot", .id = "agt_c", .contact = std::string(100000, 'c')});
   EXPECT_EQ(long_one.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(long_one.status().message(), HasSubstr("contact"));
-  EXPECT_EQ(store_->GetAgent("agt_c").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->admin().GetAgent("agt_c").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_P(StoreContractTest, AgentIdInUseIsAlreadyExists) {
