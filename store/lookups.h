@@ -71,6 +71,12 @@ absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id
 // The PolicyView lookups over the connection that holds a store's transaction, for both kinds of
 // transaction (`Base` is ReadSnapshot or WriteTransaction). A store may read some rows its own
 // way by overriding their lookups, and may run a lookup again on a fresh connection.
+// Clears the agent's descriptive columns (decision/types.h's VERDICT_AGENT_TEXT_COLUMNS): no
+// decision reads them, and every store answers a decision's lookup without them, alike.
+inline void ClearAgentText(Agent& agent) {
+  for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) (agent.*text.member).clear();
+}
+
 template <typename Base>
 class PolicyViewOn : public Base {
  public:
@@ -128,10 +134,7 @@ class PolicyViewOn : public Base {
 
   static absl::StatusOr<std::optional<Agent>> ForDecision(
       absl::StatusOr<std::optional<Agent>> agent) {
-    if (!agent.ok() || !agent->has_value()) return agent;
-    for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) {
-      ((**agent).*text.member).clear();
-    }
+    if (agent.ok() && agent->has_value()) ClearAgentText(**agent);
     return agent;
   }
 

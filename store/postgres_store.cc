@@ -49,7 +49,7 @@ absl::StatusOr<std::unique_ptr<DecisionRows>> FetchDecisionRows(Connection& conn
   if ((*results)[0].size() > 0) {
     absl::StatusOr<Agent> agent = ReadAgentColumns((*results)[0].row(0));
     if (!agent.ok()) return agent.status();
-    agent->description.clear();
+    ClearAgentText(*agent);
     rows->agent = *std::move(agent);
   }
   for (int i = 0; i < (*results)[1].size(); ++i) {
