@@ -439,14 +439,17 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     }
     prepares[i] = !prepared_earlier;
   }
-  // The commands in the order sent: -1 for the BEGIN, -2 for a preparation, i for statement i.
+  // The commands in the order sent: -1 for the BEGIN, i for statement i, PrepareOf(i) for its
+  // preparation.
+  constexpr int kBegin = -1;
+  auto prepare_of = [](size_t i) { return -2 - static_cast<int>(i); };
   std::vector<int> commands;
   const char* begin = std::exchange(deferred_begin_, nullptr);
   bool sent = pq_.enterPipelineMode(connection_) == 1;
   if (sent && begin != nullptr) {
     sent = pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
                                kBinaryFormat) == 1;
-    commands.push_back(-1);
+    commands.push_back(kBegin);
   }
   for (size_t i = 0; sent && i < statements.size(); ++i) {
     const StatementSql sql = GetStatementSql(statements[i].statement, Dialect::kPostgres);
@@ -454,7 +457,7 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     if (prepares[i]) {
       sent =
           pq_.sendPrepare(connection_, sql.name, sql.sql, bound.count(), bound.types.data()) == 1;
-      commands.push_back(-2);
+      commands.push_back(prepare_of(i));
     }
     sent = sent &&
            pq_.sendQueryPrepared(connection_, sql.name, bound.count(), bound.values.data(),
@@ -484,7 +487,7 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
       if (failure.ok()) {
         absl::string_view what = "preparing a statement";
-        if (command == -1) what = begin;
+        if (command == kBegin) what = begin;
         if (command >= 0) {
           what = GetStatementSql(statements[command].statement, Dialect::kPostgres).name;
         }
@@ -492,7 +495,16 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
       }
       continue;
     }
-    if (command >= 0) rows[command] = ToRows(result);
+    if (command >= 0) {
+      rows[command] = ToRows(result);
+    } else if (command != kBegin) {
+      // Prepared on the server now, whatever fails later in the pipeline: a rollback does not
+      // undo a preparation, so the next pipeline must not prepare it again ("already exists").
+      const size_t i = static_cast<size_t>(-2 - command);
+      PreparedStatement& cached = statements_[static_cast<size_t>(statements[i].statement)];
+      cached.prepared = true;
+      cached.types = params[i].types;
+    }
   }
   PgResult sync(pq_, NextResult());
   if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
@@ -500,12 +512,6 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     if (failure.ok()) failure = Failure(nullptr, "a pipeline of statements");
   }
   if (!failure.ok()) return failure;
-  for (size_t i = 0; i < statements.size(); ++i) {
-    if (!prepares[i]) continue;
-    PreparedStatement& cached = statements_[static_cast<size_t>(statements[i].statement)];
-    cached.prepared = true;
-    cached.types = params[i].types;
-  }
   return rows;
 }
 
@@ -591,7 +597,13 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
       if (failure.ok()) failure = Failure(result.raw(), command == 0 ? begin : sql.name);
       continue;
     }
-    if (command == commands - 1) rows = std::move(result);
+    if (command == commands - 1) {
+      rows = std::move(result);
+    } else if (prepare && command == 1) {
+      // Prepared on the server now, whatever fails later: a rollback does not undo it.
+      cached.prepared = true;
+      cached.types = types;
+    }
   }
   PgResult sync(pq_, NextResult());
   if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
@@ -599,10 +611,6 @@ absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
     if (failure.ok()) failure = Failure(nullptr, sql.name);
   }
   if (!failure.ok()) return failure;
-  if (prepare) {
-    cached.prepared = true;
-    cached.types = types;
-  }
   return *std::move(rows);
 }
 
