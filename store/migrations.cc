@@ -549,14 +549,18 @@ ALTER TABLE rate_counters DROP CONSTRAINT rate_counters_pkey;
 ALTER TABLE rate_counters ADD PRIMARY KEY (agent_id, permission_id, window_start);
 )sql";
 
-// One sequence for both databases: SQLite's text, and PostgreSQL's where its dialect differs
-// (kNone: not PostgreSQL's; kSameWithBigints: SQLite's text with PostgreSQL's 64-bit INTEGER,
-// BIGINT, where that is the only difference). Never edit a migration that has shipped: add a
-// new one (schema_test pins each shipped text).
+// One sequence for both databases: SQLite's text, and PostgreSQL's where its dialect differs.
+// Never edit a migration that has shipped: add a new one (schema_test pins each shipped text).
+enum class PostgresForm {
+  kOwn,              // `postgres` is PostgreSQL's text
+  kNone,             // SQLite's alone (its decision_records)
+  kSameWithBigints,  // SQLite's text with PostgreSQL's 64-bit INTEGER, BIGINT
+};
 struct DialectMigration {
   int version;
   const char* sqlite;
-  const char* postgres;
+  PostgresForm form;
+  const char* postgres = nullptr;
 };
 // Version 9: a description of each agent for its operators, set when it is created, shown in
 // listings and kept by policy export and import; never read by a decision.
@@ -577,31 +581,41 @@ constexpr char kAgentDescriptions[] =
 // columns).
 constexpr char kAgentContacts[] = "ALTER TABLE agents ADD COLUMN contact TEXT NOT NULL DEFAULT ''";
 
-constexpr char kNone[] = "";
-constexpr char kSameWithBigints[] = "";
 constexpr DialectMigration kMigrations[] = {
-    {1, kInitialSchema, kPostgresInitialSchema},
-    {2, kAdminPlane, kPostgresAdminPlane},
-    {3, kSigningKeys, kPostgresSigningKeys},
-    {4, kDecisionRecords, kNone},
-    {5, kDecisionRecordsWhateverTheConflictClause, kNone},
-    {6, kRateCountersPerAgent, kPostgresRateCountersPerAgent},
-    {7, kDecisionLogRuns, kSameWithBigints},
-    {8, kBoundedStorage, kSameWithBigints},
-    {9, kAgentDescriptions, kPostgresAgentDescriptions},
-    {10, kAgentContacts, kAgentContacts},
+    {1, kInitialSchema, PostgresForm::kOwn, kPostgresInitialSchema},
+    {2, kAdminPlane, PostgresForm::kOwn, kPostgresAdminPlane},
+    {3, kSigningKeys, PostgresForm::kOwn, kPostgresSigningKeys},
+    {4, kDecisionRecords, PostgresForm::kNone},
+    {5, kDecisionRecordsWhateverTheConflictClause, PostgresForm::kNone},
+    {6, kRateCountersPerAgent, PostgresForm::kOwn, kPostgresRateCountersPerAgent},
+    {7, kDecisionLogRuns, PostgresForm::kSameWithBigints},
+    {8, kBoundedStorage, PostgresForm::kSameWithBigints},
+    {9, kAgentDescriptions, PostgresForm::kOwn, kPostgresAgentDescriptions},
+    {10, kAgentContacts, PostgresForm::kOwn, kAgentContacts},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {
   std::vector<Migration> migrations;
   for (const DialectMigration& m : kMigrations) {
-    const char* sql = dialect == Dialect::kSqlite ? m.sqlite : m.postgres;
-    if (sql == kSameWithBigints) {
-      // Built once, by Migrations(), and kept for the process's life.
-      static auto* const texts = new std::deque<std::string>();
-      sql = texts->emplace_back(absl::StrReplaceAll(m.sqlite, {{"INTEGER", "BIGINT"}})).c_str();
+    if (dialect == Dialect::kSqlite) {
+      migrations.push_back({m.version, m.sqlite});
+      continue;
     }
-    if (sql != kNone) migrations.push_back({m.version, sql});
+    switch (m.form) {
+      case PostgresForm::kOwn:
+        migrations.push_back({m.version, m.postgres});
+        break;
+      case PostgresForm::kNone:
+        break;
+      case PostgresForm::kSameWithBigints: {
+        // Built once, by Migrations(), and kept for the process's life.
+        static auto* const texts = new std::deque<std::string>();
+        migrations.push_back(
+            {m.version,
+             texts->emplace_back(absl::StrReplaceAll(m.sqlite, {{"INTEGER", "BIGINT"}})).c_str()});
+        break;
+      }
+    }
   }
   return migrations;
 }
