@@ -67,6 +67,12 @@ class ForwardingSnapshot : public ReadSnapshot {
                                     int64_t window_start_unix) override {
     return inner_->RateCount(agent_id, permission_id, window_start_unix);
   }
+  absl::StatusOr<std::optional<SigningKey>> FindActiveSigningKey(absl::string_view kid) override {
+    return inner_->FindActiveSigningKey(kid);
+  }
+  absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti) override {
+    return inner_->IsTokenIdRevoked(jti);
+  }
 
  private:
   std::unique_ptr<ReadSnapshot> inner_;
