@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <optional>
 #include <utility>
 
@@ -318,65 +319,6 @@ void PostgresConnection::Rollback() {
   if (!ExecuteScript("ROLLBACK").ok() && InTransaction()) broken_ = true;
 }
 
-absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
-  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
-  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
-  if (sql.sql == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("policy store error: ", sql.name, " has no PostgreSQL form"));
-  }
-  // Every value in binary form: integers big-endian, text and bytes as they are.
-  const int count = static_cast<int>(params.values().size());
-  std::vector<unsigned int> types(count);
-  std::vector<std::string> binary(count);
-  std::vector<const char*> values(count);
-  std::vector<int> lengths(count);
-  const std::vector<int> formats(count, kBinaryFormat);
-  for (int i = 0; i < count; ++i) {
-    const Params::Value& value = params.values()[i];
-    types[i] = value.type == Params::Type::kInt64   ? kInt8Oid
-               : value.type == Params::Type::kBytes ? kByteaOid
-                                                    : kTextOid;
-    if (value.type == Params::Type::kInt64) {
-      binary[i].resize(sizeof(uint64_t));
-      for (size_t b = 0; b < sizeof(uint64_t); ++b) {
-        binary[i][b] = static_cast<char>(static_cast<uint64_t>(value.integer) >> (8 * (7 - b)));
-      }
-    }
-    const std::string& bytes = value.type == Params::Type::kInt64 ? binary[i] : value.text;
-    values[i] = value.is_null ? nullptr : bytes.data();
-    lengths[i] = static_cast<int>(bytes.size());
-  }
-  if (cached.prepared && cached.types != types) {
-    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
-                                            " bound with other parameter types than prepared"));
-  }
-  absl::StatusOr<PgResult> result;
-  if (deferred_begin_ != nullptr) {
-    result = ExecuteAfterBegin(statement, types, values.data(), lengths.data(), formats.data());
-  } else {
-    if (!cached.prepared) {
-      PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
-                                                        types.data()) == 1));
-      if (prepared.status() != PGRES_COMMAND_OK) {
-        return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
-      }
-      cached.prepared = true;
-      cached.types = types;
-    }
-    result = PgResult(
-        pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count, values.data(),
-                                              lengths.data(), formats.data(), kBinaryFormat) == 1));
-    const ExecStatusType status = result->status();
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      return Failure(result->raw(), sql.name);
-    }
-  }
-  if (!result.ok()) return result.status();
-  return ToRows(*result);
-}
-
 namespace {
 
 // A statement's parameters in binary form: integers big-endian, text and bytes as they are.
@@ -404,6 +346,10 @@ struct BinaryParams {
       lengths[i] = static_cast<int>(bytes.size());
     }
   }
+  // `values` points into `binary` and the Params: neither copied nor moved.
+  BinaryParams(const BinaryParams&) = delete;
+  BinaryParams& operator=(const BinaryParams&) = delete;
+
   int count() const { return static_cast<int>(types.size()); }
 
   std::vector<unsigned int> types;
@@ -415,11 +361,51 @@ struct BinaryParams {
 
 }  // namespace
 
+absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
+  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
+  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
+  if (sql.sql == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("policy store error: ", sql.name, " has no PostgreSQL form"));
+  }
+  const BinaryParams bound(params);
+  const int count = bound.count();
+  if (cached.prepared && cached.types != bound.types) {
+    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
+                                            " bound with other parameter types than prepared"));
+  }
+  absl::StatusOr<PgResult> result;
+  if (deferred_begin_ != nullptr) {
+    result = ExecuteAfterBegin(statement, bound.types, bound.values.data(), bound.lengths.data(),
+                               bound.formats.data());
+  } else {
+    if (!cached.prepared) {
+      PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
+                                                        bound.types.data()) == 1));
+      if (prepared.status() != PGRES_COMMAND_OK) {
+        return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
+      }
+      cached.prepared = true;
+      cached.types = bound.types;
+    }
+    result =
+        PgResult(pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count,
+                                                       bound.values.data(), bound.lengths.data(),
+                                                       bound.formats.data(), kBinaryFormat) == 1));
+    const ExecStatusType status = result->status();
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      return Failure(result->raw(), sql.name);
+    }
+  }
+  if (!result.ok()) return result.status();
+  return ToRows(*result);
+}
+
 absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     const std::vector<PipelinedStatement>& statements) {
   if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
-  std::vector<BinaryParams> params;
-  params.reserve(statements.size());
+  std::deque<BinaryParams> params;  // in place: each points into itself
   std::vector<bool> prepares(statements.size(), false);
   for (size_t i = 0; i < statements.size(); ++i) {
     const StatementSql sql = GetStatementSql(statements[i].statement, Dialect::kPostgres);
