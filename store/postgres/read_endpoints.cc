@@ -13,10 +13,13 @@ constexpr PostgresConnectionOptions kCheckerOptions{.lock_timeout = absl::Second
                                                     .statement_timeout = absl::Seconds(2),
                                                     .connect_timeout = absl::Seconds(2)};
 
-// What the primary's writers commit with, its quorum, whether any role or database lowers
+// What the primary's writers commit with (and whether that is the server's setting or only the
+// checker's session's), its quorum, whether any role or database lowers
 // synchronous_commit, and its WAL position (pg_current_wal_lsn() fails on a standby).
 constexpr char kPrimaryFacts[] =
-    "SELECT pg_is_in_recovery(), current_setting('synchronous_commit'), "
+    "SELECT pg_is_in_recovery(), "
+    "(SELECT setting FROM pg_settings WHERE name = 'synchronous_commit'), "
+    "(SELECT source FROM pg_settings WHERE name = 'synchronous_commit'), "
     "current_setting('synchronous_standby_names'), "
     "(SELECT count(*) FROM pg_db_role_setting s, unnest(s.setconfig) c "
     "  WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = "
@@ -141,9 +144,10 @@ absl::StatusOr<PrimaryFacts> ReadEndpoints::ReadPrimary() {
   const PgRow row = facts->row(0);
   primary.in_recovery = row.Bool(0);
   primary.synchronous_commit = row.Text(1);
-  primary.synchronous_standby_names = row.Text(2);
-  primary.lowering_overrides = row.Int64(3);
-  primary.wal_lsn = row.Int64(4);
+  primary.synchronous_commit_source = row.Text(2);
+  primary.synchronous_standby_names = row.Text(3);
+  primary.lowering_overrides = row.Int64(4);
+  primary.wal_lsn = row.Int64(5);
   absl::StatusOr<PgResult> senders = (*connection)->Query(kSenders);
   if (!senders.ok()) return senders.status();
   for (int i = 0; i < senders->size(); ++i) {

@@ -58,6 +58,17 @@ absl::StatusOr<std::vector<std::string>> ConsumeNames(absl::string_view& text) {
 
 bool SameName(absl::string_view a, absl::string_view b) { return absl::EqualsIgnoreCase(a, b); }
 
+// pg_settings sources that every session starts from. The others are the reading session's own
+// ("user", "database", "database user", "client", "session", ...), or "global" (ALTER ROLE ALL
+// SET), which a role's setting overrides.
+bool ServerWideSource(absl::string_view source) {
+  for (absl::string_view server_wide :
+       {"default", "configuration file", "command line", "environment variable"}) {
+    if (source == server_wide) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<SynchronousStandbys> ParseSynchronousStandbyNames(absl::string_view text) {
@@ -122,6 +133,14 @@ absl::StatusOr<SynchronousStandbys> PrimaryWaitsForEveryListedStandby(const Prim
     return absl::FailedPreconditionError(
         absl::StrCat("the primary's synchronous_commit is '", primary.synchronous_commit,
                      "', not 'remote_apply': a commit may return before a standby applied it"));
+  }
+  if (!ServerWideSource(primary.synchronous_commit_source)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the primary's synchronous_commit is 'remote_apply' only from source '",
+        primary.synchronous_commit_source,
+        "', not server-wide: verdict's own role, database or connection sets it, and other "
+        "writers may commit with the server's setting (set it in postgresql.conf or with ALTER "
+        "SYSTEM, and remove it from verdict's role and connection string)"));
   }
   if (primary.lowering_overrides > 0) {
     return absl::FailedPreconditionError(

@@ -4,10 +4,11 @@
 //
 // A standby may serve reads only when no commit can be acknowledged before that standby applied
 // it: the primary's writers commit with synchronous_commit = remote_apply (the server's setting,
-// not lowered for any role or database), synchronous_standby_names makes every commit wait for
-// every standby it lists (FIRST n or ANY n with n = the number of names), the standby is listed,
-// connected and synchronous now, and it has replayed everything the primary had written one
-// check before.
+// from a server-wide source and not only the checker's session, and not lowered for any role or
+// database), synchronous_standby_names makes every commit wait for every standby it lists (FIRST n
+// or ANY n with n = the number of names), the standby is listed, connected and synchronous now,
+// and it has replayed everything the primary had written one check before (in the steady state;
+// at the check that first finds the rule holding, everything the primary had written then).
 //
 //   absl::StatusOr<SynchronousStandbys> quorum = PrimaryWaitsForEveryListedStandby(primary);
 //   absl::Status usable = JudgeStandby(primary, *quorum, standby, required_lsn);
@@ -40,7 +41,12 @@ absl::StatusOr<SynchronousStandbys> ParseSynchronousStandbyNames(absl::string_vi
 // What one check reads on the primary.
 struct PrimaryFacts {
   bool in_recovery = false;
-  std::string synchronous_commit;         // current_setting() in a session that never SET it
+  // pg_settings' setting and source for synchronous_commit in the checker's session: only a
+  // server-wide source ("configuration file", "command line", ...) is what every writer gets;
+  // "user", "database", "client", "session"... is the checker's own (ALTER ROLE verdict SET,
+  // options=-c in its conninfo), which says nothing of the other writers.
+  std::string synchronous_commit;
+  std::string synchronous_commit_source;
   std::string synchronous_standby_names;  // as SHOW gives it
   int64_t lowering_overrides = 0;         // pg_db_role_setting entries setting it otherwise
   int64_t wal_lsn = 0;                    // pg_current_wal_lsn(), as bytes from 0/0

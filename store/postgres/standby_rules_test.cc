@@ -15,6 +15,7 @@ using Method = SynchronousStandbys::Method;
 PrimaryFacts HealthyPrimary() {
   PrimaryFacts primary;
   primary.synchronous_commit = "remote_apply";
+  primary.synchronous_commit_source = "configuration file";  // ALTER SYSTEM SET
   primary.synchronous_standby_names = "ANY 2 (s1, s2)";
   primary.wal_lsn = 0x3000060;
   primary.senders = {{"s1", "streaming", "quorum"}, {"s2", "streaming", "quorum"}};
@@ -100,6 +101,24 @@ TEST(JudgeStandbyTest, RefusedUnlessTheServersCommitsWaitForTheStandbyToApply) {
   PrimaryFacts standby_as_primary = HealthyPrimary();
   standby_as_primary.in_recovery = true;
   ExpectRefused(Judge(standby_as_primary, HealthyStandby("s1")), "itself a standby");
+}
+
+// The checker's own session may show remote_apply while the server's writers commit with `on`:
+// ALTER ROLE verdict SET synchronous_commit = remote_apply, or options=-c in its conninfo. Only a
+// server-wide source speaks for every writer.
+TEST(JudgeStandbyTest, RefusedWhenRemoteApplyIsOnlyTheCheckersOwnSetting) {
+  for (const char* source :
+       {"user", "database", "database user", "client", "session", "global", "interactive", ""}) {
+    PrimaryFacts primary = HealthyPrimary();
+    primary.synchronous_commit_source = source;
+    ExpectRefused(Judge(primary, HealthyStandby("s1")), "not server-wide");
+  }
+  for (const char* source :
+       {"configuration file", "command line", "environment variable", "default"}) {
+    PrimaryFacts primary = HealthyPrimary();
+    primary.synchronous_commit_source = source;
+    EXPECT_TRUE(Judge(primary, HealthyStandby("s1")).ok()) << source;
+  }
 }
 
 TEST(JudgeStandbyTest, RefusedWhenTheQuorumMayAcknowledgeWithoutEveryListedStandby) {
