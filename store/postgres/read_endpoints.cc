@@ -183,20 +183,27 @@ void ReadEndpoints::Check() {
       primary.ok() ? PrimaryWaitsForEveryListedStandby(*primary)
                    : absl::StatusOr<SynchronousStandbys>(absl::UnavailableError(absl::StrCat(
                          "the primary cannot be checked: ", primary.status().message())));
-  // Replayed up to where the primary was one check ago (or, first, where it is now).
-  const int64_t required_lsn = previous_primary_lsn_.value_or(primary.ok() ? primary->wal_lsn : 0);
   for (auto& endpoint : endpoints_) {
     absl::Status judged = quorum.status();
     if (quorum.ok()) {
+      // Replayed up to where the primary was one check ago in the steady state; where it is now
+      // when the rule did not hold for this standby then, or the primary's settings changed.
+      const int64_t required_lsn =
+          RequiredReplayLsn(previous_primary_, endpoint->usable_at_previous_check, *primary);
       absl::StatusOr<StandbyFacts> standby = ReadStandby(*endpoint);
       judged = standby.ok() ? JudgeStandby(*primary, *quorum, *standby, required_lsn)
                             : absl::UnavailableError(absl::StrCat("it cannot be checked: ",
                                                                   standby.status().message()));
     }
+    endpoint->usable_at_previous_check = judged.ok();
     endpoint->usable_until_nanos.store(judged.ok() ? usable_until : 0, std::memory_order_release);
     Report(*endpoint, judged);
   }
-  if (primary.ok()) previous_primary_lsn_ = primary->wal_lsn;
+  if (quorum.ok()) {
+    previous_primary_ = *std::move(primary);
+  } else {
+    previous_primary_.reset();
+  }
 }
 
 void ReadEndpoints::Report(Endpoint& endpoint, const absl::Status& judged) {

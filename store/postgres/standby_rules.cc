@@ -232,12 +232,23 @@ absl::Status JudgeStandby(const PrimaryFacts& primary, const SynchronousStandbys
         absl::StrCat("its WAL receiver is '", standby.receiver_status, "', not streaming"));
   }
   if (!standby.replay_lsn.has_value() || *standby.replay_lsn < required_lsn) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "it is behind: replayed up to ",
-        standby.replay_lsn.has_value() ? FormatLsn(*standby.replay_lsn) : "nothing",
-        ", the primary had written up to ", FormatLsn(required_lsn), " one check before"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("it is behind: replayed up to ",
+                     standby.replay_lsn.has_value() ? FormatLsn(*standby.replay_lsn) : "nothing",
+                     ", the primary had written up to ", FormatLsn(required_lsn)));
   }
   return absl::OkStatus();
+}
+
+int64_t RequiredReplayLsn(const std::optional<PrimaryFacts>& previous, bool usable_at_previous,
+                          const PrimaryFacts& now) {
+  const bool steady = previous.has_value() && usable_at_previous &&
+                      previous->in_recovery == now.in_recovery &&
+                      previous->synchronous_commit == now.synchronous_commit &&
+                      previous->synchronous_commit_source == now.synchronous_commit_source &&
+                      previous->lowering_overrides == now.lowering_overrides &&
+                      previous->synchronous_standby_names == now.synchronous_standby_names;
+  return steady ? previous->wal_lsn : now.wal_lsn;
 }
 
 std::string FormatLsn(int64_t lsn) {

@@ -71,10 +71,18 @@ struct StandbyFacts {
 absl::StatusOr<SynchronousStandbys> PrimaryWaitsForEveryListedStandby(const PrimaryFacts& primary);
 
 // OK when `standby` may serve reads under `quorum` (from PrimaryWaitsForEveryListedStandby):
-// listed, streaming and synchronous now, and replayed up to `required_lsn` (the primary's WAL
-// position one check before). FAILED_PRECONDITION saying why not otherwise.
+// listed, streaming and synchronous now, and replayed up to `required_lsn` (RequiredReplayLsn).
+// FAILED_PRECONDITION saying why not otherwise.
 absl::Status JudgeStandby(const PrimaryFacts& primary, const SynchronousStandbys& quorum,
                           const StandbyFacts& standby, int64_t required_lsn);
+
+// The WAL position `standby` must have replayed at the check that read `now`. The primary's
+// position at the previous check (`previous`, given only when the quorum held then) suffices only
+// in the steady state: this standby was judged usable at that check, and the primary's
+// synchronous_commit facts and synchronous_standby_names are unchanged since. Otherwise, the
+// primary's position now: before the rule held, commits were acknowledged without this standby.
+int64_t RequiredReplayLsn(const std::optional<PrimaryFacts>& previous, bool usable_at_previous,
+                          const PrimaryFacts& now);
 
 // "0/3000060" for a WAL position, as PostgreSQL writes it.
 std::string FormatLsn(int64_t lsn);

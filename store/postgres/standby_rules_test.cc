@@ -179,6 +179,30 @@ TEST(JudgeStandbyTest, RefusedWhileBehindWhereThePrimaryWasOneCheckBefore) {
   EXPECT_TRUE(Judge(HealthyPrimary(), behind, 0x3000000).ok());
 }
 
+// One check before is enough only once the rule held at that check: until then, commits were
+// acknowledged without the standby, up to the primary's position now.
+TEST(RequiredReplayLsnTest, IsThePreviousChecksPositionOnlyInTheSteadyState) {
+  PrimaryFacts before = HealthyPrimary();
+  before.wal_lsn = 0x3000000;
+  const PrimaryFacts now = HealthyPrimary();  // at 0/3000060
+  EXPECT_EQ(RequiredReplayLsn(before, /*usable_at_previous=*/true, now), 0x3000000);
+
+  EXPECT_EQ(RequiredReplayLsn(std::nullopt, true, now), 0x3000060);  // first check, or no quorum
+  EXPECT_EQ(RequiredReplayLsn(before, /*usable_at_previous=*/false, now), 0x3000060);
+  PrimaryFacts names_changed = before;
+  names_changed.synchronous_standby_names = "ANY 1 (s1)";
+  EXPECT_EQ(RequiredReplayLsn(names_changed, true, now), 0x3000060);
+  PrimaryFacts commit_changed = before;
+  commit_changed.synchronous_commit = "on";
+  EXPECT_EQ(RequiredReplayLsn(commit_changed, true, now), 0x3000060);
+  PrimaryFacts source_changed = before;
+  source_changed.synchronous_commit_source = "command line";
+  EXPECT_EQ(RequiredReplayLsn(source_changed, true, now), 0x3000060);
+  PrimaryFacts lowered_then = before;
+  lowered_then.lowering_overrides = 1;
+  EXPECT_EQ(RequiredReplayLsn(lowered_then, true, now), 0x3000060);
+}
+
 TEST(FormatLsnTest, WritesPositionsAsPostgresDoes) {
   EXPECT_EQ(FormatLsn(0x3000060), "0/3000060");
   EXPECT_EQ(FormatLsn((int64_t{0x1A} << 32) | 0xB), "1A/B");
