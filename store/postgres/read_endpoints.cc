@@ -35,13 +35,6 @@ constexpr char kStandbyFacts[] =
     "(pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint, "
     "coalesce((SELECT status FROM pg_stat_wal_receiver LIMIT 1), '')";
 
-// The opening words of a refusal: "it is behind: replayed up to 0/3000060, ..." changes with
-// every check, and is told once.
-std::string KeyOf(const absl::Status& judged) {
-  if (judged.ok()) return "usable";
-  return std::string(judged.message().substr(0, 40));
-}
-
 }  // namespace
 
 ReadEndpoints::ReadEndpoints(const LibPq& pq, std::string primary_conninfo, Options options)
@@ -98,7 +91,8 @@ std::optional<ReadEndpoints::Choice> ReadEndpoints::Pick() {
 void ReadEndpoints::Drop(int index, absl::string_view why) {
   Endpoint& endpoint = *endpoints_[index];
   if (endpoint.usable_until_nanos.exchange(0, std::memory_order_acq_rel) == 0) return;
-  Report(endpoint, absl::UnavailableError(absl::StrCat("a read failed: ", why)));
+  Report(endpoint, Refusal(absl::StatusCode::kUnavailable, "a read failed",
+                           absl::StrCat("a read failed: ", why)));
 }
 
 void ReadEndpoints::BreakLeased() {
@@ -180,9 +174,11 @@ void ReadEndpoints::Check() {
   const int64_t usable_until = absl::ToUnixNanos(checked_at + 2 * options_.check_period);
   absl::StatusOr<PrimaryFacts> primary = ReadPrimary();
   absl::StatusOr<SynchronousStandbys> quorum =
-      primary.ok() ? PrimaryWaitsForEveryListedStandby(*primary)
-                   : absl::StatusOr<SynchronousStandbys>(absl::UnavailableError(absl::StrCat(
-                         "the primary cannot be checked: ", primary.status().message())));
+      primary.ok()
+          ? PrimaryWaitsForEveryListedStandby(*primary)
+          : absl::StatusOr<SynchronousStandbys>(Refusal(
+                absl::StatusCode::kUnavailable, "primary unreachable",
+                absl::StrCat("the primary cannot be checked: ", primary.status().message())));
   for (auto& endpoint : endpoints_) {
     absl::Status judged = quorum.status();
     if (quorum.ok()) {
@@ -191,9 +187,10 @@ void ReadEndpoints::Check() {
       const int64_t required_lsn =
           RequiredReplayLsn(previous_primary_, endpoint->usable_at_previous_check, *primary);
       absl::StatusOr<StandbyFacts> standby = ReadStandby(*endpoint);
-      judged = standby.ok() ? JudgeStandby(*primary, *quorum, *standby, required_lsn)
-                            : absl::UnavailableError(absl::StrCat("it cannot be checked: ",
-                                                                  standby.status().message()));
+      judged = standby.ok()
+                   ? JudgeStandby(*primary, *quorum, *standby, required_lsn)
+                   : Refusal(absl::StatusCode::kUnavailable, "standby unreachable",
+                             absl::StrCat("it cannot be checked: ", standby.status().message()));
     }
     endpoint->usable_at_previous_check = judged.ok();
     endpoint->usable_until_nanos.store(judged.ok() ? usable_until : 0, std::memory_order_release);
@@ -207,7 +204,7 @@ void ReadEndpoints::Check() {
 }
 
 void ReadEndpoints::Report(Endpoint& endpoint, const absl::Status& judged) {
-  const std::string key = KeyOf(judged);
+  const std::string key = RefusalReason(judged);
   {
     absl::MutexLock lock(&mutex_);
     endpoint.last_message = std::string(judged.message());

@@ -7,7 +7,8 @@
 // periods after the primary was read for that check: a checker that cannot finish its check
 // (a frozen server) lets the standby lapse, and reads go to the primary. A read that fails on a
 // standby drops it at once, until a later check finds it usable again. Every change (usable, or
-// refused and why) is told once to `on_change`.
+// refused and why) is told once to `on_change`: a change of reason (RefusalReason), not of
+// message, so a lagging standby's new LSN at every check is not told again.
 //
 //   ReadEndpoints endpoints(pq, primary_conninfo, options);
 //   if (std::optional<ReadEndpoints::Choice> standby = endpoints.Pick()) ... standby->pool ...

@@ -84,6 +84,13 @@ absl::Status JudgeStandby(const PrimaryFacts& primary, const SynchronousStandbys
 int64_t RequiredReplayLsn(const std::optional<PrimaryFacts>& previous, bool usable_at_previous,
                           const PrimaryFacts& now);
 
+// A refusal: a status of `code` saying `message`, tagged with `reason`, a fixed name of the rule
+// branch that refused (messages carry LSNs and states that change at every check; reasons do
+// not, so "told once per change" compares reasons).
+absl::Status Refusal(absl::StatusCode code, absl::string_view reason, absl::string_view message);
+// The reason a refusal was tagged with; "usable" for OK; the status code's name when untagged.
+std::string RefusalReason(const absl::Status& judged);
+
 // "0/3000060" for a WAL position, as PostgreSQL writes it.
 std::string FormatLsn(int64_t lsn);
 

@@ -203,6 +203,29 @@ TEST(RequiredReplayLsnTest, IsThePreviousChecksPositionOnlyInTheSteadyState) {
   EXPECT_EQ(RequiredReplayLsn(lowered_then, true, now), 0x3000060);
 }
 
+// A lagging standby is refused at every check with a new LSN in the message; it is told once,
+// because the reason, not the message, is what changes are told by.
+TEST(RefusalReasonTest, StaysTheSameWhileOnlyTheMessagesFiguresChange) {
+  StandbyFacts behind = HealthyStandby("s1");
+  behind.replay_lsn = 0x3000000;
+  const absl::Status first = Judge(HealthyPrimary(), behind, 0x3000060);
+  behind.replay_lsn = 0x3000010;
+  const absl::Status second = Judge(HealthyPrimary(), behind, 0x3000070);
+  ASSERT_NE(first.message(), second.message());
+  EXPECT_EQ(RefusalReason(first), RefusalReason(second));
+
+  PrimaryFacts catching_up = HealthyPrimary();
+  catching_up.senders[0] = {"s1", "catchup", "potential"};
+  const absl::Status not_synchronous = Judge(catching_up, HealthyStandby("s1"));
+  EXPECT_NE(RefusalReason(not_synchronous), RefusalReason(first));
+  EXPECT_NE(RefusalReason(absl::OkStatus()), RefusalReason(first));
+  // The checker's own failures, whatever libpq says, are one reason each.
+  EXPECT_EQ(RefusalReason(Refusal(absl::StatusCode::kUnavailable, "standby unreachable",
+                                  "it cannot be checked: timeout after 2000 ms")),
+            RefusalReason(Refusal(absl::StatusCode::kUnavailable, "standby unreachable",
+                                  "it cannot be checked: connection refused")));
+}
+
 TEST(FormatLsnTest, WritesPositionsAsPostgresDoes) {
   EXPECT_EQ(FormatLsn(0x3000060), "0/3000060");
   EXPECT_EQ(FormatLsn((int64_t{0x1A} << 32) | 0xB), "1A/B");
