@@ -59,12 +59,13 @@ absl::StatusOr<std::vector<std::string>> ConsumeNames(absl::string_view& text) {
 
 bool SameName(absl::string_view a, absl::string_view b) { return absl::EqualsIgnoreCase(a, b); }
 
-// pg_settings sources that every session starts from. The others are the reading session's own
-// ("user", "database", "database user", "client", "session", ...), or "global" (ALTER ROLE ALL
-// SET), which a role's setting overrides.
+// pg_settings sources every writer's session gets: the server's own, and "global" (ALTER ROLE ALL
+// SET, which a role's or database's entry would override: those are refused apart, as
+// lowering_overrides). The others ("user", "database", "database user", "client", "session",
+// ...) may be the reading session's own.
 bool ServerWideSource(absl::string_view source) {
   for (absl::string_view server_wide :
-       {"default", "configuration file", "command line", "environment variable"}) {
+       {"default", "configuration file", "command line", "environment variable", "global"}) {
     if (source == server_wide) return true;
   }
   return false;

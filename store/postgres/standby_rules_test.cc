@@ -108,13 +108,13 @@ TEST(JudgeStandbyTest, RefusedUnlessTheServersCommitsWaitForTheStandbyToApply) {
 // server-wide source speaks for every writer.
 TEST(JudgeStandbyTest, RefusedWhenRemoteApplyIsOnlyTheCheckersOwnSetting) {
   for (const char* source :
-       {"user", "database", "database user", "client", "session", "global", "interactive", ""}) {
+       {"user", "database", "database user", "client", "session", "interactive", ""}) {
     PrimaryFacts primary = HealthyPrimary();
     primary.synchronous_commit_source = source;
     ExpectRefused(Judge(primary, HealthyStandby("s1")), "not server-wide");
   }
   for (const char* source :
-       {"configuration file", "command line", "environment variable", "default"}) {
+       {"configuration file", "command line", "environment variable", "default", "global"}) {
     PrimaryFacts primary = HealthyPrimary();
     primary.synchronous_commit_source = source;
     EXPECT_TRUE(Judge(primary, HealthyStandby("s1")).ok()) << source;
