@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -58,6 +59,8 @@ constexpr absl::Duration kCheckWait = absl::Seconds(30);
 constexpr char kReadsHere[] = ": reads here";
 constexpr char kRefusedNotRemoteApply[] =
     "refused: the primary's synchronous_commit is 'on', not 'remote_apply'";
+constexpr char kRefusedOnlyTheRolesSetting[] =
+    "refused: the primary's synchronous_commit is 'remote_apply' only from source 'user'";
 
 std::vector<std::string> StandbyUrls() {
   const char* urls = std::getenv("VERDICT_TEST_POSTGRES_STANDBY_URLS");
@@ -175,6 +178,16 @@ Staleness SuspendAndReactivate(std::vector<Sidecar>& sidecars, int rounds) {
   return seen;
 }
 
+void RunOnPrimary(const std::string& script) {
+  absl::StatusOr<const LibPq*> pq = LoadLibPq();
+  ASSERT_TRUE(pq.ok()) << pq.status();
+  absl::StatusOr<std::unique_ptr<PostgresConnection>> connection =
+      PostgresConnection::Open(**pq, TestPostgresUrl(), {});
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  absl::Status ran = (*connection)->ExecuteScript(script.c_str());
+  ASSERT_TRUE(ran.ok()) << script << ": " << ran;
+}
+
 // The primary's synchronous_commit for every session, as an operator sets it.
 void SetPrimarySynchronousCommit(absl::string_view level) {
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
@@ -259,6 +272,23 @@ TEST(PostgresStandbyReadsTest, RemoteApplyStandbysServeReadsThatAreNeverStale) {
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(sidecars[i].Reads("standby"), standby_reads[i]) << "sidecar " << i;
     EXPECT_GE(sidecars[i].Reads("primary") - primary_reads[i], kControlRounds) << "sidecar " << i;
+  }
+
+  // remote_apply for verdict's own role only (ALTER ROLE ... SET) says nothing of the other
+  // writers, which commit with the server's `on`: a sidecar started now is refused too.
+  {
+    RunOnPrimary("ALTER ROLE CURRENT_USER SET synchronous_commit = 'remote_apply'");
+    struct ResetsRole {
+      ~ResetsRole() { RunOnPrimary("ALTER ROLE CURRENT_USER RESET synchronous_commit"); }
+    } resets_role;
+    absl::StatusOr<std::unique_ptr<VerdictdProcess>> own_setting = VerdictdProcess::Start(
+        {"--db=" + schema->conninfo(), "--db_read=" + WithSearchPath(standbys[0], schema->name()),
+         "--seed=" + seed});
+    ASSERT_TRUE(own_setting.ok()) << own_setting.status();
+    EXPECT_TRUE((*own_setting)->AwaitLogged(kRefusedOnlyTheRolesSetting, 1, kCheckWait))
+        << (*own_setting)->Logged();
+    EXPECT_FALSE(absl::StrContains((*own_setting)->Logged(), kReadsHere))
+        << (*own_setting)->Logged();
   }
 
   // Put back: the standbys serve reads again.

@@ -261,6 +261,18 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
     return absl::InvalidArgumentError(
         "PostgreSQL store: the standby check period must be 10 ms to 1 min");
   }
+  // A standby stuck since a commit is refused within about two check periods; a writer whose wait
+  // for it ends sooner (statement_timeout cancels it) commits locally, unseen by the standby.
+  if (!options.read_conninfos.empty() &&
+      2 * options.standby_check_period >= options.statement_timeout) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PostgreSQL store: twice the standby check period (",
+        absl::FormatDuration(options.standby_check_period),
+        ") must be shorter than statement_timeout (",
+        absl::FormatDuration(options.statement_timeout),
+        "): a standby stuck since a commit must be refused before a writer's wait for it is "
+        "cancelled and the commit returns without it"));
+  }
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;

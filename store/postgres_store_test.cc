@@ -24,6 +24,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -512,6 +513,22 @@ TEST_F(PostgresStoreTest, BadOptionsAreRefused) {
                 .code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(PostgresStore::Open("").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A standby stuck since a commit is refused within about two check periods; the writer's wait
+// for it must not be cancelled by statement_timeout (which commits locally) before that. Refused
+// before any connection is made: no server needed.
+TEST(PostgresStoreOptionsTest, StandbyCheckPeriodMustFitTwiceInStatementTimeout) {
+  for (absl::Duration period : {absl::Seconds(5), absl::Seconds(6), absl::Seconds(30)}) {
+    absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+        PostgresStore::Open("host=/nonexistent", {.statement_timeout = absl::Seconds(10),
+                                                  .read_conninfos = {"host=/nonexistent"},
+                                                  .standby_check_period = period});
+    ASSERT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument) << store.status();
+    EXPECT_TRUE(absl::StrContains(store.status().message(), "standby check period"))
+        << store.status();
+    EXPECT_TRUE(absl::StrContains(store.status().message(), "statement_timeout")) << store.status();
+  }
 }
 
 TEST_F(PostgresStoreTest, UnknownDatabaseIsUnavailable) {

@@ -13,10 +13,13 @@ constexpr PostgresConnectionOptions kCheckerOptions{.lock_timeout = absl::Second
                                                     .statement_timeout = absl::Seconds(2),
                                                     .connect_timeout = absl::Seconds(2)};
 
-// What the primary's writers commit with, its quorum, whether any role or database lowers
+// What the primary's writers commit with (and whether that is the server's setting or only the
+// checker's session's), its quorum, whether any role or database lowers
 // synchronous_commit, and its WAL position (pg_current_wal_lsn() fails on a standby).
 constexpr char kPrimaryFacts[] =
-    "SELECT pg_is_in_recovery(), current_setting('synchronous_commit'), "
+    "SELECT pg_is_in_recovery(), "
+    "(SELECT setting FROM pg_settings WHERE name = 'synchronous_commit'), "
+    "(SELECT source FROM pg_settings WHERE name = 'synchronous_commit'), "
     "current_setting('synchronous_standby_names'), "
     "(SELECT count(*) FROM pg_db_role_setting s, unnest(s.setconfig) c "
     "  WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = "
@@ -31,13 +34,6 @@ constexpr char kStandbyFacts[] =
     "SELECT pg_is_in_recovery(), current_setting('cluster_name'), "
     "(pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint, "
     "coalesce((SELECT status FROM pg_stat_wal_receiver LIMIT 1), '')";
-
-// The opening words of a refusal: "it is behind: replayed up to 0/3000060, ..." changes with
-// every check, and is told once.
-std::string KeyOf(const absl::Status& judged) {
-  if (judged.ok()) return "usable";
-  return std::string(judged.message().substr(0, 40));
-}
 
 }  // namespace
 
@@ -95,7 +91,8 @@ std::optional<ReadEndpoints::Choice> ReadEndpoints::Pick() {
 void ReadEndpoints::Drop(int index, absl::string_view why) {
   Endpoint& endpoint = *endpoints_[index];
   if (endpoint.usable_until_nanos.exchange(0, std::memory_order_acq_rel) == 0) return;
-  Report(endpoint, absl::UnavailableError(absl::StrCat("a read failed: ", why)));
+  Report(endpoint, Refusal(absl::StatusCode::kUnavailable, "a read failed",
+                           absl::StrCat("a read failed: ", why)));
 }
 
 void ReadEndpoints::BreakLeased() {
@@ -141,9 +138,10 @@ absl::StatusOr<PrimaryFacts> ReadEndpoints::ReadPrimary() {
   const PgRow row = facts->row(0);
   primary.in_recovery = row.Bool(0);
   primary.synchronous_commit = row.Text(1);
-  primary.synchronous_standby_names = row.Text(2);
-  primary.lowering_overrides = row.Int64(3);
-  primary.wal_lsn = row.Int64(4);
+  primary.synchronous_commit_source = row.Text(2);
+  primary.synchronous_standby_names = row.Text(3);
+  primary.lowering_overrides = row.Int64(4);
+  primary.wal_lsn = row.Int64(5);
   absl::StatusOr<PgResult> senders = (*connection)->Query(kSenders);
   if (!senders.ok()) return senders.status();
   for (int i = 0; i < senders->size(); ++i) {
@@ -176,27 +174,37 @@ void ReadEndpoints::Check() {
   const int64_t usable_until = absl::ToUnixNanos(checked_at + 2 * options_.check_period);
   absl::StatusOr<PrimaryFacts> primary = ReadPrimary();
   absl::StatusOr<SynchronousStandbys> quorum =
-      primary.ok() ? PrimaryWaitsForEveryListedStandby(*primary)
-                   : absl::StatusOr<SynchronousStandbys>(absl::UnavailableError(absl::StrCat(
-                         "the primary cannot be checked: ", primary.status().message())));
-  // Replayed up to where the primary was one check ago (or, first, where it is now).
-  const int64_t required_lsn = previous_primary_lsn_.value_or(primary.ok() ? primary->wal_lsn : 0);
+      primary.ok()
+          ? PrimaryWaitsForEveryListedStandby(*primary)
+          : absl::StatusOr<SynchronousStandbys>(Refusal(
+                absl::StatusCode::kUnavailable, "primary unreachable",
+                absl::StrCat("the primary cannot be checked: ", primary.status().message())));
   for (auto& endpoint : endpoints_) {
     absl::Status judged = quorum.status();
     if (quorum.ok()) {
+      // Replayed up to where the primary was one check ago in the steady state; where it is now
+      // when the rule did not hold for this standby then, or the primary's settings changed.
+      const int64_t required_lsn =
+          RequiredReplayLsn(previous_primary_, endpoint->usable_at_previous_check, *primary);
       absl::StatusOr<StandbyFacts> standby = ReadStandby(*endpoint);
-      judged = standby.ok() ? JudgeStandby(*primary, *quorum, *standby, required_lsn)
-                            : absl::UnavailableError(absl::StrCat("it cannot be checked: ",
-                                                                  standby.status().message()));
+      judged = standby.ok()
+                   ? JudgeStandby(*primary, *quorum, *standby, required_lsn)
+                   : Refusal(absl::StatusCode::kUnavailable, "standby unreachable",
+                             absl::StrCat("it cannot be checked: ", standby.status().message()));
     }
+    endpoint->usable_at_previous_check = judged.ok();
     endpoint->usable_until_nanos.store(judged.ok() ? usable_until : 0, std::memory_order_release);
     Report(*endpoint, judged);
   }
-  if (primary.ok()) previous_primary_lsn_ = primary->wal_lsn;
+  if (quorum.ok()) {
+    previous_primary_ = *std::move(primary);
+  } else {
+    previous_primary_.reset();
+  }
 }
 
 void ReadEndpoints::Report(Endpoint& endpoint, const absl::Status& judged) {
-  const std::string key = KeyOf(judged);
+  const std::string key = RefusalReason(judged);
   {
     absl::MutexLock lock(&mutex_);
     endpoint.last_message = std::string(judged.message());

@@ -7,7 +7,8 @@
 // periods after the primary was read for that check: a checker that cannot finish its check
 // (a frozen server) lets the standby lapse, and reads go to the primary. A read that fails on a
 // standby drops it at once, until a later check finds it usable again. Every change (usable, or
-// refused and why) is told once to `on_change`.
+// refused and why) is told once to `on_change`: a change of reason (RefusalReason), not of
+// message, so a lagging standby's new LSN at every check is not told again.
 //
 //   ReadEndpoints endpoints(pq, primary_conninfo, options);
 //   if (std::optional<ReadEndpoints::Choice> standby = endpoints.Pick()) ... standby->pool ...
@@ -85,6 +86,7 @@ class ReadEndpoints {
     std::string name;  // as messages name it
     std::unique_ptr<ConnectionPool> pool;
     std::unique_ptr<PostgresConnection> checker;  // the checker thread's only
+    bool usable_at_previous_check = false;        // the checker thread's only
     std::atomic<int64_t> usable_until_nanos{0};
     // Under ReadEndpoints::mutex_: what was last told, and the last judgement.
     bool told = false;
@@ -105,7 +107,8 @@ class ReadEndpoints {
   Options options_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
   std::unique_ptr<PostgresConnection> primary_checker_;
-  std::optional<int64_t> previous_primary_lsn_;
+  // The previous check's primary facts, when its quorum held (under check_mutex_).
+  std::optional<PrimaryFacts> previous_primary_;
   std::atomic<uint64_t> next_pick_{0};
   absl::Mutex check_mutex_;  // one check at a time
   absl::Mutex mutex_;

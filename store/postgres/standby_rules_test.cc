@@ -15,6 +15,7 @@ using Method = SynchronousStandbys::Method;
 PrimaryFacts HealthyPrimary() {
   PrimaryFacts primary;
   primary.synchronous_commit = "remote_apply";
+  primary.synchronous_commit_source = "configuration file";  // ALTER SYSTEM SET
   primary.synchronous_standby_names = "ANY 2 (s1, s2)";
   primary.wal_lsn = 0x3000060;
   primary.senders = {{"s1", "streaming", "quorum"}, {"s2", "streaming", "quorum"}};
@@ -102,6 +103,24 @@ TEST(JudgeStandbyTest, RefusedUnlessTheServersCommitsWaitForTheStandbyToApply) {
   ExpectRefused(Judge(standby_as_primary, HealthyStandby("s1")), "itself a standby");
 }
 
+// The checker's own session may show remote_apply while the server's writers commit with `on`:
+// ALTER ROLE verdict SET synchronous_commit = remote_apply, or options=-c in its conninfo. Only a
+// server-wide source speaks for every writer.
+TEST(JudgeStandbyTest, RefusedWhenRemoteApplyIsOnlyTheCheckersOwnSetting) {
+  for (const char* source :
+       {"user", "database", "database user", "client", "session", "interactive", ""}) {
+    PrimaryFacts primary = HealthyPrimary();
+    primary.synchronous_commit_source = source;
+    ExpectRefused(Judge(primary, HealthyStandby("s1")), "not server-wide");
+  }
+  for (const char* source :
+       {"configuration file", "command line", "environment variable", "default", "global"}) {
+    PrimaryFacts primary = HealthyPrimary();
+    primary.synchronous_commit_source = source;
+    EXPECT_TRUE(Judge(primary, HealthyStandby("s1")).ok()) << source;
+  }
+}
+
 TEST(JudgeStandbyTest, RefusedWhenTheQuorumMayAcknowledgeWithoutEveryListedStandby) {
   // ANY 1 of two: a commit returns once either applied it, so the other may lag.
   for (const char* names : {"ANY 1 (s1, s2)", "FIRST 1 (s1, s2)", "s1, s2", "2 (s1, s2, s3)"}) {
@@ -158,6 +177,53 @@ TEST(JudgeStandbyTest, RefusedWhileBehindWhereThePrimaryWasOneCheckBefore) {
   nothing.replay_lsn.reset();
   ExpectRefused(Judge(HealthyPrimary(), nothing), "replayed up to nothing");
   EXPECT_TRUE(Judge(HealthyPrimary(), behind, 0x3000000).ok());
+}
+
+// One check before is enough only once the rule held at that check: until then, commits were
+// acknowledged without the standby, up to the primary's position now.
+TEST(RequiredReplayLsnTest, IsThePreviousChecksPositionOnlyInTheSteadyState) {
+  PrimaryFacts before = HealthyPrimary();
+  before.wal_lsn = 0x3000000;
+  const PrimaryFacts now = HealthyPrimary();  // at 0/3000060
+  EXPECT_EQ(RequiredReplayLsn(before, /*usable_at_previous=*/true, now), 0x3000000);
+
+  EXPECT_EQ(RequiredReplayLsn(std::nullopt, true, now), 0x3000060);  // first check, or no quorum
+  EXPECT_EQ(RequiredReplayLsn(before, /*usable_at_previous=*/false, now), 0x3000060);
+  PrimaryFacts names_changed = before;
+  names_changed.synchronous_standby_names = "ANY 1 (s1)";
+  EXPECT_EQ(RequiredReplayLsn(names_changed, true, now), 0x3000060);
+  PrimaryFacts commit_changed = before;
+  commit_changed.synchronous_commit = "on";
+  EXPECT_EQ(RequiredReplayLsn(commit_changed, true, now), 0x3000060);
+  PrimaryFacts source_changed = before;
+  source_changed.synchronous_commit_source = "command line";
+  EXPECT_EQ(RequiredReplayLsn(source_changed, true, now), 0x3000060);
+  PrimaryFacts lowered_then = before;
+  lowered_then.lowering_overrides = 1;
+  EXPECT_EQ(RequiredReplayLsn(lowered_then, true, now), 0x3000060);
+}
+
+// A lagging standby is refused at every check with a new LSN in the message; it is told once,
+// because the reason, not the message, is what changes are told by.
+TEST(RefusalReasonTest, StaysTheSameWhileOnlyTheMessagesFiguresChange) {
+  StandbyFacts behind = HealthyStandby("s1");
+  behind.replay_lsn = 0x3000000;
+  const absl::Status first = Judge(HealthyPrimary(), behind, 0x3000060);
+  behind.replay_lsn = 0x3000010;
+  const absl::Status second = Judge(HealthyPrimary(), behind, 0x3000070);
+  ASSERT_NE(first.message(), second.message());
+  EXPECT_EQ(RefusalReason(first), RefusalReason(second));
+
+  PrimaryFacts catching_up = HealthyPrimary();
+  catching_up.senders[0] = {"s1", "catchup", "potential"};
+  const absl::Status not_synchronous = Judge(catching_up, HealthyStandby("s1"));
+  EXPECT_NE(RefusalReason(not_synchronous), RefusalReason(first));
+  EXPECT_NE(RefusalReason(absl::OkStatus()), RefusalReason(first));
+  // The checker's own failures, whatever libpq says, are one reason each.
+  EXPECT_EQ(RefusalReason(Refusal(absl::StatusCode::kUnavailable, "standby unreachable",
+                                  "it cannot be checked: timeout after 2000 ms")),
+            RefusalReason(Refusal(absl::StatusCode::kUnavailable, "standby unreachable",
+                                  "it cannot be checked: connection refused")));
 }
 
 TEST(FormatLsnTest, WritesPositionsAsPostgresDoes) {
