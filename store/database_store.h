@@ -38,6 +38,11 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   PolicyAdmin& admin() override { return admin_; }
 
  protected:
+  // Opens (and migrates) a first connection of the decisions' pool, as Open does, so that the
+  // first decision does not pay for it; UNAVAILABLE or FAILED_PRECONDITION (a schema written by
+  // a newer verdict) when the database cannot be used.
+  absl::Status OpenFirstConnection() { return admin_.IsEmpty().status(); }
+
   // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s and
   // CheckAvailable in `probe_database`'s, each a connection of its own that a decision never
   // waits for (and that never waits for a decision). `clock` is the time of admin writes. The

@@ -277,7 +277,7 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;
   auto store = absl::WrapUnique(new PostgresStore(**pq, std::move(conninfo), std::move(options)));
-  absl::Status available = store->CheckAvailable();
+  absl::Status available = store->OpenFirstConnection();
   if (!available.ok() && !defer_open_errors) return available;
   return store;
 }

@@ -199,7 +199,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
   if (!options.clock) return absl::InvalidArgumentError("SQLite store: no clock");
   const bool defer_open_errors = options.defer_open_errors;
   auto store = absl::WrapUnique(new SqliteStore(std::move(path), std::move(options)));
-  absl::Status available = store->CheckAvailable();
+  absl::Status available = store->OpenFirstConnection();
   if (!available.ok() && !defer_open_errors) return available;
   return store;
 }
