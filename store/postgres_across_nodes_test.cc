@@ -5,11 +5,8 @@
 // decision log, which stays one intact chain.
 // Skipped without VERDICT_TEST_POSTGRES_URL (scripts/test.d/postgres.sh sets it).
 #include <grpcpp/grpcpp.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <csignal>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -77,14 +74,6 @@ std::unique_ptr<grpc::ClientContext> AdminContext() {
   return context;
 }
 
-// A directory for the admin socket: TEST_TMPDIR can be too long for a unix socket's path.
-std::string ShortSocketDirectory() {
-  char pattern[] = "/tmp/verdict-nodes.XXXXXX";
-  const char* directory = mkdtemp(pattern);
-  EXPECT_NE(directory, nullptr);
-  return directory == nullptr ? "" : directory;
-}
-
 TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEverySidecar) {
   if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
   absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
@@ -94,9 +83,10 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
   std::ofstream(seed) << kPolicy;
   const std::string secret_file = directory + "/admin-secret";
   std::ofstream(secret_file) << kAdminSecret << "\n";
-  const std::string socket_directory = ShortSocketDirectory();
-  ASSERT_FALSE(socket_directory.empty());
-  const std::string admin_address = "unix:" + socket_directory + "/admin.sock";
+  // The admin socket's directory, removed once the sidecars (declared after) are gone.
+  const ShortTempDirectory sockets("nodes");
+  ASSERT_FALSE(sockets.path().empty());
+  const std::string admin_address = "unix:" + sockets.path() + "/admin.sock";
 
   // Two sidecars on one database: each its own process, pool and prepared statements. The
   // first serves AdminService and sets the admin credential in the database; both log.
@@ -189,7 +179,7 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
     sidecar->Signal(SIGTERM);
     ASSERT_TRUE(sidecar->AwaitExit(absl::Seconds(30)).ok());
   }
-  const std::string tool_socket = "unix:" + socket_directory + "/tool.sock";
+  const std::string tool_socket = "unix:" + sockets.path() + "/tool.sock";
   absl::StatusOr<std::unique_ptr<VerdictdProcess>> auditor =
       VerdictdProcess::Start({"--db=" + schema->conninfo(), "--admin_listen=" + tool_socket});
   ASSERT_TRUE(auditor.ok()) << auditor.status();
@@ -201,9 +191,6 @@ TEST(PostgresAcrossNodesTest, RevocationThroughOneSidecarDeniesTheNextCallOnEver
   ASSERT_TRUE(verify.ok()) << verify.error_message();
   EXPECT_TRUE(verified.intact()) << verified.problem();
   EXPECT_GE(verified.rows_checked(), 4u * (2 + 2 * 3 + 2));
-  std::remove((socket_directory + "/admin.sock").c_str());
-  std::remove((socket_directory + "/tool.sock").c_str());
-  rmdir(socket_directory.c_str());
 }
 
 }  // namespace

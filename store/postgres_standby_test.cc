@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -73,13 +72,6 @@ std::unique_ptr<grpc::ClientContext> AdminContext() {
   context->AddMetadata("authorization", absl::StrCat("Bearer ", kAdminSecret));
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
   return context;
-}
-
-std::string ShortSocketDirectory() {
-  char pattern[] = "/tmp/verdict-standby.XXXXXX";
-  const char* directory = mkdtemp(pattern);
-  EXPECT_NE(directory, nullptr);
-  return directory == nullptr ? "" : directory;
 }
 
 // GET /metrics from "127.0.0.1:PORT"; "" when it cannot be read.
@@ -214,13 +206,10 @@ TEST(PostgresStandbyReadsTest, RemoteApplyStandbysServeReadsThatAreNeverStale) {
   std::ofstream(seed) << kPolicy;
   const std::string secret_file = directory + "/admin-secret";
   std::ofstream(secret_file) << kAdminSecret << "\n";
-  const std::string socket_directory = ShortSocketDirectory();
-  ASSERT_FALSE(socket_directory.empty());
   // Removed with the sockets and their lock files once the sidecars (declared after) are gone.
-  struct RemovesDirectory {
-    ~RemovesDirectory() { std::filesystem::remove_all(path); }
-    std::string path;
-  } removes_directory{socket_directory};
+  const ShortTempDirectory sockets("standby");
+  const std::string& socket_directory = sockets.path();
+  ASSERT_FALSE(socket_directory.empty());
 
   // Sidecar i reads from standby i and writes to the primary; each serves AdminService.
   std::vector<Sidecar> sidecars(2);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -112,6 +113,16 @@ std::string TestDirectory(absl::string_view name) {
   const std::string path = absl::StrCat(EnvOrEmpty("TEST_TMPDIR"), "/", name);
   mkdir(path.c_str(), 0700);
   return path;
+}
+
+ShortTempDirectory::ShortTempDirectory(absl::string_view prefix) {
+  std::string pattern = absl::StrCat("/tmp/verdict-", prefix, ".XXXXXX");
+  if (mkdtemp(pattern.data()) != nullptr) path_ = std::move(pattern);
+}
+
+ShortTempDirectory::~ShortTempDirectory() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
 }
 
 absl::StatusOr<std::unique_ptr<VerdictdProcess>> VerdictdProcess::Start(

@@ -30,6 +30,23 @@ std::string RunfilePath(absl::string_view workspace_relative_path);
 // A directory private to this test (under TEST_TMPDIR), created if needed.
 std::string TestDirectory(absl::string_view name);
 
+// A fresh directory under /tmp ("/tmp/verdict-<prefix>.XXXXXX"), short enough for a Unix
+// socket's path (TEST_TMPDIR can be too long), removed with all it holds (sockets, their lock
+// files) when this goes: declare it before the processes that use it. path() is "" when it could
+// not be made.
+class ShortTempDirectory {
+ public:
+  explicit ShortTempDirectory(absl::string_view prefix);
+  ~ShortTempDirectory();
+  ShortTempDirectory(const ShortTempDirectory&) = delete;
+  ShortTempDirectory& operator=(const ShortTempDirectory&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 class VerdictdProcess {
  public:
   // Starts //server:verdictd with `flags` plus --listen=127.0.0.1:0 (unless a --listen is given)
