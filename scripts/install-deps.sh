@@ -10,6 +10,7 @@ packages=(
   # Libraries verdict links.
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   android-libboringssl-dev libsqlitecpp-dev libsqlite3-dev sqlite3 libargon2-dev libpq-dev
+  libyaml-cpp-dev  # policy files in YAML (issue 19)
   libgoogle-perftools-dev  # tcmalloc (allocator/BUILD.bazel)
   tzdata
   # Tests and benchmarks.

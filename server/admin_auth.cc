@@ -40,8 +40,8 @@ AdminAuthenticator::AdminAuthenticator(AdminCredentialStore& credentials, Clock 
       options_(options),
       tokens_(options.check_burst) {}
 
-absl::Status AdminAuthenticator::Authenticate(absl::string_view peer,
-                                              absl::string_view authorization) {
+absl::StatusOr<AdminActor> AdminAuthenticator::Authenticate(absl::string_view peer,
+                                                            absl::string_view authorization) {
   const std::string host = PeerHost(peer);
   {
     absl::MutexLock lock(&mu_);
@@ -70,7 +70,8 @@ absl::Status AdminAuthenticator::Authenticate(absl::string_view peer,
   failures_.erase(host);
   if (passed_.size() >= options_.max_tracked_peers) passed_.clear();
   passed_.insert(host);
-  return absl::OkStatus();
+  return AdminActor{
+      .principal = "admin", .method = AdminAuthMethod::kSecret, .peer = std::string(peer)};
 }
 
 int AdminAuthenticator::WaitingPeers() {

@@ -18,7 +18,7 @@
 // refuses only itself and other failing peers.
 //
 //   AdminAuthenticator auth(credentials, [] { return absl::Now(); });
-//   absl::Status s = auth.Authenticate(context->peer(), authorization_header);
+//   absl::StatusOr<AdminActor> actor = auth.Authenticate(context->peer(), authorization_header);
 //   // UNAUTHENTICATED, RESOURCE_EXHAUSTED (backing off), or UNAVAILABLE (store)
 #ifndef VERDICT_SERVER_ADMIN_AUTH_H_
 #define VERDICT_SERVER_ADMIN_AUTH_H_
@@ -30,10 +30,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "crypto/secret_hash.h"
+#include "decision/admin/admin_actor.h"
 #include "decision/authorizer.h"
 #include "store/admin_credential_store.h"
 
@@ -67,10 +69,11 @@ class AdminAuthenticator {
   // `credentials` must outlive the authenticator.
   AdminAuthenticator(AdminCredentialStore& credentials, Clock clock, AdminAuthOptions options = {});
 
-  // OK when `authorization` is "Bearer " and the admin secret. `peer` is gRPC's peer string
+  // The caller, when `authorization` is "Bearer " and the admin secret: the principal "admin",
+  // authenticated by its secret, from `peer`. `peer` is gRPC's peer string
   // ("ipv4:10.0.0.1:5555"; the port is ignored, so one host is one peer) or a local user
   // ("uid:1000", server/unix_socket.h's CallerIdentity).
-  absl::Status Authenticate(absl::string_view peer, absl::string_view authorization);
+  absl::StatusOr<AdminActor> Authenticate(absl::string_view peer, absl::string_view authorization);
 
   // Peers waiting for a check now (for tests and metrics).
   int WaitingPeers() ABSL_LOCKS_EXCLUDED(mu_);

@@ -44,17 +44,21 @@ class AdminAuthTest : public testing::Test {
   absl::Time now_ = absl::FromUnixSeconds(1700000000);
 };
 
-TEST_F(AdminAuthTest, TheAdminSecretPasses) {
+TEST_F(AdminAuthTest, TheAdminSecretPassesAsThePrincipalAdmin) {
   StoreSecret();
   AdminAuthenticator auth = MakeAuthenticator();
-  EXPECT_TRUE(auth.Authenticate(kPeer, Bearer(kSecret)).ok());
+  absl::StatusOr<AdminActor> actor = auth.Authenticate(kPeer, Bearer(kSecret));
+  ASSERT_TRUE(actor.ok()) << actor.status();
+  EXPECT_EQ(actor->principal, "admin");
+  EXPECT_EQ(actor->method, AdminAuthMethod::kSecret);
+  EXPECT_EQ(actor->peer, kPeer);
   EXPECT_TRUE(auth.Authenticate(kPeer, absl::StrCat("bearer ", kSecret)).ok());
 }
 
 TEST_F(AdminAuthTest, AWrongSecretIsUnauthenticated) {
   StoreSecret();
   AdminAuthenticator auth = MakeAuthenticator();
-  absl::Status status = auth.Authenticate(kPeer, Bearer("correct horse battery stapl"));
+  absl::Status status = auth.Authenticate(kPeer, Bearer("correct horse battery stapl")).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(status.message(), "invalid admin credential");
 }
@@ -65,7 +69,7 @@ TEST_F(AdminAuthTest, AMissingOrMalformedHeaderIsUnauthenticated) {
   for (const std::string& header :
        {std::string(""), std::string("Bearer"), std::string("Bearer   "), std::string(kSecret),
         absl::StrCat("Basic ", kSecret)}) {
-    absl::Status status = auth.Authenticate(kPeer, header);
+    absl::Status status = auth.Authenticate(kPeer, header).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated) << header;
     EXPECT_THAT(status.message(), HasSubstr("authorization: Bearer")) << header;
   }
@@ -73,7 +77,7 @@ TEST_F(AdminAuthTest, AMissingOrMalformedHeaderIsUnauthenticated) {
 
 TEST_F(AdminAuthTest, WithNoCredentialStoredEverySecretFailsTheSameWay) {
   AdminAuthenticator auth = MakeAuthenticator();
-  absl::Status status = auth.Authenticate(kPeer, Bearer(kSecret));
+  absl::Status status = auth.Authenticate(kPeer, Bearer(kSecret)).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(status.message(), "invalid admin credential");
 }
@@ -105,14 +109,16 @@ TEST_F(AdminAuthTest, RepeatedFailuresMakeThePeerWaitEvenWithTheRightSecret) {
   StoreSecret();
   AdminAuthenticator auth =
       MakeAuthenticator({.free_failures = 2, .first_backoff = absl::Seconds(10)});
-  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
 
-  absl::Status waiting = auth.Authenticate(kPeer, Bearer(kSecret));
+  absl::Status waiting = auth.Authenticate(kPeer, Bearer(kSecret)).status();
   EXPECT_EQ(waiting.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(waiting.message(), HasSubstr("retry in 10 s"));
   // Another port of the same host is the same peer.
-  EXPECT_EQ(auth.Authenticate("ipv4:10.0.0.1:40001", Bearer(kSecret)).code(),
+  EXPECT_EQ(auth.Authenticate("ipv4:10.0.0.1:40001", Bearer(kSecret)).status().code(),
             absl::StatusCode::kResourceExhausted);
   // Another host is not held back.
   EXPECT_TRUE(auth.Authenticate("ipv4:10.0.0.2:40000", Bearer(kSecret)).ok());
@@ -120,8 +126,10 @@ TEST_F(AdminAuthTest, RepeatedFailuresMakeThePeerWaitEvenWithTheRightSecret) {
   now_ += absl::Seconds(10);
   EXPECT_TRUE(auth.Authenticate(kPeer, Bearer(kSecret)).ok());
   // The success forgot the failures: the next failure does not wait.
-  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
 }
 
 TEST_F(AdminAuthTest, TheWaitDoublesWithEachFailureUpToTheMaximum) {
@@ -129,8 +137,9 @@ TEST_F(AdminAuthTest, TheWaitDoublesWithEachFailureUpToTheMaximum) {
   AdminAuthenticator auth = MakeAuthenticator(
       {.free_failures = 1, .first_backoff = absl::Seconds(1), .max_backoff = absl::Seconds(5)});
   for (int expected_wait : {1, 2, 4, 5, 5}) {
-    EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
-    absl::Status waiting = auth.Authenticate(kPeer, Bearer("wrong"));
+    EXPECT_EQ(auth.Authenticate(kPeer, Bearer("wrong")).status().code(),
+              absl::StatusCode::kUnauthenticated);
+    absl::Status waiting = auth.Authenticate(kPeer, Bearer("wrong")).status();
     EXPECT_THAT(waiting.message(), HasSubstr(absl::StrCat("retry in ", expected_wait, " s")));
     now_ += absl::Seconds(expected_wait);
   }
@@ -139,7 +148,8 @@ TEST_F(AdminAuthTest, TheWaitDoublesWithEachFailureUpToTheMaximum) {
 TEST_F(AdminAuthTest, AnUnreadableStoreIsUnavailableNotUnauthenticated) {
   AdminCredentials unreachable("/nonexistent-dir/verdict.db");
   AdminAuthenticator auth(unreachable, [this] { return now_; }, {.hash_params = TestHashParams()});
-  EXPECT_EQ(auth.Authenticate(kPeer, Bearer(kSecret)).code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(auth.Authenticate(kPeer, Bearer(kSecret)).status().code(),
+            absl::StatusCode::kUnavailable);
 }
 
 // A caller on TCP may change its source address for each guess, so each looks like a new peer:
@@ -152,8 +162,10 @@ TEST_F(AdminAuthTest, GuessesFromEverChangingAddressesRunAtMostTheGlobalBudgetOf
   int checked = 0;
   int refused = 0;
   for (int i = 0; i < 200; ++i) {
-    const absl::Status status = auth.Authenticate(
-        absl::StrCat("ipv4:127.0.", i / 250, ".", i % 250 + 2, ":1"), Bearer("wrong"));
+    const absl::Status status =
+        auth.Authenticate(absl::StrCat("ipv4:127.0.", i / 250, ".", i % 250 + 2, ":1"),
+                          Bearer("wrong"))
+            .status();
     if (status.code() == absl::StatusCode::kUnauthenticated) ++checked;
     if (status.code() == absl::StatusCode::kResourceExhausted) ++refused;
   }
@@ -161,7 +173,7 @@ TEST_F(AdminAuthTest, GuessesFromEverChangingAddressesRunAtMostTheGlobalBudgetOf
   EXPECT_EQ(refused, 196);
   // The budget comes back with time.
   now_ += absl::Seconds(1);
-  EXPECT_EQ(auth.Authenticate("ipv4:127.0.9.9:1", Bearer("wrong")).code(),
+  EXPECT_EQ(auth.Authenticate("ipv4:127.0.9.9:1", Bearer("wrong")).status().code(),
             absl::StatusCode::kUnauthenticated);
 }
 
@@ -184,18 +196,21 @@ TEST_F(AdminAuthTest, WhenChecksAreScarceAFailingPeerIsRefusedAndOthersAreChecke
   constexpr char kAdmin[] = "uid:0";
   constexpr char kOther[] = "uid:65534";
   ASSERT_TRUE(auth.Authenticate(kAdmin, Bearer(kSecret)).ok());
-  EXPECT_EQ(auth.Authenticate(kOther, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(auth.Authenticate(kOther, Bearer("wrong")).code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kOther, Bearer("wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(auth.Authenticate(kOther, Bearer("wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
   // The admin, whose secret passed, needs no token: it is checked though none is left.
   EXPECT_TRUE(auth.Authenticate(kAdmin, Bearer(kSecret)).ok());
 
   // A peer new to the server waits for the next token.
   constexpr char kNewcomer[] = "uid:1000";
   absl::Status newcomer_status = absl::UnknownError("not answered");
-  std::thread newcomer([&] { newcomer_status = auth.Authenticate(kNewcomer, Bearer(kSecret)); });
+  std::thread newcomer(
+      [&] { newcomer_status = auth.Authenticate(kNewcomer, Bearer(kSecret)).status(); });
   while (auth.WaitingPeers() == 0) std::this_thread::yield();
   // The failing peer is within its free failures, but checks are scarce: refused, not queued.
-  const absl::Status other = auth.Authenticate(kOther, Bearer("wrong"));
+  const absl::Status other = auth.Authenticate(kOther, Bearer("wrong")).status();
   EXPECT_EQ(other.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(other.message(), HasSubstr("too many admin credential checks"));
   {
@@ -213,12 +228,12 @@ TEST_F(AdminAuthTest, AThousandWrongSecretsFromOneUserNeverRefuseAnother) {
   AdminAuthenticator auth = MakeAuthenticator({.max_check_wait = absl::ZeroDuration()});
   int others_checked = 0;
   for (int i = 0; i < 1000; ++i) {
-    if (auth.Authenticate("uid:65534", Bearer("wrong")).code() ==
+    if (auth.Authenticate("uid:65534", Bearer("wrong")).status().code() ==
         absl::StatusCode::kUnauthenticated) {
       ++others_checked;
     }
     if (i % 100 == 99) {
-      const absl::Status admin = auth.Authenticate("uid:0", Bearer(kSecret));
+      const absl::Status admin = auth.Authenticate("uid:0", Bearer(kSecret)).status();
       EXPECT_TRUE(admin.ok()) << "call " << i << ": " << admin;
       now_ += absl::Seconds(1);
     }

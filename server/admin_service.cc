@@ -63,9 +63,11 @@ absl::Status GrpcAdminService::RefuseFileKey(absl::string_view kid) const {
 // ran does nothing: the caller would never learn of its write, and a token it minted would be
 // lost with the answer.
 template <typename Body>
-grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* context, Body body) {
+grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* context,
+                                                  const google::protobuf::Message& request,
+                                                  Body body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  workers_.Schedule([this, context, reactor, body = std::move(body)]() mutable {
+  workers_.Schedule([this, context, reactor, &request, body = std::move(body)]() mutable {
     // OK while the caller still waits for the answer.
     const auto still_awaited = [context] {
       return context->IsCancelled() ? absl::CancelledError("the caller gave up before the call ran")
@@ -74,12 +76,18 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     // Who the caller is, read while its connection is known to be open: a call still awaited
     // after the read was on the connection its descriptor number named (server/unix_socket.h).
     const std::string caller = CallerIdentity(context->peer());
-    absl::Status ready = still_awaited();
-    if (ready.ok()) ready = auth_.Authenticate(caller, AuthorizationOf(*context));
-    if (ready.ok()) ready = still_awaited();
+    const absl::StatusOr<AdminActor> actor = [&]() -> absl::StatusOr<AdminActor> {
+      if (absl::Status awaited = still_awaited(); !awaited.ok()) return awaited;
+      absl::StatusOr<AdminActor> authenticated =
+          auth_.Authenticate(caller, AuthorizationOf(*context));
+      if (!authenticated.ok()) return authenticated;
+      if (absl::Status awaited = still_awaited(); !awaited.ok()) return awaited;
+      return authenticated;
+    }();
+    (void)request;  // which call this is: what the call's role and audit record will read
     // And once more just before a write commits: the caller may give up while it runs.
     std::unique_ptr<PolicyAdmin> admin = admin_.WithCancel(CancelToken(still_awaited));
-    reactor->Finish(AdminGrpcStatus(ready.ok() ? body(*admin) : ready));
+    reactor->Finish(AdminGrpcStatus(actor.ok() ? body(*admin, *actor) : actor.status()));
   });
   return reactor;
 }
@@ -87,7 +95,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* GrpcAdminService::CreateAgent(grpc::CallbackServerContext* context,
                                                         const v1::CreateAgentRequest* request,
                                                         v1::CreateAgentResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<NewAgent> agent = NewAgentFromProto(*request);
     if (!agent.ok()) return agent.status();
     absl::StatusOr<CreatedAgent> created = admin.CreateAgent(*agent);
@@ -101,7 +109,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::CreateAgent(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::GetAgent(grpc::CallbackServerContext* context,
                                                      const v1::GetAgentRequest* request,
                                                      v1::GetAgentResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<Agent> agent = admin.GetAgent(request->agent_id());
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response->mutable_agent());
@@ -112,7 +120,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::GetAgent(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* GrpcAdminService::ListAgents(grpc::CallbackServerContext* context,
                                                        const v1::ListAgentsRequest* request,
                                                        v1::ListAgentsResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<AgentPage> page =
         admin.ListAgents(PageFromProto(request->page_size(), request->page_token()));
     if (!page.ok()) return page.status();
@@ -123,9 +131,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListAgents(grpc::CallbackServerConte
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::SetStatus(grpc::CallbackServerContext* context,
+                                                      const google::protobuf::Message& request,
                                                       const std::string& agent_id,
                                                       AgentStatus status, v1::Agent* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<Agent> agent = admin.SetAgentStatus(agent_id, status);
     if (!agent.ok()) return agent.status();
     AgentToProto(*agent, response);
@@ -136,26 +145,28 @@ grpc::ServerUnaryReactor* GrpcAdminService::SetStatus(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* GrpcAdminService::SuspendAgent(grpc::CallbackServerContext* context,
                                                          const v1::SuspendAgentRequest* request,
                                                          v1::SuspendAgentResponse* response) {
-  return SetStatus(context, request->agent_id(), AgentStatus::kSuspended,
+  return SetStatus(context, *request, request->agent_id(), AgentStatus::kSuspended,
                    response->mutable_agent());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::ReactivateAgent(
     grpc::CallbackServerContext* context, const v1::ReactivateAgentRequest* request,
     v1::ReactivateAgentResponse* response) {
-  return SetStatus(context, request->agent_id(), AgentStatus::kActive, response->mutable_agent());
+  return SetStatus(context, *request, request->agent_id(), AgentStatus::kActive,
+                   response->mutable_agent());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::RevokeAgent(grpc::CallbackServerContext* context,
                                                         const v1::RevokeAgentRequest* request,
                                                         v1::RevokeAgentResponse* response) {
-  return SetStatus(context, request->agent_id(), AgentStatus::kRevoked, response->mutable_agent());
+  return SetStatus(context, *request, request->agent_id(), AgentStatus::kRevoked,
+                   response->mutable_agent());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerContext* context,
                                                         const v1::RotateTokenRequest* request,
                                                         v1::RotateTokenResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<absl::Duration> grace = GraceFromProto(*request);
     if (!grace.ok()) return grace.status();
     absl::StatusOr<RotatedToken> rotated = admin.RotateToken(request->agent_id(), *grace);
@@ -171,7 +182,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
     grpc::CallbackServerContext* context, const v1::GrantPermissionRequest* request,
     v1::GrantPermissionResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<NewPermission> permission = NewPermissionFromProto(*request);
     if (!permission.ok()) return permission.status();
     absl::StatusOr<Permission> granted = admin.GrantPermission(*permission);
@@ -184,7 +195,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
 grpc::ServerUnaryReactor* GrpcAdminService::RevokePermission(
     grpc::CallbackServerContext* context, const v1::RevokePermissionRequest* request,
     v1::RevokePermissionResponse*) {
-  return Serve(context, [=](PolicyAdmin& admin) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) {
     return admin.RevokePermission(request->permission_id());
   });
 }
@@ -192,7 +203,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::RevokePermission(
 grpc::ServerUnaryReactor* GrpcAdminService::CreateDelegation(
     grpc::CallbackServerContext* context, const v1::CreateDelegationRequest* request,
     v1::CreateDelegationResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<NewDelegation> delegation = NewDelegationFromProto(*request);
     if (!delegation.ok()) return delegation.status();
     absl::StatusOr<Delegation> created = admin.CreateDelegation(*delegation);
@@ -205,7 +216,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::CreateDelegation(
 grpc::ServerUnaryReactor* GrpcAdminService::RevokeDelegation(
     grpc::CallbackServerContext* context, const v1::RevokeDelegationRequest* request,
     v1::RevokeDelegationResponse*) {
-  return Serve(context, [=](PolicyAdmin& admin) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) {
     return admin.RevokeDelegation(request->delegation_id());
   });
 }
@@ -213,7 +224,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::RevokeDelegation(
 grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerContext* context,
                                                           const v1::ListApprovalsRequest* request,
                                                           v1::ListApprovalsResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<ApprovalStatus> status = ApprovalStatusFromProto(request->status());
     if (!status.ok()) return status.status();
     absl::StatusOr<ApprovalPage> page =
@@ -228,10 +239,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* context,
+                                                 const google::protobuf::Message& request,
                                                  const std::string& approval_id,
                                                  const std::string& approver, bool approve,
                                                  v1::ApprovalRequest* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<ApprovalRequest> approval =
         admin.VoteOnApproval(approval_id, approver, approve, clock_());
     if (!approval.ok()) return approval.status();
@@ -243,21 +255,21 @@ grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* co
 grpc::ServerUnaryReactor* GrpcAdminService::ApproveRequest(grpc::CallbackServerContext* context,
                                                            const v1::ApproveRequestRequest* request,
                                                            v1::ApproveRequestResponse* response) {
-  return Vote(context, request->approval_id(), request->approver(), /*approve=*/true,
+  return Vote(context, *request, request->approval_id(), request->approver(), /*approve=*/true,
               response->mutable_approval());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::DenyRequest(grpc::CallbackServerContext* context,
                                                         const v1::DenyRequestRequest* request,
                                                         v1::DenyRequestResponse* response) {
-  return Vote(context, request->approval_id(), request->approver(), /*approve=*/false,
+  return Vote(context, *request, request->approval_id(), request->approver(), /*approve=*/false,
               response->mutable_approval());
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
     grpc::CallbackServerContext* context, const v1::QueryDecisionLogRequest* request,
     v1::QueryDecisionLogResponse* response) {
-  return Serve(context, [=](PolicyAdmin&) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
     absl::StatusOr<DecisionLogFilter> filter = DecisionLogFilterFromProto(*request);
     if (!filter.ok()) return filter.status();
     absl::StatusOr<DecisionLogPage> page = decision_log_.Query(
@@ -276,9 +288,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::QueryDecisionLog(
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::VerifyDecisionLog(
-    grpc::CallbackServerContext* context, const v1::VerifyDecisionLogRequest*,
+    grpc::CallbackServerContext* context, const v1::VerifyDecisionLogRequest* request,
     v1::VerifyDecisionLogResponse* response) {
-  return Serve(context, [=](PolicyAdmin&) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
     absl::StatusOr<ChainVerification> verification = decision_log_.VerifyChain();
     if (!verification.ok()) return verification.status();
     ChainVerificationToProto(*verification, response);
@@ -288,9 +300,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::VerifyDecisionLog(
 }
 
 grpc::ServerUnaryReactor* GrpcAdminService::ExportPolicy(grpc::CallbackServerContext* context,
-                                                         const v1::ExportPolicyRequest*,
+                                                         const v1::ExportPolicyRequest* request,
                                                          v1::ExportPolicyResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<std::string> policy = ExportPolicyJson(admin);
     if (!policy.ok()) return policy.status();
     response->set_policy_json(*std::move(policy));
@@ -301,7 +313,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::ExportPolicy(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* GrpcAdminService::ImportPolicy(grpc::CallbackServerContext* context,
                                                          const v1::ImportPolicyRequest* request,
                                                          v1::ImportPolicyResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<ImportCounts> counts = ImportPolicyJson(admin, request->policy_json());
     if (!counts.ok()) return counts.status();
     response->set_agents(static_cast<uint32_t>(counts->agents));
@@ -315,7 +327,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::ImportPolicy(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* GrpcAdminService::RevokeTokenId(grpc::CallbackServerContext* context,
                                                           const v1::RevokeTokenIdRequest* request,
                                                           v1::RevokeTokenIdResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<absl::Time> expires_at = RevokedTokenExpiryFromProto(*request);
     if (!expires_at.ok()) return expires_at.status();
     return admin.RevokeTokenId(request->jti(), *expires_at);
@@ -323,10 +335,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::RevokeTokenId(grpc::CallbackServerCo
 }
 
 template <typename Change>
-grpc::ServerUnaryReactor* GrpcAdminService::ChangeSigningKey(grpc::CallbackServerContext* context,
-                                                             Change change,
-                                                             v1::SigningKey* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+grpc::ServerUnaryReactor* GrpcAdminService::ChangeSigningKey(
+    grpc::CallbackServerContext* context, const google::protobuf::Message& request, Change change,
+    v1::SigningKey* response) {
+  return Serve(context, request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<SigningKey> key = change(admin);
     if (!key.ok()) return key.status();
     SigningKeyToProto(*key, response);
@@ -338,7 +350,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::AddSigningKey(grpc::CallbackServerCo
                                                           const v1::AddSigningKeyRequest* request,
                                                           v1::AddSigningKeyResponse* response) {
   return ChangeSigningKey(
-      context,
+      context, *request,
       [=](PolicyAdmin& admin) -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(KidOfJwk(request->jwk_json())); !refused.ok()) {
           return refused;
@@ -353,7 +365,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateSigningKey(
     grpc::CallbackServerContext* context, const v1::RotateSigningKeyRequest* request,
     v1::RotateSigningKeyResponse* response) {
   return ChangeSigningKey(
-      context,
+      context, *request,
       [=](PolicyAdmin& admin) -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(KidOfJwk(request->jwk_json())); !refused.ok()) {
           return refused;
@@ -368,7 +380,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
     grpc::CallbackServerContext* context, const v1::RetireSigningKeyRequest* request,
     v1::RetireSigningKeyResponse* response) {
   return ChangeSigningKey(
-      context,
+      context, *request,
       [=](PolicyAdmin& admin) -> absl::StatusOr<SigningKey> {
         if (absl::Status refused = RefuseFileKey(request->kid()); !refused.ok()) return refused;
         return admin.RetireSigningKey(request->kid());
@@ -379,7 +391,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::RetireSigningKey(
 grpc::ServerUnaryReactor* GrpcAdminService::ListSigningKeys(
     grpc::CallbackServerContext* context, const v1::ListSigningKeysRequest* request,
     v1::ListSigningKeysResponse* response) {
-  return Serve(context, [=](PolicyAdmin& admin) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     absl::StatusOr<std::vector<SigningKey>> keys = admin.ListSigningKeys();
     if (!keys.ok()) return keys.status();
     for (const SigningKey& key : *keys) SigningKeyToProto(key, response->add_keys());

@@ -22,6 +22,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "app/policy_admin.h"
+#include "decision/admin/admin_actor.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
 #include "server/worker_pool.h"
@@ -120,15 +121,20 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                             v1::ListSigningKeysResponse* response) override;
 
  private:
-  // Checks the caller's credential, then runs `body` with the admin plane whose writes commit
-  // only while the caller still waits; the gRPC status of the first failure.
+  // Checks the caller's credential, then runs `body(admin, actor)` with the admin plane whose
+  // writes commit only while the caller still waits, and the authenticated caller; the gRPC
+  // status of the first failure. `request` is the call's request (its type names the call); it
+  // must outlive the call, as gRPC's request does.
   template <typename Body>
-  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, Body body);
+  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context,
+                                  const google::protobuf::Message& request, Body body);
 
   grpc::ServerUnaryReactor* SetStatus(grpc::CallbackServerContext* context,
+                                      const google::protobuf::Message& request,
                                       const std::string& agent_id, AgentStatus status,
                                       v1::Agent* response);
   grpc::ServerUnaryReactor* Vote(grpc::CallbackServerContext* context,
+                                 const google::protobuf::Message& request,
                                  const std::string& approval_id, const std::string& approver,
                                  bool approve, v1::ApprovalRequest* response);
   // FAILED_PRECONDITION when `kid` is one of the --jwks_file's.
@@ -136,8 +142,9 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
 
   // Runs `change` (an add, rotation or retirement) and answers the key as it now is.
   template <typename Change>
-  grpc::ServerUnaryReactor* ChangeSigningKey(grpc::CallbackServerContext* context, Change change,
-                                             v1::SigningKey* response);
+  grpc::ServerUnaryReactor* ChangeSigningKey(grpc::CallbackServerContext* context,
+                                             const google::protobuf::Message& request,
+                                             Change change, v1::SigningKey* response);
 
   PolicyAdmin& admin_;
   DecisionLogStore& decision_log_;
