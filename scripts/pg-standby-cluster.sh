@@ -14,8 +14,7 @@
 #   scripts/pg-standby-cluster.sh start /tmp/verdict-standbys   # prints the three URLs
 #   scripts/pg-standby-cluster.sh stop /tmp/verdict-standbys    # stops all three, removes DIR
 #
-# PostgreSQL refuses to run as root, so under root (CI) the servers run as the `postgres` user
-# that Debian's package creates, as scripts/pg-test-cluster.sh does.
+# Under root (CI) the servers run as the `postgres` user (scripts/pg-lib.sh).
 set -euo pipefail
 
 usage() {
@@ -27,28 +26,7 @@ usage() {
 command=$1
 dir=$2
 
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [[ -z "$pg_bin" ]]; then
-  echo "$0: no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)" >&2
-  exit 1
-fi
-
-as_owner() {
-  if [[ $(id -u) -eq 0 ]]; then
-    runuser -u postgres -- "$@"
-  else
-    "$@"
-  fi
-}
-
-# A port nothing listens on, as the kernel hands out.
-free_port() {
-  python3 -c '
-import socket
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    print(s.getsockname()[1])'
-}
+source "$(dirname "${BASH_SOURCE[0]}")/pg-lib.sh"  # pg_bin, as_owner, free_port
 
 urls() {
   for node in primary s1 s2; do

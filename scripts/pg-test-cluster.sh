@@ -9,8 +9,7 @@
 #   url=$(scripts/pg-test-cluster.sh start /tmp/verdict-pg 55432)   # prints the database URL
 #   scripts/pg-test-cluster.sh stop /tmp/verdict-pg                 # stops it, removes the dir
 #
-# PostgreSQL refuses to run as root, so under root (CI) the server runs as the `postgres` user
-# that Debian's package creates.
+# Under root (CI) the server runs as the `postgres` user (scripts/pg-lib.sh).
 set -euo pipefail
 
 usage() {
@@ -23,19 +22,7 @@ command=$1
 dir=$2
 port=${3:-55432}
 
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [[ -z "$pg_bin" ]]; then
-  echo "$0: no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)" >&2
-  exit 1
-fi
-
-as_owner() {
-  if [[ $(id -u) -eq 0 ]]; then
-    runuser -u postgres -- "$@"
-  else
-    "$@"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/pg-lib.sh"  # pg_bin, as_owner, free_port
 
 url_of() {
   echo "postgresql://postgres@127.0.0.1:$(cat "$1/port")/verdict"

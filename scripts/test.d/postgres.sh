@@ -9,13 +9,8 @@ cd "$(dirname "$0")/../.."
 cluster_dir=$(mktemp -d /tmp/verdict-pg-test.XXXXXX)
 # The server runs as the postgres user under root: it must be able to reach its directory.
 chmod 755 "$cluster_dir"
-# A port nothing listens on, as the kernel hands out (a random one could be another server's:
-# other builds and PostgreSQL servers may run on the same machine).
-port=${VERDICT_TEST_POSTGRES_PORT:-$(python3 -c '
-import socket
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    print(s.getsockname()[1])')}
+source scripts/pg-lib.sh  # free_port
+port=${VERDICT_TEST_POSTGRES_PORT:-$(free_port)}
 trap 'scripts/pg-test-cluster.sh stop "$cluster_dir/data"; rmdir "$cluster_dir"' EXIT
 
 url=$(scripts/pg-test-cluster.sh start "$cluster_dir/data" "$port")
