@@ -362,44 +362,11 @@ struct BinaryParams {
 }  // namespace
 
 absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
-  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
-  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
-  if (sql.sql == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("policy store error: ", sql.name, " has no PostgreSQL form"));
-  }
-  const BinaryParams bound(params);
-  const int count = bound.count();
-  if (cached.prepared && cached.types != bound.types) {
-    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
-                                            " bound with other parameter types than prepared"));
-  }
-  absl::StatusOr<PgResult> result;
-  if (deferred_begin_ != nullptr) {
-    result = ExecuteAfterBegin(statement, bound.types, bound.values.data(), bound.lengths.data(),
-                               bound.formats.data());
-  } else {
-    if (!cached.prepared) {
-      PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
-                                                        bound.types.data()) == 1));
-      if (prepared.status() != PGRES_COMMAND_OK) {
-        return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
-      }
-      cached.prepared = true;
-      cached.types = bound.types;
-    }
-    result =
-        PgResult(pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count,
-                                                       bound.values.data(), bound.lengths.data(),
-                                                       bound.formats.data(), kBinaryFormat) == 1));
-    const ExecStatusType status = result->status();
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      return Failure(result->raw(), sql.name);
-    }
-  }
-  if (!result.ok()) return result.status();
-  return ToRows(*result);
+  // One statement is a pipeline of one: a deferred BEGIN and a new statement's preparation go
+  // with it in its one round trip.
+  absl::StatusOr<std::vector<ResultRows>> rows = ExecutePipelined({{statement, &params}});
+  if (!rows.ok()) return rows.status();
+  return std::move(rows->front());
 }
 
 absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
@@ -471,13 +438,11 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     const ExecStatusType status = result.status();
     if (status == PGRES_PIPELINE_ABORTED) continue;
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      if (failure.ok() && command == kBegin) failure = Failure(result.raw(), begin);
       if (failure.ok()) {
-        absl::string_view what = "preparing a statement";
-        if (command == kBegin) what = begin;
-        if (command >= 0) {
-          what = GetStatementSql(statements[command].statement, Dialect::kPostgres).name;
-        }
-        failure = Failure(result.raw(), what);
+        const size_t i = static_cast<size_t>(command >= 0 ? command : -2 - command);
+        const char* name = GetStatementSql(statements[i].statement, Dialect::kPostgres).name;
+        failure = Failure(result.raw(), command >= 0 ? name : absl::StrCat("preparing ", name));
       }
       continue;
     }
@@ -541,63 +506,6 @@ absl::Status PostgresConnection::Begin(TransactionKind kind) {
   absl::Status begun = ExecuteScript(begin.c_str());
   if (!begun.ok()) Rollback();
   return begun;
-}
-
-absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
-    Statement statement, const std::vector<unsigned int>& types, const char* const* values,
-    const int* lengths, const int* formats) {
-  const char* begin = std::exchange(deferred_begin_, nullptr);
-  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
-  const bool prepare = !cached.prepared;
-  const int count = static_cast<int>(types.size());
-  const bool sent =
-      pq_.enterPipelineMode(connection_) == 1 &&
-      pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
-                          kBinaryFormat) == 1 &&
-      (!prepare || pq_.sendPrepare(connection_, sql.name, sql.sql, count, types.data()) == 1) &&
-      pq_.sendQueryPrepared(connection_, sql.name, count, values, lengths, formats,
-                            kBinaryFormat) == 1 &&
-      pq_.pipelineSync(connection_) == 1;
-  if (!sent) {
-    broken_ = true;  // a pipeline half sent leaves the connection in no known state
-    return Failure(nullptr, sql.name);
-  }
-  ++round_trips_;
-  // Each command's result is followed by a null one; the sync's result comes last. After a
-  // failure the later commands come back PGRES_PIPELINE_ABORTED.
-  absl::Status failure;
-  std::optional<PgResult> rows;
-  const int commands = prepare ? 3 : 2;
-  for (int command = 0; command < commands; ++command) {
-    PGresult* raw = NextResult();
-    if (raw == nullptr) {
-      broken_ = true;
-      return Failure(nullptr, sql.name);
-    }
-    PgResult result(pq_, raw);
-    while (PGresult* end = NextResult()) pq_.clear(end);
-    const ExecStatusType status = result.status();
-    if (status == PGRES_PIPELINE_ABORTED) continue;
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      if (failure.ok()) failure = Failure(result.raw(), command == 0 ? begin : sql.name);
-      continue;
-    }
-    if (command == commands - 1) {
-      rows = std::move(result);
-    } else if (prepare && command == 1) {
-      // Prepared on the server now, whatever fails later: a rollback does not undo it.
-      cached.prepared = true;
-      cached.types = types;
-    }
-  }
-  PgResult sync(pq_, NextResult());
-  if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
-    broken_ = true;
-    if (failure.ok()) failure = Failure(nullptr, sql.name);
-  }
-  if (!failure.ok()) return failure;
-  return *std::move(rows);
 }
 
 absl::Status PostgresConnection::ExecuteScript(const char* sql) {

@@ -202,13 +202,6 @@ class PostgresConnection final : public Connection {
   // before any command but a pipelined Execute.
   absl::Status Settle();
   absl::Status AwaitCommit();
-  // The deferred BEGIN, the statement's preparation when it is new, and the statement, in one
-  // round trip.
-  absl::StatusOr<PgResult> ExecuteAfterBegin(Statement statement,
-                                             const std::vector<unsigned int>& types,
-                                             const char* const* values, const int* lengths,
-                                             const int* formats);
-
   const LibPq& pq_;
   PGconn* connection_;
   std::array<PreparedStatement, kStatementCount> statements_;
