@@ -55,35 +55,6 @@ std::string Trimmed(const char* message) {
 
 }  // namespace
 
-bool PgRow::IsNull(int column) const { return pq_.getisnull(result_, row_, column) != 0; }
-
-std::string PgRow::Text(int column) const {
-  return std::string(pq_.getvalue(result_, row_, column), pq_.getlength(result_, row_, column));
-}
-
-int64_t PgRow::Int64(int column) const {
-  const char* value = pq_.getvalue(result_, row_, column);
-  switch (pq_.getlength(result_, row_, column)) {
-    case 2:
-      return static_cast<int16_t>(LoadBigEndian(value, 2));
-    case 4:
-      return static_cast<int32_t>(LoadBigEndian(value, 4));
-    case 8:
-      return static_cast<int64_t>(LoadBigEndian(value, 8));
-    default:
-      return 0;  // NULL: the schema's integer columns that may be NULL are read with Time
-  }
-}
-
-bool PgRow::Bool(int column) const {
-  return pq_.getlength(result_, row_, column) == 1 && pq_.getvalue(result_, row_, column)[0] != 0;
-}
-
-absl::Time PgRow::Time(int column) const {
-  if (IsNull(column)) return absl::InfiniteFuture();
-  return absl::FromUnixMicros(Int64(column));
-}
-
 PgResult::PgResult(PgResult&& other) noexcept
     : pq_(other.pq_), result_(std::exchange(other.result_, nullptr)) {}
 
@@ -470,17 +441,21 @@ ResultRows PostgresConnection::ToRows(const PgResult& result) const {
   const int columns = result.columns();
   ResultRows rows(columns);
   for (int i = 0; i < result.size(); ++i) {
-    const PgRow row = result.row(i);
     for (int column = 0; column < columns; ++column) {
       const unsigned int type = pq_.ftype(result.raw(), column);
-      if (row.IsNull(column)) {
+      const char* value = pq_.getvalue(result.raw(), i, column);
+      const int length = pq_.getlength(result.raw(), i, column);
+      if (pq_.getisnull(result.raw(), i, column) != 0) {
         rows.AddNull();
       } else if (type == kInt8Oid || type == kInt4Oid || type == kInt2Oid) {
-        rows.AddInt64(row.Int64(column));
+        const uint64_t bits = LoadBigEndian(value, length);
+        rows.AddInt64(length == 2   ? static_cast<int16_t>(bits)
+                      : length == 4 ? static_cast<int32_t>(bits)
+                                    : static_cast<int64_t>(bits));
       } else if (type == kBoolOid) {
-        rows.AddInt64(row.Bool(column) ? 1 : 0);
+        rows.AddInt64(length == 1 && value[0] != 0 ? 1 : 0);
       } else {
-        rows.AddText(row.Text(column));
+        rows.AddText(absl::string_view(value, length));
       }
     }
   }
@@ -518,14 +493,14 @@ absl::Status PostgresConnection::ExecuteScript(const char* sql) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
+absl::StatusOr<ResultRows> PostgresConnection::Query(const char* sql) {
   if (absl::Status settled = Settle(); !settled.ok()) return settled;
   PgResult result(pq_, LastResult(pq_.sendQueryParams(connection_, sql, 0, nullptr, nullptr,
                                                       nullptr, nullptr, kBinaryFormat) == 1));
   if (result.status() != PGRES_TUPLES_OK) {
     return Failure(result.raw(), absl::string_view(sql).substr(0, 40));
   }
-  return result;
+  return ToRows(result);
 }
 
 absl::Status PostgresConnection::Commit() {
