@@ -93,6 +93,7 @@ class ResultRows {
   explicit ResultRows(int columns = 0) : columns_(columns) {}
 
   int size() const { return columns_ == 0 ? 0 : static_cast<int>(cells_.size()) / columns_; }
+  int columns() const { return columns_; }
   ResultRow row(int index) const { return ResultRow(*this, index); }
   int64_t changed_rows() const { return changed_rows_; }
 

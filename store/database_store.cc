@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "store/admin_transaction.h"
 #include "store/statements.h"
 
@@ -10,8 +11,18 @@ namespace verdict {
 
 absl::Status DatabaseStore::RunAdminTransaction(
     TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
-  return database_.InTransaction(
+  return pool_.InTransaction(
       kind, [&](Connection& connection) { return body(*AdminTransactionOn(connection)); });
+}
+
+absl::Status DatabaseStore::CheckPoolAndClock(absl::string_view store, int connections,
+                                              const std::function<absl::Time()>& clock) {
+  if (connections < 1 || connections > kMaxConnections) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(store, ": connections must be 1 to ", kMaxConnections, ", not ", connections));
+  }
+  if (!clock) return absl::InvalidArgumentError(absl::StrCat(store, ": no clock"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PrunedRows> DatabaseStore::PruneDeadRows(const PruneLimits& limits, absl::Time now) {
@@ -27,7 +38,7 @@ absl::StatusOr<PrunedRows> DatabaseStore::Prune(const PruneLimits& limits,
   if (absl::Status valid = CheckPruneLimits(limits); !valid.ok()) return valid;
   PrunedRows pruned;
   absl::Status status =
-      prune_database_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
+      prune_pool_.InTransaction(TransactionKind::kLockFreeWrite, [&](Connection& connection) {
         absl::Time now;
         if (given_now.has_value()) {
           now = *given_now;
@@ -58,7 +69,7 @@ absl::StatusOr<PrunedRows> DatabaseStore::Prune(const PruneLimits& limits,
 }
 
 absl::Status DatabaseStore::CheckAvailable() {
-  return probe_database_.InTransaction(TransactionKind::kRead, [](Connection& connection) {
+  return probe_pool_.InTransaction(TransactionKind::kRead, [](Connection& connection) {
     return AdminTransactionOn(connection)->PolicyIsEmpty().status();
   });
 }

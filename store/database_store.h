@@ -1,7 +1,8 @@
-// A Store over a Database (store/connection.h): its admin plane is AdminCalls (app/admin_calls.h)
-// composed over this store's transactions, which the store provides as an AdminTransactionRunner;
-// its pruning runs on a connection of its own. The SQLite and PostgreSQL stores derive from it
-// and add the decision path's snapshots and write transactions.
+// A Store over pools of database connections (store/connection_pool.h): its admin plane is
+// AdminCalls (app/admin_calls.h) composed over this store's transactions, which the store
+// provides as an AdminTransactionRunner; its pruning runs on a connection of its own. The SQLite
+// and PostgreSQL stores derive from it and add the decision path's snapshots and write
+// transactions.
 //
 //   class SqliteStore final : public DatabaseStore { ... };
 #ifndef VERDICT_STORE_DATABASE_STORE_H_
@@ -19,6 +20,7 @@
 #include "absl/time/time.h"
 #include "app/admin_calls.h"
 #include "store/connection.h"
+#include "store/connection_pool.h"
 #include "store/store.h"
 
 namespace verdict {
@@ -38,25 +40,41 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   PolicyAdmin& admin() override { return admin_; }
 
  protected:
-  // Opens (and migrates) a first connection of the decisions' pool, as Open does, so that the
-  // first decision does not pay for it; UNAVAILABLE or FAILED_PRECONDITION (a schema written by
-  // a newer verdict) when the database cannot be used.
-  absl::Status OpenFirstConnection() { return admin_.IsEmpty().status(); }
+  // A pool holds at most this many connections.
+  static constexpr int kMaxConnections = 256;
 
-  // The admin calls run in `database`'s transactions; the pruning job in `prune_database`'s and
-  // CheckAvailable in `probe_database`'s, each a connection of its own that a decision never
-  // waits for (and that never waits for a decision). `clock` is the time of admin writes. The
-  // databases must outlive this store.
-  DatabaseStore(Database& database, Database& prune_database, Database& probe_database,
-                std::function<absl::Time()> clock)
-      : database_(database),
-        prune_database_(prune_database),
-        probe_database_(probe_database),
+  // INVALID_ARGUMENT ("SQLite store: connections must be 1 to 256, not 0") for a pool size out
+  // of range or no clock: the options every database store has.
+  static absl::Status CheckPoolAndClock(absl::string_view store, int connections,
+                                        const std::function<absl::Time()>& clock);
+
+  // `store` with a first connection of the decisions' pool open (and migrated), so that the
+  // first decision does not pay for it; UNAVAILABLE or FAILED_PRECONDITION (a schema written by
+  // a newer verdict) when the database cannot be used, unless `defer_open_errors`.
+  template <typename S>
+  static absl::StatusOr<std::unique_ptr<S>> OpenFirstConnection(std::unique_ptr<S> store,
+                                                                bool defer_open_errors) {
+    absl::Status available = store->admin_.IsEmpty().status();
+    if (!available.ok() && !defer_open_errors) return available;
+    return store;
+  }
+
+  // The decisions' and admin calls' pool (`pool`), and one connection each, from `source`, for
+  // the pruning job and for CheckAvailable (`single`): a decision never waits for either (and
+  // neither waits for a decision), and health reads a busy pool as busy, not as unavailable.
+  // `clock` is the time of admin writes.
+  DatabaseStore(absl::FunctionRef<std::unique_ptr<ConnectionSource>()> source, PoolOptions pool,
+                PoolOptions single, std::function<absl::Time()> clock)
+      : pool_(source(), pool),
+        prune_pool_(source(), single),
+        probe_pool_(source(), single),
         clock_(clock),
         admin_(*this, std::move(clock)) {}
 
+  ConnectionPool pool_;
+
  private:
-  // AdminTransactionRunner: a transaction of `database`, its rows read and written over its
+  // AdminTransactionRunner: a transaction of `pool_`, its rows read and written over its
   // connection.
   absl::Status RunAdminTransaction(
       TransactionKind kind, absl::FunctionRef<absl::Status(AdminTransaction&)> body) override;
@@ -64,9 +82,8 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   // Prunes at `now`, or at the database's clock when there is no `now`.
   absl::StatusOr<PrunedRows> Prune(const PruneLimits& limits, std::optional<absl::Time> now);
 
-  Database& database_;
-  Database& prune_database_;
-  Database& probe_database_;
+  ConnectionPool prune_pool_;
+  ConnectionPool probe_pool_;
   const std::function<absl::Time()> clock_;
   AdminCalls admin_;
 };

@@ -21,8 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "decision/authorizer.h"
 #include "app/policy_json.h"
+#include "decision/authorizer.h"
 #include "store/postgres/postgres_connection.h"
 #include "store/postgres/postgres_libpq.h"
 #include "store/postgres/postgres_test_support.h"
@@ -108,7 +108,7 @@ int Main(int argc, char** argv) {
         std::fprintf(stderr, "the decision failed\n");
         return 1;
       }
-      absl::StatusOr<PgResult> one = (*bare)->Query("SELECT 1");
+      absl::StatusOr<ResultRows> one = (*bare)->Query("SELECT 1");
       const absl::Time answered = absl::Now();
       if (!one.ok()) return 1;
       if (i < kWarmup) continue;

@@ -13,8 +13,6 @@
 namespace verdict {
 namespace {
 
-constexpr int kMaxConnections = 256;
-
 PostgresConnectionOptions ConnectionOptionsOf(const PostgresOptions& options) {
   return PostgresConnectionOptions{.lock_timeout = options.lock_timeout,
                                    .statement_timeout = options.statement_timeout,
@@ -35,34 +33,27 @@ struct DecisionRows {
 absl::StatusOr<std::unique_ptr<DecisionRows>> FetchDecisionRows(Connection& connection,
                                                                 absl::string_view agent_id) {
   const Params of_agent = Params().Text(agent_id);
-  const Params delegations = Params().Text(agent_id).Time(absl::UnixEpoch());
+  const Params since_epoch = Params().Text(agent_id).Time(absl::UnixEpoch());
   absl::StatusOr<std::vector<ResultRows>> results =
       static_cast<PostgresConnection&>(connection)
           .ExecutePipelined({
               {Statement::kFindAgent, &of_agent},
               {Statement::kPermissionsOf, &of_agent},
-              {Statement::kActiveDelegationsInto, &delegations},
+              {Statement::kActiveDelegationsInto, &since_epoch},
           });
   if (!results.ok()) return results.status();
-  auto rows = std::make_unique<DecisionRows>();
-  rows->agent_id = std::string(agent_id);
-  if ((*results)[0].size() > 0) {
-    absl::StatusOr<Agent> agent = ReadAgentColumns((*results)[0].row(0));
-    if (!agent.ok()) return agent.status();
-    ClearAgentText(*agent);
-    rows->agent = *std::move(agent);
-  }
-  for (int i = 0; i < (*results)[1].size(); ++i) {
-    absl::StatusOr<Permission> permission = ReadPermissionColumns((*results)[1].row(i));
-    if (!permission.ok()) return permission.status();
-    rows->permissions.push_back(*std::move(permission));
-  }
-  for (int i = 0; i < (*results)[2].size(); ++i) {
-    absl::StatusOr<Delegation> delegation = ReadDelegationColumns((*results)[2].row(i));
-    if (!delegation.ok()) return delegation.status();
-    rows->delegations_into.push_back(*std::move(delegation));
-  }
-  return rows;
+  absl::StatusOr<std::optional<Agent>> agent =
+      ReadFirst<Agent>(std::move((*results)[0]), ReadAgentColumns<ResultRow>);
+  if (!agent.ok()) return agent.status();
+  if (agent->has_value()) ClearAgentText(**agent);
+  absl::StatusOr<std::vector<Permission>> permissions =
+      ReadAll<Permission>(std::move((*results)[1]), ReadPermissionColumns<ResultRow>);
+  if (!permissions.ok()) return permissions.status();
+  absl::StatusOr<std::vector<Delegation>> delegations =
+      ReadAll<Delegation>(std::move((*results)[2]), ReadDelegationColumns<ResultRow>);
+  if (!delegations.ok()) return delegations.status();
+  return std::make_unique<DecisionRows>(DecisionRows{
+      std::string(agent_id), *std::move(agent), *std::move(permissions), *std::move(delegations)});
 }
 
 // The PolicyView lookups over the leased connection, for both kinds of transaction. A read
@@ -204,14 +195,10 @@ using PostgresWriteTransaction = WriteTransactionOn<PostgresPolicyView<WriteTran
 }  // namespace
 
 PostgresStore::PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options)
-    : DatabaseStore(pool_, prune_pool_, probe_pool_, options.clock),
-      options_(std::move(options)),
-      pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
-            PostgresPoolOptions(ConnectionOptionsOf(options_), options_.connections)),
-      prune_pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
-                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)),
-      probe_pool_(PostgresSource(pq, conninfo, ConnectionOptionsOf(options_)),
-                  PostgresPoolOptions(ConnectionOptionsOf(options_), /*size=*/1)) {
+    : DatabaseStore([&] { return PostgresSource(pq, conninfo, ConnectionOptionsOf(options)); },
+                    PostgresPoolOptions(ConnectionOptionsOf(options), options.connections),
+                    PostgresPoolOptions(ConnectionOptionsOf(options), /*size=*/1), options.clock),
+      options_(std::move(options)) {
   if (options_.read_conninfos.empty()) return;
   ReadEndpoints::Options endpoints;
   endpoints.conninfos = options_.read_conninfos;
@@ -233,9 +220,10 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
   if (conninfo.empty()) {
     return absl::InvalidArgumentError("PostgreSQL store: the connection string is empty");
   }
-  if (options.connections < 1 || options.connections > kMaxConnections) {
-    return absl::InvalidArgumentError(absl::StrCat("PostgreSQL store: connections must be 1 to ",
-                                                   kMaxConnections, ", not ", options.connections));
+  if (absl::Status checked =
+          CheckPoolAndClock("PostgreSQL store", options.connections, options.clock);
+      !checked.ok()) {
+    return checked;
   }
   for (absl::Duration timeout :
        {options.lock_timeout, options.statement_timeout, options.connect_timeout}) {
@@ -243,7 +231,6 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
       return absl::InvalidArgumentError("PostgreSQL store: timeouts must be at least 1 ms");
     }
   }
-  if (!options.clock) return absl::InvalidArgumentError("PostgreSQL store: no clock");
   if (options.read_conninfos.size() > static_cast<size_t>(kMaxReadEndpoints)) {
     return absl::InvalidArgumentError(absl::StrCat("PostgreSQL store: at most ", kMaxReadEndpoints,
                                                    " read endpoints, not ",
@@ -276,10 +263,9 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(std::string c
   absl::StatusOr<const LibPq*> pq = LoadLibPq();
   if (!pq.ok()) return pq.status();
   const bool defer_open_errors = options.defer_open_errors;
-  auto store = absl::WrapUnique(new PostgresStore(**pq, std::move(conninfo), std::move(options)));
-  absl::Status available = store->OpenFirstConnection();
-  if (!available.ok() && !defer_open_errors) return available;
-  return store;
+  return OpenFirstConnection(
+      absl::WrapUnique(new PostgresStore(**pq, std::move(conninfo), std::move(options))),
+      defer_open_errors);
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> PostgresStore::BeginRead() {

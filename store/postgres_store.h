@@ -86,11 +86,6 @@ class PostgresStore final : public DatabaseStore {
   PostgresStore(const LibPq& pq, std::string conninfo, PostgresOptions options);
 
   PostgresOptions options_;
-  ConnectionPool pool_;
-  // The pruning job's own connection: it never takes one a decision is waiting for.
-  ConnectionPool prune_pool_;
-  // CheckAvailable's own connection: health reads a busy pool as busy, not as unavailable.
-  ConnectionPool probe_pool_;
   std::unique_ptr<ReadEndpoints> read_endpoints_;  // null without --db_read
 };
 

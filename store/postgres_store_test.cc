@@ -319,7 +319,7 @@ TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
     const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
     SCOPED_TRACE(sql.name);
     ASSERT_TRUE(connection->ExecuteScript(absl::StrCat("PREPARE probe AS ", sql.sql).c_str()).ok());
-    absl::StatusOr<PgResult> types = connection->Query(
+    absl::StatusOr<ResultRows> types = connection->Query(
         "SELECT array_to_string(parameter_types::text[], ',') FROM pg_prepared_statements"
         " WHERE name = 'probe'");
     ASSERT_TRUE(types.ok()) << types.status();
@@ -327,7 +327,7 @@ TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
     for (absl::string_view type : absl::StrSplit(types->row(0).Text(0), ',')) {
       arguments.push_back(type == "bytea" ? "'\\x00'" : type == "bigint" ? "0" : "'x'");
     }
-    absl::StatusOr<PgResult> plan = connection->Query(
+    absl::StatusOr<ResultRows> plan = connection->Query(
         absl::StrCat("EXPLAIN EXECUTE probe(", absl::StrJoin(arguments, ", "), ")").c_str());
     ASSERT_TRUE(plan.ok()) << plan.status();
     std::string text;
@@ -492,7 +492,7 @@ TEST_F(PostgresStoreTest, TlsAndScramWorkBesideBoringSsl) {
     absl::StatusOr<std::unique_ptr<PostgresConnection>> connection =
         PostgresConnection::Open(**pq, TestPostgresTlsScramUrl(), {});
     ASSERT_TRUE(connection.ok()) << connection.status();
-    absl::StatusOr<PgResult> tls =
+    absl::StatusOr<ResultRows> tls =
         (*connection)
             ->Query(
                 "SELECT ssl::text || ' ' || current_user::text FROM pg_stat_ssl"

@@ -1,10 +1,8 @@
-// JWT signing keys and revoked token ids as every store keeps them (app/policy_admin.h): the
-// checks a new key or a token id must pass, and their column encodings. Shared by the SQLite and
-// PostgreSQL stores so that a key one accepts the other accepts too.
+// JWT signing keys and revoked token ids as every store keeps them (app/policy_admin.h): their
+// column encodings, the same in both databases. The checks a new key must pass are
+// decision/admin/signing_key_rules.h's (PrepareSigningKey).
 //
-//   absl::StatusOr<SigningKey> row = PrepareSigningKey({jwk_json, {"EdDSA"}}, StoredTime(now));
-//   if (!row.ok()) return row.status();  // INVALID_ARGUMENT naming what is wrong
-//   insert.BindText(3, JoinAlgorithms(row->allowed_algorithms));
+//   params.Text(JoinAlgorithms(row->allowed_algorithms));
 #ifndef VERDICT_STORE_SIGNING_KEYS_H_
 #define VERDICT_STORE_SIGNING_KEYS_H_
 
@@ -22,13 +20,6 @@
 #include "store/row_readers.h"
 
 namespace verdict {
-
-// The active key a NewSigningKey describes, created or rotated at `now`: its kid is the JWK's
-// "kid" (1 to 128 bytes of [A-Za-z0-9_.:-]); its JWK, kept in canonical JSON, must be one verdict
-// can verify with every algorithm allowed (at least one of EdDSA, ES256, HS256, listed once each,
-// kept in that order); an Ed25519 or P-256 key must be public only, since a verifier never needs
-// the private part. INVALID_ARGUMENT otherwise.
-absl::StatusOr<SigningKey> PrepareSigningKey(const NewSigningKey& key, absl::Time now);
 
 // "EdDSA,HS256" and back.
 std::string JoinAlgorithms(const std::vector<std::string>& algorithms);

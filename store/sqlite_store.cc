@@ -19,8 +19,6 @@
 namespace verdict {
 namespace {
 
-constexpr int kMaxConnections = 256;
-
 // The PolicyView lookups over the leased connection, for both kinds of transaction.
 //
 // SQLite's own: an agent, its permissions and the delegations into it come from its one
@@ -168,27 +166,21 @@ using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransact
 
 }  // namespace
 
-SqliteStore::SqliteStore(std::string path, SqliteOptions options)
-    : DatabaseStore(pool_, prune_pool_, probe_pool_, options.clock),
-      options_(std::move(options)),
-      pool_(SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
-                                                 options_.mmap_bytes}),
-            PoolOptions{.size = options_.connections}),
-      prune_pool_(
-          SqliteSource(path, ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
-                                               options_.mmap_bytes}),
-          PoolOptions{.size = 1}),
-      probe_pool_(SqliteSource(std::move(path),
-                               ConnectionOptions{options_.busy_timeout, options_.create_if_missing,
-                                                 options_.mmap_bytes}),
-                  PoolOptions{.size = 1}) {}
+SqliteStore::SqliteStore(const std::string& path, const SqliteOptions& options)
+    : DatabaseStore(
+          [&] {
+            return SqliteSource(path,
+                                ConnectionOptions{options.busy_timeout, options.create_if_missing,
+                                                  options.mmap_bytes});
+          },
+          PoolOptions{.size = options.connections}, PoolOptions{.size = 1}, options.clock) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
   if (path.empty()) return absl::InvalidArgumentError("SQLite store: the path is empty");
-  if (options.connections < 1 || options.connections > kMaxConnections) {
-    return absl::InvalidArgumentError(absl::StrCat("SQLite store: connections must be 1 to ",
-                                                   kMaxConnections, ", not ", options.connections));
+  if (absl::Status checked = CheckPoolAndClock("SQLite store", options.connections, options.clock);
+      !checked.ok()) {
+    return checked;
   }
   if (options.mmap_bytes < 0) {
     return absl::InvalidArgumentError("SQLite store: mmap_bytes must not be negative");
@@ -196,12 +188,8 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
   if (options.busy_timeout < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("SQLite store: busy_timeout must not be negative");
   }
-  if (!options.clock) return absl::InvalidArgumentError("SQLite store: no clock");
-  const bool defer_open_errors = options.defer_open_errors;
-  auto store = absl::WrapUnique(new SqliteStore(std::move(path), std::move(options)));
-  absl::Status available = store->OpenFirstConnection();
-  if (!available.ok() && !defer_open_errors) return available;
-  return store;
+  return OpenFirstConnection(absl::WrapUnique(new SqliteStore(path, options)),
+                             options.defer_open_errors);
 }
 
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {

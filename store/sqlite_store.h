@@ -65,14 +65,7 @@ class SqliteStore final : public DatabaseStore {
   // Store: DatabaseStore (store/database_store.h).
 
  private:
-  SqliteStore(std::string path, SqliteOptions options);
-
-  SqliteOptions options_;
-  ConnectionPool pool_;
-  // The pruning job's own connection: it never takes one a decision is waiting for.
-  ConnectionPool prune_pool_;
-  // CheckAvailable's own connection: health reads a busy pool as busy, not as unavailable.
-  ConnectionPool probe_pool_;
+  SqliteStore(const std::string& path, const SqliteOptions& options);
 };
 
 }  // namespace verdict

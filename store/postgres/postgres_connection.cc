@@ -55,35 +55,6 @@ std::string Trimmed(const char* message) {
 
 }  // namespace
 
-bool PgRow::IsNull(int column) const { return pq_.getisnull(result_, row_, column) != 0; }
-
-std::string PgRow::Text(int column) const {
-  return std::string(pq_.getvalue(result_, row_, column), pq_.getlength(result_, row_, column));
-}
-
-int64_t PgRow::Int64(int column) const {
-  const char* value = pq_.getvalue(result_, row_, column);
-  switch (pq_.getlength(result_, row_, column)) {
-    case 2:
-      return static_cast<int16_t>(LoadBigEndian(value, 2));
-    case 4:
-      return static_cast<int32_t>(LoadBigEndian(value, 4));
-    case 8:
-      return static_cast<int64_t>(LoadBigEndian(value, 8));
-    default:
-      return 0;  // NULL: the schema's integer columns that may be NULL are read with Time
-  }
-}
-
-bool PgRow::Bool(int column) const {
-  return pq_.getlength(result_, row_, column) == 1 && pq_.getvalue(result_, row_, column)[0] != 0;
-}
-
-absl::Time PgRow::Time(int column) const {
-  if (IsNull(column)) return absl::InfiniteFuture();
-  return absl::FromUnixMicros(Int64(column));
-}
-
 PgResult::PgResult(PgResult&& other) noexcept
     : pq_(other.pq_), result_(std::exchange(other.result_, nullptr)) {}
 
@@ -362,44 +333,11 @@ struct BinaryParams {
 }  // namespace
 
 absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
-  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
-  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
-  if (sql.sql == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("policy store error: ", sql.name, " has no PostgreSQL form"));
-  }
-  const BinaryParams bound(params);
-  const int count = bound.count();
-  if (cached.prepared && cached.types != bound.types) {
-    return absl::InternalError(absl::StrCat("policy store error: ", sql.name,
-                                            " bound with other parameter types than prepared"));
-  }
-  absl::StatusOr<PgResult> result;
-  if (deferred_begin_ != nullptr) {
-    result = ExecuteAfterBegin(statement, bound.types, bound.values.data(), bound.lengths.data(),
-                               bound.formats.data());
-  } else {
-    if (!cached.prepared) {
-      PgResult prepared(pq_, LastResult(pq_.sendPrepare(connection_, sql.name, sql.sql, count,
-                                                        bound.types.data()) == 1));
-      if (prepared.status() != PGRES_COMMAND_OK) {
-        return Failure(prepared.raw(), absl::StrCat("preparing ", sql.name));
-      }
-      cached.prepared = true;
-      cached.types = bound.types;
-    }
-    result =
-        PgResult(pq_, LastResult(pq_.sendQueryPrepared(connection_, sql.name, count,
-                                                       bound.values.data(), bound.lengths.data(),
-                                                       bound.formats.data(), kBinaryFormat) == 1));
-    const ExecStatusType status = result->status();
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      return Failure(result->raw(), sql.name);
-    }
-  }
-  if (!result.ok()) return result.status();
-  return ToRows(*result);
+  // One statement is a pipeline of one: a deferred BEGIN and a new statement's preparation go
+  // with it in its one round trip.
+  absl::StatusOr<std::vector<ResultRows>> rows = ExecutePipelined({{statement, &params}});
+  if (!rows.ok()) return rows.status();
+  return std::move(rows->front());
 }
 
 absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
@@ -471,13 +409,11 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     const ExecStatusType status = result.status();
     if (status == PGRES_PIPELINE_ABORTED) continue;
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      if (failure.ok() && command == kBegin) failure = Failure(result.raw(), begin);
       if (failure.ok()) {
-        absl::string_view what = "preparing a statement";
-        if (command == kBegin) what = begin;
-        if (command >= 0) {
-          what = GetStatementSql(statements[command].statement, Dialect::kPostgres).name;
-        }
-        failure = Failure(result.raw(), what);
+        const size_t i = static_cast<size_t>(command >= 0 ? command : -2 - command);
+        const char* name = GetStatementSql(statements[i].statement, Dialect::kPostgres).name;
+        failure = Failure(result.raw(), command >= 0 ? name : absl::StrCat("preparing ", name));
       }
       continue;
     }
@@ -505,17 +441,21 @@ ResultRows PostgresConnection::ToRows(const PgResult& result) const {
   const int columns = result.columns();
   ResultRows rows(columns);
   for (int i = 0; i < result.size(); ++i) {
-    const PgRow row = result.row(i);
     for (int column = 0; column < columns; ++column) {
       const unsigned int type = pq_.ftype(result.raw(), column);
-      if (row.IsNull(column)) {
+      const char* value = pq_.getvalue(result.raw(), i, column);
+      const int length = pq_.getlength(result.raw(), i, column);
+      if (pq_.getisnull(result.raw(), i, column) != 0) {
         rows.AddNull();
       } else if (type == kInt8Oid || type == kInt4Oid || type == kInt2Oid) {
-        rows.AddInt64(row.Int64(column));
+        const uint64_t bits = LoadBigEndian(value, length);
+        rows.AddInt64(length == 2   ? static_cast<int16_t>(bits)
+                      : length == 4 ? static_cast<int32_t>(bits)
+                                    : static_cast<int64_t>(bits));
       } else if (type == kBoolOid) {
-        rows.AddInt64(row.Bool(column) ? 1 : 0);
+        rows.AddInt64(length == 1 && value[0] != 0 ? 1 : 0);
       } else {
-        rows.AddText(row.Text(column));
+        rows.AddText(absl::string_view(value, length));
       }
     }
   }
@@ -543,63 +483,6 @@ absl::Status PostgresConnection::Begin(TransactionKind kind) {
   return begun;
 }
 
-absl::StatusOr<PgResult> PostgresConnection::ExecuteAfterBegin(
-    Statement statement, const std::vector<unsigned int>& types, const char* const* values,
-    const int* lengths, const int* formats) {
-  const char* begin = std::exchange(deferred_begin_, nullptr);
-  PreparedStatement& cached = statements_[static_cast<size_t>(statement)];
-  const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
-  const bool prepare = !cached.prepared;
-  const int count = static_cast<int>(types.size());
-  const bool sent =
-      pq_.enterPipelineMode(connection_) == 1 &&
-      pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
-                          kBinaryFormat) == 1 &&
-      (!prepare || pq_.sendPrepare(connection_, sql.name, sql.sql, count, types.data()) == 1) &&
-      pq_.sendQueryPrepared(connection_, sql.name, count, values, lengths, formats,
-                            kBinaryFormat) == 1 &&
-      pq_.pipelineSync(connection_) == 1;
-  if (!sent) {
-    broken_ = true;  // a pipeline half sent leaves the connection in no known state
-    return Failure(nullptr, sql.name);
-  }
-  ++round_trips_;
-  // Each command's result is followed by a null one; the sync's result comes last. After a
-  // failure the later commands come back PGRES_PIPELINE_ABORTED.
-  absl::Status failure;
-  std::optional<PgResult> rows;
-  const int commands = prepare ? 3 : 2;
-  for (int command = 0; command < commands; ++command) {
-    PGresult* raw = NextResult();
-    if (raw == nullptr) {
-      broken_ = true;
-      return Failure(nullptr, sql.name);
-    }
-    PgResult result(pq_, raw);
-    while (PGresult* end = NextResult()) pq_.clear(end);
-    const ExecStatusType status = result.status();
-    if (status == PGRES_PIPELINE_ABORTED) continue;
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      if (failure.ok()) failure = Failure(result.raw(), command == 0 ? begin : sql.name);
-      continue;
-    }
-    if (command == commands - 1) {
-      rows = std::move(result);
-    } else if (prepare && command == 1) {
-      // Prepared on the server now, whatever fails later: a rollback does not undo it.
-      cached.prepared = true;
-      cached.types = types;
-    }
-  }
-  PgResult sync(pq_, NextResult());
-  if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
-    broken_ = true;
-    if (failure.ok()) failure = Failure(nullptr, sql.name);
-  }
-  if (!failure.ok()) return failure;
-  return *std::move(rows);
-}
-
 absl::Status PostgresConnection::ExecuteScript(const char* sql) {
   if (absl::Status settled = Settle(); !settled.ok()) return settled;
   PgResult result(pq_, LastResult(pq_.sendQuery(connection_, sql) == 1));
@@ -610,14 +493,14 @@ absl::Status PostgresConnection::ExecuteScript(const char* sql) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PgResult> PostgresConnection::Query(const char* sql) {
+absl::StatusOr<ResultRows> PostgresConnection::Query(const char* sql) {
   if (absl::Status settled = Settle(); !settled.ok()) return settled;
   PgResult result(pq_, LastResult(pq_.sendQueryParams(connection_, sql, 0, nullptr, nullptr,
                                                       nullptr, nullptr, kBinaryFormat) == 1));
   if (result.status() != PGRES_TUPLES_OK) {
     return Failure(result.raw(), absl::string_view(sql).substr(0, 40));
   }
-  return result;
+  return ToRows(result);
 }
 
 absl::Status PostgresConnection::Commit() {

@@ -50,27 +50,6 @@ struct PostgresConnectionOptions {
   absl::Duration connect_timeout = absl::Seconds(5);
 };
 
-class PgResult;
-
-// One row of a result; columns are 0-based. Binary columns of the types the schema uses.
-class PgRow {
- public:
-  bool IsNull(int column) const;
-  std::string Text(int column) const;  // text and bytea: the raw bytes
-  int64_t Int64(int column) const;     // smallint, integer or bigint
-  bool Bool(int column) const;
-  // Unix microseconds; NULL reads as absl::InfiniteFuture().
-  absl::Time Time(int column) const;
-
- private:
-  friend class PgResult;
-  PgRow(const LibPq& pq, const PGresult* result, int row) : pq_(pq), result_(result), row_(row) {}
-
-  const LibPq& pq_;
-  const PGresult* result_;
-  int row_;
-};
-
 // The rows of one statement; frees them when destroyed.
 class PgResult {
  public:
@@ -83,7 +62,6 @@ class PgResult {
 
   int size() const;
   int columns() const;
-  PgRow row(int index) const { return PgRow(*pq_, result_, index); }
   // PGRES_FATAL_ERROR when libpq returned no result (out of memory, connection lost).
   ExecStatusType status() const;
   const PGresult* raw() const { return result_; }
@@ -128,8 +106,8 @@ class PostgresConnection final : public Connection {
 
   // Runs SQL without parameters, one or more statements (transaction control, migrations).
   absl::Status ExecuteScript(const char* sql);
-  // Runs one statement without parameters and returns its rows (binary, as Execute's).
-  absl::StatusOr<PgResult> Query(const char* sql);
+  // Runs one statement without parameters and returns its rows, as Execute does.
+  absl::StatusOr<ResultRows> Query(const char* sql);
 
   // Commits the open transaction. PostgreSQL answers a COMMIT of a transaction in which a
   // statement failed by rolling it back quietly; that is an error here.
@@ -202,13 +180,6 @@ class PostgresConnection final : public Connection {
   // before any command but a pipelined Execute.
   absl::Status Settle();
   absl::Status AwaitCommit();
-  // The deferred BEGIN, the statement's preparation when it is new, and the statement, in one
-  // round trip.
-  absl::StatusOr<PgResult> ExecuteAfterBegin(Statement statement,
-                                             const std::vector<unsigned int>& types,
-                                             const char* const* values, const int* lengths,
-                                             const int* formats);
-
   const LibPq& pq_;
   PGconn* connection_;
   std::array<PreparedStatement, kStatementCount> statements_;

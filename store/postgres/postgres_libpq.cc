@@ -37,36 +37,9 @@ absl::StatusOr<LibPq> Load() {
   if (library == nullptr) return absl::UnavailableError(open_error);
   LibPq pq;
   std::string error;
-  Resolve(library, "PQconnectdbParams", pq.connectdbParams, error);
-  Resolve(library, "PQconnectStartParams", pq.connectStartParams, error);
-  Resolve(library, "PQconnectPoll", pq.connectPoll, error);
-  Resolve(library, "PQstatus", pq.status, error);
-  Resolve(library, "PQerrorMessage", pq.errorMessage, error);
-  Resolve(library, "PQfinish", pq.finish, error);
-  Resolve(library, "PQtransactionStatus", pq.transactionStatus, error);
-  Resolve(library, "PQresultStatus", pq.resultStatus, error);
-  Resolve(library, "PQresultErrorMessage", pq.resultErrorMessage, error);
-  Resolve(library, "PQresultErrorField", pq.resultErrorField, error);
-  Resolve(library, "PQclear", pq.clear, error);
-  Resolve(library, "PQntuples", pq.ntuples, error);
-  Resolve(library, "PQnfields", pq.nfields, error);
-  Resolve(library, "PQftype", pq.ftype, error);
-  Resolve(library, "PQgetvalue", pq.getvalue, error);
-  Resolve(library, "PQgetlength", pq.getlength, error);
-  Resolve(library, "PQgetisnull", pq.getisnull, error);
-  Resolve(library, "PQcmdTuples", pq.cmdTuples, error);
-  Resolve(library, "PQsetNoticeProcessor", pq.setNoticeProcessor, error);
-  Resolve(library, "PQsendQuery", pq.sendQuery, error);
-  Resolve(library, "PQsendQueryParams", pq.sendQueryParams, error);
-  Resolve(library, "PQsendPrepare", pq.sendPrepare, error);
-  Resolve(library, "PQsendQueryPrepared", pq.sendQueryPrepared, error);
-  Resolve(library, "PQgetResult", pq.getResult, error);
-  Resolve(library, "PQenterPipelineMode", pq.enterPipelineMode, error);
-  Resolve(library, "PQexitPipelineMode", pq.exitPipelineMode, error);
-  Resolve(library, "PQpipelineSync", pq.pipelineSync, error);
-  Resolve(library, "PQconsumeInput", pq.consumeInput, error);
-  Resolve(library, "PQisBusy", pq.isBusy, error);
-  Resolve(library, "PQsocket", pq.socket, error);
+#define VERDICT_RESOLVE(name) Resolve(library, "PQ" #name, pq.name, error);
+  VERDICT_LIBPQ_FUNCTIONS(VERDICT_RESOLVE)
+#undef VERDICT_RESOLVE
   if (!error.empty()) return absl::UnavailableError(error);
   return pq;
 }

@@ -20,41 +20,26 @@
 
 namespace verdict {
 
-// The libpq functions the PostgreSQL store uses, with libpq's own signatures.
+// The libpq functions the PostgreSQL store uses (PQconnectdbParams ... as LibPq::connectdbParams
+// ...), with libpq's own signatures: connecting, results, then sending without waiting and
+// pipelines (several commands in one round trip), then waiting for an answer with a deadline of
+// verdict's own (reading what the server sent meanwhile, also the FATAL message that ends an idle
+// connection; whether an answer is whole).
+// clang-format off
+#define VERDICT_LIBPQ_FUNCTIONS(X)                                                            \
+  X(connectdbParams) X(connectStartParams) X(connectPoll) X(status) X(errorMessage) X(finish) \
+  X(transactionStatus) X(resultStatus) X(resultErrorMessage) X(resultErrorField) X(clear)     \
+  X(ntuples) X(nfields) X(ftype) X(getvalue) X(getlength) X(getisnull) X(cmdTuples)           \
+  X(setNoticeProcessor)                                                                       \
+  X(sendQuery) X(sendQueryParams) X(sendPrepare) X(sendQueryPrepared) X(getResult)            \
+  X(enterPipelineMode) X(exitPipelineMode) X(pipelineSync)                                    \
+  X(consumeInput) X(isBusy) X(socket)
+// clang-format on
+
 struct LibPq {
-  decltype(&::PQconnectdbParams) connectdbParams;
-  decltype(&::PQconnectStartParams) connectStartParams;
-  decltype(&::PQconnectPoll) connectPoll;
-  decltype(&::PQstatus) status;
-  decltype(&::PQerrorMessage) errorMessage;
-  decltype(&::PQfinish) finish;
-  decltype(&::PQtransactionStatus) transactionStatus;
-  decltype(&::PQresultStatus) resultStatus;
-  decltype(&::PQresultErrorMessage) resultErrorMessage;
-  decltype(&::PQresultErrorField) resultErrorField;
-  decltype(&::PQclear) clear;
-  decltype(&::PQntuples) ntuples;
-  decltype(&::PQnfields) nfields;
-  decltype(&::PQftype) ftype;
-  decltype(&::PQgetvalue) getvalue;
-  decltype(&::PQgetlength) getlength;
-  decltype(&::PQgetisnull) getisnull;
-  decltype(&::PQcmdTuples) cmdTuples;
-  decltype(&::PQsetNoticeProcessor) setNoticeProcessor;
-  // Sending without waiting, and pipelines (several commands in one round trip).
-  decltype(&::PQsendQuery) sendQuery;
-  decltype(&::PQsendQueryParams) sendQueryParams;
-  decltype(&::PQsendPrepare) sendPrepare;
-  decltype(&::PQsendQueryPrepared) sendQueryPrepared;
-  decltype(&::PQgetResult) getResult;
-  decltype(&::PQenterPipelineMode) enterPipelineMode;
-  decltype(&::PQexitPipelineMode) exitPipelineMode;
-  decltype(&::PQpipelineSync) pipelineSync;
-  // Waiting for an answer with a deadline of verdict's own: reading what the server sent
-  // meanwhile (also the FATAL message that ends an idle connection), whether an answer is whole.
-  decltype(&::PQconsumeInput) consumeInput;
-  decltype(&::PQisBusy) isBusy;
-  decltype(&::PQsocket) socket;
+#define VERDICT_LIBPQ_MEMBER(name) decltype(&::PQ##name) name;
+  VERDICT_LIBPQ_FUNCTIONS(VERDICT_LIBPQ_MEMBER)
+#undef VERDICT_LIBPQ_MEMBER
 };
 
 // The process's libpq, loaded on the first call and kept until exit; thread-safe. UNAVAILABLE

@@ -43,11 +43,11 @@ class PostgresSchemaSteps final : public SchemaSteps {
 }  // namespace
 
 absl::StatusOr<int> PostgresSchemaVersion(PostgresConnection& connection) {
-  absl::StatusOr<PgResult> exists =
+  absl::StatusOr<ResultRows> exists =
       connection.Query("SELECT to_regclass('verdict_schema_version') IS NOT NULL");
   if (!exists.ok()) return exists.status();
   if (!exists->row(0).Bool(0)) return 0;
-  absl::StatusOr<PgResult> version =
+  absl::StatusOr<ResultRows> version =
       connection.Query("SELECT coalesce(max(version), 0) FROM verdict_schema_version");
   if (!version.ok()) return version.status();
   return static_cast<int>(version->row(0).Int64(0));

@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<std::vector<std::string>>> PostgresTestSchema::Query(
   absl::StatusOr<std::unique_ptr<PostgresConnection>> connection =
       PostgresConnection::Open(**pq, conninfo_, {});
   if (!connection.ok()) return connection.status();
-  absl::StatusOr<PgResult> result = (*connection)->Query(std::string(sql).c_str());
+  absl::StatusOr<ResultRows> result = (*connection)->Query(std::string(sql).c_str());
   if (!result.ok()) return result.status();
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < result->size(); ++i) {

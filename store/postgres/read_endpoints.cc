@@ -131,21 +131,21 @@ absl::StatusOr<PrimaryFacts> ReadEndpoints::ReadPrimary() {
   absl::StatusOr<PostgresConnection*> connection =
       CheckerConnection(primary_conninfo_, primary_checker_);
   if (!connection.ok()) return connection.status();
-  absl::StatusOr<PgResult> facts = (*connection)->Query(kPrimaryFacts);
+  absl::StatusOr<ResultRows> facts = (*connection)->Query(kPrimaryFacts);
   if (!facts.ok()) return facts.status();
   if (facts->size() != 1) return absl::InternalError("the primary's settings: no row");
   PrimaryFacts primary;
-  const PgRow row = facts->row(0);
+  const ResultRow row = facts->row(0);
   primary.in_recovery = row.Bool(0);
   primary.synchronous_commit = row.Text(1);
   primary.synchronous_commit_source = row.Text(2);
   primary.synchronous_standby_names = row.Text(3);
   primary.lowering_overrides = row.Int64(4);
   primary.wal_lsn = row.Int64(5);
-  absl::StatusOr<PgResult> senders = (*connection)->Query(kSenders);
+  absl::StatusOr<ResultRows> senders = (*connection)->Query(kSenders);
   if (!senders.ok()) return senders.status();
   for (int i = 0; i < senders->size(); ++i) {
-    const PgRow sender = senders->row(i);
+    const ResultRow sender = senders->row(i);
     primary.senders.push_back({sender.Text(0), sender.Text(1), sender.Text(2)});
   }
   return primary;
@@ -155,10 +155,10 @@ absl::StatusOr<StandbyFacts> ReadEndpoints::ReadStandby(Endpoint& endpoint) {
   absl::StatusOr<PostgresConnection*> connection =
       CheckerConnection(endpoint.conninfo, endpoint.checker);
   if (!connection.ok()) return connection.status();
-  absl::StatusOr<PgResult> facts = (*connection)->Query(kStandbyFacts);
+  absl::StatusOr<ResultRows> facts = (*connection)->Query(kStandbyFacts);
   if (!facts.ok()) return facts.status();
   if (facts->size() != 1) return absl::InternalError("the standby's settings: no row");
-  const PgRow row = facts->row(0);
+  const ResultRow row = facts->row(0);
   StandbyFacts standby;
   standby.in_recovery = row.Bool(0);
   standby.cluster_name = row.Text(1);
