@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "app/policy_json.h"
 #include "common/json.h"
+#include "common/log.h"
 #include "common/redaction.h"
 #include "decision/admin/signing_key_rules.h"
 #include "server/admin_audit.h"
@@ -102,9 +102,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     std::unique_ptr<PolicyAdmin> recorded = admin->WithRecorder(recorder);
     const absl::Status answer = body(*recorded, *actor);
     if (absl::Status kept = recorder.RecordIfNotCommitted(admin_audit_, answer); !kept.ok()) {
-      // The refusal stands; only its record is missing, which the operator must hear of.
-      std::cerr << "verdictd: the admin audit log could not record a refused "
-                << AdminCallName(request) << ": " << RedactTokens(kept.message()) << "\n";
+      // Nothing was written (a refusal): the answer stands; only its record is missing, which
+      // the operator must hear of.
+      LogWarning(absl::StrCat("verdictd: the admin audit log could not record ",
+                              AdminCallName(request), " (", absl::StatusCodeToString(answer.code()),
+                              "): ", RedactTokens(kept.message())));
     }
     reactor->Finish(AdminGrpcStatus(answer));
   });
