@@ -47,8 +47,8 @@ class TransactionGraph final : public DelegationGraph {
 }  // namespace
 
 AdminCalls::AdminCalls(AdminTransactionRunner& runner, std::function<absl::Time()> clock,
-                       CancelToken cancel)
-    : runner_(runner), clock_(std::move(clock)), cancel_(std::move(cancel)) {}
+                       CancelToken cancel, AdminWriteRecorder* recorder)
+    : runner_(runner), clock_(std::move(clock)), cancel_(std::move(cancel)), recorder_(recorder) {}
 
 std::unique_ptr<PolicyAdmin> AdminCalls::WithCancel(CancelToken cancel) {
   return std::make_unique<AdminCalls>(runner_, clock_,
@@ -56,22 +56,42 @@ std::unique_ptr<PolicyAdmin> AdminCalls::WithCancel(CancelToken cancel) {
                                         if (absl::Status wanted = inner.Check(); !wanted.ok())
                                           return wanted;
                                         return outer.Check();
-                                      }));
+                                      }),
+                                      recorder_);
+}
+
+std::unique_ptr<PolicyAdmin> AdminCalls::WithRecorder(AdminWriteRecorder& recorder) {
+  return std::make_unique<AdminCalls>(runner_, clock_, cancel_, &recorder);
 }
 
 absl::Status AdminCalls::Transact(TransactionKind kind,
                                   absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
-  return runner_.RunAdminTransaction(kind, [&](AdminTransaction& t) {
-    absl::Status done = body(t);
-    if (done.ok() && kind == TransactionKind::kWrite) done = cancel_.Check();
-    return done;
-  });
+  if (kind == TransactionKind::kWrite) return RecordedWrite({}, nullptr, body);
+  return runner_.RunAdminTransaction(kind, body);
+}
+
+absl::Status AdminCalls::RecordedWrite(const std::vector<std::string>& created_ids,
+                                       const absl::Status* answer,
+                                       absl::FunctionRef<absl::Status(AdminTransaction&)> body) {
+  absl::Status status =
+      runner_.RunAdminTransaction(TransactionKind::kWrite, [&](AdminTransaction& t) {
+        absl::Status done = body(t);
+        if (done.ok()) done = cancel_.Check();
+        // Last, so the record says what commits: a write and its author commit together.
+        if (done.ok() && recorder_ != nullptr) {
+          done = recorder_->RecordWrite(t, answer != nullptr ? *answer : absl::OkStatus(),
+                                        created_ids);
+        }
+        return done;
+      });
+  if (status.ok() && recorder_ != nullptr) recorder_->Committed();
+  return status;
 }
 
 absl::StatusOr<CreatedAgent> AdminCalls::CreateAgent(const NewAgent& agent) {
   absl::StatusOr<AgentToCreate> row = PrepareNewAgent(agent, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
-  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = RecordedWrite({row->agent.id}, nullptr, [&](AdminTransaction& t) {
     const std::string& id = row->agent.id;
     if (absl::Status s = CheckUnused(Found(t.FindAgent(id)), "agent", id); !s.ok()) return s;
     return t.InsertAgent(row->agent, row->token_sha256);
@@ -168,7 +188,7 @@ absl::StatusOr<RotatedToken> AdminCalls::RotateToken(absl::string_view agent_id,
 absl::StatusOr<Permission> AdminCalls::GrantPermission(const NewPermission& permission) {
   absl::StatusOr<Permission> row = PrepareNewPermission(permission, StoredTime(AdminClock()));
   if (!row.ok()) return row.status();
-  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = RecordedWrite({row->id}, nullptr, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> agent = ExistingRow(t.FindAgent(row->agent_id), "agent", row->agent_id);
     if (!agent.ok()) return agent.status();
     if (absl::Status s = CheckGrantable(*agent); !s.ok()) return s;
@@ -201,7 +221,7 @@ absl::StatusOr<Delegation> AdminCalls::CreateDelegation(const NewDelegation& del
   absl::StatusOr<DelegationToCreate> prepared = PrepareNewDelegation(delegation, now);
   if (!prepared.ok()) return prepared.status();
   const Delegation& row = prepared->delegation;
-  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = RecordedWrite({row.id}, nullptr, [&](AdminTransaction& t) {
     absl::StatusOr<Agent> from =
         ExistingRow(t.FindAgent(row.from_agent_id), "agent", row.from_agent_id);
     if (!from.ok()) return from.status();
@@ -283,7 +303,7 @@ absl::StatusOr<ApprovalRequest> AdminCalls::VoteOnApproval(absl::string_view app
   if (absl::Status s = CheckDisplayText("approver", approver); !s.ok()) return s;
   now = StoredTime(now);
   Vote vote;
-  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
+  absl::Status status = RecordedWrite({}, &vote.answer, [&](AdminTransaction& t) {
     absl::StatusOr<ApprovalRequest> found =
         ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
     if (!found.ok()) return found.status();

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -43,11 +44,14 @@ class AdminCalls final : public PolicyAdmin {
   // `clock` is the time of admin writes (created_at, updated_at, grace expiries) and of
   // approvals' expiry. A write commits only while `cancel` answers OK. `runner` must outlive
   // the calls.
+  // Each write transaction is recorded by `recorder` when there is one (PolicyAdmin::
+  // WithRecorder).
   AdminCalls(AdminTransactionRunner& runner, std::function<absl::Time()> clock,
-             CancelToken cancel = CancelToken());
+             CancelToken cancel = CancelToken(), AdminWriteRecorder* recorder = nullptr);
 
   // Another AdminCalls over the same runner, cancelled when this one's token or `cancel` is.
   std::unique_ptr<PolicyAdmin> WithCancel(CancelToken cancel) override;
+  std::unique_ptr<PolicyAdmin> WithRecorder(AdminWriteRecorder& recorder) override;
 
   absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
   absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
@@ -76,13 +80,21 @@ class AdminCalls final : public PolicyAdmin {
 
  private:
   absl::Time AdminClock() { return clock_(); }
-  // One transaction, with a write committed only while cancel_ answers OK.
+  // One transaction; a write as RecordedWrite({}, nullptr, body).
   absl::Status Transact(TransactionKind kind,
                         absl::FunctionRef<absl::Status(AdminTransaction&)> body);
+  // One write transaction, committed only while cancel_ answers OK, and recorded by recorder_
+  // (if any) just before it commits, with `answer` (OK when null) as the call's answer, read
+  // after `body` ran, and `created_ids`, the ids of the rows it creates that the input did not
+  // name.
+  absl::Status RecordedWrite(const std::vector<std::string>& created_ids,
+                             const absl::Status* answer,
+                             absl::FunctionRef<absl::Status(AdminTransaction&)> body);
 
   AdminTransactionRunner& runner_;
   const std::function<absl::Time()> clock_;
   const CancelToken cancel_;
+  AdminWriteRecorder* const recorder_;
 };
 
 }  // namespace verdict

@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "decision/types.h"
+#include "store/admin_audit_row.h"
 #include "store/admin_input.h"
 #include "store/admin_types.h"
 
@@ -109,6 +110,10 @@ class AdminTransaction {
   virtual absl::Status PruneRevokedTokenIds(absl::Time expired_before) = 0;
   // Revokes the token id until `expires_at`; revoking it again keeps the later expiry.
   virtual absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) = 0;
+
+  // Appends `row` to the admin audit log (store/admin_audit_log.h), chained after the last row;
+  // fills its seq and hashes.
+  virtual absl::Status AppendAdminAudit(AdminAuditRow& row) = 0;
 };
 
 }  // namespace verdict

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,23 @@ class CancelToken {
   std::function<absl::Status()> still_wanted_;
 };
 
+class AdminTransaction;  // app/admin_transaction.h
+
+// Records each admin write in the write's own transaction, so the change and its record commit
+// together or not at all (the admin audit log, issue 18 item 4).
+class AdminWriteRecorder {
+ public:
+  virtual ~AdminWriteRecorder() = default;
+  // Called inside each write transaction of a call, after its writes and the cancel check, just
+  // before it commits: `answer` is what the call will answer (OK, or a refusal that still commits,
+  // as a vote on an expired request marks it expired), `created_ids` the ids of the rows it
+  // created that its input did not name. A failure rolls the write back and is the call's answer.
+  virtual absl::Status RecordWrite(AdminTransaction& transaction, const absl::Status& answer,
+                                   const std::vector<std::string>& created_ids) = 0;
+  // The transaction whose write was last recorded has committed.
+  virtual void Committed() = 0;
+};
+
 class PolicyAdmin {
  public:
   virtual ~PolicyAdmin() = default;
@@ -51,6 +69,9 @@ class PolicyAdmin {
   // caller may give up while a write runs, and must then find nothing written: it would never
   // learn of the write, nor of a token the write minted. Reads are answered either way.
   virtual std::unique_ptr<PolicyAdmin> WithCancel(CancelToken cancel) = 0;
+  // The same admin plane (and cancel token), whose writes each `recorder` records in their own
+  // transaction; `recorder` must outlive the result.
+  virtual std::unique_ptr<PolicyAdmin> WithRecorder(AdminWriteRecorder& recorder) = 0;
 
   // A new active agent and its token. ALREADY_EXISTS when the given id is taken.
   virtual absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) = 0;

@@ -160,7 +160,8 @@ const std::vector<Command>& Commands() {
        false, QueryLog},
       {"log",
        "verify",
-       "Check the decision log's hash chain; exit 2 and name the first bad row when broken.",
+       "Check the hash chains of the decision log and the admin audit log; exit 2 and name the "
+       "log and its first bad row when one is broken.",
        {},
        false,
        VerifyLog},
@@ -226,6 +227,17 @@ const std::vector<Command>& Commands() {
         {"http_uri", "URI", "the HTTP URI the DPoP proof is for"}},
        true,
        Check},
+      // The admin audit log (issue 18 item 4).
+      {"audit", "query", "Show admin audit log rows (who changed what), oldest first.",
+       With({{"principal", "NAME", "only this principal's calls"},
+             {"object", "ID",
+              "only calls naming this agent, permission, delegation, approval, "
+              "kid, jti or principal"},
+             {"call", "METHOD", "only this AdminService method (RevokeAgent)"},
+             {"since", "TIME", "RFC 3339: recorded at or after"},
+             {"until", "TIME", "RFC 3339: recorded before"}},
+            PageOptions()),
+       false, QueryAudit},
   };
   return *kCommands;
 }

@@ -33,7 +33,9 @@ int ApproveRequest(Session& session);
 int DenyRequest(Session& session);
 
 int QueryLog(Session& session);
+// Verifies the decision log's chain and the admin audit log's.
 int VerifyLog(Session& session);
+int QueryAudit(Session& session);
 
 int ExportPolicy(Session& session);
 int ImportPolicy(Session& session);

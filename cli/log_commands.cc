@@ -1,4 +1,7 @@
+#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/time_util.h>
+
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "cli/commands.h"
@@ -52,17 +55,23 @@ int QueryLog(Session& session) {
   return code;
 }
 
-int VerifyLog(Session& session) {
-  v1::VerifyDecisionLogResponse response;
-  int code =
-      session.CallAdmin(&AdminStub::VerifyDecisionLog, v1::VerifyDecisionLogRequest(), &response);
-  if (code != kExitOk) return code;
-  if (session.options().Switch("json")) {
-    session.Print(response);
-  } else if (response.logging_off() && response.intact() && response.rows_checked() == 0) {
+namespace {
+
+// protobuf's JSON of `message`, as `--json` prints it.
+std::string Json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions json;
+  json.preserve_proto_field_names = true;
+  json.always_print_primitive_fields = true;
+  std::string text;
+  if (!google::protobuf::util::MessageToJsonString(message, &text, json).ok()) return "null";
+  return text;
+}
+
+// The decision log's verdict on its chain, as a line (or lines, for gaps).
+void PrintDecisionLog(Session& session, const v1::VerifyDecisionLogResponse& response) {
+  if (response.logging_off() && response.intact() && response.rows_checked() == 0) {
     session.out() << "decision logging is off: nothing recorded, nothing to verify (start "
                      "verdictd with --decision_log)\n";
-    return kExitOk;
   } else if (response.intact()) {
     session.out() << "intact: " << response.rows_checked() << " rows checked, " << response.runs()
                   << " runs (" << response.open_runs() << " open)\n";
@@ -77,8 +86,41 @@ int VerifyLog(Session& session) {
       session.out() << "  " << gap.problem() << "\n";
     }
   }
-  if (response.logging_off()) session.err() << kDecisionLoggingOff;
-  return response.intact() ? kExitOk : kExitNegative;
+}
+
+void PrintAdminAudit(Session& session, const v1::VerifyAdminAuditResponse& response) {
+  session.out() << "admin audit log: ";
+  if (response.intact()) {
+    session.out() << "intact: " << response.rows_checked() << " rows checked";
+    if (response.pruned_through_seq() != 0) {
+      session.out() << " (rows up to " << response.pruned_through_seq() << " pruned)";
+    }
+    session.out() << "\n";
+  } else {
+    session.out() << "broken at seq " << response.first_bad_seq() << ": " << response.problem()
+                  << "\n";
+  }
+}
+
+}  // namespace
+
+int VerifyLog(Session& session) {
+  v1::VerifyDecisionLogResponse decisions;
+  int code =
+      session.CallAdmin(&AdminStub::VerifyDecisionLog, v1::VerifyDecisionLogRequest(), &decisions);
+  if (code != kExitOk) return code;
+  v1::VerifyAdminAuditResponse audit;
+  code = session.CallAdmin(&AdminStub::VerifyAdminAudit, v1::VerifyAdminAuditRequest(), &audit);
+  if (code != kExitOk) return code;
+  if (session.options().Switch("json")) {
+    session.out() << "{\"decision_log\":" << Json(decisions) << ",\"admin_audit\":" << Json(audit)
+                  << "}\n";
+  } else {
+    PrintDecisionLog(session, decisions);
+    PrintAdminAudit(session, audit);
+  }
+  if (decisions.logging_off()) session.err() << kDecisionLoggingOff;
+  return decisions.intact() && audit.intact() ? kExitOk : kExitNegative;
 }
 
 }  // namespace cli

@@ -143,7 +143,8 @@ TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
         "permissions revoke", "delegations create", "delegations revoke", "approvals list",
         "approvals approve",  "approvals deny",     "log query",          "log verify",
         "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
-        "keys rotate",        "keys retire",        "keys list",          "check"}) {
+        "keys rotate",        "keys retire",        "keys list",          "check",
+        "audit query"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");
     Outcome help = Verdict(args);
@@ -435,9 +436,12 @@ TEST_F(VerdictCliTest, DecisionLogRecordsRedactsAndVerifies) {
   }
   Outcome broken = Admin({"log", "verify", "--json"});
   EXPECT_EQ(broken.exit_code, 2);
-  const JsonValue report = ParseOutput(broken);
+  const JsonValue both = ParseOutput(broken);
+  ASSERT_NE(both.Find("decision_log"), nullptr);
+  const JsonValue& report = *both.Find("decision_log");
   EXPECT_EQ(report.Find("intact")->as_bool(), false);
   EXPECT_EQ(Member(report, "first_bad_seq"), seq);
+  EXPECT_EQ(both.Find("admin_audit")->Find("intact")->as_bool(), true);
   {
     SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
     db.exec(absl::StrCat("UPDATE decision_log SET verdict = 'ALLOW' WHERE seq = ", seq));
@@ -523,6 +527,39 @@ TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {
   EXPECT_EQ(revoked.exit_code, 0) << revoked.err;
   EXPECT_THAT(revoked.out, HasSubstr("revoked token id jti-cli"));
   EXPECT_EQ(Admin({"tokens", "revoke-jti", "--jti=jti-cli", "--expires_at=tomorrow"}).exit_code, 1);
+}
+
+TEST_F(VerdictCliTest, AuditQueryTracesARevokeToItsAuthorAndLogVerifyChecksTheAuditChain) {
+  const auto [id, token] = ReaderAgent("audited");
+  ASSERT_EQ(Admin({"agents", "revoke", "--id", id}).exit_code, 0);
+  EXPECT_EQ(Admin({"agents", "revoke", "--id", "agt_missing"}).exit_code, 3);
+
+  Outcome traced = Admin({"audit", "query", "--object", id, "--json"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  const JsonValue page = ParseOutput(traced);
+  const JsonValue* entries = page.Find("entries");
+  ASSERT_TRUE(entries != nullptr && entries->is_array()) << traced.out;
+  std::vector<std::string> calls;
+  for (const JsonValue& entry : entries->as_array()) {
+    calls.push_back(absl::StrCat(Member(entry, "call"), " by ", Member(entry, "principal")));
+  }
+  EXPECT_THAT(calls, testing::Contains("RevokeAgent by admin"));
+  EXPECT_EQ(calls.front(), "CreateAgent by admin");
+  EXPECT_THAT(traced.out, Not(HasSubstr(token)));
+  Outcome refused = Admin({"audit", "query", "--object", "agt_missing"});
+  EXPECT_THAT(refused.out, HasSubstr("NOT_FOUND"));
+  EXPECT_EQ(Admin({"audit", "query", "--since", "yesterday"}).exit_code, 1);
+
+  Outcome intact = Admin({"log", "verify"});
+  EXPECT_EQ(intact.exit_code, 0) << intact.err;
+  EXPECT_THAT(intact.out, HasSubstr("admin audit log: intact: "));
+  {
+    SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    db.exec("UPDATE admin_audit_log SET principal = 'someone-else' WHERE seq = 2");
+  }
+  Outcome broken = Admin({"log", "verify"});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_THAT(broken.out, HasSubstr("admin audit log: broken at seq 2"));
 }
 
 }  // namespace

@@ -130,12 +130,14 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
 }
 
 AdminPlane::AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
-                       std::unique_ptr<DecisionLogStore> decision_log, PolicyAdmin& admin,
-                       Clock clock, const AdminPlaneOptions& options)
+                       std::unique_ptr<DecisionLogStore> decision_log,
+                       std::unique_ptr<AdminAuditLog> admin_audit, PolicyAdmin& admin, Clock clock,
+                       const AdminPlaneOptions& options)
     : credentials_(std::move(credentials)),
       auth_(*credentials_, clock, {.hash_params = options.hash_params}),
       decision_log_(std::move(decision_log)),
-      service_(admin, *decision_log_, auth_, clock, options.file_key_ids) {}
+      admin_audit_(std::move(admin_audit)),
+      service_(admin, *decision_log_, *admin_audit_, auth_, clock, options.file_key_ids) {}
 
 absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOptions& options,
                                                               const std::string& db_path,
@@ -145,8 +147,11 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   if (!credentials.ok()) return credentials.status();
   absl::StatusOr<std::unique_ptr<DecisionLogStore>> decision_log = OpenDecisionLogStore(db_path);
   if (!decision_log.ok()) return decision_log.status();
-  std::unique_ptr<AdminPlane> plane(
-      new AdminPlane(*std::move(credentials), *std::move(decision_log), admin, clock, options));
+  absl::StatusOr<std::unique_ptr<AdminAuditLog>> admin_audit = OpenAdminAuditLog(db_path);
+  if (!admin_audit.ok()) return admin_audit.status();
+  std::unique_ptr<AdminPlane> plane(new AdminPlane(*std::move(credentials),
+                                                   *std::move(decision_log),
+                                                   *std::move(admin_audit), admin, clock, options));
   if (options.decision_log) {
     absl::StatusOr<std::unique_ptr<DecisionLogStore>> written_log = OpenDecisionLogStore(db_path);
     if (!written_log.ok()) return written_log.status();

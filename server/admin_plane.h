@@ -28,6 +28,7 @@
 #include "server/admin_service.h"
 #include "server/grpc_server.h"
 #include "server/unix_socket.h"
+#include "store/admin_audit_log.h"
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
 #include "store/decision_log_writer.h"
@@ -81,6 +82,8 @@ class AdminPlane {
 
   // The decision log writer for the Authorizer, or null without --decision_log.
   DecisionLogWriter* decision_log() { return writer_.get(); }
+  // The admin audit log, for the pruning job (server/store_pruner.h).
+  AdminAuditLog& admin_audit() { return *admin_audit_; }
   // The admin listener's address, or "" when there is none.
   const std::string& address() const { return address_; }
 
@@ -90,13 +93,16 @@ class AdminPlane {
 
  private:
   AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
-             std::unique_ptr<DecisionLogStore> decision_log, PolicyAdmin& admin, Clock clock,
+             std::unique_ptr<DecisionLogStore> decision_log,
+             std::unique_ptr<AdminAuditLog> admin_audit, PolicyAdmin& admin, Clock clock,
              const AdminPlaneOptions& options);
 
   const std::unique_ptr<AdminCredentialStore> credentials_;
   AdminAuthenticator auth_;
   // Queried by AdminService; the writer appends through a log (and a connection) of its own.
   const std::unique_ptr<DecisionLogStore> decision_log_;
+  // Written by AdminService's writes, queried and verified by it, pruned by the pruning job.
+  const std::unique_ptr<AdminAuditLog> admin_audit_;
   GrpcAdminService service_;
   std::unique_ptr<DecisionLogWriter> writer_;
   std::unique_ptr<GrpcServer> server_;

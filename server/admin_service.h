@@ -9,7 +9,7 @@
 // them to other threads, a context switch on every other call (bench/PERFORMANCE.md).
 //
 //   AdminAuthenticator auth(credentials, clock);
-//   GrpcAdminService service(*store, decision_log, auth, clock);
+//   GrpcAdminService service(*store, decision_log, admin_audit, auth, clock);
 //   GrpcServer::Start(admin_listen, {{v1::AdminService::service_full_name(), &service}});
 #ifndef VERDICT_SERVER_ADMIN_SERVICE_H_
 #define VERDICT_SERVER_ADMIN_SERVICE_H_
@@ -26,6 +26,7 @@
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
 #include "server/worker_pool.h"
+#include "store/admin_audit_log.h"
 #include "store/decision_log_store.h"
 #include "verdict/v1/admin.grpc.pb.h"
 
@@ -43,8 +44,11 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   // Everything must outlive the service; it is called on several threads at once.
   // `file_key_ids`: the kids of verdictd's --jwks_file, which verify tokens whatever the store
   // holds under the same kid, so the signing-key calls refuse them (FAILED_PRECONDITION).
-  GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log, AdminAuthenticator& auth,
-                   Clock clock, std::vector<std::string> file_key_ids = {});
+  // `admin_audit` records every admin write (server/admin_audit.h); it must be on the database
+  // `admin` writes to, so a write and its record commit together.
+  GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log, AdminAuditLog& admin_audit,
+                   AdminAuthenticator& auth, Clock clock,
+                   std::vector<std::string> file_key_ids = {});
 
   // Whether verdictd records decisions (--decision_log); QueryDecisionLog and VerifyDecisionLog
   // say so when it does not. Off until set; set before the service is registered.
@@ -120,11 +124,21 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                             const v1::ListSigningKeysRequest* request,
                                             v1::ListSigningKeysResponse* response) override;
 
+  // The admin audit log (issue 18 item 4).
+  grpc::ServerUnaryReactor* QueryAdminAudit(grpc::CallbackServerContext* context,
+                                            const v1::QueryAdminAuditRequest* request,
+                                            v1::QueryAdminAuditResponse* response) override;
+  grpc::ServerUnaryReactor* VerifyAdminAudit(grpc::CallbackServerContext* context,
+                                             const v1::VerifyAdminAuditRequest* request,
+                                             v1::VerifyAdminAuditResponse* response) override;
+
  private:
   // Checks the caller's credential, then runs `body(admin, actor)` with the admin plane whose
   // writes commit only while the caller still waits, and the authenticated caller; the gRPC
   // status of the first failure. `request` is the call's request (its type names the call); it
-  // must outlive the call, as gRPC's request does.
+  // must outlive the call, as gRPC's request does. A write call (server/admin_audit.h's
+  // IsAdminWrite) by an authenticated caller is recorded in the admin audit log, in its write's
+  // transaction, or after the refusal when nothing committed.
   template <typename Body>
   grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context,
                                   const google::protobuf::Message& request, Body body);
@@ -148,6 +162,7 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
 
   PolicyAdmin& admin_;
   DecisionLogStore& decision_log_;
+  AdminAuditLog& admin_audit_;
   bool decision_logging_on_ = false;
   AdminAuthenticator& auth_;
   const Clock clock_;

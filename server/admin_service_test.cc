@@ -24,8 +24,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/grpc_server.h"
+#include "server/proto_convert.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
+#include "store/open_store.h"
 #include "store/sqlite_store.h"
 #include "store/test_support.h"
 #include "verdict/v1/admin.grpc.pb.h"
@@ -63,8 +65,12 @@ class AdminServiceTest : public testing::Test {
     auth_options.hash_params = kTestHashParams;
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(), auth_options);
     decision_log_ = std::make_unique<DecisionLog>(path_);
-    service_ = std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *auth_,
-                                                  clock_.AsFunction(), std::move(file_key_ids));
+    absl::StatusOr<std::unique_ptr<AdminAuditLog>> admin_audit = OpenAdminAuditLog(path_);
+    ASSERT_TRUE(admin_audit.ok()) << admin_audit.status();
+    admin_audit_ = *std::move(admin_audit);
+    service_ =
+        std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *admin_audit_, *auth_,
+                                           clock_.AsFunction(), std::move(file_key_ids));
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
     ASSERT_TRUE(server.ok()) << server.status();
@@ -187,6 +193,7 @@ class AdminServiceTest : public testing::Test {
   std::unique_ptr<AdminCredentials> credentials_;
   std::unique_ptr<AdminAuthenticator> auth_;
   std::unique_ptr<DecisionLog> decision_log_;
+  std::unique_ptr<AdminAuditLog> admin_audit_;
   std::unique_ptr<GrpcAdminService> service_;
   std::unique_ptr<GrpcServer> server_;
   std::unique_ptr<v1::AdminService::Stub> stub_;
@@ -972,6 +979,262 @@ TEST_F(AdminServiceTest, SigningKeyAndTokenIdRefusalsSayWhy) {
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
   ASSERT_TRUE(snapshot.ok());
   EXPECT_TRUE(*(*snapshot)->IsTokenIdRevoked("jti-1"));
+}
+
+// --- The admin audit log (issue 18 item 4) ------------------------------------------------------
+
+class AdminAuditTest : public AdminServiceTest {
+ protected:
+  std::vector<v1::AdminAuditEntry> Audit(v1::QueryAdminAuditRequest request = {}) {
+    request.set_page_size(1000);
+    v1::QueryAdminAuditResponse response;
+    grpc::Status status = stub_->QueryAdminAudit(Context().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return {response.entries().begin(), response.entries().end()};
+  }
+  std::vector<v1::AdminAuditEntry> AuditOf(absl::string_view object_id) {
+    v1::QueryAdminAuditRequest request;
+    request.set_object_id(std::string(object_id));
+    return Audit(request);
+  }
+  static std::vector<std::string> CallsAndResults(const std::vector<v1::AdminAuditEntry>& rows) {
+    std::vector<std::string> calls;
+    for (const v1::AdminAuditEntry& row : rows) {
+      calls.push_back(absl::StrCat(row.call(), " ", row.result_code()));
+    }
+    return calls;
+  }
+  v1::VerifyAdminAuditResponse VerifyAudit() {
+    v1::VerifyAdminAuditResponse response;
+    grpc::Status status =
+        stub_->VerifyAdminAudit(Context().get(), v1::VerifyAdminAuditRequest(), &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+  grpc::Status SetStatus(const std::string& agent_id, v1::AgentStatus status) {
+    if (status == v1::AGENT_STATUS_SUSPENDED) {
+      v1::SuspendAgentRequest request;
+      request.set_agent_id(agent_id);
+      v1::SuspendAgentResponse response;
+      return stub_->SuspendAgent(Context().get(), request, &response);
+    }
+    if (status == v1::AGENT_STATUS_ACTIVE) {
+      v1::ReactivateAgentRequest request;
+      request.set_agent_id(agent_id);
+      v1::ReactivateAgentResponse response;
+      return stub_->ReactivateAgent(Context().get(), request, &response);
+    }
+    v1::RevokeAgentRequest request;
+    request.set_agent_id(agent_id);
+    v1::RevokeAgentResponse response;
+    return stub_->RevokeAgent(Context().get(), request, &response);
+  }
+};
+
+TEST_F(AdminAuditTest, EveryKindOfWriteLeavesOneRowNamingItsAuthorItsCallAndItsObjects) {
+  const std::string a = CreateAgent("a").agent().id();
+  const std::string b = CreateAgent("b").agent().id();
+  v1::Permission granted;
+  ASSERT_TRUE(Grant(a, "docs:*", {"read"}, v1::EFFECT_ALLOW, &granted).ok());
+  v1::Delegation delegation;
+  ASSERT_TRUE(Delegate(a, b, "docs:*", {"read"}, 2, &delegation).ok());
+  v1::RevokeDelegationRequest revoke_delegation;
+  revoke_delegation.set_delegation_id(delegation.id());
+  v1::RevokeDelegationResponse revoked_delegation;
+  ASSERT_TRUE(
+      stub_->RevokeDelegation(Context().get(), revoke_delegation, &revoked_delegation).ok());
+  v1::RevokePermissionRequest revoke_permission;
+  revoke_permission.set_permission_id(granted.id());
+  v1::RevokePermissionResponse revoked_permission;
+  ASSERT_TRUE(
+      stub_->RevokePermission(Context().get(), revoke_permission, &revoked_permission).ok());
+  v1::RotateTokenRequest rotate;
+  rotate.set_agent_id(a);
+  v1::RotateTokenResponse rotated;
+  ASSERT_TRUE(stub_->RotateToken(Context().get(), rotate, &rotated).ok());
+  ASSERT_TRUE(SetStatus(a, v1::AGENT_STATUS_SUSPENDED).ok());
+  ASSERT_TRUE(SetStatus(a, v1::AGENT_STATUS_ACTIVE).ok());
+  ASSERT_TRUE(SetStatus(b, v1::AGENT_STATUS_REVOKED).ok());
+  const std::string approval = OpenApproval(a, 2);
+  ASSERT_TRUE(Vote(approval, "carol", /*approve=*/true).ok());
+  ASSERT_TRUE(Vote(approval, "dave", /*approve=*/false).ok());
+  v1::RevokeTokenIdRequest revoke_jti;
+  revoke_jti.set_jti("jti-1");
+  *revoke_jti.mutable_expires_at() = TimeToProto(clock_.Now() + absl::Hours(1));
+  v1::RevokeTokenIdResponse revoked_jti;
+  ASSERT_TRUE(stub_->RevokeTokenId(Context().get(), revoke_jti, &revoked_jti).ok());
+  const TestSigningKey ed = TestSigningKey::NewEd25519("ed-1");
+  v1::AddSigningKeyRequest add;
+  add.set_jwk_json(ed.public_jwk_json);
+  add.add_allowed_algorithms("EdDSA");
+  v1::AddSigningKeyResponse added;
+  ASSERT_TRUE(stub_->AddSigningKey(Context().get(), add, &added).ok());
+  v1::RotateSigningKeyRequest rotate_key;
+  rotate_key.set_jwk_json(TestSigningKey::NewEd25519("ed-1").public_jwk_json);
+  rotate_key.add_allowed_algorithms("EdDSA");
+  v1::RotateSigningKeyResponse rotated_key;
+  ASSERT_TRUE(stub_->RotateSigningKey(Context().get(), rotate_key, &rotated_key).ok());
+  v1::RetireSigningKeyRequest retire;
+  retire.set_kid("ed-1");
+  v1::RetireSigningKeyResponse retired;
+  ASSERT_TRUE(stub_->RetireSigningKey(Context().get(), retire, &retired).ok());
+  // Reads leave nothing.
+  v1::ListAgentsResponse listed;
+  ASSERT_TRUE(stub_->ListAgents(Context().get(), {}, &listed).ok());
+  v1::ExportPolicyResponse exported;
+  ASSERT_TRUE(stub_->ExportPolicy(Context().get(), {}, &exported).ok());
+
+  const std::vector<v1::AdminAuditEntry> rows = Audit();
+  EXPECT_THAT(CallsAndResults(rows),
+              testing::ElementsAre("CreateAgent OK", "CreateAgent OK", "GrantPermission OK",
+                                   "CreateDelegation OK", "RevokeDelegation OK",
+                                   "RevokePermission OK", "RotateToken OK", "SuspendAgent OK",
+                                   "ReactivateAgent OK", "RevokeAgent OK", "ApproveRequest OK",
+                                   "DenyRequest OK", "RevokeTokenId OK", "AddSigningKey OK",
+                                   "RotateSigningKey OK", "RetireSigningKey OK"));
+  for (const v1::AdminAuditEntry& row : rows) {
+    SCOPED_TRACE(row.call());
+    EXPECT_EQ(row.principal(), "admin");
+    EXPECT_EQ(row.auth_method(), "secret");
+    EXPECT_THAT(row.peer(), StartsWith("ipv4:127.0.0.1:"));
+    EXPECT_EQ(row.recorded_at().seconds(), absl::ToUnixSeconds(clock_.Now()));
+  }
+  // Each names what it acted on, the ids of what it created among them.
+  EXPECT_THAT(rows[0].object_ids(), testing::ElementsAre(a));
+  EXPECT_THAT(rows[2].object_ids(), testing::ElementsAre(a, granted.id()));
+  EXPECT_THAT(rows[3].object_ids(), testing::ElementsAre(a, b, delegation.id()));
+  EXPECT_THAT(rows[4].object_ids(), testing::ElementsAre(delegation.id()));
+  EXPECT_THAT(rows[5].object_ids(), testing::ElementsAre(granted.id()));
+  EXPECT_THAT(rows[9].object_ids(), testing::ElementsAre(b));
+  EXPECT_THAT(rows[10].object_ids(), testing::ElementsAre(approval));
+  EXPECT_THAT(rows[12].object_ids(), testing::ElementsAre("jti-1"));
+  EXPECT_THAT(rows[13].object_ids(), testing::ElementsAre("ed-1"));
+  EXPECT_THAT(rows[15].object_ids(), testing::ElementsAre("ed-1"));
+  EXPECT_THAT(rows[10].arguments_json(), HasSubstr("carol"));
+  EXPECT_TRUE(VerifyAudit().intact());
+}
+
+TEST_F(AdminAuditTest, ARevokeASuspendAndAGrantAreTracedToTheirAuthorByTheObject) {
+  const std::string agent = CreateAgent("traced").agent().id();
+  CreateAgent("other");
+  ASSERT_TRUE(Grant(agent, "docs:*", {"read"}).ok());
+  ASSERT_TRUE(SetStatus(agent, v1::AGENT_STATUS_SUSPENDED).ok());
+  ASSERT_TRUE(SetStatus(agent, v1::AGENT_STATUS_REVOKED).ok());
+  const std::vector<v1::AdminAuditEntry> rows = AuditOf(agent);
+  EXPECT_THAT(CallsAndResults(rows), testing::ElementsAre("CreateAgent OK", "GrantPermission OK",
+                                                          "SuspendAgent OK", "RevokeAgent OK"));
+  for (const v1::AdminAuditEntry& row : rows) EXPECT_EQ(row.principal(), "admin");
+
+  v1::QueryAdminAuditRequest by_principal;
+  by_principal.set_principal("admin");
+  by_principal.set_call("RevokeAgent");
+  EXPECT_THAT(CallsAndResults(Audit(by_principal)), testing::ElementsAre("RevokeAgent OK"));
+  v1::QueryAdminAuditRequest by_nobody;
+  by_nobody.set_principal("mallory");
+  EXPECT_THAT(Audit(by_nobody), testing::IsEmpty());
+}
+
+TEST_F(AdminAuditTest, ARefusedWriteLeavesARowWithItsCodeAndChangesNothing) {
+  const std::string agent = CreateAgent("refused").agent().id();
+  ASSERT_TRUE(SetStatus(agent, v1::AGENT_STATUS_REVOKED).ok());
+  EXPECT_EQ(SetStatus(agent, v1::AGENT_STATUS_ACTIVE).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(SetStatus("agt_missing", v1::AGENT_STATUS_REVOKED).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Grant(agent, "", {"read"}).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // A vote on an expired request commits its expiry and answers FAILED_PRECONDITION: one row,
+  // with the answer.
+  const std::string approval = OpenApproval(agent, 1, absl::Seconds(1));
+  clock_.Advance(absl::Seconds(2));
+  EXPECT_EQ(Vote(approval, "carol", true).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+
+  const std::vector<v1::AdminAuditEntry> rows = Audit();
+  EXPECT_THAT(CallsAndResults(rows),
+              testing::ElementsAre("CreateAgent OK", "RevokeAgent OK",
+                                   "ReactivateAgent FAILED_PRECONDITION", "RevokeAgent NOT_FOUND",
+                                   "GrantPermission INVALID_ARGUMENT",
+                                   "ApproveRequest FAILED_PRECONDITION"));
+  EXPECT_THAT(rows[3].object_ids(), testing::ElementsAre("agt_missing"));
+  EXPECT_THAT(rows[3].result_message(), HasSubstr("agt_missing"));
+  EXPECT_THAT(rows[5].result_message(), HasSubstr("expired"));
+  EXPECT_TRUE(VerifyAudit().intact());
+}
+
+TEST_F(AdminAuditTest, ACallWithoutTheCredentialIsNotRecorded) {
+  v1::RevokeAgentRequest request;
+  request.set_agent_id("agt_x");
+  v1::RevokeAgentResponse response;
+  EXPECT_EQ(stub_->RevokeAgent(Context("a wrong secret").get(), request, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Audit(), testing::IsEmpty());
+}
+
+TEST_F(AdminAuditTest, AWriteWhoseRecordCannotBeWrittenIsNotMade) {
+  const std::string agent = CreateAgent("unrecorded").agent().id();
+  {
+    // The audit log's state row gone: no row can be chained, so no write may commit.
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("DELETE FROM admin_audit_state");
+  }
+  EXPECT_FALSE(SetStatus(agent, v1::AGENT_STATUS_REVOKED).ok());
+  v1::GetAgentRequest get;
+  get.set_agent_id(agent);
+  v1::GetAgentResponse got;
+  ASSERT_TRUE(stub_->GetAgent(Context().get(), get, &got).ok());
+  EXPECT_EQ(got.agent().status(), v1::AGENT_STATUS_ACTIVE);
+}
+
+TEST_F(AdminAuditTest, TheMintedTokensAndKeySecretsAppearInNoColumnOfTheAuditTables) {
+  v1::CreateAgentResponse created = CreateAgent("minted");
+  v1::RotateTokenRequest rotate;
+  rotate.set_agent_id(created.agent().id());
+  v1::RotateTokenResponse rotated;
+  ASSERT_TRUE(stub_->RotateToken(Context().get(), rotate, &rotated).ok());
+  const TestSigningKey hs = TestSigningKey::NewHs256("hs-1");
+  const std::string hs_secret = ParseJson(hs.public_jwk_json)->Find("k")->as_string();
+  v1::AddSigningKeyRequest add;
+  add.set_jwk_json(hs.public_jwk_json);
+  add.add_allowed_algorithms("HS256");
+  v1::AddSigningKeyResponse added;
+  ASSERT_TRUE(stub_->AddSigningKey(Context().get(), add, &added).ok());
+  // A token pasted where an id goes is refused, and not kept either.
+  v1::RevokeAgentRequest pasted;
+  pasted.set_agent_id(created.token());
+  v1::RevokeAgentResponse ignored;
+  EXPECT_FALSE(stub_->RevokeAgent(Context().get(), pasted, &ignored).ok());
+  ASSERT_EQ(Audit().size(), 4u);
+
+  SQLite::Database db(path_, SQLite::OPEN_READONLY);
+  int cells = 0;
+  for (const char* table : {"admin_audit_log", "admin_audit_objects", "admin_audit_state"}) {
+    SQLite::Statement rows(db, absl::StrCat("SELECT * FROM ", table));
+    while (rows.executeStep()) {
+      for (int column = 0; column < rows.getColumnCount(); ++column) {
+        const std::string cell = rows.getColumn(column).getString();
+        ++cells;
+        for (const std::string& secret :
+             {created.token(), rotated.token(), hs_secret, std::string(kSecret)}) {
+          EXPECT_THAT(cell, Not(HasSubstr(secret))) << table << "." << rows.getColumnName(column);
+        }
+      }
+    }
+  }
+  EXPECT_GT(cells, 40);
+}
+
+TEST_F(AdminAuditTest, VerifyFindsARowEditedInTheDatabaseFileAtThatRow) {
+  const std::string agent = CreateAgent("edited").agent().id();
+  ASSERT_TRUE(SetStatus(agent, v1::AGENT_STATUS_SUSPENDED).ok());
+  ASSERT_TRUE(SetStatus(agent, v1::AGENT_STATUS_REVOKED).ok());
+  EXPECT_TRUE(VerifyAudit().intact());
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE admin_audit_log SET principal = 'someone-else' WHERE seq = 3");
+  }
+  v1::VerifyAdminAuditResponse verification = VerifyAudit();
+  EXPECT_FALSE(verification.intact());
+  EXPECT_EQ(verification.first_bad_seq(), 3u);
+  EXPECT_THAT(verification.problem(), HasSubstr("edited"));
 }
 
 }  // namespace

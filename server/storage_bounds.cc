@@ -18,6 +18,13 @@ ABSL_FLAG(absl::Duration, approval_retention, absl::Hours(1),
           "How long an expired or used approval request stays listed before it is pruned (0 or "
           "more, with its unit: 1h).");
 
+ABSL_FLAG(absl::Duration, admin_audit_retention, verdict::AdminAuditRetention().max_age,
+          "How long the admin audit log keeps who changed what before the pruning job deletes it, "
+          "oldest first (more than 0, with its unit: 9600h, 400 days). The rest of its hash chain "
+          "still verifies.");
+ABSL_FLAG(int64_t, admin_audit_max_rows, verdict::AdminAuditRetention().max_rows,
+          "The most rows the admin audit log keeps; the oldest beyond it are pruned (1 or more).");
+
 namespace verdict {
 
 absl::StatusOr<StorageBounds> StorageBoundsFromFlags() {
@@ -26,6 +33,9 @@ absl::StatusOr<StorageBounds> StorageBoundsFromFlags() {
   bounds.prune_interval = absl::GetFlag(FLAGS_prune_interval);
   bounds.prune_limits.max_rows = absl::GetFlag(FLAGS_prune_batch);
   bounds.prune_limits.approval_retention = absl::GetFlag(FLAGS_approval_retention);
+  bounds.admin_audit_retention.max_age = absl::GetFlag(FLAGS_admin_audit_retention);
+  bounds.admin_audit_retention.max_rows = absl::GetFlag(FLAGS_admin_audit_max_rows);
+  bounds.admin_audit_retention.batch = bounds.prune_limits.max_rows;
   if (absl::Status valid = ValidateStorageBounds(bounds); !valid.ok()) return valid;
   return bounds;
 }
@@ -52,7 +62,17 @@ absl::Status ValidateStorageBounds(const StorageBounds& bounds) {
         absl::StrCat("--approval_retention: must be a finite duration, 0 or more, got ",
                      absl::FormatDuration(bounds.prune_limits.approval_retention)));
   }
-  return absl::OkStatus();
+  const AdminAuditRetention& audit = bounds.admin_audit_retention;
+  if (audit.max_age <= absl::ZeroDuration() || audit.max_age == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_audit_retention: must be a finite duration more than 0, got ",
+                     absl::FormatDuration(audit.max_age)));
+  }
+  if (audit.max_rows < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_audit_max_rows: must be 1 or more, got ", audit.max_rows));
+  }
+  return CheckAdminAuditRetention(audit);
 }
 
 }  // namespace verdict

@@ -13,12 +13,15 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "decision/pending_approvals.h"
+#include "store/admin_audit_log.h"
 #include "store/pruning.h"
 
 ABSL_DECLARE_FLAG(int64_t, max_pending_approvals);
 ABSL_DECLARE_FLAG(absl::Duration, prune_interval);
 ABSL_DECLARE_FLAG(int64_t, prune_batch);
 ABSL_DECLARE_FLAG(absl::Duration, approval_retention);
+ABSL_DECLARE_FLAG(absl::Duration, admin_audit_retention);
+ABSL_DECLARE_FLAG(int64_t, admin_audit_max_rows);
 
 namespace verdict {
 
@@ -30,6 +33,8 @@ struct StorageBounds {
   int64_t max_pending_approvals = kDefaultMaxPendingApprovals;
   absl::Duration prune_interval = absl::Seconds(10);
   PruneLimits prune_limits;
+  // The admin audit log's bound; its batch is --prune_batch.
+  AdminAuditRetention admin_audit_retention;
 };
 
 absl::StatusOr<StorageBounds> StorageBoundsFromFlags();

@@ -13,6 +13,9 @@ TEST(StorageBoundsTest, TheDefaultsAreValid) {
   EXPECT_EQ(bounds->prune_interval, absl::Seconds(10));
   EXPECT_EQ(bounds->prune_limits.max_rows, 1000);
   EXPECT_EQ(bounds->prune_limits.approval_retention, absl::Hours(1));
+  EXPECT_EQ(bounds->admin_audit_retention.max_age, absl::Hours(24 * 400));
+  EXPECT_EQ(bounds->admin_audit_retention.max_rows, 10'000'000);
+  EXPECT_EQ(bounds->admin_audit_retention.batch, 1000);
 }
 
 TEST(StorageBoundsTest, EachBoundOutOfRangeIsRefusedByItsFlagsName) {
@@ -31,6 +34,11 @@ TEST(StorageBoundsTest, EachBoundOutOfRangeIsRefusedByItsFlagsName) {
        "--approval_retention"},
       {[](StorageBounds& b) { b.prune_limits.approval_retention = absl::InfiniteDuration(); },
        "--approval_retention"},
+      {[](StorageBounds& b) { b.admin_audit_retention.max_age = absl::ZeroDuration(); },
+       "--admin_audit_retention"},
+      {[](StorageBounds& b) { b.admin_audit_retention.max_age = absl::InfiniteDuration(); },
+       "--admin_audit_retention"},
+      {[](StorageBounds& b) { b.admin_audit_retention.max_rows = 0; }, "--admin_audit_max_rows"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.flag);

@@ -1,6 +1,7 @@
 #include "server/store_pruner.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace verdict {
 namespace {
@@ -10,8 +11,13 @@ constexpr absl::Duration kPauseAfterFullBatch = absl::Milliseconds(50);
 
 }  // namespace
 
-StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval)
-    : store_(store), limits_(limits), interval_(interval), thread_([this] { Loop(); }) {}
+StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
+                         AdminAuditPruning admin_audit)
+    : store_(store),
+      limits_(limits),
+      interval_(interval),
+      admin_audit_(std::move(admin_audit)),
+      thread_([this] { Loop(); }) {}
 
 StorePruner::~StorePruner() {
   {
@@ -34,15 +40,24 @@ void StorePruner::AwaitRuns(uint64_t runs) const {
 
 bool StorePruner::RunOnce() {
   absl::StatusOr<PrunedRows> pruned = store_.PruneDeadRowsByDatabaseClock(limits_);
+  absl::StatusOr<int64_t> audit_rows = int64_t{0};
+  if (admin_audit_.log != nullptr) {
+    audit_rows = admin_audit_.log->Prune(admin_audit_.retention, admin_audit_.clock());
+  }
   absl::MutexLock lock(&mutex_);
   ++counters_.runs;
-  if (!pruned.ok()) {
-    ++counters_.failed;
-    return false;
+  if (!pruned.ok() || !audit_rows.ok()) ++counters_.failed;
+  bool full = false;
+  if (pruned.ok()) {
+    counters_.approvals += pruned->approvals;
+    counters_.rate_counters += pruned->rate_counters;
+    full = std::max(pruned->approvals, pruned->rate_counters) >= limits_.max_rows;
   }
-  counters_.approvals += pruned->approvals;
-  counters_.rate_counters += pruned->rate_counters;
-  return std::max(pruned->approvals, pruned->rate_counters) >= limits_.max_rows;
+  if (audit_rows.ok()) {
+    counters_.admin_audit_rows += *audit_rows;
+    full |= *audit_rows >= admin_audit_.retention.batch;
+  }
+  return full;
 }
 
 void StorePruner::Loop() {

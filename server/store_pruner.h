@@ -6,7 +6,11 @@
 // decided by the database's clock (Store::PruneDeadRowsByDatabaseClock), never by this process's
 // alone: verdictd nodes sharing one PostgreSQL database may disagree about the time.
 //
-//   StorePruner pruner(*store, PruneLimits{}, absl::Seconds(10));
+// It also keeps the admin audit log (store/admin_audit_log.h) within its retention, by this
+// host's clock: its bound is counted in days, far beyond the clocks' disagreement.
+//
+//   StorePruner pruner(*store, PruneLimits{}, absl::Seconds(10),
+//                      {.log = &admin_audit, .retention = AdminAuditRetention{}});
 //   metrics.AddExternalCounter("verdict_pruned_approvals_total", "...",
 //                              [&pruner] { return pruner.counters().approvals; });
 //   // Stops, waiting for the batch in progress, when destroyed.
@@ -15,16 +19,27 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "store/admin_audit_log.h"
 #include "store/pruning.h"
 #include "store/store.h"
 
 namespace verdict {
+
+// The admin audit log to prune (none when null), how long its rows are kept and how many, and
+// the time its retention counts from.
+struct AdminAuditPruning {
+  AdminAuditLog* log = nullptr;
+  AdminAuditRetention retention;
+  std::function<absl::Time()> clock = [] { return absl::Now(); };
+};
 
 class StorePruner {
  public:
@@ -33,11 +48,14 @@ class StorePruner {
     uint64_t failed = 0;
     uint64_t approvals = 0;  // rows deleted since start
     uint64_t rate_counters = 0;
+    uint64_t admin_audit_rows = 0;
   };
 
   // Starts the thread; `store` must outlive the pruner. `limits` must pass CheckPruneLimits and
   // `interval` be positive (server/storage_bounds.h checks both).
-  StorePruner(Store& store, PruneLimits limits, absl::Duration interval);
+  // `admin_audit.retention` must pass CheckAdminAuditRetention when there is a log.
+  StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
+              AdminAuditPruning admin_audit = {});
   ~StorePruner();
 
   StorePruner(const StorePruner&) = delete;
@@ -55,6 +73,7 @@ class StorePruner {
   Store& store_;
   const PruneLimits limits_;
   const absl::Duration interval_;
+  const AdminAuditPruning admin_audit_;
 
   mutable absl::Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "decision/types.h"
 #include "gtest/gtest.h"
+#include "store/open_store.h"
 #include "store/sqlite_store.h"
 #include "store/test_support.h"
 
@@ -15,7 +16,7 @@ namespace {
 class StorePrunerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = OpenTestStore(FreshDatabasePath(), clock_);
+    store_ = OpenTestStore(path_, clock_);
     ASSERT_NE(store_, nullptr);
   }
 
@@ -39,6 +40,7 @@ class StorePrunerTest : public ::testing::Test {
   }
 
   ManualClock clock_;
+  const std::string path_ = FreshDatabasePath();
   std::unique_ptr<SqliteStore> store_;
 };
 
@@ -64,6 +66,42 @@ TEST_F(StorePrunerTest, AFailedRunIsCountedAndTheJobGoesOn) {
   StorePruner pruner(*store_, {.max_rows = 0}, absl::Milliseconds(1));
   pruner.AwaitRuns(2);
   EXPECT_GE(pruner.counters().failed, 2u);
+}
+
+TEST_F(StorePrunerTest, TheAdminAuditLogKeepsItsRetentionAndItsChainStillVerifies) {
+  absl::StatusOr<std::unique_ptr<AdminAuditLog>> audit = OpenAdminAuditLog(path_);
+  ASSERT_TRUE(audit.ok()) << audit.status();
+  // Five rows a day apart, the last recorded now.
+  for (int days_ago = 4; days_ago >= 0; --days_ago) {
+    AdminAuditRow row{
+        .recorded_at_us = absl::ToUnixMicros(clock_.Now() - absl::Hours(24) * days_ago),
+        .principal = "admin",
+        .auth_method = "secret",
+        .call = "RevokeAgent",
+        .objects = {absl::StrCat("agt_", days_ago)},
+        .arguments_json = "{}",
+        .result_code = "OK"};
+    ASSERT_TRUE((*audit)->Append(row).ok());
+  }
+  {
+    // Kept for 2.5 days, at most 2 rows per batch: rows 4 and 3 days old go in one full batch,
+    // the next finds nothing more.
+    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1),
+                       {.log = audit->get(),
+                        .retention = {.max_age = absl::Hours(60), .batch = 2},
+                        .clock = clock_.AsFunction()});
+    pruner.AwaitRuns(2);
+    EXPECT_EQ(pruner.counters().admin_audit_rows, 2u);
+    EXPECT_EQ(pruner.counters().failed, 0u);
+  }
+  absl::StatusOr<AdminAuditPage> kept = (*audit)->Query({}, 0, "");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_EQ(kept->rows.size(), 3u);
+  EXPECT_EQ(kept->rows.front().seq, 3);
+  absl::StatusOr<AdminAuditVerification> verification = (*audit)->Verify();
+  ASSERT_TRUE(verification.ok()) << verification.status();
+  EXPECT_TRUE(verification->intact) << verification->problem;
+  EXPECT_EQ(verification->pruned_through_seq, 2);
 }
 
 }  // namespace

@@ -309,13 +309,19 @@ int Serve(const ServerOptions& options) {
   }
   // Expired and used approvals and ended rate windows, deleted in the background on a connection
   // of its own (server/store_pruner.h).
-  StorePruner pruner(**store, storage_bounds->prune_limits, storage_bounds->prune_interval);
+  StorePruner pruner(
+      **store, storage_bounds->prune_limits, storage_bounds->prune_interval,
+      {.log = &(*admin_plane)->admin_audit(), .retention = storage_bounds->admin_audit_retention});
   metrics.AddExternalCounter("verdict_pruned_approval_requests_total",
                              "Approval requests the pruning job deleted, expired or used.",
                              [&pruner] { return pruner.counters().approvals; });
   metrics.AddExternalCounter("verdict_pruned_rate_counters_total",
                              "Rate counts of ended windows the pruning job deleted.",
                              [&pruner] { return pruner.counters().rate_counters; });
+  metrics.AddExternalCounter("verdict_pruned_admin_audit_rows_total",
+                             "Admin audit log rows the pruning job deleted, past "
+                             "--admin_audit_retention or --admin_audit_max_rows.",
+                             [&pruner] { return pruner.counters().admin_audit_rows; });
   metrics.AddExternalCounter("verdict_prune_runs_failed_total",
                              "Pruning batches the database refused; tried again later.",
                              [&pruner] { return pruner.counters().failed; });

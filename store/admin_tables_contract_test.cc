@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/admin_audit_log.h"
 #include "store/admin_credential_store.h"
 #include "store/decision_log_store.h"
 #include "store/open_store.h"
@@ -339,6 +340,281 @@ TEST_P(AdminTablesContractTest, TheFirstCredentialHoldsForEverySidecar) {
     ASSERT_TRUE(hash.ok()) << hash.status();
     EXPECT_EQ(hash->value_or(""), "$argon2id$first");
   }
+}
+
+// --- The admin audit log (store/admin_audit_log.h) ---
+
+AdminAuditRow AuditRow(absl::string_view principal, absl::string_view call,
+                       std::vector<std::string> objects, int64_t recorded_at_us,
+                       absl::string_view result_code = "OK") {
+  AdminAuditRow row;
+  row.recorded_at_us = recorded_at_us;
+  row.principal = std::string(principal);
+  row.auth_method = "secret";
+  row.peer = "uid:1000";
+  row.call = std::string(call);
+  row.objects = std::move(objects);
+  row.arguments_json = "{}";
+  row.result_code = std::string(result_code);
+  return row;
+}
+
+std::vector<int64_t> AuditSeqs(const AdminAuditPage& page) {
+  std::vector<int64_t> seqs;
+  for (const AdminAuditRow& row : page.rows) seqs.push_back(row.seq);
+  return seqs;
+}
+
+class AdminAuditContractTest : public AdminTablesContractTest {
+ protected:
+  void SetUp() override {
+    AdminTablesContractTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    audit_ = OpenAudit();
+    ASSERT_NE(audit_, nullptr);
+  }
+
+  std::unique_ptr<AdminAuditLog> OpenAudit() {
+    absl::StatusOr<std::unique_ptr<AdminAuditLog>> audit = OpenAdminAuditLog(database_->db());
+    EXPECT_TRUE(audit.ok()) << audit.status();
+    return audit.ok() ? *std::move(audit) : nullptr;
+  }
+
+  void Append(AdminAuditRow row) {
+    absl::Status appended = audit_->Append(row);
+    ASSERT_TRUE(appended.ok()) << appended;
+  }
+
+  // Rows 1..count by alice and bob in turn, each revoking agt_<seq>, recorded at 1000, 2000, ...
+  void AppendRevokes(int count) {
+    for (int i = 1; i <= count; ++i) {
+      Append(AuditRow(i % 2 == 1 ? "alice" : "bob", "RevokeAgent", {absl::StrCat("agt_", i)},
+                      i * 1000));
+    }
+  }
+
+  AdminAuditPage Query(const AdminAuditFilter& filter, int page_size = 0,
+                       absl::string_view token = "") {
+    absl::StatusOr<AdminAuditPage> page = audit_->Query(filter, page_size, token);
+    EXPECT_TRUE(page.ok()) << page.status();
+    return page.value_or(AdminAuditPage());
+  }
+
+  AdminAuditVerification VerifyAudit() {
+    absl::StatusOr<AdminAuditVerification> verification = audit_->Verify();
+    EXPECT_TRUE(verification.ok()) << verification.status();
+    return verification.value_or(AdminAuditVerification{.intact = false});
+  }
+
+  int64_t Prune(const AdminAuditRetention& retention, int64_t now_us) {
+    absl::StatusOr<int64_t> pruned = audit_->Prune(retention, absl::FromUnixMicros(now_us));
+    EXPECT_TRUE(pruned.ok()) << pruned.status();
+    return pruned.value_or(-1);
+  }
+
+  std::unique_ptr<AdminAuditLog> audit_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, AdminAuditContractTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+TEST_P(AdminAuditContractTest, AppendChainsRowsFromTheGenesisHashAndKeepsEveryField) {
+  AdminAuditRow first = AuditRow("alice", "CreateDelegation", {"del_1", "agt_a", "agt_b"}, 1000);
+  ASSERT_TRUE(audit_->Append(first).ok());
+  AdminAuditRow second = AuditRow("bob", "RevokeAgent", {"agt_a"}, 2000, "FAILED_PRECONDITION");
+  second.result_message = "agent agt_a is revoked";
+  ASSERT_TRUE(audit_->Append(second).ok());
+  EXPECT_EQ(first.seq, 1);
+  EXPECT_EQ(first.prev_hash, kGenesisHash);
+  EXPECT_EQ(first.hash, ChainHash(first));
+  EXPECT_EQ(second.seq, 2);
+  EXPECT_EQ(second.prev_hash, first.hash);
+
+  AdminAuditPage page = Query({});
+  ASSERT_EQ(page.rows.size(), 2u);
+  const AdminAuditRow& read = page.rows[1];
+  EXPECT_EQ(read.principal, "bob");
+  EXPECT_EQ(read.auth_method, "secret");
+  EXPECT_EQ(read.peer, "uid:1000");
+  EXPECT_EQ(read.call, "RevokeAgent");
+  EXPECT_THAT(read.objects, ElementsAre("agt_a"));
+  EXPECT_EQ(read.result_code, "FAILED_PRECONDITION");
+  EXPECT_EQ(read.result_message, "agent agt_a is revoked");
+  EXPECT_EQ(read.recorded_at_us, 2000);
+  EXPECT_EQ(read.hash, second.hash);
+  EXPECT_THAT(page.rows[0].objects, ElementsAre("del_1", "agt_a", "agt_b"));
+}
+
+TEST_P(AdminAuditContractTest, AnObjectNamedTwiceInOneRowIsIndexedOnce) {
+  Append(AuditRow("alice", "CreateDelegation", {"del_1", "agt_a", "agt_a"}, 1000));
+  AdminAuditPage page = Query({.object_id = "agt_a"});
+  ASSERT_EQ(page.rows.size(), 1u);
+  EXPECT_THAT(page.rows[0].objects, ElementsAre("del_1", "agt_a"));
+  EXPECT_TRUE(VerifyAudit().intact);
+}
+
+TEST_P(AdminAuditContractTest, QueryFindsEveryRowThatNamesAnObjectAndTheirAuthors) {
+  Append(AuditRow("alice", "CreateAgent", {"agt_a"}, 1000));
+  Append(AuditRow("bob", "GrantPermission", {"prm_1", "agt_a"}, 2000));
+  Append(AuditRow("carol", "CreateAgent", {"agt_b"}, 3000));
+  Append(AuditRow("dave", "RevokeAgent", {"agt_a"}, 4000));
+
+  AdminAuditPage about_a = Query({.object_id = "agt_a"});
+  EXPECT_THAT(AuditSeqs(about_a), ElementsAre(1, 2, 4));
+  ASSERT_EQ(about_a.rows.size(), 3u);
+  EXPECT_EQ(about_a.rows[2].principal, "dave");
+  EXPECT_THAT(AuditSeqs(Query({.object_id = "prm_1"})), ElementsAre(2));
+  EXPECT_THAT(AuditSeqs(Query({.object_id = "agt_none"})), ElementsAre());
+}
+
+TEST_P(AdminAuditContractTest, QueryFiltersByPrincipalCallAndTime) {
+  AppendRevokes(6);  // alice at 1000, 3000, 5000; bob at 2000, 4000, 6000
+  Append(AuditRow("alice", "GrantPermission", {"prm_1"}, 7000));
+  EXPECT_THAT(AuditSeqs(Query({.principal = "alice"})), ElementsAre(1, 3, 5, 7));
+  EXPECT_THAT(AuditSeqs(Query({.principal = "alice", .call = "RevokeAgent"})),
+              ElementsAre(1, 3, 5));
+  EXPECT_THAT(
+      AuditSeqs(Query({.since = absl::FromUnixMicros(2000), .until = absl::FromUnixMicros(5000)})),
+      ElementsAre(2, 3, 4));
+  EXPECT_THAT(AuditSeqs(Query(
+                  {.principal = "bob", .object_id = "agt_4", .since = absl::FromUnixMicros(4000)})),
+              ElementsAre(4));
+  EXPECT_THAT(AuditSeqs(Query({.principal = "alice", .object_id = "agt_4"})), ElementsAre());
+}
+
+TEST_P(AdminAuditContractTest, QueryPagesThroughEveryMatchingRowOnce) {
+  AppendRevokes(5);
+  AdminAuditPage first = Query({}, 2);
+  EXPECT_THAT(AuditSeqs(first), ElementsAre(1, 2));
+  ASSERT_FALSE(first.next_page_token.empty());
+  AdminAuditPage second = Query({}, 2, first.next_page_token);
+  EXPECT_THAT(AuditSeqs(second), ElementsAre(3, 4));
+  AdminAuditPage last = Query({}, 2, second.next_page_token);
+  EXPECT_THAT(AuditSeqs(last), ElementsAre(5));
+  EXPECT_EQ(last.next_page_token, "");
+  EXPECT_EQ(audit_->Query({}, 2, "not-a-token").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(AdminAuditContractTest, AnEmptyLogIsIntact) {
+  AdminAuditVerification verification = VerifyAudit();
+  EXPECT_TRUE(verification.intact);
+  EXPECT_EQ(verification.rows_checked, 0);
+}
+
+TEST_P(AdminAuditContractTest, VerifyFindsAnEditedRowAtThatRow) {
+  AppendRevokes(4);
+  EXPECT_TRUE(VerifyAudit().intact);
+  // Someone with write access to the database puts the revoke on another principal.
+  database_->Tamper("UPDATE admin_audit_log SET principal = 'mallory' WHERE seq = 3");
+  AdminAuditVerification verification = VerifyAudit();
+  EXPECT_FALSE(verification.intact);
+  EXPECT_EQ(verification.first_bad_seq, 3);
+  EXPECT_THAT(verification.problem, HasSubstr("edited"));
+}
+
+TEST_P(AdminAuditContractTest, VerifyFindsEveryColumnEdited) {
+  const char* const edits[] = {
+      "recorded_at = 1",        "auth_method = 'session'",      "peer = 'uid:0'",
+      "call_name = 'GetAgent'", "arguments_json = '{\"x\":1}'", "result_code = 'NOT_FOUND'",
+      "result_message = 'x'",   "objects = '[\"agt_9\"]'",      "prev_hash = hash",
+  };
+  AppendRevokes(3);
+  for (const char* edit : edits) {
+    SCOPED_TRACE(edit);
+    database_->Tamper(absl::StrCat("UPDATE admin_audit_log SET ", edit, " WHERE seq = 2"));
+    AdminAuditVerification verification = VerifyAudit();
+    EXPECT_FALSE(verification.intact);
+    EXPECT_EQ(verification.first_bad_seq, 2);
+  }
+}
+
+TEST_P(AdminAuditContractTest, VerifyFindsRowsDeletedFromTheMiddleOrTheEnd) {
+  AppendRevokes(5);
+  database_->Tamper("DELETE FROM admin_audit_log WHERE seq = 5");
+  AdminAuditVerification truncated = VerifyAudit();
+  EXPECT_FALSE(truncated.intact);
+  EXPECT_EQ(truncated.first_bad_seq, 5);
+  EXPECT_THAT(truncated.problem, HasSubstr("missing from the end"));
+
+  database_->Tamper("DELETE FROM admin_audit_log WHERE seq = 2");
+  AdminAuditVerification holed = VerifyAudit();
+  EXPECT_FALSE(holed.intact);
+  EXPECT_EQ(holed.first_bad_seq, 2);
+  EXPECT_THAT(holed.problem, HasSubstr("missing"));
+}
+
+TEST_P(AdminAuditContractTest, PruningByAgeKeepsTheRestOfTheChainVerifiable) {
+  AppendRevokes(6);  // recorded at 1000 .. 6000 microseconds
+  // At 10,000 us with a 6,500 us retention, rows before 3,500 go: 1, 2 and 3.
+  EXPECT_EQ(Prune({.max_age = absl::Microseconds(6500)}, 10'000), 3);
+  EXPECT_THAT(AuditSeqs(Query({})), ElementsAre(4, 5, 6));
+  EXPECT_THAT(AuditSeqs(Query({.object_id = "agt_2"})), ElementsAre());
+  AdminAuditVerification verification = VerifyAudit();
+  EXPECT_TRUE(verification.intact) << verification.problem;
+  EXPECT_EQ(verification.rows_checked, 3);
+  EXPECT_EQ(verification.pruned_through_seq, 3);
+
+  // The chain continues from the kept rows; pruning again finds nothing more to delete.
+  Append(AuditRow("alice", "RevokeAgent", {"agt_7"}, 7000));
+  EXPECT_EQ(Prune({.max_age = absl::Microseconds(6500)}, 10'000), 0);
+  EXPECT_TRUE(VerifyAudit().intact);
+
+  // A kept row deleted behind the pruner's back is still found.
+  database_->Tamper("DELETE FROM admin_audit_log WHERE seq = 4");
+  AdminAuditVerification holed = VerifyAudit();
+  EXPECT_FALSE(holed.intact);
+  EXPECT_EQ(holed.first_bad_seq, 4);
+}
+
+TEST_P(AdminAuditContractTest, PruningKeepsAtMostMaxRowsAndDeletesInBatches) {
+  AppendRevokes(7);
+  const AdminAuditRetention cap{.max_rows = 3, .batch = 2};
+  EXPECT_EQ(Prune(cap, 8000), 2);  // one batch: rows 1 and 2
+  EXPECT_EQ(Prune(cap, 8000), 2);  // rows 3 and 4
+  EXPECT_EQ(Prune(cap, 8000), 0);
+  EXPECT_THAT(AuditSeqs(Query({})), ElementsAre(5, 6, 7));
+  AdminAuditVerification verification = VerifyAudit();
+  EXPECT_TRUE(verification.intact) << verification.problem;
+  EXPECT_EQ(verification.pruned_through_seq, 4);
+}
+
+TEST_P(AdminAuditContractTest, PruningDeletesOnlyFromTheStartOfTheChain) {
+  // Row 2 carries a later time than row 3 (clocks of two nodes disagree): pruning stops at it,
+  // so the chain never loses a row from its middle.
+  Append(AuditRow("alice", "RevokeAgent", {"agt_1"}, 1000));
+  Append(AuditRow("alice", "RevokeAgent", {"agt_2"}, 9000));
+  Append(AuditRow("alice", "RevokeAgent", {"agt_3"}, 2000));
+  EXPECT_EQ(Prune({.max_age = absl::Microseconds(5000)}, 10'000), 1);
+  EXPECT_THAT(AuditSeqs(Query({})), ElementsAre(2, 3));
+  EXPECT_TRUE(VerifyAudit().intact);
+}
+
+TEST_P(AdminAuditContractTest, ARetentionOutOfRangeIsInvalidArgument) {
+  EXPECT_EQ(audit_->Prune({.max_age = absl::ZeroDuration()}, absl::Now()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(audit_->Prune({.max_rows = 0}, absl::Now()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(audit_->Prune({.batch = 0}, absl::Now()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(AdminAuditContractTest, AuditLogsOfSeveralSidecarsAppendOneChain) {
+  std::unique_ptr<AdminAuditLog> other = OpenAudit();
+  ASSERT_NE(other, nullptr);
+  std::vector<std::thread> writers;
+  for (AdminAuditLog* log : {audit_.get(), other.get()}) {
+    writers.emplace_back([log] {
+      for (int i = 0; i < 10; ++i) {
+        AdminAuditRow row = AuditRow("alice", "RevokeAgent", {"agt_x"}, 1000);
+        EXPECT_TRUE(log->Append(row).ok());
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  AdminAuditVerification verification = VerifyAudit();
+  EXPECT_TRUE(verification.intact) << verification.problem;
+  EXPECT_EQ(verification.rows_checked, 20);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "store/admin_audit_log.h"
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
@@ -227,6 +228,9 @@ class ConnectionAdminTransaction final : public AdminTransaction {
   }
   absl::Status RevokeTokenId(absl::string_view jti, absl::Time expires_at) override {
     return Run(Statement::kRevokeTokenId, Params().Text(jti).Time(expires_at));
+  }
+  absl::Status AppendAdminAudit(AdminAuditRow& row) override {
+    return AppendAdminAuditRow(c_, row);
   }
 
  private:

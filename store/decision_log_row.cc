@@ -8,20 +8,15 @@
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "common/redaction.h"
-#include "crypto/sha256.h"
 
 namespace verdict {
 namespace {
 
 constexpr absl::string_view kHopKeys[] = {"delegation_id", "from_agent_id", "to_agent_id"};
 
-// Integers in the log (microseconds since 1970, latencies) stay far below 2^53, so a JSON
-// number holds them exactly.
-JsonValue Integer(int64_t n) { return JsonValue::Number(static_cast<double>(n)); }
+JsonValue Integer(int64_t n) { return ChainInteger(n); }
 
 }  // namespace
-
-const char kGenesisHash[] = "0000000000000000000000000000000000000000000000000000000000000000";
 
 DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decision,
                                   absl::Duration latency, absl::Time decided_at) {
@@ -68,7 +63,7 @@ std::string ChainHash(const DecisionLogRow& row) {
     fields.emplace("run_seq", Integer(row.run_seq));
     fields.emplace("run_decided", Integer(row.run_decided));
   }
-  return HexEncode(Sha256(CanonicalJson(JsonValue::MakeObject(std::move(fields)))));
+  return ChainHashOfFields(std::move(fields));
 }
 
 bool IsRunMarker(const DecisionLogRow& row) {
@@ -123,14 +118,8 @@ absl::StatusOr<RunOrigin> RunOriginOf(const DecisionLogRow& row) {
 
 void ChainRows(int64_t first_seq, absl::string_view previous_hash,
                std::vector<DecisionLogRow>& rows) {
-  std::string previous(previous_hash);
-  int64_t seq = first_seq;
-  for (DecisionLogRow& row : rows) {
-    row.seq = seq++;
-    row.prev_hash = std::move(previous);
-    row.hash = ChainHash(row);
-    previous = row.hash;
-  }
+  ChainRows(first_seq, previous_hash, rows,
+            [](const DecisionLogRow& row) { return ChainHash(row); });
 }
 
 std::string DelegationPathToJson(const std::vector<DelegationHop>& path) {

@@ -26,11 +26,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "decision/types.h"
+#include "store/hash_chain.h"
 
 namespace verdict {
-
-// The previous hash of the first row: 64 hex zeros.
-extern const char kGenesisHash[];
 
 struct DecisionLogRow {
   int64_t seq = 0;            // from 1, assigned when written
@@ -122,7 +120,8 @@ DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decisi
 std::string ChainHash(const DecisionLogRow& row);
 
 // Numbers `rows` from `first_seq` and chains them after `previous_hash` (the last stored row's,
-// or kGenesisHash): fills each row's seq, prev_hash and hash. Every store appends through it.
+// or kGenesisHash): fills each row's seq, prev_hash and hash (store/hash_chain.h). Every store
+// appends through it.
 void ChainRows(int64_t first_seq, absl::string_view previous_hash,
                std::vector<DecisionLogRow>& rows);
 

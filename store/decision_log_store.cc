@@ -37,24 +37,13 @@ DecisionLogPage MakeDecisionLogPage(const DecisionLogCursor& cursor,
 }
 
 bool ChainChecker::Add(const DecisionLogRow& row) {
-  std::string problem;
-  if (row.seq != previous_seq_ + 1) {
-    problem = absl::StrCat("row ", previous_seq_ + 1, " is missing: row ", row.seq, " follows row ",
-                           previous_seq_);
-  } else if (row.prev_hash != previous_hash_) {
-    problem = absl::StrCat("row ", row.seq, " does not link to the hash of row ", previous_seq_);
-  } else if (row.hash != ChainHash(row)) {
-    problem = absl::StrCat("row ", row.seq, " does not match its hash: it was edited");
-  }
-  if (!problem.empty()) {
+  if (!links_.Add(row.seq, row.prev_hash, row.hash, ChainHash(row))) {
     verification_.intact = false;
-    verification_.first_bad_seq = previous_seq_ + 1;
-    verification_.problem = std::move(problem);
+    verification_.first_bad_seq = links_.first_bad_seq();
+    verification_.problem = links_.problem();
     return false;
   }
   ++verification_.rows_checked;
-  previous_seq_ = row.seq;
-  previous_hash_ = row.hash;
   CheckRun(row);
   return true;
 }
@@ -147,11 +136,10 @@ void ChainChecker::CheckRun(const DecisionLogRow& row) {
 
 ChainVerification ChainChecker::Finish(int64_t high_water_seq) const {
   ChainVerification verification = verification_;
-  if (verification.intact && high_water_seq > previous_seq_) {
+  if (ChainLinks end = links_; verification.intact && !end.CheckEnd(high_water_seq, "log")) {
     verification.intact = false;
-    verification.first_bad_seq = previous_seq_ + 1;
-    verification.problem = absl::StrCat("rows ", previous_seq_ + 1, " to ", high_water_seq,
-                                        " are missing from the end of the log");
+    verification.first_bad_seq = end.first_bad_seq();
+    verification.problem = end.problem();
   }
   for (const std::string& run_id : run_order_) {
     const Run& run = runs_.at(run_id);

@@ -27,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "store/decision_log_row.h"
+#include "store/hash_chain.h"
 
 namespace verdict {
 
@@ -149,8 +150,7 @@ class ChainChecker {
 
   RunLiveness process_gone_;
   ChainVerification verification_;
-  int64_t previous_seq_ = 0;
-  std::string previous_hash_ = kGenesisHash;
+  ChainLinks links_;
   // Runs in the order they first appear, so gaps are reported in log order.
   std::vector<std::string> run_order_;
   absl::flat_hash_map<std::string, Run> runs_;

@@ -581,6 +581,45 @@ constexpr char kAgentDescriptions[] =
 // columns).
 constexpr char kAgentContacts[] = "ALTER TABLE agents ADD COLUMN contact TEXT NOT NULL DEFAULT ''";
 
+// Version 13: the admin audit log (store/admin_audit_log.h): one hash-chained row per admin
+// write, its objects indexed apart (a call may name several), and one state row holding the
+// chain's ends: the last seq and hash written, so rows deleted from the end stay detectable,
+// and the last row pruned, where the rest of the chain starts.
+constexpr char kAdminAuditLog[] = R"sql(
+CREATE TABLE admin_audit_log (
+  seq INTEGER PRIMARY KEY NOT NULL,
+  recorded_at INTEGER NOT NULL,
+  principal TEXT NOT NULL,
+  auth_method TEXT NOT NULL,
+  peer TEXT NOT NULL,
+  call_name TEXT NOT NULL,
+  arguments_json TEXT NOT NULL,
+  result_code TEXT NOT NULL,
+  result_message TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  objects TEXT NOT NULL
+);
+CREATE INDEX admin_audit_log_by_principal ON admin_audit_log (principal, seq);
+CREATE INDEX admin_audit_log_by_time ON admin_audit_log (recorded_at);
+CREATE TABLE admin_audit_objects (
+  object_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (object_id, seq)
+);
+CREATE INDEX admin_audit_objects_by_seq ON admin_audit_objects (seq);
+CREATE TABLE admin_audit_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_seq INTEGER NOT NULL,
+  last_hash TEXT NOT NULL,
+  pruned_seq INTEGER NOT NULL,
+  pruned_hash TEXT NOT NULL
+);
+INSERT INTO admin_audit_state (id, last_seq, last_hash, pruned_seq, pruned_hash) VALUES
+  (1, 0, '0000000000000000000000000000000000000000000000000000000000000000',
+   0, '0000000000000000000000000000000000000000000000000000000000000000');
+)sql";
+
 constexpr DialectMigration kMigrations[] = {
     {1, kInitialSchema, PostgresForm::kOwn, kPostgresInitialSchema},
     {2, kAdminPlane, PostgresForm::kOwn, kPostgresAdminPlane},
@@ -592,6 +631,7 @@ constexpr DialectMigration kMigrations[] = {
     {8, kBoundedStorage, PostgresForm::kSameWithBigints},
     {9, kAgentDescriptions, PostgresForm::kOwn, kPostgresAgentDescriptions},
     {10, kAgentContacts, PostgresForm::kOwn, kAgentContacts},
+    {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

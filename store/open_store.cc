@@ -190,4 +190,10 @@ absl::StatusOr<std::unique_ptr<DecisionLogStore>> OpenDecisionLogStore(absl::str
   return std::make_unique<DecisionLog>(*std::move(database));
 }
 
+absl::StatusOr<std::unique_ptr<AdminAuditLog>> OpenAdminAuditLog(absl::string_view db) {
+  absl::StatusOr<std::unique_ptr<Database>> database = OpenAdminDatabase(db);
+  if (!database.ok()) return database.status();
+  return std::make_unique<AdminAuditLog>(*std::move(database));
+}
+
 }  // namespace verdict

@@ -23,6 +23,17 @@ namespace {
   "latency_us, prev_hash, hash, run_id, run_seq, run_decided"
 #define VERDICT_DECISION_LOG_VALUES \
   "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"
+// ForEachAdminAuditColumn's order (store/admin_audit_row.h), then the objects, each column
+// after `prefix` (a table alias).
+#define VERDICT_ADMIN_AUDIT_COLUMNS(prefix)                                                    \
+  prefix "seq, " prefix "recorded_at, " prefix "principal, " prefix "auth_method, " prefix     \
+         "peer, " prefix "call_name, " prefix "arguments_json, " prefix "result_code, " prefix \
+         "result_message, " prefix "prev_hash, " prefix "hash, " prefix "objects"
+// The admin audit query's filters: $2 principal, $3 call, $4 since, $5 until.
+#define VERDICT_ADMIN_AUDIT_FILTER                                  \
+  "($2 = '' OR l.principal = $2) AND ($3 = '' OR l.call_name = $3)" \
+  " AND (CAST($4 AS BIGINT) IS NULL OR l.recorded_at >= $4)"        \
+  " AND (CAST($5 AS BIGINT) IS NULL OR l.recorded_at < $5)"
 // A pending or approved request past its expiry reads as expired, whether or not a vote has
 // marked it yet. `now` is the parameter that holds the time.
 #define VERDICT_APPROVAL_COLUMNS(now)                                      \
@@ -291,6 +302,36 @@ constexpr Entry kStatements[] = {
     {Statement::kSetAdminSecretHashIfAbsent, "SetAdminSecretHashIfAbsent",
      "INSERT INTO admin_credentials (id, secret_hash, created_at) VALUES (1, $1, $2)"
      " ON CONFLICT (id) DO NOTHING"},
+
+    // The admin audit log (store/admin_audit_log.h): its state row, the chain's two ends.
+    {Statement::kAdminAuditState, "AdminAuditState",
+     "SELECT last_seq, last_hash, pruned_seq, pruned_hash FROM admin_audit_state WHERE id = 1"},
+    {Statement::kAdminAuditSetLast, "AdminAuditSetLast",
+     "UPDATE admin_audit_state SET last_seq = $1, last_hash = $2 WHERE id = 1"},
+    {Statement::kAdminAuditSetPruned, "AdminAuditSetPruned",
+     "UPDATE admin_audit_state SET pruned_seq = $1, pruned_hash = $2 WHERE id = 1"},
+    {Statement::kAdminAuditInsert, "AdminAuditInsert",
+     "INSERT INTO admin_audit_log (" VERDICT_ADMIN_AUDIT_COLUMNS(
+         "") ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"},
+    {Statement::kAdminAuditInsertObject, "AdminAuditInsertObject",
+     "INSERT INTO admin_audit_objects (object_id, seq) VALUES ($1, $2)"},
+    // A filter left out is '' or NULL; one row more than the page is asked for.
+    {Statement::kAdminAuditQuery, "AdminAuditQuery",
+     "SELECT " VERDICT_ADMIN_AUDIT_COLUMNS("l.") " FROM admin_audit_log l WHERE l.seq > $1"
+                                                 " AND " VERDICT_ADMIN_AUDIT_FILTER
+                                                 " ORDER BY l.seq LIMIT $6"},
+    // The same for the rows naming one object ($7), through the objects' index.
+    {Statement::kAdminAuditQueryByObject, "AdminAuditQueryByObject",
+     "SELECT " VERDICT_ADMIN_AUDIT_COLUMNS(
+         "l.") " FROM admin_audit_objects o"
+               " JOIN admin_audit_log l ON l.seq = o.seq WHERE o.object_id = $7 AND o.seq > $1"
+               " AND " VERDICT_ADMIN_AUDIT_FILTER " ORDER BY o.seq LIMIT $6"},
+    {Statement::kAdminAuditOldestRows, "AdminAuditOldestRows",
+     "SELECT seq, hash, recorded_at FROM admin_audit_log WHERE seq > $1 ORDER BY seq LIMIT $2"},
+    {Statement::kAdminAuditDeleteObjectsThrough, "AdminAuditDeleteObjectsThrough",
+     "DELETE FROM admin_audit_objects WHERE seq <= $1"},
+    {Statement::kAdminAuditDeleteThrough, "AdminAuditDeleteThrough",
+     "DELETE FROM admin_audit_log WHERE seq <= $1"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS
@@ -300,6 +341,8 @@ constexpr Entry kStatements[] = {
 #undef VERDICT_DECISION_LOG_COLUMNS
 #undef VERDICT_DECISION_LOG_VALUES
 #undef VERDICT_APPROVAL_COLUMNS
+#undef VERDICT_ADMIN_AUDIT_COLUMNS
+#undef VERDICT_ADMIN_AUDIT_FILTER
 
 static_assert(sizeof(kStatements) / sizeof(kStatements[0]) == kStatementCount,
               "every Statement needs its SQL");

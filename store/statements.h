@@ -85,10 +85,21 @@ enum class Statement {
   kDecisionLogQueryByAgent,
   kAdminSecretHash,
   kSetAdminSecretHashIfAbsent,
+  // The admin audit log (store/admin_audit_log.h).
+  kAdminAuditState,
+  kAdminAuditSetLast,
+  kAdminAuditSetPruned,
+  kAdminAuditInsert,
+  kAdminAuditInsertObject,
+  kAdminAuditQuery,
+  kAdminAuditQueryByObject,
+  kAdminAuditOldestRows,
+  kAdminAuditDeleteObjectsThrough,
+  kAdminAuditDeleteThrough,
 };
 
 inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kSetAdminSecretHashIfAbsent) + 1;
+    static_cast<size_t>(Statement::kAdminAuditDeleteThrough) + 1;
 
 struct StatementSql {
   Statement id;
