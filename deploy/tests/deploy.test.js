@@ -442,3 +442,53 @@ test("the mesh demo policy protects paths and its agent token has the right shap
     assert.ok(policy.agents.some((a) => a.id === permission.agent_id));
   }
 });
+
+// Policy files (README "Policy as code"): every example in the repository, and every policy a
+// ConfigMap carries, validates against deploy/policy.schema.json (ajv, draft-07, with formats).
+// ajv and ajv-formats come with kubernetes-models (package-lock.json pins them).
+function policySchemaValidator() {
+  const Ajv = require("ajv");
+  const addFormats = require("ajv-formats");
+  const ajv = new Ajv({allErrors: true, strict: true, strictTypes: false});
+  addFormats(ajv);
+  const schema = JSON.parse(fs.readFileSync(path.join(deployDir, "policy.schema.json"), "utf8"));
+  return ajv.compile(schema);
+}
+
+function examplePolicies() {
+  const policies = [];
+  for (const name of fs.readdirSync(path.join(deployDir, "policy")).sort()) {
+    const text = fs.readFileSync(path.join(deployDir, "policy", name), "utf8");
+    if (name.endsWith(".json")) policies.push([`policy/${name}`, JSON.parse(text)]);
+    if (name.endsWith(".yaml")) policies.push([`policy/${name}`, YAML.parse(text)]);
+  }
+  for (const file of manifestFiles()) {
+    for (const object of readYamlDocuments(file)) {
+      if (object.kind !== "ConfigMap") continue;
+      for (const [key, text] of Object.entries(object.data ?? {})) {
+        if (/^policy.*\.(yaml|yml|json)$/.test(key)) {
+          policies.push([`${file}: ConfigMap ${object.metadata.name}: ${key}`, YAML.parse(text)]);
+        }
+      }
+    }
+  }
+  return policies;
+}
+
+test("every example policy file validates against deploy/policy.schema.json", () => {
+  const validate = policySchemaValidator();
+  const policies = examplePolicies();
+  for (const [where, policy] of policies) {
+    assert.ok(validate(policy), `${where}: ${JSON.stringify(validate.errors)}`);
+  }
+});
+
+test("the policy schema refuses a misspelt field, a token in clear and a bad kind", () => {
+  const validate = policySchemaValidator();
+  const good = {version: 1, name: "t", agents: [{id: "agt_a", owner: "o", name: "n"}]};
+  assert.ok(validate(good), JSON.stringify(validate.errors));
+  assert.ok(!validate({...good, agent: []}));
+  assert.ok(!validate({...good, agents: [{...good.agents[0], token: "vdt_x"}]}));
+  assert.ok(!validate({...good, agents: [{...good.agents[0], kind: "robot"}]}));
+  assert.ok(!validate({version: 1, agents: []}), "a name is required");
+});
