@@ -304,6 +304,13 @@ absl::Status LocateInPolicyFile(const PolicyFile& file, const absl::Status& stat
   return absl::Status(status.code(), located);
 }
 
+DeclaredPolicy DeclaredPolicyOf(const PolicyFile& file) {
+  auto shared = std::make_shared<const PolicyFile>(file);
+  return DeclaredPolicy{file.name, file.policy, [shared](const absl::Status& status) {
+                          return LocateInPolicyFile(*shared, status);
+                        }};
+}
+
 absl::StatusOr<PolicyFile> ParsePolicyFile(absl::string_view text, absl::string_view file_name) {
   if (text.size() > kMaxPolicyFileBytes) {
     return Invalid(file_name, 0,

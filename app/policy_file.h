@@ -36,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "app/policy_admin.h"
 #include "store/admin_types.h"
 
 namespace verdict {
@@ -69,6 +70,9 @@ absl::StatusOr<PolicyFile> ParsePolicyFile(absl::string_view text, absl::string_
 // ("permissions[2].actions: ...") gets the file name and that field's line (or that of the
 // nearest enclosing object) in front. OK stays OK.
 absl::Status LocateInPolicyFile(const PolicyFile& file, const absl::Status& status);
+
+// The file's objects for PolicyAdmin::ApplyPolicy, which places its errors in the file.
+DeclaredPolicy DeclaredPolicyOf(const PolicyFile& file);
 
 }  // namespace verdict
 

@@ -581,6 +581,14 @@ constexpr char kAgentDescriptions[] =
 // columns).
 constexpr char kAgentContacts[] = "ALTER TABLE agents ADD COLUMN contact TEXT NOT NULL DEFAULT ''";
 
+// Version 14: which policy file manages each agent, permission and delegation (issue 19): the
+// name a policy file declares, or '' for what was created at run time through AdminService,
+// which `verdict policy apply` never touches. Never read by a decision.
+constexpr char kPolicyFileOwnership[] =
+    "ALTER TABLE agents ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE permissions ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE delegations ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';";
+
 constexpr DialectMigration kMigrations[] = {
     {1, kInitialSchema, PostgresForm::kOwn, kPostgresInitialSchema},
     {2, kAdminPlane, PostgresForm::kOwn, kPostgresAdminPlane},
@@ -592,6 +600,7 @@ constexpr DialectMigration kMigrations[] = {
     {8, kBoundedStorage, PostgresForm::kSameWithBigints},
     {9, kAgentDescriptions, PostgresForm::kOwn, kPostgresAgentDescriptions},
     {10, kAgentContacts, PostgresForm::kOwn, kAgentContacts},
+    {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

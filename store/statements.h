@@ -85,10 +85,20 @@ enum class Statement {
   kDecisionLogQueryByAgent,
   kAdminSecretHash,
   kSetAdminSecretHashIfAbsent,
+  // Policy files (issue 19): the objects a policy file's name manages, and the writes an apply
+  // makes that no single admin call does.
+  kManagedAgents,
+  kManagedPermissions,
+  kManagedDelegations,
+  kSetAgentManager,
+  kSetPermissionManager,
+  kSetDelegationManager,
+  kUpdateAgentFields,
+  kDeleteAgent,
+  kDeleteDelegation,
 };
 
-inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kSetAdminSecretHashIfAbsent) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kDeleteDelegation) + 1;
 
 struct StatementSql {
   Statement id;
