@@ -102,8 +102,14 @@ absl::StatusOr<std::unique_ptr<PolicyFileWatch>> PolicyFileWatch::Start(std::str
   }
   std::unique_ptr<PolicyFileWatch> watch(
       new PolicyFileWatch(std::move(path), admin, retry, inotify_fd, stop_fd));
+  // A bad file stops the start. A good file the store's state refuses (an agent it declares
+  // active was revoked at run time, and revocation is final) does not: it is counted refused
+  // and logged, and the store's policy serves, as after a refused reload.
   absl::Status first = watch->Reload();
-  if (!first.ok() && first.code() != absl::StatusCode::kUnavailable) return first;
+  if (!first.ok() && first.code() != absl::StatusCode::kUnavailable &&
+      first.code() != absl::StatusCode::kFailedPrecondition) {
+    return first;
+  }
   watch->thread_ = std::thread([raw = watch.get()] { raw->Run(); });
   return watch;
 }

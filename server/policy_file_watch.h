@@ -41,8 +41,11 @@ class PolicyFileWatch {
   };
 
   // Applies the file at `path` once, then watches it on a thread of its own. The first apply's
-  // error when it fails (verdictd then refuses to start), except UNAVAILABLE: a store not yet
-  // reachable is tried again every `retry` until it applies. `admin` must outlive the watch.
+  // error when the file cannot be read or is invalid (verdictd then refuses to start). A store
+  // not yet reachable (UNAVAILABLE) is tried again every `retry` until it applies; a file the
+  // store's state refuses (FAILED_PRECONDITION: say, an agent revoked at run time that the file
+  // declares active) is counted refused and the store's policy keeps serving. `admin` must
+  // outlive the watch.
   static absl::StatusOr<std::unique_ptr<PolicyFileWatch>> Start(
       std::string path, PolicyAdmin& admin, absl::Duration retry = absl::Seconds(1));
 

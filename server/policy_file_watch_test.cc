@@ -172,5 +172,22 @@ TEST_F(PolicyFileWatchTest, TheSameContentAgainIsUnchangedAndWritesNothing) {
               Not(HasSubstr("verdict_policy_reload_total{result=\"unchanged\"} 0")));
 }
 
+TEST_F(PolicyFileWatchTest, ARunTimeRevocationSurvivesARestartWithTheSameFile) {
+  files_.Publish(kPolicyV1);
+  {
+    absl::StatusOr<std::unique_ptr<PolicyFileWatch>> watch =
+        PolicyFileWatch::Start(files_.path(), store_->admin());
+    ASSERT_TRUE(watch.ok()) << watch.status();
+  }
+  ASSERT_TRUE(store_->admin().SetAgentStatus("agt_watched", AgentStatus::kRevoked).ok());
+  // The file still says active; revocation is final: refused, and the start goes on.
+  absl::StatusOr<std::unique_ptr<PolicyFileWatch>> restarted =
+      PolicyFileWatch::Start(files_.path(), store_->admin());
+  ASSERT_TRUE(restarted.ok()) << restarted.status();
+  EXPECT_EQ((*restarted)->counts().refused, 1u);
+  EXPECT_EQ((*restarted)->applied_sha256(), "");
+  EXPECT_EQ(store_->admin().GetAgent("agt_watched")->status, AgentStatus::kRevoked);
+}
+
 }  // namespace
 }  // namespace verdict

@@ -102,7 +102,7 @@ function checkVerdictContainer(deployment) {
   const volume = deployment.spec.template.spec.volumes.find((v) => v.name === mount.name);
   assert.ok(volume && (volume.persistentVolumeClaim || volume.emptyDir),
             "the database volume is neither a claim nor an emptyDir");
-  for (const flag of ["seed", "admin_secret_file", "ext_authz_config"]) {
+  for (const flag of ["seed", "policy_file", "admin_secret_file", "ext_authz_config"]) {
     const file = flagValue(verdict, flag);
     if (file === undefined) continue;
     assert.ok((verdict.volumeMounts || []).some((m) => file.startsWith(m.mountPath + "/")),
@@ -215,6 +215,29 @@ test("the schema check refuses broken objects", () => {
   const badAction = structuredClone(policy);
   badAction.spec.action = "ALLOW_ALL";
   assert.throws(() => validateAgainstSchema(badAction));
+});
+
+test("verdict applies its policy from the ConfigMap the pod mounts", () => {
+  const objects = readYamlDocuments("k8s/sidecar.yaml");
+  const deployment = findObject(objects, "Deployment", "docs");
+  const verdict = containerNamed(deployment, "verdict");
+  const file = flagValue(verdict, "policy_file");
+  assert.ok(file, "verdict has no --policy_file");
+  const mount = verdict.volumeMounts.find((m) => file.startsWith(m.mountPath + "/"));
+  assert.ok(mount, `nothing mounted where --policy_file=${file} lives`);
+  // The whole directory, not a subPath: a subPath mount never sees the ConfigMap's updates.
+  assert.equal(mount.subPath, undefined, "a subPath mount is never updated");
+  const volume = deployment.spec.template.spec.volumes.find((v) => v.name === mount.name);
+  assert.ok(volume.configMap, "the policy volume is not a ConfigMap");
+  const configMap = findObject(objects, "ConfigMap", volume.configMap.name);
+  const key = file.slice(mount.mountPath.length + 1);
+  assert.ok(configMap.data[key], `the ConfigMap ${configMap.metadata.name} has no ${key}`);
+  const policy = YAML.parse(configMap.data[key]);
+  const mesh = JSON.parse(fs.readFileSync(path.join(deployDir, "mesh-demo-policy.json"), "utf8"));
+  const token = mesh.agents[0].token;
+  const hash = require("node:crypto").createHash("sha256").update(token).digest("hex");
+  assert.equal(policy.agents[0].token_sha256, hash,
+               "the walkthrough's token (mesh-demo-policy.json) is the agent's");
 });
 
 test("the sidecar pod holds the app, Envoy and verdict, wired to each other", () => {
@@ -478,6 +501,8 @@ function examplePolicies() {
 test("every example policy file validates against deploy/policy.schema.json", () => {
   const validate = policySchemaValidator();
   const policies = examplePolicies();
+  assert.ok(policies.some(([where]) => where.includes("ConfigMap")),
+            "the Kubernetes example mounts its policy from a ConfigMap");
   for (const [where, policy] of policies) {
     assert.ok(validate(policy), `${where}: ${JSON.stringify(validate.errors)}`);
   }
