@@ -389,7 +389,7 @@ absl::StatusOr<PolicyFile> ParsePolicyFile(absl::string_view text, absl::string_
         return Invalid(file_name, line_of(path),
                        absl::StrCat(path,
                                     ": not accepted in a policy file (a token is issued by "
-                                    "`verdict agent rotate-token`, or given as token_sha256)"));
+                                    "`verdict agents rotate`, or given as token_sha256)"));
       }
     }
   }
