@@ -4,12 +4,15 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/admin/delegation_rules.h"
 #include "decision/admin/input_rules.h"
+#include "decision/admin/policy_plan.h"
 #include "decision/admin/signing_key_rules.h"
 #include "decision/admin/voting.h"
 #include "store/admin_input.h"
@@ -471,6 +474,218 @@ absl::StatusOr<std::vector<SigningKey>> AdminCalls::ListSigningKeys() {
   });
   if (!status.ok()) return status;
   return keys;
+}
+
+namespace {
+
+// Where each declared object is in its file ("agents[2]"), by id.
+absl::flat_hash_map<std::string, std::string> PathsById(const PolicyContents& policy) {
+  absl::flat_hash_map<std::string, std::string> paths;
+  for (size_t i = 0; i < policy.agents.size(); ++i) {
+    paths.emplace(policy.agents[i].agent.id, absl::StrCat("agents[", i, "]"));
+  }
+  for (size_t i = 0; i < policy.permissions.size(); ++i) {
+    paths.emplace(policy.permissions[i].id, absl::StrCat("permissions[", i, "]"));
+  }
+  for (size_t i = 0; i < policy.delegations.size(); ++i) {
+    paths.emplace(policy.delegations[i].id, absl::StrCat("delegations[", i, "]"));
+  }
+  return paths;
+}
+
+// `status` about the object at `path`, with the path in front of its message.
+absl::Status About(absl::string_view path, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(path, ": ", status.message()));
+}
+
+// A created object must not be born expired, as its single call refuses.
+absl::Status CheckNotExpired(absl::Time expires_at, absl::Time now) {
+  if (expires_at != absl::InfiniteFuture() && expires_at <= now) {
+    return absl::InvalidArgumentError("expires_at: must be after now");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<AppliedPolicy> AdminCalls::ApplyPolicy(const DeclaredPolicy& declared,
+                                                      bool dry_run) {
+  auto locate = [&](const absl::Status& status) {
+    return declared.locate ? declared.locate(status) : status;
+  };
+  const absl::Time now = StoredTime(AdminClock());
+  // Every object by the rules of its single call and of an import (ids unique, every agent a
+  // permission or delegation names declared in the file), in stored form.
+  absl::StatusOr<PolicyToImport> rows = PreparePolicyImport(declared.policy, now);
+  if (!rows.ok()) return locate(rows.status());
+  PolicyContents wanted;
+  wanted.agents = rows->agents;
+  for (size_t i = 0; i < wanted.agents.size(); ++i) {
+    // No hash in the file: the token is left as it is (PreparePolicyImport drew a random one
+    // for a new agent, which rows keeps).
+    if (declared.policy.agents[i].token_sha256.empty()) wanted.agents[i].token_sha256.clear();
+  }
+  wanted.permissions = rows->permissions;
+  wanted.delegations = rows->delegations;
+  const absl::flat_hash_map<std::string, std::string> paths = PathsById(wanted);
+  absl::flat_hash_map<std::string, size_t> agent_index, permission_index, delegation_index;
+  for (size_t i = 0; i < wanted.agents.size(); ++i) agent_index[wanted.agents[i].agent.id] = i;
+  for (size_t i = 0; i < wanted.permissions.size(); ++i) {
+    permission_index[wanted.permissions[i].id] = i;
+  }
+  for (size_t i = 0; i < wanted.delegations.size(); ++i) {
+    delegation_index[wanted.delegations[i].id] = i;
+  }
+
+  AppliedPolicy result;
+  absl::Status status = Transact(
+      dry_run ? TransactionKind::kRead : TransactionKind::kWrite,
+      [&](AdminTransaction& t) -> absl::Status {
+        absl::StatusOr<PolicyContents> managed = t.ReadManaged(declared.manager);
+        if (!managed.ok()) return managed.status();
+        // An id the file declares but does not manage belongs to a run-time object or to
+        // another file: never taken over.
+        absl::flat_hash_set<std::string> managed_ids;
+        for (const StoredAgent& a : managed->agents) managed_ids.insert(a.agent.id);
+        for (const Permission& p : managed->permissions) managed_ids.insert(p.id);
+        for (const Delegation& d : managed->delegations) managed_ids.insert(d.id);
+        auto check_not_taken = [&](absl::StatusOr<bool> exists, absl::string_view what,
+                                   const std::string& id) -> absl::Status {
+          if (!exists.ok()) return exists.status();
+          if (!*exists || managed_ids.contains(id)) return absl::OkStatus();
+          return locate(absl::FailedPreconditionError(absl::StrCat(
+              paths.at(id), ".id: ", what, " ", id, " exists and is not managed by policy \"",
+              declared.manager, "\" (it was created at run time or by another policy file)")));
+        };
+        for (const StoredAgent& a : wanted.agents) {
+          if (absl::Status s = check_not_taken(Found(t.FindAgent(a.agent.id)), "agent", a.agent.id);
+              !s.ok()) {
+            return s;
+          }
+        }
+        for (const Permission& p : wanted.permissions) {
+          if (absl::Status s = check_not_taken(Found(t.FindPermission(p.id)), "permission", p.id);
+              !s.ok()) {
+            return s;
+          }
+        }
+        for (const Delegation& d : wanted.delegations) {
+          if (absl::Status s = check_not_taken(Found(t.FindDelegation(d.id)), "delegation", d.id);
+              !s.ok()) {
+            return s;
+          }
+        }
+        absl::StatusOr<std::vector<PlanStep>> plan = PlanPolicy(wanted, *managed);
+        if (!plan.ok()) return locate(plan.status());
+        result.steps = *std::move(plan);
+        if (dry_run || result.steps.empty()) return absl::OkStatus();
+
+        absl::flat_hash_map<std::string, const StoredAgent*> current_agents;
+        for (const StoredAgent& a : managed->agents) current_agents[a.agent.id] = &a;
+        absl::flat_hash_map<std::string, const Permission*> current_permissions;
+        for (const Permission& p : managed->permissions) current_permissions[p.id] = &p;
+
+        auto insert_permission = [&](const Permission& row) -> absl::Status {
+          absl::StatusOr<Agent> agent =
+              ExistingRow(t.FindAgent(row.agent_id), "agent", row.agent_id);
+          if (!agent.ok()) return agent.status();
+          if (absl::Status s = CheckGrantable(*agent); !s.ok()) return s;
+          if (absl::Status s = t.InsertPermission(row); !s.ok()) return s;
+          return t.SetPermissionManager(row.id, declared.manager);
+        };
+        auto insert_delegation = [&](size_t i) -> absl::Status {
+          const Delegation& row = wanted.delegations[i];
+          if (row.status == DelegationStatus::kActive) {
+            if (absl::Status s = CheckNotExpired(row.expires_at, now); !s.ok()) return s;
+            absl::StatusOr<Agent> from =
+                ExistingRow(t.FindAgent(row.from_agent_id), "agent", row.from_agent_id);
+            if (!from.ok()) return from.status();
+            absl::StatusOr<Agent> to =
+                ExistingRow(t.FindAgent(row.to_agent_id), "agent", row.to_agent_id);
+            if (!to.ok()) return to.status();
+            if (absl::Status s = CheckDelegationParties(*from, *to, now); !s.ok()) return s;
+            TransactionGraph graph(t);
+            const NewDelegation checked{row.from_agent_id, row.to_agent_id, row.permissions,
+                                        row.max_depth,     row.expires_at,  row.id};
+            if (absl::Status s = CheckNewDelegation(checked, graph, now); !s.ok()) return s;
+          }
+          if (absl::Status s = t.InsertDelegation(row, rows->lent_json[i]); !s.ok()) return s;
+          return t.SetDelegationManager(row.id, declared.manager);
+        };
+
+        for (const PlanStep& step : result.steps) {
+          absl::Status done;
+          switch (step.object) {
+            case PlanObject::kAgent: {
+              if (step.action == PlanAction::kDelete) {
+                done = t.DeleteRateCountersOfAgent(step.id);
+                if (done.ok()) done = t.DeleteAgent(step.id).status();
+                break;
+              }
+              const StoredAgent& row = wanted.agents[agent_index.at(step.id)];
+              if (step.action == PlanAction::kCreate) {
+                done = CheckNotExpired(row.agent.expires_at, now);
+                // An agent without a hash in the file gets one nothing matches (as an import
+                // does): RotateToken issues its token.
+                const std::string& hash = row.token_sha256.empty()
+                                              ? rows->agents[agent_index.at(step.id)].token_sha256
+                                              : row.token_sha256;
+                if (done.ok()) done = t.InsertAgent(row.agent, hash);
+                if (done.ok()) done = t.SetAgentManager(step.id, declared.manager);
+                break;
+              }
+              const StoredAgent& current = *current_agents.at(step.id);
+              Agent changed = row.agent;
+              changed.created_at = current.agent.created_at;
+              changed.updated_at = now;
+              done = t.UpdateAgentFields(changed);
+              if (done.ok() && row.agent.status == AgentStatus::kRevoked &&
+                  current.agent.status != AgentStatus::kRevoked) {
+                done = t.DeleteRateCountersOfAgent(step.id);
+              }
+              if (done.ok() && !row.token_sha256.empty() &&
+                  (row.token_sha256 != current.token_sha256 ||
+                   row.agent.token_prefix != current.agent.token_prefix)) {
+                done = t.ReplaceToken(step.id, std::nullopt, row.token_sha256,
+                                      row.agent.token_prefix, now);
+              }
+              break;
+            }
+            case PlanObject::kPermission: {
+              if (step.action != PlanAction::kCreate) {
+                absl::StatusOr<bool> deleted = t.DeletePermission(step.id);
+                done = deleted.status();
+                if (done.ok()) done = t.DeleteRateCountersOfPermission(step.id);
+                if (!done.ok() || step.action == PlanAction::kDelete) break;
+              }
+              Permission row = wanted.permissions[permission_index.at(step.id)];
+              if (step.action == PlanAction::kChange) {
+                row.created_at = current_permissions.at(step.id)->created_at;
+              }
+              done = insert_permission(row);
+              break;
+            }
+            case PlanObject::kDelegation: {
+              if (step.action != PlanAction::kCreate) {
+                done = t.DeleteRateCountersOfDelegation(step.id);
+                if (done.ok()) done = t.DeleteDelegation(step.id).status();
+                if (!done.ok() || step.action == PlanAction::kDelete) break;
+              }
+              done = insert_delegation(delegation_index.at(step.id));
+              break;
+            }
+          }
+          if (!done.ok()) {
+            auto path = paths.find(step.id);
+            return path == paths.end() ? done : locate(About(path->second, done));
+          }
+        }
+        result.applied = true;
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return result;
 }
 
 }  // namespace verdict

@@ -77,6 +77,7 @@ class AdminCalls final : public PolicyAdmin {
   absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
   absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
+  absl::StatusOr<AppliedPolicy> ApplyPolicy(const DeclaredPolicy& declared, bool dry_run) override;
 
  private:
   absl::Time AdminClock() { return clock_(); }

@@ -114,6 +114,22 @@ class AdminTransaction {
   // Appends `row` to the admin audit log (store/admin_audit_log.h), chained after the last row;
   // fills its seq and hashes.
   virtual absl::Status AppendAdminAudit(AdminAuditRow& row) = 0;
+  // Policy files (issue 19). The agents (with their token hashes), permissions and delegations
+  // recorded as managed by `manager` (a policy file's name), in creation order.
+  virtual absl::StatusOr<PolicyContents> ReadManaged(absl::string_view manager) = 0;
+  // Records the row as managed by `manager` ("" for none: a run-time object).
+  virtual absl::Status SetAgentManager(absl::string_view agent_id, absl::string_view manager) = 0;
+  virtual absl::Status SetPermissionManager(absl::string_view permission_id,
+                                            absl::string_view manager) = 0;
+  virtual absl::Status SetDelegationManager(absl::string_view delegation_id,
+                                            absl::string_view manager) = 0;
+  // Sets the agent's owner, name, kind, status, expiry, descriptive columns and updated_at to
+  // `agent`'s (its token is ReplaceToken's).
+  virtual absl::Status UpdateAgentFields(const Agent& agent) = 0;
+  // Deletes the row and, with it, what hangs off it (an agent's permissions and delegations).
+  // False when there was no such row.
+  virtual absl::StatusOr<bool> DeleteAgent(absl::string_view agent_id) = 0;
+  virtual absl::StatusOr<bool> DeleteDelegation(absl::string_view delegation_id) = 0;
 };
 
 }  // namespace verdict

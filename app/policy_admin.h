@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "decision/admin/policy_plan.h"
 #include "decision/types.h"
 #include "store/admin_types.h"
 
@@ -58,6 +59,20 @@ class AdminWriteRecorder {
                                    const std::vector<std::string>& created_ids) = 0;
   // The transaction whose write was last recorded has committed.
   virtual void Committed() = 0;
+// A policy file's objects to apply (app/policy_file.h reads them from the file).
+struct DeclaredPolicy {
+  // The file's name for its objects: the store records it as their manager.
+  std::string manager;
+  // An agent's token_sha256 is empty when the file gives none.
+  PolicyContents policy;
+  // Places an error about a field ("agents[1].kind: ...") in the file, with its name and line.
+  std::function<absl::Status(const absl::Status&)> locate;
+};
+
+// What an apply did: its steps (decision/admin/policy_plan.h), and whether they were written.
+struct AppliedPolicy {
+  std::vector<PlanStep> steps;
+  bool applied = false;  // false for a dry run, and when there was nothing to change
 };
 
 class PolicyAdmin {
@@ -134,7 +149,21 @@ class PolicyAdmin {
   virtual absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid);
   // Every signing key, oldest first.
   virtual absl::StatusOr<std::vector<SigningKey>> ListSigningKeys();
+
+  // Policy files (issue 19). Makes the store hold exactly the objects `declared` declares among
+  // those it records as managed by `declared.manager`: creates, changes and deletes them in one
+  // transaction, all or nothing, and answers the steps (none: nothing written). `dry_run` only
+  // plans. Every object is checked by the single calls' rules (the delegation rules for each
+  // created delegation); the first refused one is named by its file, line and field.
+  // INVALID_ARGUMENT for a malformed object; FAILED_PRECONDITION for an id held by an object the
+  // file does not manage (created at run time, or by a file of another name), a revoked agent
+  // made live again, or a delegation the delegation rules refuse.
+  virtual absl::StatusOr<AppliedPolicy> ApplyPolicy(const DeclaredPolicy& declared, bool dry_run);
 };
+
+inline absl::StatusOr<AppliedPolicy> PolicyAdmin::ApplyPolicy(const DeclaredPolicy&, bool) {
+  return absl::UnimplementedError("this policy store applies no policy files");
+}
 
 inline absl::Status PolicyAdmin::RevokeTokenId(absl::string_view, absl::Time) {
   return absl::UnimplementedError("this policy store keeps no revoked JWT ids");

@@ -39,6 +39,8 @@ int QueryAudit(Session& session);
 
 int ExportPolicy(Session& session);
 int ImportPolicy(Session& session);
+int ApplyPolicy(Session& session);
+int DiffPolicy(Session& session);
 
 int RevokeTokenId(Session& session);
 int AddSigningKey(Session& session);

@@ -48,5 +48,40 @@ int ImportPolicy(Session& session) {
   return kExitOk;
 }
 
+// Policy as code (issue 19): the file is sent whole and parsed by verdictd, so a running server
+// and the CLI can never read one file two ways.
+namespace {
+
+int SendPolicyFile(Session& session, bool dry_run) {
+  v1::ApplyPolicyRequest request;
+  if (int code = ReadDocument(session, "file", request.mutable_file_text()); code != kExitOk) {
+    return code;
+  }
+  const std::string& path = session.options().Get("file");
+  request.set_file_name(path == "-" ? "stdin" : path);
+  request.set_dry_run(dry_run);
+  v1::ApplyPolicyResponse response;
+  int code = session.CallAdmin(&AdminStub::ApplyPolicy, request, &response);
+  if (code != kExitOk) return code;
+  if (session.options().Switch("json")) {
+    session.Print(response);
+    return kExitOk;
+  }
+  session.out() << response.plan_text();
+  if (response.applied()) {
+    session.out() << "applied policy \"" << response.policy_name() << "\" (sha256 "
+                  << response.file_sha256() << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int ApplyPolicy(Session& session) {
+  return SendPolicyFile(session, session.options().Switch("dry_run"));
+}
+
+int DiffPolicy(Session& session) { return SendPolicyFile(session, /*dry_run=*/true); }
+
 }  // namespace cli
 }  // namespace verdict

@@ -144,7 +144,7 @@ TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
         "approvals approve",  "approvals deny",     "log query",          "log verify",
         "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
         "keys rotate",        "keys retire",        "keys list",          "check",
-        "audit query"}) {
+        "audit query",        "policy apply",       "policy diff"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");
     Outcome help = Verdict(args);
@@ -560,6 +560,46 @@ TEST_F(VerdictCliTest, AuditQueryTracesARevokeToItsAuthorAndLogVerifyChecksTheAu
   Outcome broken = Admin({"log", "verify"});
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_THAT(broken.out, HasSubstr("admin audit log: broken at seq 2"));
+// Policy as code (issue 19): apply and diff a YAML file against the running server, and see the
+// next decision follow it.
+TEST_F(VerdictCliTest, PolicyApplyPrintsThePlanAndTheNextDecisionFollowsTheFile) {
+  constexpr char kPolicy[] = R"(version: 1
+name: e2e-apply
+agents:
+  - {id: agt_pac_reader, owner: alice, name: reader}
+permissions:
+  - {id: perm_pac_read, agent_id: agt_pac_reader, resource: "wiki:*", actions: [read]}
+)";
+  std::ofstream("policy.yaml") << kPolicy;
+  Outcome diff = Admin({"policy", "diff", "--file=policy.yaml"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_EQ(diff.out, "+ create agent agt_pac_reader\n+ create permission perm_pac_read\n");
+  EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=read", "--resource=wiki:1"}).exit_code, 2);
+
+  Outcome applied = Admin({"policy", "apply", "--file=policy.yaml"});
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+  EXPECT_THAT(applied.out, StartsWith("+ create agent agt_pac_reader\n"));
+  EXPECT_THAT(applied.out, HasSubstr("applied policy \"e2e-apply\""));
+  EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=read", "--resource=wiki:1"}).exit_code, 0);
+  EXPECT_EQ(Admin({"policy", "apply", "--file=policy.yaml"}).out, "no changes\n");
+
+  std::ofstream("policy.yaml") << absl::StrReplaceAll(kPolicy, {{"[read]", "[write]"}});
+  Outcome planned = Admin({"policy", "apply", "--file=policy.yaml", "--dry_run"});
+  EXPECT_EQ(planned.out, "~ change permission perm_pac_read: actions [read] -> [write]\n");
+  EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=read", "--resource=wiki:1"}).exit_code, 0);
+  EXPECT_EQ(Admin({"policy", "apply", "--file=policy.yaml"}).exit_code, 0);
+  EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=read", "--resource=wiki:1"}).exit_code, 2);
+
+  // Refused, naming the file, line and field; the store keeps what it had.
+  std::ofstream("policy.yaml") << absl::StrReplaceAll(kPolicy, {{"owner: alice", "owner: 7"}});
+  Outcome refused = Admin({"policy", "apply", "--file=policy.yaml"});
+  EXPECT_EQ(refused.exit_code, 3) << refused.out;  // refused by the server
+  EXPECT_THAT(refused.err, HasSubstr("policy.yaml:4: agents[0].owner: must be a string"));
+  std::ofstream("policy.yaml") << absl::StrReplaceAll(kPolicy, {{"[read]", "[]"}});
+  refused = Admin({"policy", "apply", "--file=policy.yaml"});
+  EXPECT_THAT(refused.err, HasSubstr("policy.yaml:6: permissions[0].actions"));
+  EXPECT_EQ(Admin({"policy", "diff", "--file=policy.yaml"}).exit_code, refused.exit_code);
+  EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=write", "--resource=wiki:1"}).exit_code, 0);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "app/policy_file.h"
 #include "app/policy_json.h"
 #include "common/json.h"
 #include "common/log.h"
@@ -487,6 +488,35 @@ grpc::ServerUnaryReactor* GrpcAdminService::VerifyAdminAudit(
     response->set_first_bad_seq(static_cast<uint64_t>(verification->first_bad_seq));
     response->set_problem(verification->problem);
     response->set_pruned_through_seq(static_cast<uint64_t>(verification->pruned_through_seq));
+// Policy as code (issue 19): the file is parsed here, in the call's worker, and applied by the
+// admin plane in one transaction.
+grpc::ServerUnaryReactor* GrpcAdminService::ApplyPolicy(grpc::CallbackServerContext* context,
+                                                        const v1::ApplyPolicyRequest* request,
+                                                        v1::ApplyPolicyResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+    const std::string file_name =
+        request->file_name().empty() ? std::string("policy") : request->file_name();
+    absl::StatusOr<PolicyFile> file = ParsePolicyFile(request->file_text(), file_name);
+    if (!file.ok()) return file.status();
+    absl::StatusOr<AppliedPolicy> applied =
+        admin.ApplyPolicy(DeclaredPolicyOf(*file), request->dry_run());
+    if (!applied.ok()) return applied.status();
+    for (const PlanStep& step : applied->steps) {
+      v1::PolicyPlanStep* out = response->add_steps();
+      out->set_action(std::string(PlanActionName(step.action)));
+      out->set_object(std::string(PlanObjectName(step.object)));
+      out->set_id(step.id);
+      for (const FieldChange& change : step.changes) {
+        v1::PolicyFieldChange* field = out->add_changes();
+        field->set_field(change.field);
+        field->set_before(change.before);
+        field->set_after(change.after);
+      }
+    }
+    response->set_applied(applied->applied);
+    response->set_plan_text(PlanText(applied->steps));
+    response->set_policy_name(file->name);
+    response->set_file_sha256(file->sha256_hex);
     return absl::OkStatus();
   });
 }

@@ -108,6 +108,10 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* ImportPolicy(grpc::CallbackServerContext* context,
                                          const v1::ImportPolicyRequest* request,
                                          v1::ImportPolicyResponse* response) override;
+  // Policy as code (issue 19).
+  grpc::ServerUnaryReactor* ApplyPolicy(grpc::CallbackServerContext* context,
+                                        const v1::ApplyPolicyRequest* request,
+                                        v1::ApplyPolicyResponse* response) override;
   grpc::ServerUnaryReactor* RevokeTokenId(grpc::CallbackServerContext* context,
                                           const v1::RevokeTokenIdRequest* request,
                                           v1::RevokeTokenIdResponse* response) override;

@@ -27,6 +27,11 @@ ABSL_FLAG(std::string, db_read, "",
           "checked every second; otherwise reads stay on the primary (store/POSTGRES.md).");
 ABSL_FLAG(std::string, seed, "",
           "A policy JSON file to import when the database is empty (for demos and tests).");
+ABSL_FLAG(std::string, policy_file, "",
+          "A policy file (YAML or JSON, deploy/policy.schema.json) applied at start and again "
+          "whenever it changes (a Kubernetes ConfigMap mount too): the store holds exactly what "
+          "it declares among the objects its name manages. A bad file stops the start; later, "
+          "it is refused and the previous policy keeps serving (README \"Policy as code\").");
 ABSL_FLAG(int, workers, 4,
           "Threads for the decisions that write (a rate-limit slot, an approval) or wait for a "
           "free gRPC thread, each with its own store connection; read-only decisions run on "
@@ -226,6 +231,7 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   options.listen = absl::GetFlag(FLAGS_listen);
   options.db_path = absl::GetFlag(FLAGS_db);
   options.seed_path = absl::GetFlag(FLAGS_seed);
+  options.policy_file_path = absl::GetFlag(FLAGS_policy_file);
   options.workers = absl::GetFlag(FLAGS_workers);
   options.sqlite_mmap_mib = absl::GetFlag(FLAGS_sqlite_mmap_mib);
   options.max_decision_steps = absl::GetFlag(FLAGS_max_decision_steps);

@@ -20,6 +20,7 @@ ABSL_DECLARE_FLAG(std::string, listen);
 ABSL_DECLARE_FLAG(std::string, db);
 ABSL_DECLARE_FLAG(std::string, db_read);
 ABSL_DECLARE_FLAG(std::string, seed);
+ABSL_DECLARE_FLAG(std::string, policy_file);
 ABSL_DECLARE_FLAG(int, workers);
 ABSL_DECLARE_FLAG(int64_t, sqlite_mmap_mib);
 ABSL_DECLARE_FLAG(int64_t, max_decision_steps);
@@ -58,6 +59,9 @@ struct ServerOptions {
   std::vector<std::string> db_read;
   // A policy JSON file (app/policy_json.h) imported when the database is empty; "" for none.
   std::string seed_path;
+  // A policy file applied at start and whenever it changes (server/policy_file_watch.h); "" for
+  // none.
+  std::string policy_file_path;
   // Threads that make the decisions that cannot run on gRPC's threads (server/decision_runner.h),
   // each with a store connection of its own.
   int workers = 4;

@@ -195,6 +195,11 @@ void Metrics::AddExternalCounter(std::string name, std::string help,
   external_counters_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
+void Metrics::AddExternalText(std::function<std::string()> render) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  external_texts_.push_back(std::move(render));
+}
+
 void Metrics::OnEvaluationLimit(absl::string_view call) {
   for (size_t i = 0; i < kBudgetedCalls.size(); ++i) {
     if (kBudgetedCalls[i] == call) evaluation_limits_[i].fetch_add(1, std::memory_order_relaxed);
@@ -294,6 +299,7 @@ std::string Metrics::RenderPrometheusText() const {
     AppendHeader(counter.name, "counter", counter.help, &out);
     AppendSample(counter.name, "", absl::StrCat(counter.read()), &out);
   }
+  for (const std::function<std::string()>& render : external_texts_) out += render();
   AppendProcessSeries(&out);
   return out;
 }

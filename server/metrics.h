@@ -101,6 +101,9 @@ class Metrics : public DecisionObserver {
   // A counter kept elsewhere (for example the decision log's dropped rows), read at each scrape.
   // `name` must be a valid metric name; call before the first scrape.
   void AddExternalCounter(std::string name, std::string help, std::function<uint64_t()> read);
+  // Series rendered elsewhere (for example --policy_file's reloads by result), whole Prometheus
+  // text with their HELP and TYPE lines, appended at each scrape; call before the first scrape.
+  void AddExternalText(std::function<std::string()> render);
 
   std::string RenderPrometheusText() const;
 
@@ -135,6 +138,7 @@ class Metrics : public DecisionObserver {
   mutable std::shared_mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<RpcSeries>> rpcs_;
   std::vector<ExternalCounter> external_counters_;
+  std::vector<std::function<std::string()>> external_texts_;
 };
 
 }  // namespace verdict

@@ -51,6 +51,7 @@
 #include "server/http_mapping.h"
 #include "server/metrics.h"
 #include "server/metrics_http_server.h"
+#include "server/policy_file_watch.h"
 #include "server/protobuf_log.h"
 #include "server/seed.h"
 #include "server/signals.h"
@@ -325,6 +326,20 @@ int Serve(const ServerOptions& options) {
   metrics.AddExternalCounter("verdict_prune_runs_failed_total",
                              "Pruning batches the database refused; tried again later.",
                              [&pruner] { return pruner.counters().failed; });
+  // --policy_file (issue 19): applied now, before anything answers (a bad file stops the
+  // start), and again whenever it changes; a bad file then keeps the previous policy serving.
+  std::unique_ptr<PolicyFileWatch> policy_file_watch;
+  if (!options.policy_file_path.empty()) {
+    absl::StatusOr<std::unique_ptr<PolicyFileWatch>> watch =
+        PolicyFileWatch::Start(options.policy_file_path, (*store)->admin());
+    if (!watch.ok()) {
+      LogError(absl::StrCat("verdictd: --policy_file=", options.policy_file_path, ": ",
+                            watch.status().message()));
+      return kExitStartup;
+    }
+    policy_file_watch = *std::move(watch);
+    metrics.AddExternalText([watch = policy_file_watch.get()] { return watch->RenderMetrics(); });
+  }
   // Before the decision server starts: a metrics address that cannot be served stops start-up
   // before anything answers.
   std::unique_ptr<MetricsHttpServer> metrics_server;

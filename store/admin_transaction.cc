@@ -1,5 +1,6 @@
 #include "store/admin_transaction.h"
 
+#include <iterator>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -231,6 +232,71 @@ class ConnectionAdminTransaction final : public AdminTransaction {
   }
   absl::Status AppendAdminAudit(AdminAuditRow& row) override {
     return AppendAdminAuditRow(c_, row);
+  }
+
+  absl::StatusOr<PolicyContents> ReadManaged(absl::string_view manager) override {
+    PolicyContents managed;
+    absl::StatusOr<ResultRows> agents =
+        c_.Execute(Statement::kManagedAgents, Params().Text(manager));
+    if (!agents.ok()) return agents.status();
+    for (int i = 0; i < agents->size(); ++i) {
+      const ResultRow row = agents->row(i);
+      absl::StatusOr<Agent> agent = ReadAgentColumns(row);
+      if (!agent.ok()) return agent.status();
+      StoredAgent& stored = managed.agents.emplace_back();
+      stored.agent = *std::move(agent);
+      stored.token_sha256 = row.Text(kAgentColumnCount);
+    }
+    absl::StatusOr<std::vector<Permission>> permissions =
+        ReadAll<Permission>(c_.Execute(Statement::kManagedPermissions, Params().Text(manager)),
+                            ReadPermissionColumns<ResultRow>);
+    if (!permissions.ok()) return permissions.status();
+    managed.permissions = *std::move(permissions);
+    absl::StatusOr<std::vector<Delegation>> delegations =
+        ReadAll<Delegation>(c_.Execute(Statement::kManagedDelegations, Params().Text(manager)),
+                            ReadDelegationColumns<ResultRow>);
+    if (!delegations.ok()) return delegations.status();
+    managed.delegations = *std::move(delegations);
+    return managed;
+  }
+  absl::Status SetAgentManager(absl::string_view agent_id, absl::string_view manager) override {
+    return Run(Statement::kSetAgentManager, Params().Text(agent_id).Text(manager));
+  }
+  absl::Status SetPermissionManager(absl::string_view permission_id,
+                                    absl::string_view manager) override {
+    return Run(Statement::kSetPermissionManager, Params().Text(permission_id).Text(manager));
+  }
+  absl::Status SetDelegationManager(absl::string_view delegation_id,
+                                    absl::string_view manager) override {
+    return Run(Statement::kSetDelegationManager, Params().Text(delegation_id).Text(manager));
+  }
+  absl::Status UpdateAgentFields(const Agent& agent) override {
+    static_assert(std::size(kAgentTextColumns<Agent>) == 2,
+                  "kUpdateAgentFields sets description and contact: add the new column there");
+    Params params;
+    params.Text(agent.id)
+        .Text(agent.owner)
+        .Text(agent.name)
+        .Text(AgentKindName(agent.kind))
+        .Text(AgentStatusName(agent.status))
+        .Time(agent.expires_at);
+    for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) {
+      params.Text(agent.*text.member);
+    }
+    params.Time(agent.updated_at);
+    return Run(Statement::kUpdateAgentFields, params);
+  }
+  absl::StatusOr<bool> DeleteAgent(absl::string_view agent_id) override {
+    absl::StatusOr<ResultRows> removed =
+        c_.Execute(Statement::kDeleteAgent, Params().Text(agent_id));
+    if (!removed.ok()) return removed.status();
+    return removed->changed_rows() > 0;
+  }
+  absl::StatusOr<bool> DeleteDelegation(absl::string_view delegation_id) override {
+    absl::StatusOr<ResultRows> removed =
+        c_.Execute(Statement::kDeleteDelegation, Params().Text(delegation_id));
+    if (!removed.ok()) return removed.status();
+    return removed->changed_rows() > 0;
   }
 
  private:

@@ -619,6 +619,13 @@ INSERT INTO admin_audit_state (id, last_seq, last_hash, pruned_seq, pruned_hash)
   (1, 0, '0000000000000000000000000000000000000000000000000000000000000000',
    0, '0000000000000000000000000000000000000000000000000000000000000000');
 )sql";
+// Version 14: which policy file manages each agent, permission and delegation (issue 19): the
+// name a policy file declares, or '' for what was created at run time through AdminService,
+// which `verdict policy apply` never touches. Never read by a decision.
+constexpr char kPolicyFileOwnership[] =
+    "ALTER TABLE agents ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE permissions ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE delegations ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';";
 
 constexpr DialectMigration kMigrations[] = {
     {1, kInitialSchema, PostgresForm::kOwn, kPostgresInitialSchema},
@@ -632,6 +639,7 @@ constexpr DialectMigration kMigrations[] = {
     {9, kAgentDescriptions, PostgresForm::kOwn, kPostgresAgentDescriptions},
     {10, kAgentContacts, PostgresForm::kOwn, kAgentContacts},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
+    {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

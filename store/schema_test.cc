@@ -4,6 +4,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,11 +44,12 @@ class SchemaTest : public ::testing::Test {
 };
 
 TEST_F(SchemaTest, MigrationsAreNumberedFromOneWithoutGaps) {
+  // Reserved for migrations on other branches of this round (issue 18's principals and
+  // sessions); the lead renumbers at merge, and this set is then empty again.
+  const std::set<int> kReservedElsewhere = {11, 12};
   int expected = 1;
   for (const Migration& migration : Migrations()) {
-    // 11 and 12 are reserved for the principals' and sessions' branches, merged beside the admin
-    // audit log's 13; whoever merges closes the gap and drops this line.
-    if (expected == 11 && migration.version == 13) expected = 13;
+    while (kReservedElsewhere.count(expected) > 0) ++expected;
     EXPECT_EQ(migration.version, expected++);
   }
   EXPECT_EQ(LatestSchemaVersion(), Migrations().back().version);

@@ -332,6 +332,27 @@ constexpr Entry kStatements[] = {
      "DELETE FROM admin_audit_objects WHERE seq <= $1"},
     {Statement::kAdminAuditDeleteThrough, "AdminAuditDeleteThrough",
      "DELETE FROM admin_audit_log WHERE seq <= $1"},
+    // Policy files (issue 19), in creation order.
+    {Statement::kManagedAgents, "ManagedAgents",
+     "SELECT " VERDICT_AGENT_COLUMNS
+     ", token_hash FROM agents WHERE managed_by = $1 ORDER BY rowid"},
+    {Statement::kManagedPermissions, "ManagedPermissions",
+     "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE managed_by = $1 ORDER BY seq"},
+    {Statement::kManagedDelegations, "ManagedDelegations",
+     "SELECT " VERDICT_DELEGATION_COLUMNS " FROM delegations WHERE managed_by = $1 ORDER BY rowid"},
+    {Statement::kSetAgentManager, "SetAgentManager",
+     "UPDATE agents SET managed_by = $2 WHERE id = $1"},
+    {Statement::kSetPermissionManager, "SetPermissionManager",
+     "UPDATE permissions SET managed_by = $2 WHERE id = $1"},
+    {Statement::kSetDelegationManager, "SetDelegationManager",
+     "UPDATE delegations SET managed_by = $2 WHERE id = $1"},
+    // What a policy file sets of an agent (decision/admin/policy_plan.h); $7.. are the
+    // descriptive columns, in VERDICT_AGENT_TEXT_COLUMNS' order.
+    {Statement::kUpdateAgentFields, "UpdateAgentFields",
+     "UPDATE agents SET owner = $2, name = $3, kind = $4, status = $5, expires_at = $6,"
+     " description = $7, contact = $8, updated_at = $9 WHERE id = $1"},
+    {Statement::kDeleteAgent, "DeleteAgent", "DELETE FROM agents WHERE id = $1"},
+    {Statement::kDeleteDelegation, "DeleteDelegation", "DELETE FROM delegations WHERE id = $1"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS

@@ -100,6 +100,20 @@ enum class Statement {
 
 inline constexpr size_t kStatementCount =
     static_cast<size_t>(Statement::kAdminAuditDeleteThrough) + 1;
+  // Policy files (issue 19): the objects a policy file's name manages, and the writes an apply
+  // makes that no single admin call does.
+  kManagedAgents,
+  kManagedPermissions,
+  kManagedDelegations,
+  kSetAgentManager,
+  kSetPermissionManager,
+  kSetDelegationManager,
+  kUpdateAgentFields,
+  kDeleteAgent,
+  kDeleteDelegation,
+};
+
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kDeleteDelegation) + 1;
 
 struct StatementSql {
   Statement id;

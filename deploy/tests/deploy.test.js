@@ -102,7 +102,7 @@ function checkVerdictContainer(deployment) {
   const volume = deployment.spec.template.spec.volumes.find((v) => v.name === mount.name);
   assert.ok(volume && (volume.persistentVolumeClaim || volume.emptyDir),
             "the database volume is neither a claim nor an emptyDir");
-  for (const flag of ["seed", "admin_secret_file", "ext_authz_config"]) {
+  for (const flag of ["seed", "policy_file", "admin_secret_file", "ext_authz_config"]) {
     const file = flagValue(verdict, flag);
     if (file === undefined) continue;
     assert.ok((verdict.volumeMounts || []).some((m) => file.startsWith(m.mountPath + "/")),
@@ -215,6 +215,29 @@ test("the schema check refuses broken objects", () => {
   const badAction = structuredClone(policy);
   badAction.spec.action = "ALLOW_ALL";
   assert.throws(() => validateAgainstSchema(badAction));
+});
+
+test("verdict applies its policy from the ConfigMap the pod mounts", () => {
+  const objects = readYamlDocuments("k8s/sidecar.yaml");
+  const deployment = findObject(objects, "Deployment", "docs");
+  const verdict = containerNamed(deployment, "verdict");
+  const file = flagValue(verdict, "policy_file");
+  assert.ok(file, "verdict has no --policy_file");
+  const mount = verdict.volumeMounts.find((m) => file.startsWith(m.mountPath + "/"));
+  assert.ok(mount, `nothing mounted where --policy_file=${file} lives`);
+  // The whole directory, not a subPath: a subPath mount never sees the ConfigMap's updates.
+  assert.equal(mount.subPath, undefined, "a subPath mount is never updated");
+  const volume = deployment.spec.template.spec.volumes.find((v) => v.name === mount.name);
+  assert.ok(volume.configMap, "the policy volume is not a ConfigMap");
+  const configMap = findObject(objects, "ConfigMap", volume.configMap.name);
+  const key = file.slice(mount.mountPath.length + 1);
+  assert.ok(configMap.data[key], `the ConfigMap ${configMap.metadata.name} has no ${key}`);
+  const policy = YAML.parse(configMap.data[key]);
+  const mesh = JSON.parse(fs.readFileSync(path.join(deployDir, "mesh-demo-policy.json"), "utf8"));
+  const token = mesh.agents[0].token;
+  const hash = require("node:crypto").createHash("sha256").update(token).digest("hex");
+  assert.equal(policy.agents[0].token_sha256, hash,
+               "the walkthrough's token (mesh-demo-policy.json) is the agent's");
 });
 
 test("the sidecar pod holds the app, Envoy and verdict, wired to each other", () => {
@@ -441,4 +464,56 @@ test("the mesh demo policy protects paths and its agent token has the right shap
     assert.ok(permission.resource.startsWith("/"), "mesh requests are matched by path");
     assert.ok(policy.agents.some((a) => a.id === permission.agent_id));
   }
+});
+
+// Policy files (README "Policy as code"): every example in the repository, and every policy a
+// ConfigMap carries, validates against deploy/policy.schema.json (ajv, draft-07, with formats).
+// ajv and ajv-formats come with kubernetes-models (package-lock.json pins them).
+function policySchemaValidator() {
+  const Ajv = require("ajv");
+  const addFormats = require("ajv-formats");
+  const ajv = new Ajv({allErrors: true, strict: true, strictTypes: false});
+  addFormats(ajv);
+  const schema = JSON.parse(fs.readFileSync(path.join(deployDir, "policy.schema.json"), "utf8"));
+  return ajv.compile(schema);
+}
+
+function examplePolicies() {
+  const policies = [];
+  for (const name of fs.readdirSync(path.join(deployDir, "policy")).sort()) {
+    const text = fs.readFileSync(path.join(deployDir, "policy", name), "utf8");
+    if (name.endsWith(".json")) policies.push([`policy/${name}`, JSON.parse(text)]);
+    if (name.endsWith(".yaml")) policies.push([`policy/${name}`, YAML.parse(text)]);
+  }
+  for (const file of manifestFiles()) {
+    for (const object of readYamlDocuments(file)) {
+      if (object.kind !== "ConfigMap") continue;
+      for (const [key, text] of Object.entries(object.data ?? {})) {
+        if (/^policy.*\.(yaml|yml|json)$/.test(key)) {
+          policies.push([`${file}: ConfigMap ${object.metadata.name}: ${key}`, YAML.parse(text)]);
+        }
+      }
+    }
+  }
+  return policies;
+}
+
+test("every example policy file validates against deploy/policy.schema.json", () => {
+  const validate = policySchemaValidator();
+  const policies = examplePolicies();
+  assert.ok(policies.some(([where]) => where.includes("ConfigMap")),
+            "the Kubernetes example mounts its policy from a ConfigMap");
+  for (const [where, policy] of policies) {
+    assert.ok(validate(policy), `${where}: ${JSON.stringify(validate.errors)}`);
+  }
+});
+
+test("the policy schema refuses a misspelt field, a token in clear and a bad kind", () => {
+  const validate = policySchemaValidator();
+  const good = {version: 1, name: "t", agents: [{id: "agt_a", owner: "o", name: "n"}]};
+  assert.ok(validate(good), JSON.stringify(validate.errors));
+  assert.ok(!validate({...good, agent: []}));
+  assert.ok(!validate({...good, agents: [{...good.agents[0], token: "vdt_x"}]}));
+  assert.ok(!validate({...good, agents: [{...good.agents[0], kind: "robot"}]}));
+  assert.ok(!validate({version: 1, agents: []}), "a name is required");
 });
