@@ -85,10 +85,16 @@ enum class Statement {
   kDecisionLogQueryByAgent,
   kAdminSecretHash,
   kSetAdminSecretHashIfAbsent,
+  // Admin sessions (store/admin_session_store.h).
+  kInsertAdminSession,
+  kTrimAdminSessionsOf,
+  kFindAdminSessionByTokenHash,
+  kDeleteAdminSession,
+  kDeleteAdminSessionsOf,
+  kPruneAdminSessions,
 };
 
-inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kSetAdminSecretHashIfAbsent) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kPruneAdminSessions) + 1;
 
 struct StatementSql {
   Statement id;
