@@ -1,6 +1,7 @@
 #include "server/store_pruner.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace verdict {
 namespace {
@@ -10,8 +11,11 @@ constexpr absl::Duration kPauseAfterFullBatch = absl::Milliseconds(50);
 
 }  // namespace
 
-StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval)
-    : store_(store), limits_(limits), interval_(interval), thread_([this] { Loop(); }) {}
+StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
+                         AdminSessionStore* sessions)
+    : store_(store), sessions_(sessions), limits_(limits), interval_(interval), thread_([this] {
+        Loop();
+      }) {}
 
 StorePruner::~StorePruner() {
   {
@@ -34,15 +38,18 @@ void StorePruner::AwaitRuns(uint64_t runs) const {
 
 bool StorePruner::RunOnce() {
   absl::StatusOr<PrunedRows> pruned = store_.PruneDeadRowsByDatabaseClock(limits_);
+  absl::StatusOr<int64_t> sessions = int64_t{0};
+  if (sessions_ != nullptr) sessions = sessions_->PruneExpired(absl::Now(), limits_.max_rows);
   absl::MutexLock lock(&mutex_);
   ++counters_.runs;
-  if (!pruned.ok()) {
+  if (sessions.ok()) counters_.admin_sessions += *sessions;
+  if (!pruned.ok() || !sessions.ok()) {
     ++counters_.failed;
     return false;
   }
   counters_.approvals += pruned->approvals;
   counters_.rate_counters += pruned->rate_counters;
-  return std::max(pruned->approvals, pruned->rate_counters) >= limits_.max_rows;
+  return std::max({pruned->approvals, pruned->rate_counters, *sessions}) >= limits_.max_rows;
 }
 
 void StorePruner::Loop() {

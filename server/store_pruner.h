@@ -4,7 +4,9 @@
 // another after a short pause; otherwise the job sleeps for its interval. A failed run (the
 // database unavailable, busy) is counted and tried again at the next interval. What has ended is
 // decided by the database's clock (Store::PruneDeadRowsByDatabaseClock), never by this process's
-// alone: verdictd nodes sharing one PostgreSQL database may disagree about the time.
+// alone: verdictd nodes sharing one PostgreSQL database may disagree about the time. Admin
+// sessions past their expiry go too (store/admin_session_store.h), by this process's clock: the
+// clock that ended them (server/admin_sessions.h).
 //
 //   StorePruner pruner(*store, PruneLimits{}, absl::Seconds(10));
 //   metrics.AddExternalCounter("verdict_pruned_approvals_total", "...",
@@ -21,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "store/admin_session_store.h"
 #include "store/pruning.h"
 #include "store/store.h"
 
@@ -33,11 +36,13 @@ class StorePruner {
     uint64_t failed = 0;
     uint64_t approvals = 0;  // rows deleted since start
     uint64_t rate_counters = 0;
+    uint64_t admin_sessions = 0;
   };
 
-  // Starts the thread; `store` must outlive the pruner. `limits` must pass CheckPruneLimits and
-  // `interval` be positive (server/storage_bounds.h checks both).
-  StorePruner(Store& store, PruneLimits limits, absl::Duration interval);
+  // Starts the thread; `store` (and `sessions`, when given) must outlive the pruner. `limits`
+  // must pass CheckPruneLimits and `interval` be positive (server/storage_bounds.h checks both).
+  StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
+              AdminSessionStore* sessions = nullptr);
   ~StorePruner();
 
   StorePruner(const StorePruner&) = delete;
@@ -53,6 +58,7 @@ class StorePruner {
   bool RunOnce();
 
   Store& store_;
+  AdminSessionStore* const sessions_;
   const PruneLimits limits_;
   const absl::Duration interval_;
 

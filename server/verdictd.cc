@@ -309,13 +309,17 @@ int Serve(const ServerOptions& options) {
   }
   // Expired and used approvals and ended rate windows, deleted in the background on a connection
   // of its own (server/store_pruner.h).
-  StorePruner pruner(**store, storage_bounds->prune_limits, storage_bounds->prune_interval);
+  StorePruner pruner(**store, storage_bounds->prune_limits, storage_bounds->prune_interval,
+                     (*admin_plane)->session_store());
   metrics.AddExternalCounter("verdict_pruned_approval_requests_total",
                              "Approval requests the pruning job deleted, expired or used.",
                              [&pruner] { return pruner.counters().approvals; });
   metrics.AddExternalCounter("verdict_pruned_rate_counters_total",
                              "Rate counts of ended windows the pruning job deleted.",
                              [&pruner] { return pruner.counters().rate_counters; });
+  metrics.AddExternalCounter("verdict_pruned_admin_sessions_total",
+                             "Admin sessions the pruning job deleted, expired.",
+                             [&pruner] { return pruner.counters().admin_sessions; });
   metrics.AddExternalCounter("verdict_prune_runs_failed_total",
                              "Pruning batches the database refused; tried again later.",
                              [&pruner] { return pruner.counters().failed; });
