@@ -22,6 +22,10 @@ struct CliEnvironment {
 };
 
 inline constexpr char kAdminSecretEnv[] = "VERDICT_ADMIN_SECRET";
+// The admin listener when --admin_addr is not given, before kDefaultAdminAddress.
+inline constexpr char kAdminAddrEnv[] = "VERDICT_ADMIN_ADDR";
+// verdictd's default admin listener, next to its default database (./verdict.db).
+inline constexpr char kDefaultAdminAddress[] = "unix:verdict.db.admin.sock";
 
 }  // namespace verdict
 

@@ -9,17 +9,17 @@ namespace cli {
 
 namespace {
 
-// verdictd's default admin listener, next to its default database (./verdict.db).
-constexpr char kDefaultAdminAddress[] = "unix:verdict.db.admin.sock";
 constexpr char kDefaultDecisionAddress[] = "127.0.0.1:50051";
 
 // Options every admin subcommand takes, and those of `check`.
 std::vector<OptionSpec> AdminConnectionOptions() {
   return {
-      {"admin_addr", "ADDR", "verdictd's admin listener (unix:PATH or host:port)", Need::kOptional,
-       kDefaultAdminAddress},
+      {"admin_addr", "ADDR",
+       absl::StrCat("verdictd's admin listener (unix:PATH or host:port; default $", kAdminAddrEnv,
+                    ", else ", kDefaultAdminAddress, ")")},
       {"admin_secret_file", "PATH",
-       absl::StrCat("file holding the admin secret (else $", kAdminSecretEnv, ")")},
+       absl::StrCat("file holding the admin secret (else $", kAdminSecretEnv,
+                    ", else the session of `verdict login`)")},
       {"json", "", "print the answer as JSON", Need::kSwitch},
       {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
   };
@@ -229,6 +229,15 @@ const std::vector<Command>& Commands() {
        {},
        false,
        ListSigningKeys},
+      {"",
+       "login",
+       "Exchange the admin secret (--admin_secret_file, $VERDICT_ADMIN_SECRET, else asked for on "
+       "standard input) for an admin session, kept in $XDG_CONFIG_HOME/verdict/session (0600); "
+       "later commands to the same --admin_addr use it when no secret is given.",
+       {{"ttl", "DURATION", "how long the session lasts (default: verdictd's, 1h)"}},
+       false,
+       Login},
+      {"", "logout", "Revoke the session of verdict login and delete its file.", {}, false, Logout},
       {"",
        "check",
        "Ask the decision port whether a call is allowed; exit 0 for ALLOW, 2 otherwise.",

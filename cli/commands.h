@@ -48,6 +48,10 @@ int RotateSigningKey(Session& session);
 int RetireSigningKey(Session& session);
 int ListSigningKeys(Session& session);
 
+// `login` and `logout`: an admin session kept for later commands (cli/session_file.h).
+int Login(Session& session);
+int Logout(Session& session);
+
 // `check`: one Authorize on the decision port.
 int Check(Session& session);
 

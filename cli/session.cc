@@ -9,8 +9,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "cli/session_file.h"
 #include "server/admin_secret.h"
 
 namespace verdict {
@@ -59,7 +61,15 @@ void Session::PrintDone(const Message& response, absl::string_view done, absl::s
 
 void Session::Note(absl::string_view note) { env_.err << note << "\n"; }
 
-int Session::AdminSecret(std::string* secret) {
+std::string Session::AdminAddress() const {
+  if (options_.Has("admin_addr")) return options_.Get("admin_addr");
+  std::optional<std::string> from_env = env_.getenv(kAdminAddrEnv);
+  const std::string stripped(absl::StripAsciiWhitespace(from_env.value_or("")));
+  return stripped.empty() ? kDefaultAdminAddress : stripped;
+}
+
+int Session::GivenAdminSecret(std::string* secret) {
+  secret->clear();
   if (options_.Has("admin_secret_file")) {
     absl::StatusOr<std::string> from_file = ReadAdminSecretFile(options_.Get("admin_secret_file"));
     if (!from_file.ok()) return UsageError(from_file.status().message());
@@ -68,10 +78,7 @@ int Session::AdminSecret(std::string* secret) {
   }
   std::optional<std::string> from_env = env_.getenv(kAdminSecretEnv);
   const std::string stripped(absl::StripAsciiWhitespace(from_env.value_or("")));
-  if (stripped.empty()) {
-    return UsageError(absl::StrCat("no admin secret: set ", kAdminSecretEnv,
-                                   " or pass --admin_secret_file=PATH"));
-  }
+  if (from_env.value_or("").empty()) return kExitOk;  // not given
   // Checked here as a file's is: a secret the server can never accept would only count as a
   // failed credential against every caller on this socket.
   if (absl::Status checked = CheckAdminSecret(stripped); !checked.ok()) {
@@ -79,6 +86,43 @@ int Session::AdminSecret(std::string* secret) {
   }
   *secret = stripped;
   return kExitOk;
+}
+
+int Session::SessionPath(std::string* path) {
+  absl::StatusOr<std::string> found = SessionFilePath(env_.getenv);
+  if (!found.ok()) return UsageError(found.status().message());
+  *path = *std::move(found);
+  return kExitOk;
+}
+
+int Session::AdminAuthorization(std::string* authorization) {
+  std::string secret;
+  if (int code = GivenAdminSecret(&secret); code != kExitOk) return code;
+  if (!secret.empty()) {
+    sent_ = Sent::kSecret;
+    *authorization = absl::StrCat("Bearer ", secret);
+    return kExitOk;
+  }
+  const std::string address = AdminAddress();
+  if (absl::StatusOr<std::string> path = SessionFilePath(env_.getenv); path.ok()) {
+    absl::StatusOr<std::optional<StoredSession>> stored = ReadSessionFile(*path);
+    if (!stored.ok()) {
+      Note(absl::StrCat("verdict: ignoring the stored session: ", stored.status().message()));
+    } else if (stored->has_value() && (*stored)->admin_addr == address &&
+               (*stored)->expires_at > absl::Now()) {
+      sent_ = Sent::kStoredSession;
+      *authorization = absl::StrCat("Bearer ", (*stored)->token);
+      return kExitOk;
+    }
+  }
+  if (absl::StartsWith(address, "unix:")) {
+    // verdictd may know this user by its uid (--admin_peer_uids).
+    sent_ = Sent::kNothing;
+    authorization->clear();
+    return kExitOk;
+  }
+  return UsageError(absl::StrCat("no admin secret: set ", kAdminSecretEnv,
+                                 ", pass --admin_secret_file=PATH or run verdict login"));
 }
 
 int Session::PrepareContext(grpc::ClientContext* context) {
@@ -96,6 +140,13 @@ int Session::Finish(const grpc::Status& status) {
   if (status.ok()) return kExitOk;
   env_.err << "verdict: " << CodeName(status.error_code()) << ": " << status.error_message()
            << "\n";
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED && sent_ == Sent::kNothing) {
+    env_.err << "verdict: no admin credential was sent: set " << kAdminSecretEnv
+             << ", pass --admin_secret_file=PATH or run verdict login\n";
+  } else if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED &&
+             sent_ == Sent::kStoredSession) {
+    env_.err << "verdict: the session of verdict login was refused: run verdict login again\n";
+  }
   return ExitCodeForStatus(status.error_code());
 }
 

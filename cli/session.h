@@ -42,23 +42,43 @@ class Session {
   // Says "verdict: <message>" on stderr; returns kExitUsage.
   int UsageError(absl::string_view message);
 
-  // Calls an AdminService method with the admin credential; on failure, says why on stderr.
+  // Calls an AdminService method with the admin credential: the secret of --admin_secret_file
+  // or $VERDICT_ADMIN_SECRET, else the session `verdict login` stored for this address, else
+  // none on a unix: address (verdictd may know the caller by its uid, --admin_peer_uids). On
+  // failure, says why on stderr.
   template <typename Request, typename Response>
   int CallAdmin(grpc::Status (AdminStub::*method)(grpc::ClientContext*, const Request&, Response*),
                 const Request& request, Response* response) {
-    std::string secret;
-    if (int code = AdminSecret(&secret); code != kExitOk) return code;
+    std::string authorization;
+    if (int code = AdminAuthorization(&authorization); code != kExitOk) return code;
+    return CallAdminAs(authorization, AdminAddress(), method, request, response);
+  }
+
+  // The same with the given "authorization" metadata ("" for none), at `address`.
+  template <typename Request, typename Response>
+  int CallAdminAs(const std::string& authorization, const std::string& address,
+                  grpc::Status (AdminStub::*method)(grpc::ClientContext*, const Request&,
+                                                    Response*),
+                  const Request& request, Response* response) {
     grpc::ClientContext context;
     if (int code = PrepareContext(&context); code != kExitOk) return code;
-    context.AddMetadata("authorization", absl::StrCat("Bearer ", secret));
+    if (!authorization.empty()) context.AddMetadata("authorization", authorization);
     // A policy export comes back whole in one message (common/admin_limits.h).
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(kMaxAdminMessageBytes);
     arguments.SetMaxSendMessageSize(kMaxAdminMessageBytes);
-    auto stub = v1::AdminService::NewStub(grpc::CreateCustomChannel(
-        options_.Get("admin_addr"), grpc::InsecureChannelCredentials(), arguments));
+    auto stub = v1::AdminService::NewStub(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments));
     return Finish((stub.get()->*method)(&context, request, response));
   }
+
+  // --admin_addr, else $VERDICT_ADMIN_ADDR, else verdictd's default (kDefaultAdminAddress).
+  std::string AdminAddress() const;
+  // The admin secret of --admin_secret_file or $VERDICT_ADMIN_SECRET; "" when neither is given.
+  // A usage error (said on stderr) when the one given cannot be used.
+  int GivenAdminSecret(std::string* secret);
+  // Where `verdict login` keeps the session; a usage error when there is nowhere.
+  int SessionPath(std::string* path);
 
   // Calls the decision port's Authorize (`check`); on failure, says why on stderr.
   int Authorize(const v1::AuthorizeRequest& request, v1::AuthorizeResponse* response);
@@ -82,13 +102,17 @@ class Session {
   void Note(absl::string_view note);
 
  private:
-  int AdminSecret(std::string* secret);
+  // "Bearer <credential>" for CallAdmin, or "" (none) on a unix: address; remembers which was
+  // chosen, so that a refusal can say what to do.
+  int AdminAuthorization(std::string* authorization);
   int PrepareContext(grpc::ClientContext* context);
   int Finish(const grpc::Status& status);
   static const char* CodeName(grpc::StatusCode code);
 
   const ParsedOptions& options_;
   CliEnvironment& env_;
+  enum class Sent { kSecret, kStoredSession, kNothing };
+  Sent sent_ = Sent::kSecret;
 };
 
 }  // namespace cli

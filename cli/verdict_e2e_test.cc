@@ -160,9 +160,15 @@ TEST_F(VerdictCliTest, UsageErrorsExitOne) {
   EXPECT_EQ(Verdict({"agents", "fly"}).exit_code, 1);
   EXPECT_EQ(Admin({"agents", "get"}).exit_code, 1);  // --id missing
   EXPECT_EQ(Admin({"agents", "get", "--id=x", "--colour=red"}).exit_code, 1);
-  Outcome no_secret = Admin({"agents", "list"}, /*secret=*/"");
+  // On TCP a call without any credential is not sent; on a unix: socket it is (verdictd may know
+  // the caller by its uid, --admin_peer_uids) and refused, saying how to give one.
+  Outcome no_secret =
+      Verdict({"agents", "list", "--admin_addr=127.0.0.1:1", "--timeout=2s"}, /*secret=*/"");
   EXPECT_EQ(no_secret.exit_code, 1);
   EXPECT_THAT(no_secret.err, HasSubstr("VERDICT_ADMIN_SECRET"));
+  Outcome no_credential = Admin({"agents", "list"}, /*secret=*/"");
+  EXPECT_EQ(no_credential.exit_code, 4);
+  EXPECT_THAT(no_credential.err, HasSubstr("verdict login"));
   // A secret the server could never accept is refused here, not counted against the socket.
   EXPECT_EQ(Admin({"agents", "list"}, /*secret=*/"   ").exit_code, 1);
   Outcome short_secret = Admin({"agents", "list"}, /*secret=*/"short");

@@ -23,10 +23,11 @@ constexpr absl::string_view kSecretMarkers[] = {
 
 // Text inside any string value that marks a credential, whatever the key: a credential in a
 // query string (any parameter whose name ends so: "?token=", "&access_token=", "?apikey=",
-// "?X-Amz-Signature=", an OAuth "?code="), verdict's agent token prefix (compared lower-cased).
+// "?X-Amz-Signature=", an OAuth "?code="), verdict's agent token prefix and its admin session
+// token prefix (compared lower-cased).
 constexpr absl::string_view kCredentialMarkers[] = {
     "token=",  "key=", "sig=",  "signature=",  "secret=", "password=",
-    "passwd=", "pwd=", "code=", "credential=", "vdt_",
+    "passwd=", "pwd=", "code=", "credential=", "vdt_",    "vas_",
 };
 
 // Authorization schemes (RFC 9110 section 11.4), followed by a credential.

@@ -60,6 +60,8 @@ INSTANTIATE_TEST_SUITE_P(
                       R"({"id":"[REDACTED]"})"},
         RedactionCase{"AgentToken", R"({"cfg":{"t":"vdt_AAAAAAAAAAAA"}})",
                       R"({"cfg":{"t":"[REDACTED]"}})"},
+        RedactionCase{"AdminSessionToken", R"({"cfg":{"t":"vas_AAAAAAAAAAAA"}})",
+                      R"({"cfg":{"t":"[REDACTED]"}})"},
         RedactionCase{"TokenInAQueryString",
                       R"({"url":"https://x.example/cb?code=1&access_token=abc"})",
                       R"({"url":"[REDACTED]"})"},

@@ -116,13 +116,25 @@ absl::StatusOr<NewDelegation> NewDelegationFromProto(const v1::CreateDelegationR
   return delegation;
 }
 
-absl::StatusOr<absl::Duration> GraceFromProto(const v1::RotateTokenRequest& proto) {
-  const google::protobuf::Duration& grace = proto.grace();
-  if (grace.seconds() < 0 || grace.nanos() < 0 || grace.nanos() >= kNanosPerSecond ||
-      grace.seconds() > kMaxDurationSeconds) {
-    return InvalidField("grace", "must be a duration of zero or more");
+namespace {
+
+absl::StatusOr<absl::Duration> NonNegativeDurationFromProto(
+    absl::string_view field, const google::protobuf::Duration& duration) {
+  if (duration.seconds() < 0 || duration.nanos() < 0 || duration.nanos() >= kNanosPerSecond ||
+      duration.seconds() > kMaxDurationSeconds) {
+    return InvalidField(field, "must be a duration of zero or more");
   }
-  return absl::Seconds(grace.seconds()) + absl::Nanoseconds(grace.nanos());
+  return absl::Seconds(duration.seconds()) + absl::Nanoseconds(duration.nanos());
+}
+
+}  // namespace
+
+absl::StatusOr<absl::Duration> GraceFromProto(const v1::RotateTokenRequest& proto) {
+  return NonNegativeDurationFromProto("grace", proto.grace());
+}
+
+absl::StatusOr<absl::Duration> SessionTtlFromProto(const v1::CreateSessionRequest& proto) {
+  return NonNegativeDurationFromProto("ttl", proto.ttl());
 }
 
 absl::StatusOr<ApprovalStatus> ApprovalStatusFromProto(v1::ApprovalStatus proto) {

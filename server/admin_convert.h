@@ -27,6 +27,8 @@ absl::StatusOr<NewPermission> NewPermissionFromProto(const v1::GrantPermissionRe
 absl::StatusOr<NewDelegation> NewDelegationFromProto(const v1::CreateDelegationRequest& proto);
 // Unset or zero is no grace.
 absl::StatusOr<absl::Duration> GraceFromProto(const v1::RotateTokenRequest& proto);
+// A session's ttl: zero or more (zero when unset: the server's default).
+absl::StatusOr<absl::Duration> SessionTtlFromProto(const v1::CreateSessionRequest& proto);
 // APPROVAL_STATUS_UNSPECIFIED means pending.
 absl::StatusOr<ApprovalStatus> ApprovalStatusFromProto(v1::ApprovalStatus proto);
 absl::StatusOr<DecisionLogFilter> DecisionLogFilterFromProto(

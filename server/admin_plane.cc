@@ -126,18 +126,28 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
         absl::StrCat("--decision_log_durability: async or sync, got \"", durability, "\""));
   }
   if (absl::GetFlag(FLAGS_test_only_weak_admin_hash)) options.hash_params = kWeakTestHashParams;
+  absl::StatusOr<AdminAuthenticationOptions> authentication =
+      AdminAuthenticationOptionsFromFlags(!UnixSocketPath(options.listen).empty());
+  if (!authentication.ok()) return authentication.status();
+  options.authentication = *std::move(authentication);
   return options;
 }
 
 AdminPlane::AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
+                       std::unique_ptr<AdminSessionStore> session_store,
                        std::unique_ptr<DecisionLogStore> decision_log,
                        std::unique_ptr<AdminAuditLog> admin_audit, PolicyAdmin& admin, Clock clock,
                        const AdminPlaneOptions& options)
     : credentials_(std::move(credentials)),
       auth_(*credentials_, clock, {.hash_params = options.hash_params}),
+      session_store_(std::move(session_store)),
+      sessions_(*session_store_, clock, options.authentication.sessions),
+      authentication_(&sessions_, options.authentication.peer_uids),
       decision_log_(std::move(decision_log)),
       admin_audit_(std::move(admin_audit)),
-      service_(admin, *decision_log_, *admin_audit_, auth_, clock, options.file_key_ids) {}
+      service_(admin, *decision_log_, *admin_audit_, auth_, clock, options.file_key_ids) {
+  service_.set_authentication(&authentication_);
+}
 
 absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOptions& options,
                                                               const std::string& db_path,
@@ -145,13 +155,15 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   absl::StatusOr<std::unique_ptr<AdminCredentialStore>> credentials =
       OpenAdminCredentialStore(db_path);
   if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<std::unique_ptr<AdminSessionStore>> session_store = OpenAdminSessionStore(db_path);
+  if (!session_store.ok()) return session_store.status();
   absl::StatusOr<std::unique_ptr<DecisionLogStore>> decision_log = OpenDecisionLogStore(db_path);
   if (!decision_log.ok()) return decision_log.status();
   absl::StatusOr<std::unique_ptr<AdminAuditLog>> admin_audit = OpenAdminAuditLog(db_path);
   if (!admin_audit.ok()) return admin_audit.status();
-  std::unique_ptr<AdminPlane> plane(new AdminPlane(*std::move(credentials),
-                                                   *std::move(decision_log),
-                                                   *std::move(admin_audit), admin, clock, options));
+  std::unique_ptr<AdminPlane> plane(new AdminPlane(
+      *std::move(credentials), *std::move(session_store), *std::move(decision_log),
+      *std::move(admin_audit), admin, clock, options));
   if (options.decision_log) {
     absl::StatusOr<std::unique_ptr<DecisionLogStore>> written_log = OpenDecisionLogStore(db_path);
     if (!written_log.ok()) return written_log.status();

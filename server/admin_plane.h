@@ -25,11 +25,14 @@
 #include "crypto/secret_hash.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
+#include "server/admin_authentication.h"
 #include "server/admin_service.h"
+#include "server/admin_sessions.h"
 #include "server/grpc_server.h"
 #include "server/unix_socket.h"
 #include "store/admin_audit_log.h"
 #include "store/admin_credential_store.h"
+#include "store/admin_session_store.h"
 #include "store/decision_log_store.h"
 #include "store/decision_log_writer.h"
 
@@ -61,6 +64,8 @@ struct AdminPlaneOptions {
   std::vector<std::string> file_key_ids;
   // The same transport limits as the decision listener (server/transport_limits.h).
   TransportLimits transport_limits;
+  // Admin sessions and peer uids (--admin_session_ttl, --admin_peer_uids ...).
+  AdminAuthenticationOptions authentication;
 };
 
 // Reads the flags above. INVALID_ARGUMENT naming the flag (an --admin_socket_group that names no
@@ -84,6 +89,8 @@ class AdminPlane {
   DecisionLogWriter* decision_log() { return writer_.get(); }
   // The admin audit log, for the pruning job (server/store_pruner.h).
   AdminAuditLog& admin_audit() { return *admin_audit_; }
+  // The admin sessions' table, for the pruning job (server/store_pruner.h).
+  AdminSessionStore* session_store() { return session_store_.get(); }
   // The admin listener's address, or "" when there is none.
   const std::string& address() const { return address_; }
 
@@ -93,12 +100,16 @@ class AdminPlane {
 
  private:
   AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
+             std::unique_ptr<AdminSessionStore> session_store,
              std::unique_ptr<DecisionLogStore> decision_log,
              std::unique_ptr<AdminAuditLog> admin_audit, PolicyAdmin& admin, Clock clock,
              const AdminPlaneOptions& options);
 
   const std::unique_ptr<AdminCredentialStore> credentials_;
   AdminAuthenticator auth_;
+  const std::unique_ptr<AdminSessionStore> session_store_;
+  AdminSessionManager sessions_;
+  AdminAuthentication authentication_;
   // Queried by AdminService; the writer appends through a log (and a connection) of its own.
   const std::unique_ptr<DecisionLogStore> decision_log_;
   // Written by AdminService's writes, queried and verified by it, pruned by the pruning job.

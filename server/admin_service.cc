@@ -43,7 +43,8 @@ absl::string_view AuthorizationOf(const grpc::ServerContextBase& context) {
 grpc::Status AdminGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // An error may quote what the caller sent ("agent X does not exist"): never a token sent there.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), RedactTokens(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      RedactSessionTokens(RedactTokens(status.message())));
 }
 
 GrpcAdminService::GrpcAdminService(PolicyAdmin& admin, DecisionLogStore& decision_log,
@@ -82,8 +83,11 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     const std::string caller = CallerIdentity(context->peer());
     const absl::StatusOr<AdminActor> actor = [&]() -> absl::StatusOr<AdminActor> {
       if (absl::Status awaited = still_awaited(); !awaited.ok()) return awaited;
+      const auto by_secret = [&] { return auth_.Authenticate(caller, AuthorizationOf(*context)); };
       absl::StatusOr<AdminActor> authenticated =
-          auth_.Authenticate(caller, AuthorizationOf(*context));
+          authentication_ != nullptr
+              ? authentication_->Authenticate(caller, AuthorizationOf(*context), by_secret)
+              : by_secret();
       if (!authenticated.ok()) return authenticated;
       if (absl::Status awaited = still_awaited(); !awaited.ok()) return awaited;
       return authenticated;
@@ -517,6 +521,41 @@ grpc::ServerUnaryReactor* GrpcAdminService::ApplyPolicy(grpc::CallbackServerCont
     response->set_plan_text(PlanText(applied->steps));
     response->set_policy_name(file->name);
     response->set_file_sha256(file->sha256_hex);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::CreateSession(grpc::CallbackServerContext* context,
+                                                          const v1::CreateSessionRequest* request,
+                                                          v1::CreateSessionResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor& actor) -> absl::Status {
+    AdminSessionManager* sessions =
+        authentication_ != nullptr ? authentication_->sessions() : nullptr;
+    if (sessions == nullptr) return absl::UnimplementedError("admin sessions are not served here");
+    absl::StatusOr<absl::Duration> ttl = SessionTtlFromProto(*request);
+    if (!ttl.ok()) return ttl.status();
+    absl::StatusOr<NewAdminSession> made = sessions->Create(actor, *ttl);
+    if (!made.ok()) return made.status();
+    response->set_session_id(made->session.id);
+    response->set_token(made->token);
+    response->set_principal(made->session.principal);
+    *response->mutable_expires_at() = TimeToProto(made->session.expires_at);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::RevokeSession(grpc::CallbackServerContext* context,
+                                                          const v1::RevokeSessionRequest* request,
+                                                          v1::RevokeSessionResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor& actor) -> absl::Status {
+    AdminSessionManager* sessions =
+        authentication_ != nullptr ? authentication_->sessions() : nullptr;
+    if (sessions == nullptr) return absl::UnimplementedError("admin sessions are not served here");
+    absl::StatusOr<int64_t> revoked =
+        sessions->Revoke(actor, BearerCredential(AuthorizationOf(*context)), request->session_id(),
+                         request->principal());
+    if (!revoked.ok()) return revoked.status();
+    response->set_revoked(static_cast<uint32_t>(*revoked));
     return absl::OkStatus();
   });
 }

@@ -25,6 +25,7 @@
 #include "decision/admin/admin_actor.h"
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
+#include "server/admin_authentication.h"
 #include "server/worker_pool.h"
 #include "store/admin_audit_log.h"
 #include "store/decision_log_store.h"
@@ -53,6 +54,11 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   // Whether verdictd records decisions (--decision_log); QueryDecisionLog and VerifyDecisionLog
   // say so when it does not. Off until set; set before the service is registered.
   void set_decision_logging_on(bool on) { decision_logging_on_ = on; }
+
+  // Peer uids and sessions (server/admin_authentication.h), tried before the secret; without
+  // them only the secret authenticates, and CreateSession and RevokeSession are UNIMPLEMENTED.
+  // Set before the service is registered; `authentication` must outlive the service.
+  void set_authentication(AdminAuthentication* authentication) { authentication_ = authentication; }
 
   grpc::ServerUnaryReactor* CreateAgent(grpc::CallbackServerContext* context,
                                         const v1::CreateAgentRequest* request,
@@ -135,6 +141,13 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* VerifyAdminAudit(grpc::CallbackServerContext* context,
                                              const v1::VerifyAdminAuditRequest* request,
                                              v1::VerifyAdminAuditResponse* response) override;
+  // Admin sessions (server/admin_sessions.h).
+  grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* context,
+                                          const v1::CreateSessionRequest* request,
+                                          v1::CreateSessionResponse* response) override;
+  grpc::ServerUnaryReactor* RevokeSession(grpc::CallbackServerContext* context,
+                                          const v1::RevokeSessionRequest* request,
+                                          v1::RevokeSessionResponse* response) override;
 
  private:
   // Checks the caller's credential, then runs `body(admin, actor)` with the admin plane whose
@@ -169,6 +182,7 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   AdminAuditLog& admin_audit_;
   bool decision_logging_on_ = false;
   AdminAuthenticator& auth_;
+  AdminAuthentication* authentication_ = nullptr;
   const Clock clock_;
   const absl::flat_hash_set<std::string> file_key_ids_;
   // Last: destroyed first, finishing the calls it holds while everything above still lives.

@@ -1,6 +1,7 @@
 #include "server/store_pruner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 namespace verdict {
@@ -12,8 +13,9 @@ constexpr absl::Duration kPauseAfterFullBatch = absl::Milliseconds(50);
 }  // namespace
 
 StorePruner::StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
-                         AdminAuditPruning admin_audit)
+                         AdminAuditPruning admin_audit, AdminSessionStore* sessions)
     : store_(store),
+      sessions_(sessions),
       limits_(limits),
       interval_(interval),
       admin_audit_(std::move(admin_audit)),
@@ -44,9 +46,11 @@ bool StorePruner::RunOnce() {
   if (admin_audit_.log != nullptr) {
     audit_rows = admin_audit_.log->Prune(admin_audit_.retention, admin_audit_.clock());
   }
+  absl::StatusOr<int64_t> sessions = int64_t{0};
+  if (sessions_ != nullptr) sessions = sessions_->PruneExpired(absl::Now(), limits_.max_rows);
   absl::MutexLock lock(&mutex_);
   ++counters_.runs;
-  if (!pruned.ok() || !audit_rows.ok()) ++counters_.failed;
+  if (!pruned.ok() || !audit_rows.ok() || !sessions.ok()) ++counters_.failed;
   bool full = false;
   if (pruned.ok()) {
     counters_.approvals += pruned->approvals;
@@ -56,6 +60,10 @@ bool StorePruner::RunOnce() {
   if (audit_rows.ok()) {
     counters_.admin_audit_rows += *audit_rows;
     full |= *audit_rows >= admin_audit_.retention.batch;
+  }
+  if (sessions.ok()) {
+    counters_.admin_sessions += *sessions;
+    full |= *sessions >= limits_.max_rows;
   }
   return full;
 }

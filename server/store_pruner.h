@@ -4,7 +4,9 @@
 // another after a short pause; otherwise the job sleeps for its interval. A failed run (the
 // database unavailable, busy) is counted and tried again at the next interval. What has ended is
 // decided by the database's clock (Store::PruneDeadRowsByDatabaseClock), never by this process's
-// alone: verdictd nodes sharing one PostgreSQL database may disagree about the time.
+// alone: verdictd nodes sharing one PostgreSQL database may disagree about the time. Admin
+// sessions past their expiry go too (store/admin_session_store.h), by this process's clock: the
+// clock that ended them (server/admin_sessions.h).
 //
 // It also keeps the admin audit log (store/admin_audit_log.h) within its retention, by this
 // host's clock: its bound is counted in days, far beyond the clocks' disagreement.
@@ -28,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "store/admin_audit_log.h"
+#include "store/admin_session_store.h"
 #include "store/pruning.h"
 #include "store/store.h"
 
@@ -49,13 +52,14 @@ class StorePruner {
     uint64_t approvals = 0;  // rows deleted since start
     uint64_t rate_counters = 0;
     uint64_t admin_audit_rows = 0;
+    uint64_t admin_sessions = 0;
   };
 
-  // Starts the thread; `store` must outlive the pruner. `limits` must pass CheckPruneLimits and
-  // `interval` be positive (server/storage_bounds.h checks both).
+  // Starts the thread; `store` (and `sessions`, when given) must outlive the pruner. `limits`
+  // must pass CheckPruneLimits and `interval` be positive (server/storage_bounds.h checks both).
   // `admin_audit.retention` must pass CheckAdminAuditRetention when there is a log.
   StorePruner(Store& store, PruneLimits limits, absl::Duration interval,
-              AdminAuditPruning admin_audit = {});
+              AdminAuditPruning admin_audit = {}, AdminSessionStore* sessions = nullptr);
   ~StorePruner();
 
   StorePruner(const StorePruner&) = delete;
@@ -71,6 +75,7 @@ class StorePruner {
   bool RunOnce();
 
   Store& store_;
+  AdminSessionStore* const sessions_;
   const PruneLimits limits_;
   const absl::Duration interval_;
   const AdminAuditPruning admin_audit_;

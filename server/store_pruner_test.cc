@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "decision/types.h"
 #include "gtest/gtest.h"
+#include "store/admin_sessions.h"
 #include "store/open_store.h"
 #include "store/sqlite_store.h"
 #include "store/test_support.h"
@@ -59,6 +60,32 @@ TEST_F(StorePrunerTest, RunsInBatchesUntilNothingIsLeftAndCountsWhatItDeleted) {
   }  // stops without waiting for the hour
   EXPECT_EQ(Count("perm_0", now - 600), 0);
   EXPECT_EQ(Count("perm_current", now), 1);
+}
+
+TEST_F(StorePrunerTest, ExpiredAdminSessionsArePrunedAndLiveOnesKept) {
+  const std::string path = FreshDatabasePath("sessions");
+  AdminSessions sessions(path);
+  const absl::Time now = absl::Now();  // the job prunes sessions by the process's clock
+  for (int i = 0; i < 3; ++i) {
+    const AdminSession session{.id = absl::StrCat("ses_", i),
+                               .principal = absl::StrCat("operator", i),
+                               .created_at = now - absl::Hours(2),
+                               .expires_at = now - absl::Hours(1) + absl::Seconds(i)};
+    ASSERT_TRUE(sessions.Insert(session, absl::StrCat("expired-", i), 100).ok());
+  }
+  const AdminSession live{.id = "ses_live",
+                          .principal = "alice",
+                          .created_at = now,
+                          .expires_at = now + absl::Hours(1)};
+  ASSERT_TRUE(sessions.Insert(live, "live", 100).ok());
+  {
+    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1), &sessions);
+    pruner.AwaitRuns(2);
+    EXPECT_EQ(pruner.counters().admin_sessions, 3u);
+    EXPECT_EQ(pruner.counters().failed, 0u);
+  }
+  EXPECT_FALSE(sessions.FindByTokenHash("expired-0")->has_value());
+  EXPECT_TRUE(sessions.FindByTokenHash("live")->has_value());
 }
 
 TEST_F(StorePrunerTest, AFailedRunIsCountedAndTheJobGoesOn) {

@@ -312,7 +312,8 @@ int Serve(const ServerOptions& options) {
   // of its own (server/store_pruner.h).
   StorePruner pruner(
       **store, storage_bounds->prune_limits, storage_bounds->prune_interval,
-      {.log = &(*admin_plane)->admin_audit(), .retention = storage_bounds->admin_audit_retention});
+      {.log = &(*admin_plane)->admin_audit(), .retention = storage_bounds->admin_audit_retention},
+      (*admin_plane)->session_store());
   metrics.AddExternalCounter("verdict_pruned_approval_requests_total",
                              "Approval requests the pruning job deleted, expired or used.",
                              [&pruner] { return pruner.counters().approvals; });
@@ -323,6 +324,9 @@ int Serve(const ServerOptions& options) {
                              "Admin audit log rows the pruning job deleted, past "
                              "--admin_audit_retention or --admin_audit_max_rows.",
                              [&pruner] { return pruner.counters().admin_audit_rows; });
+  metrics.AddExternalCounter("verdict_pruned_admin_sessions_total",
+                             "Admin sessions the pruning job deleted, expired.",
+                             [&pruner] { return pruner.counters().admin_sessions; });
   metrics.AddExternalCounter("verdict_prune_runs_failed_total",
                              "Pruning batches the database refused; tried again later.",
                              [&pruner] { return pruner.counters().failed; });

@@ -626,6 +626,33 @@ constexpr char kPolicyFileOwnership[] =
     "ALTER TABLE agents ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE permissions ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE delegations ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';";
+// Version 12: admin sessions (server/admin_sessions.h). A principal exchanges its secret once
+// for a short-lived session token; only the token's SHA-256 is kept, found by its unique index
+// on every call the session makes. A session ends at expires_at, or when it is deleted (revoked).
+// Sessions by principal and creation serve the cap on a principal's sessions; by expiry, the
+// pruning job. No foreign key to the principals: a session names the principal it was made for.
+constexpr char kAdminSessions[] = R"sql(
+CREATE TABLE admin_sessions (
+  id TEXT PRIMARY KEY NOT NULL,
+  token_hash BLOB NOT NULL UNIQUE,
+  principal TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX admin_sessions_by_principal ON admin_sessions (principal, created_at);
+CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
+)sql";
+constexpr char kPostgresAdminSessions[] = R"sql(
+CREATE TABLE admin_sessions (
+  id TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+  token_hash BYTEA NOT NULL UNIQUE,
+  principal TEXT COLLATE "C" NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX admin_sessions_by_principal ON admin_sessions (principal, created_at);
+CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
+)sql";
 
 constexpr DialectMigration kMigrations[] = {
     {1, kInitialSchema, PostgresForm::kOwn, kPostgresInitialSchema},
@@ -638,6 +665,7 @@ constexpr DialectMigration kMigrations[] = {
     {8, kBoundedStorage, PostgresForm::kSameWithBigints},
     {9, kAgentDescriptions, PostgresForm::kOwn, kPostgresAgentDescriptions},
     {10, kAgentContacts, PostgresForm::kOwn, kAgentContacts},
+    {12, kAdminSessions, PostgresForm::kOwn, kPostgresAdminSessions},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
     {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
 };

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "store/admin_credentials.h"
+#include "store/admin_sessions.h"
 #include "store/decision_log.h"
 #include "store/postgres/postgres_source.h"
 #include "store/postgres_store.h"
@@ -194,6 +195,12 @@ absl::StatusOr<std::unique_ptr<AdminAuditLog>> OpenAdminAuditLog(absl::string_vi
   absl::StatusOr<std::unique_ptr<Database>> database = OpenAdminDatabase(db);
   if (!database.ok()) return database.status();
   return std::make_unique<AdminAuditLog>(*std::move(database));
+}
+
+absl::StatusOr<std::unique_ptr<AdminSessionStore>> OpenAdminSessionStore(absl::string_view db) {
+  absl::StatusOr<std::unique_ptr<Database>> database = OpenAdminDatabase(db);
+  if (!database.ok()) return database.status();
+  return std::make_unique<AdminSessions>(*std::move(database));
 }
 
 }  // namespace verdict

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "store/admin_audit_log.h"
 #include "store/admin_credential_store.h"
+#include "store/admin_session_store.h"
 #include "store/decision_log_store.h"
 #include "store/postgres/read_endpoints.h"
 #include "store/sqlite_store.h"
@@ -70,6 +71,7 @@ absl::StatusOr<std::unique_ptr<AdminCredentialStore>> OpenAdminCredentialStore(
     absl::string_view db);
 absl::StatusOr<std::unique_ptr<DecisionLogStore>> OpenDecisionLogStore(absl::string_view db);
 absl::StatusOr<std::unique_ptr<AdminAuditLog>> OpenAdminAuditLog(absl::string_view db);
+absl::StatusOr<std::unique_ptr<AdminSessionStore>> OpenAdminSessionStore(absl::string_view db);
 
 }  // namespace verdict
 

@@ -353,6 +353,26 @@ constexpr Entry kStatements[] = {
      " description = $7, contact = $8, updated_at = $9 WHERE id = $1"},
     {Statement::kDeleteAgent, "DeleteAgent", "DELETE FROM agents WHERE id = $1"},
     {Statement::kDeleteDelegation, "DeleteDelegation", "DELETE FROM delegations WHERE id = $1"},
+    {Statement::kInsertAdminSession, "InsertAdminSession",
+     "INSERT INTO admin_sessions (id, token_hash, principal, created_at, expires_at)"
+     " VALUES ($1, $2, $3, $4, $5)"},
+    // Makes room for one more session of principal $1 at time $2: deletes its sessions expired by
+    // then, and all but its newest $3 live ones.
+    {Statement::kTrimAdminSessionsOf, "TrimAdminSessionsOf",
+     "DELETE FROM admin_sessions WHERE principal = $1 AND (expires_at <= $2 OR id NOT IN ("
+     "SELECT id FROM admin_sessions WHERE principal = $1 AND expires_at > $2"
+     " ORDER BY created_at DESC, id DESC LIMIT $3))"},
+    {Statement::kFindAdminSessionByTokenHash, "FindAdminSessionByTokenHash",
+     "SELECT id, principal, created_at, expires_at FROM admin_sessions WHERE token_hash = $1"},
+    // The session $1 when it is principal $2's, or anyone's when $2 is ''.
+    {Statement::kDeleteAdminSession, "DeleteAdminSession",
+     "DELETE FROM admin_sessions WHERE id = $1 AND ($2 = '' OR principal = $2)"},
+    {Statement::kDeleteAdminSessionsOf, "DeleteAdminSessionsOf",
+     "DELETE FROM admin_sessions WHERE principal = $1"},
+    // Sessions expired at $1, at most $2 of them, by the expiry index.
+    {Statement::kPruneAdminSessions, "PruneAdminSessions",
+     "DELETE FROM admin_sessions WHERE id IN ("
+     "SELECT id FROM admin_sessions WHERE expires_at <= $1 LIMIT $2)"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS

@@ -96,10 +96,6 @@ enum class Statement {
   kAdminAuditOldestRows,
   kAdminAuditDeleteObjectsThrough,
   kAdminAuditDeleteThrough,
-};
-
-inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kAdminAuditDeleteThrough) + 1;
   // Policy files (issue 19): the objects a policy file's name manages, and the writes an apply
   // makes that no single admin call does.
   kManagedAgents,
@@ -111,9 +107,16 @@ inline constexpr size_t kStatementCount =
   kUpdateAgentFields,
   kDeleteAgent,
   kDeleteDelegation,
+  // Admin sessions (store/admin_session_store.h).
+  kInsertAdminSession,
+  kTrimAdminSessionsOf,
+  kFindAdminSessionByTokenHash,
+  kDeleteAdminSession,
+  kDeleteAdminSessionsOf,
+  kPruneAdminSessions,
 };
 
-inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kDeleteDelegation) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kPruneAdminSessions) + 1;
 
 struct StatementSql {
   Statement id;
