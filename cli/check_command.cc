@@ -26,7 +26,7 @@ int Check(Session& session) {
   v1::AuthorizeResponse response;
   int code = session.Authorize(request, &response);
   if (code != kExitOk) return code;
-  if (o.Switch("json")) {
+  if (session.format() != OutputFormat::kTable) {
     session.Print(response);
   } else {
     session.out() << ShortEnumName(response.verdict()) << " " << ShortEnumName(response.reason())

@@ -20,7 +20,9 @@ std::vector<OptionSpec> AdminConnectionOptions() {
        kDefaultAdminAddress},
       {"admin_secret_file", "PATH",
        absl::StrCat("file holding the admin secret (else $", kAdminSecretEnv, ")")},
-      {"json", "", "print the answer as JSON", Need::kSwitch},
+      {"output", "FORMAT", "how to print the answer: table, json or yaml (also -o FORMAT)",
+       Need::kOptional, "table"},
+      {"json", "", "the same as --output=json", Need::kSwitch},
       {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
   };
 }
@@ -29,7 +31,9 @@ std::vector<OptionSpec> DecisionConnectionOptions() {
   return {
       {"addr", "ADDR", "verdictd's decision listener (host:port or unix:PATH)", Need::kOptional,
        kDefaultDecisionAddress},
-      {"json", "", "print the answer as JSON", Need::kSwitch},
+      {"output", "FORMAT", "how to print the answer: table, json or yaml (also -o FORMAT)",
+       Need::kOptional, "table"},
+      {"json", "", "the same as --output=json", Need::kSwitch},
       {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
   };
 }

@@ -57,7 +57,7 @@ int VerifyLog(Session& session) {
   int code =
       session.CallAdmin(&AdminStub::VerifyDecisionLog, v1::VerifyDecisionLogRequest(), &response);
   if (code != kExitOk) return code;
-  if (session.options().Switch("json")) {
+  if (session.format() != OutputFormat::kTable) {
     session.Print(response);
   } else if (response.logging_off() && response.intact() && response.rows_checked() == 0) {
     session.out() << "decision logging is off: nothing recorded, nothing to verify (start "

@@ -6,11 +6,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "cli/command_table.h"
 #include "cli/exit_codes.h"
 #include "cli/help.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/session.h"
 #include "common/build_info.h"
 
@@ -35,7 +38,13 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
   std::vector<std::string> words;
   std::vector<std::string> option_args;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+    std::string arg = args[i];
+    // -o FORMAT, -oFORMAT and -o=FORMAT are --output=FORMAT.
+    if (arg == "-o" && i + 1 < args.size()) {
+      arg = absl::StrCat("--output=", args[++i]);
+    } else if (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--")) {
+      arg = absl::StrCat("--output=", absl::StripPrefix(arg.substr(2), "="));
+    }
     if (absl::StartsWith(arg, "-")) {
       option_args.push_back(arg);
       // "--name value": the value is no command word.
@@ -86,6 +95,10 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
     if (options->help()) {
       env.out << CommandHelp(command);
       return kExitOk;
+    }
+    if (absl::StatusOr<cli::OutputFormat> format = cli::OutputFormatOf(*options); !format.ok()) {
+      env.err << "verdict " << CommandLine(command) << ": " << format.status().message() << "\n";
+      return kExitUsage;
     }
     Session session(*options, env);
     return command.run(session);

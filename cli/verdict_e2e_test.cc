@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -230,7 +232,7 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   EXPECT_EQ(Admin({"agents", "suspend", "--id", id}).exit_code, 0);
   Outcome suspended = Check({"--agent", id, "--action=read", "--resource=docs:1", "--json"});
   EXPECT_EQ(suspended.exit_code, 2);
-  EXPECT_EQ(Member(ParseOutput(suspended), "reason"), "REASON_CODE_AGENT_SUSPENDED");
+  EXPECT_EQ(Member(ParseOutput(suspended), "reason"), "AGENT_SUSPENDED");
   EXPECT_EQ(Admin({"agents", "reactivate", "--id", id}).exit_code, 0);
   EXPECT_EQ(Check({"--agent", id, "--action=read", "--resource=docs:1"}).exit_code, 0);
 
@@ -268,7 +270,7 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
 
   Outcome got = Admin({"agents", "get", "--id", id, "--json"});
   EXPECT_EQ(got.exit_code, 0);
-  EXPECT_EQ(Member(ParseOutput(got), "status"), "AGENT_STATUS_ACTIVE");
+  EXPECT_EQ(Member(ParseOutput(got), "status"), "ACTIVE");
   EXPECT_THAT(got.out, Not(HasSubstr(new_token)));
 
   EXPECT_EQ(Admin({"agents", "revoke", "--id", id}).exit_code, 0);
@@ -320,7 +322,65 @@ TEST_F(VerdictCliTest, ListAgentsPagesWithTokens) {
   ASSERT_FALSE(next.empty());
   Outcome second = Admin({"agents", "list", "--page_size=1", "--page_token", next});
   EXPECT_EQ(second.exit_code, 0);
-  EXPECT_THAT(second.out, HasSubstr("id: \"agt_"));
+  EXPECT_THAT(second.out, StartsWith("ID "));
+  EXPECT_THAT(second.out, HasSubstr("\nagt_"));
+}
+
+// -o table (the default), json and yaml print the same answer: JSON that parses, YAML that
+// yaml-cpp reads, a table with a header and RFC 3339 times; enum values read the same in all.
+TEST_F(VerdictCliTest, EveryCommandPrintsATableJsonOrYaml) {
+  const auto [id, token] = ReaderAgent("formats");
+  const std::regex rfc3339(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)");
+
+  Outcome table = Admin({"agents", "get", "--id", id});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, StartsWith(absl::StrCat("id:")));
+  EXPECT_THAT(table.out, testing::ContainsRegex("\nstatus: +ACTIVE\n"));
+  std::smatch when;
+  EXPECT_TRUE(std::regex_search(table.out, when, std::regex(R"(created_at: +(\S+))")));
+  EXPECT_TRUE(std::regex_match(when[1].str(), rfc3339)) << table.out;
+
+  Outcome listed = Admin({"agents", "list", "--page_size=1000"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, StartsWith("ID "));
+  EXPECT_THAT(listed.out,
+              testing::ContainsRegex("\n" + id + " +alice +formats +AUTONOMOUS +ACTIVE "));
+  EXPECT_TRUE(std::regex_search(listed.out, rfc3339)) << listed.out;
+
+  for (const std::vector<std::string>& json_option :
+       {std::vector<std::string>{"-o", "json"}, {"-ojson"}, {"--output=json"}, {"--json"}}) {
+    std::vector<std::string> args = {"agents", "get", "--id", id};
+    args.insert(args.end(), json_option.begin(), json_option.end());
+    Outcome json = Admin(args);
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_EQ(Member(ParseOutput(json), "status"), "ACTIVE") << absl::StrJoin(json_option, " ");
+    EXPECT_TRUE(std::regex_match(Member(ParseOutput(json), "created_at"), rfc3339));
+  }
+
+  Outcome yaml = Admin({"agents", "list", "--page_size=1000", "-o", "yaml"});
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  const YAML::Node page = YAML::Load(yaml.out);
+  ASSERT_TRUE(page["agents"].IsSequence()) << yaml.out;
+  bool found = false;
+  for (const YAML::Node& agent : page["agents"]) {
+    if (agent["id"].as<std::string>() != id) continue;
+    found = true;
+    EXPECT_EQ(agent["status"].as<std::string>(), "ACTIVE");
+    EXPECT_EQ(agent["kind"].as<std::string>(), "AUTONOMOUS");
+    EXPECT_TRUE(std::regex_match(agent["created_at"].as<std::string>(), rfc3339));
+  }
+  EXPECT_TRUE(found) << yaml.out;
+
+  // check prints its line, or the answer in JSON or YAML, with the same names.
+  Outcome allowed = Check({"--agent", id, "--action=read", "--resource=docs:1", "-o", "yaml"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(YAML::Load(allowed.out)["verdict"].as<std::string>(), "ALLOW") << allowed.out;
+  EXPECT_EQ(YAML::Load(allowed.out)["reason"].as<std::string>(), "ALLOWED");
+
+  Outcome unknown = Admin({"agents", "get", "--id", id, "-o", "xml"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("table, json or yaml"));
+  EXPECT_EQ(Admin({"agents", "get", "--id", id, "--json", "-o", "yaml"}).exit_code, 1);
 }
 
 TEST_F(VerdictCliTest, PermissionsAndDelegations) {
@@ -416,9 +476,9 @@ TEST_F(VerdictCliTest, DecisionLogRecordsRedactsAndVerifies) {
   ASSERT_TRUE(entries.is_array());
   ASSERT_EQ(entries.as_array().size(), 2u);
   const JsonValue& first = entries.as_array()[0];
-  EXPECT_EQ(Member(first, "verdict"), "VERDICT_ALLOW");
+  EXPECT_EQ(Member(first, "verdict"), "ALLOW");
   EXPECT_EQ(Member(first, "arguments_json"), R"({"page":3,"password":"[REDACTED]"})");
-  EXPECT_EQ(Member(entries.as_array()[1], "reason"), "REASON_CODE_NO_MATCHING_PERMISSION");
+  EXPECT_EQ(Member(entries.as_array()[1], "reason"), "NO_MATCHING_PERMISSION");
   Outcome denials = Admin({"log", "query", "--agent", id, "--verdict=deny"});
   EXPECT_THAT(denials.out, HasSubstr("NO_MATCHING_PERMISSION"));
   EXPECT_THAT(denials.out, Not(HasSubstr("ALLOWED")));
@@ -500,7 +560,7 @@ TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {
   Outcome added = Admin({"keys", "add", "--jwk=cli-ed.json", "--alg=EdDSA", "--json"});
   ASSERT_EQ(added.exit_code, 0) << added.err;
   EXPECT_EQ(Member(ParseOutput(added), "kid"), "cli-ed");
-  EXPECT_EQ(Member(ParseOutput(added), "status"), "SIGNING_KEY_STATUS_ACTIVE");
+  EXPECT_EQ(Member(ParseOutput(added), "status"), "ACTIVE");
 
   // A kid is taken once; a private key is refused.
   EXPECT_EQ(Admin({"keys", "add", "--jwk=cli-ed.json", "--alg=EdDSA"}).exit_code, 3);
@@ -515,8 +575,8 @@ TEST_F(VerdictCliTest, SigningKeysAndRevokedTokenIds) {
   EXPECT_EQ(Admin({"keys", "retire", "--kid=cli-ed"}).exit_code, 0);
   Outcome listed = Admin({"keys", "list"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
-  EXPECT_THAT(listed.out, HasSubstr("kid: \"cli-ed\""));
-  EXPECT_THAT(listed.out, HasSubstr("SIGNING_KEY_STATUS_RETIRED"));
+  EXPECT_THAT(listed.out, HasSubstr("\ncli-ed "));
+  EXPECT_THAT(listed.out, HasSubstr(" RETIRED "));
 
   Outcome revoked =
       Admin({"tokens", "revoke-jti", "--jti=jti-cli", "--expires_at=2030-01-01T00:00:00Z"});
