@@ -73,6 +73,7 @@ class AdminCalls final : public PolicyAdmin {
   absl::StatusOr<SigningKey> RotateSigningKey(const NewSigningKey& key) override;
   absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
+  absl::StatusOr<AgentGrants> GetAgentGrants(absl::string_view agent_id) override;
 
  private:
   absl::Time AdminClock() { return clock_(); }

@@ -42,6 +42,16 @@ class CancelToken {
   std::function<absl::Status()> still_wanted_;
 };
 
+// An agent's grants as stored (`verdict agents permissions`, `agents delegations`): its own
+// permissions, and the delegations into and out of it that are active and unexpired, in
+// creation order, read in one transaction.
+struct AgentGrants {
+  Agent agent;
+  std::vector<Permission> permissions;
+  std::vector<Delegation> delegations_in;
+  std::vector<Delegation> delegations_out;
+};
+
 class PolicyAdmin {
  public:
   virtual ~PolicyAdmin() = default;
@@ -113,6 +123,10 @@ class PolicyAdmin {
   virtual absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid);
   // Every signing key, oldest first.
   virtual absl::StatusOr<std::vector<SigningKey>> ListSigningKeys();
+
+  // The agent's grants (AgentGrants above), delegations live at the admin clock's now.
+  // NOT_FOUND when there is no such agent.
+  virtual absl::StatusOr<AgentGrants> GetAgentGrants(absl::string_view agent_id);
 };
 
 inline absl::Status PolicyAdmin::RevokeTokenId(absl::string_view, absl::Time) {
@@ -129,6 +143,9 @@ inline absl::StatusOr<SigningKey> PolicyAdmin::RetireSigningKey(absl::string_vie
 }
 inline absl::StatusOr<std::vector<SigningKey>> PolicyAdmin::ListSigningKeys() {
   return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
+inline absl::StatusOr<AgentGrants> PolicyAdmin::GetAgentGrants(absl::string_view) {
+  return absl::UnimplementedError("this policy store lists no agent's grants");
 }
 
 }  // namespace verdict

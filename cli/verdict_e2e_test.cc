@@ -145,7 +145,8 @@ TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
         "permissions revoke", "delegations create", "delegations revoke", "approvals list",
         "approvals approve",  "approvals deny",     "log query",          "log verify",
         "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
-        "keys rotate",        "keys retire",        "keys list",          "check"}) {
+        "keys rotate",        "keys retire",        "keys list",          "check",
+        "agents permissions", "agents delegations", "agents effective"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");
     Outcome help = Verdict(args);
@@ -419,6 +420,52 @@ TEST_F(VerdictCliTest, PermissionsAndDelegations) {
                    "--actions=read", "--constraints={\"no_such_constraint\":1}"})
                 .exit_code,
             3);
+}
+
+// What an agent may do: its permissions, its delegations in and out, and what it holds now.
+TEST_F(VerdictCliTest, AnAgentsPermissionsDelegationsAndWhatItHoldsAreListed) {
+  const auto [lender, lender_token] = ReaderAgent("view-lender");
+  Outcome borrower_created =
+      Admin({"agents", "create", "--owner=alice", "--name=view-borrower", "--json"});
+  const std::string borrower = Member(*ParseOutput(borrower_created).Find("agent"), "id");
+  Outcome lent = Admin({"delegations", "create", "--from", lender, "--to", borrower,
+                        "--resource=docs:public:*", "--actions=read", "--json"});
+  ASSERT_EQ(lent.exit_code, 0) << lent.err;
+  const std::string delegation = Member(ParseOutput(lent), "id");
+
+  Outcome permissions = Admin({"agents", "permissions", "--id", lender});
+  ASSERT_EQ(permissions.exit_code, 0) << permissions.err;
+  EXPECT_THAT(permissions.out, StartsWith("ID "));
+  EXPECT_THAT(permissions.out,
+              testing::ContainsRegex("\nperm_[^ ]+ +" + lender + " +docs:\\* +read +ALLOW "));
+
+  Outcome delegations = Admin({"agents", "delegations", "--id", borrower});
+  ASSERT_EQ(delegations.exit_code, 0) << delegations.err;
+  EXPECT_THAT(delegations.out, StartsWith("DIRECTION "));
+  EXPECT_THAT(delegations.out, testing::ContainsRegex("\nin +" + delegation + " +" + lender));
+  Outcome out_of_lender = Admin({"agents", "delegations", "--id", lender, "--json"});
+  ASSERT_EQ(out_of_lender.exit_code, 0) << out_of_lender.err;
+  const JsonValue lender_links = ParseOutput(out_of_lender);
+  ASSERT_EQ(lender_links.Find("delegations_out")->as_array().size(), 1u) << out_of_lender.out;
+  EXPECT_EQ(Member(lender_links.Find("delegations_out")->as_array()[0], "id"), delegation);
+
+  Outcome held = Admin({"agents", "effective", "--id", borrower});
+  ASSERT_EQ(held.exit_code, 0) << held.err;
+  EXPECT_THAT(held.out, StartsWith("EFFECT "));
+  EXPECT_THAT(held.out, HasSubstr(absl::StrCat(lender, " -> ", borrower, " (", delegation, ")")));
+  EXPECT_THAT(held.out, HasSubstr("docs:public:*"));
+  Outcome held_json = Admin({"agents", "effective", "--id", borrower, "-o", "json"});
+  ASSERT_EQ(held_json.exit_code, 0) << held_json.err;
+  EXPECT_EQ(Member(ParseOutput(held_json), "liveness"), "ALLOWED");
+  EXPECT_EQ(ParseOutput(held_json).Find("permissions")->as_array().size(), 1u);
+
+  ASSERT_EQ(Admin({"agents", "suspend", "--id", borrower}).exit_code, 0);
+  Outcome suspended = Admin({"agents", "effective", "--id", borrower});
+  EXPECT_EQ(suspended.exit_code, 0) << suspended.err;
+  EXPECT_EQ(suspended.out, absl::StrCat(borrower, " holds nothing now: AGENT_SUSPENDED\n"));
+  EXPECT_EQ(Admin({"agents", "effective", "--id=agt_nobody"}).exit_code, 3);
+  Outcome none = Admin({"agents", "delegations", "--id", ReaderAgent("alone").first});
+  EXPECT_EQ(none.out, "(none)\n");
 }
 
 TEST_F(VerdictCliTest, ApprovalsFromAGatedCallToItsUse) {

@@ -16,6 +16,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   // Whether verdictd records decisions (--decision_log); QueryDecisionLog and VerifyDecisionLog
   // say so when it does not. Off until set; set before the service is registered.
   void set_decision_logging_on(bool on) { decision_logging_on_ = on; }
+
+  // The store decisions read, for ListEffectivePermissions (which answers UNIMPLEMENTED
+  // without one): listed by the decisions' own code (Authorizer::EffectivePermissionsOf). Must
+  // outlive the service; set before the service is registered.
+  void set_decision_store(PolicyStore* store);
 
   grpc::ServerUnaryReactor* CreateAgent(grpc::CallbackServerContext* context,
                                         const v1::CreateAgentRequest* request,
@@ -120,6 +126,17 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                             const v1::ListSigningKeysRequest* request,
                                             v1::ListSigningKeysResponse* response) override;
 
+  // What an agent may do (issue 19 item 5).
+  grpc::ServerUnaryReactor* ListAgentPermissions(
+      grpc::CallbackServerContext* context, const v1::ListAgentPermissionsRequest* request,
+      v1::ListAgentPermissionsResponse* response) override;
+  grpc::ServerUnaryReactor* ListAgentDelegations(
+      grpc::CallbackServerContext* context, const v1::ListAgentDelegationsRequest* request,
+      v1::ListAgentDelegationsResponse* response) override;
+  grpc::ServerUnaryReactor* ListEffectivePermissions(
+      grpc::CallbackServerContext* context, const v1::ListEffectivePermissionsRequest* request,
+      v1::ListEffectivePermissionsResponse* response) override;
+
  private:
   // Checks the caller's credential, then runs `body(admin, actor)` with the admin plane whose
   // writes commit only while the caller still waits, and the authenticated caller; the gRPC
@@ -152,6 +169,8 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   AdminAuthenticator& auth_;
   const Clock clock_;
   const absl::flat_hash_set<std::string> file_key_ids_;
+  // Over the decisions' store, for ListEffectivePermissions; null without one.
+  std::unique_ptr<Authorizer> held_permissions_;
   // Last: destroyed first, finishing the calls it holds while everything above still lives.
   WorkerPool workers_{kAdminWorkers};
 };
