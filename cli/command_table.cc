@@ -245,7 +245,11 @@ const std::vector<Command>& Commands() {
         {"request_id", "ID", "echoed back and logged"},
         {"dpop", "PROOF", "the DPoP proof for a JWT access token bound to a key"},
         {"http_method", "METHOD", "the HTTP method the DPoP proof is for (POST)"},
-        {"http_uri", "URI", "the HTTP URI the DPoP proof is for"}},
+        {"http_uri", "URI", "the HTTP URI the DPoP proof is for"},
+        {"explain", "",
+         "decide by Simulate instead (the same decision, no side effects: no rate slot spent, no "
+         "approval opened or used, nothing logged) and print each step of it",
+         Need::kSwitch}},
        true,
        Check},
   };

@@ -45,6 +45,14 @@ OutputFormat Session::format() const {
   return OutputFormatOf(options_).value_or(OutputFormat::kTable);
 }
 
+int Session::Simulate(const v1::SimulateRequest& request, v1::SimulateResponse* response) {
+  grpc::ClientContext context;
+  if (int code = PrepareContext(&context); code != kExitOk) return code;
+  auto stub = v1::DecisionService::NewStub(
+      grpc::CreateChannel(options_.Get("addr"), grpc::InsecureChannelCredentials()));
+  return Finish(stub->Simulate(&context, request, response));
+}
+
 void Session::Print(const Message& message) { Print(OutputOf(message)); }
 
 void Session::Print(const OutputValue& value) { env_.out << Render(value, format()); }

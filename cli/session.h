@@ -70,6 +70,8 @@ class Session {
 
   // Calls the decision port's Authorize (`check`); on failure, says why on stderr.
   int Authorize(const v1::AuthorizeRequest& request, v1::AuthorizeResponse* response);
+  // The decision port's Simulate (`check --explain`): no side effects, and the trace.
+  int Simulate(const v1::SimulateRequest& request, v1::SimulateResponse* response);
 
   // The format asked for: --output (or -o), --json for json; a table by default. The value
   // was checked before the command ran (OutputFormatOf).

@@ -29,7 +29,9 @@ using cli::IsGroup;
 using cli::OverviewHelp;
 using cli::Session;
 
-bool IsSwitch(absl::string_view arg) { return arg == "--json" || arg == "--help"; }
+bool IsSwitch(absl::string_view arg) {
+  return arg == "--json" || arg == "--help" || arg == "--explain" || arg == "--follow";
+}
 
 }  // namespace
 

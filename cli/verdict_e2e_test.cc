@@ -468,6 +468,59 @@ TEST_F(VerdictCliTest, AnAgentsPermissionsDelegationsAndWhatItHoldsAreListed) {
   EXPECT_EQ(none.out, "(none)\n");
 }
 
+// check --explain decides by Simulate and prints each step: the stages, every grant tried and
+// why it matched or not, and the delegation path a lent grant came through.
+TEST_F(VerdictCliTest, CheckExplainPrintsEachStepOfTheDecision) {
+  const auto [lender, token] = ReaderAgent("explained");
+  Outcome denier = Admin({"permissions", "grant", "--agent", lender, "--resource=docs:secret:*",
+                          "--actions=read", "--effect=deny", "--json"});
+  ASSERT_EQ(denier.exit_code, 0) << denier.err;
+  const std::string deny_id = Member(ParseOutput(denier), "id");
+
+  Outcome allowed = Check({"--agent", lender, "--action=read", "--resource=docs:1", "--explain"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_THAT(allowed.out, StartsWith("ALLOW ALLOWED: "));
+  EXPECT_THAT(allowed.out, HasSubstr("\n  stages:\n    pass  subject "));
+  EXPECT_THAT(allowed.out, HasSubstr("\n    pass  constraints "));
+  EXPECT_THAT(allowed.out, testing::ContainsRegex(
+                               "\n    ALLOWED  perm_[^ ]+ \\(own\\)  allow read on docs:\\*"));
+
+  Outcome denied =
+      Check({"--agent", lender, "--action=read", "--resource=docs:secret:1", "--explain"});
+  EXPECT_EQ(denied.exit_code, 2);
+  EXPECT_THAT(denied.out, StartsWith("DENY DENIED_BY_POLICY: "));
+  EXPECT_THAT(denied.out, HasSubstr(absl::StrCat("FAIL  effects     deny ", deny_id)));
+  EXPECT_THAT(denied.out, HasSubstr(absl::StrCat(deny_id, " (own)  deny read on docs:secret:*")));
+
+  Outcome unmatched =
+      Check({"--agent", lender, "--action=write", "--resource=docs:1", "--explain"});
+  EXPECT_EQ(unmatched.exit_code, 2);
+  EXPECT_THAT(unmatched.out, StartsWith("DENY NO_MATCHING_PERMISSION: "));
+  EXPECT_THAT(unmatched.out, HasSubstr("action write is not in [read]"));
+
+  Outcome borrower_created =
+      Admin({"agents", "create", "--owner=alice", "--name=explained-borrower", "--json"});
+  const std::string borrower = Member(*ParseOutput(borrower_created).Find("agent"), "id");
+  Outcome lent = Admin({"delegations", "create", "--from", lender, "--to", borrower,
+                        "--resource=docs:*", "--actions=read", "--json"});
+  ASSERT_EQ(lent.exit_code, 0) << lent.err;
+  const std::string delegation = Member(ParseOutput(lent), "id");
+  Outcome via = Check({"--agent", borrower, "--action=read", "--resource=docs:2", "--explain"});
+  EXPECT_EQ(via.exit_code, 0) << via.err;
+  // The origin's permission matched, through the delegation.
+  EXPECT_THAT(via.out,
+              testing::ContainsRegex(absl::StrCat("\n  matched: perm_[^ ]+ \\(", lender, " -> ",
+                                                  borrower, " via ", delegation, "\\)\n")));
+
+  // In JSON: Simulate's whole answer.
+  Outcome json =
+      Check({"--agent", lender, "--action=read", "--resource=docs:1", "--explain", "-o", "json"});
+  EXPECT_EQ(json.exit_code, 0);
+  const JsonValue simulation = ParseOutput(json);
+  EXPECT_EQ(Member(*simulation.Find("decision"), "verdict"), "ALLOW");
+  EXPECT_FALSE(simulation.Find("trace")->Find("stages")->as_array().empty());
+}
+
 TEST_F(VerdictCliTest, ApprovalsFromAGatedCallToItsUse) {
   Outcome created = Admin({"agents", "create", "--owner=alice", "--name=deployer", "--json"});
   const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
