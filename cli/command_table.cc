@@ -38,6 +38,14 @@ std::vector<OptionSpec> DecisionConnectionOptions() {
   };
 }
 
+std::vector<OptionSpec> OutputOptions() {
+  return {
+      {"output", "FORMAT", "how to print the answer: table, json or yaml (also -o FORMAT)",
+       Need::kOptional, "table"},
+      {"json", "", "the same as --output=json", Need::kSwitch},
+  };
+}
+
 std::vector<OptionSpec> PageOptions() {
   return {{"page_size", "N", "at most N per page (default 50, at most 1000)"},
           {"page_token", "TOKEN", "the next_page_token of the previous page"}};
@@ -198,6 +206,17 @@ const std::vector<Command>& Commands() {
        {{"file", "PATH", "the policy JSON; - for standard input", Need::kRequired}},
        false,
        ImportPolicy},
+      {"policy",
+       "test",
+       "Run a file of expected decisions against a policy file, with no server, by the code "
+       "verdictd decides with; print N passed, N failed and each failure's trace. Exit 0 when "
+       "all pass, 1 when one fails, 2 when a file cannot be used.",
+       {{"policy", "PATH", "the policy file (JSON as policy export writes it, or YAML)",
+         Need::kRequired},
+        {"tests", "PATH", "the tests file (YAML or JSON; see README.md)", Need::kRequired}},
+       false,
+       TestPolicy,
+       /*offline=*/true},
       {"tokens",
        "revoke-jti",
        "Revoke a JWT access token by its jti: it is refused from the next decision on.",
@@ -257,6 +276,7 @@ const std::vector<Command>& Commands() {
 }
 
 std::vector<OptionSpec> AllOptions(const Command& command) {
+  if (command.offline) return With(command.options, OutputOptions());
   return With(command.options,
               command.decision_port ? DecisionConnectionOptions() : AdminConnectionOptions());
 }

@@ -41,6 +41,8 @@ int VerifyLog(Session& session);
 
 int ExportPolicy(Session& session);
 int ImportPolicy(Session& session);
+// `policy test` (cli/policy_test_command.cc): no server.
+int TestPolicy(Session& session);
 
 int RevokeTokenId(Session& session);
 int AddSigningKey(Session& session);

@@ -146,7 +146,7 @@ TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
         "approvals approve",  "approvals deny",     "log query",          "log verify",
         "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
         "keys rotate",        "keys retire",        "keys list",          "check",
-        "agents permissions", "agents delegations", "agents effective"}) {
+        "agents permissions", "agents delegations", "agents effective",   "policy test"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");
     Outcome help = Verdict(args);
@@ -519,6 +519,58 @@ TEST_F(VerdictCliTest, CheckExplainPrintsEachStepOfTheDecision) {
   const JsonValue simulation = ParseOutput(json);
   EXPECT_EQ(Member(*simulation.Find("decision"), "verdict"), "ALLOW");
   EXPECT_FALSE(simulation.Find("trace")->Find("stages")->as_array().empty());
+}
+
+// policy test needs no server: exit 0 when every case passes, 1 when one fails (printing what
+// differed and the decision's trace), 2 when a file cannot be used (naming file and line).
+TEST_F(VerdictCliTest, PolicyTestRunsExpectedDecisionsWithNoServer) {
+  const std::string policy = absl::StrCat("--policy=", RunfilePath("deploy/demo-policy.json"));
+  Outcome passing =
+      Verdict({"policy", "test", policy,
+               absl::StrCat("--tests=", RunfilePath("deploy/demo-policy.tests.yaml"))});
+  EXPECT_EQ(passing.exit_code, 0) << passing.out << passing.err;
+  EXPECT_EQ(passing.out, "9 passed, 0 failed\n");
+
+  std::ofstream("wrong.yaml") << "tests:\n"
+                                 "  - name: the guide is readable\n"
+                                 "    agent: agt_demo_reader\n"
+                                 "    action: read\n"
+                                 "    resource: docs:guide:1\n"
+                                 "    expect: {verdict: allow}\n"
+                                 "  - name: secrets are readable\n"
+                                 "    agent: agt_demo_reader\n"
+                                 "    action: read\n"
+                                 "    resource: docs:secret:1\n"
+                                 "    expect: {verdict: allow}\n";
+  Outcome failing = Verdict({"policy", "test", policy, "--tests=wrong.yaml"});
+  EXPECT_EQ(failing.exit_code, 1);
+  EXPECT_THAT(failing.out,
+              StartsWith("FAIL secrets are readable (wrong.yaml:7)\n"
+                         "  expected ALLOW, got DENY DENIED_BY_POLICY\n"
+                         "    DENY DENIED_BY_POLICY: denied by perm_demo_secret_deny\n"));
+  EXPECT_THAT(failing.out, HasSubstr("\n      stages:\n        pass  subject "));
+  EXPECT_THAT(failing.out, HasSubstr("\n        FAIL  effects "));
+  EXPECT_THAT(failing.out, testing::EndsWith("\n1 passed, 1 failed\n"));
+
+  Outcome json = Verdict({"policy", "test", policy, "--tests=wrong.yaml", "-o", "json"});
+  EXPECT_EQ(json.exit_code, 1);
+  const JsonValue summary = ParseOutput(json);
+  EXPECT_EQ(summary.Find("passed")->as_number(), 1);
+  EXPECT_EQ(summary.Find("failed")->as_number(), 1);
+  EXPECT_EQ(Member(*summary.Find("cases")->as_array()[1].Find("decision"), "reason"),
+            "DENIED_BY_POLICY");
+
+  std::ofstream("malformed.yaml") << "tests:\n  - name: x\n    agent: agt_demo_reader\n"
+                                     "    action: read\n    resource: docs:1\n"
+                                     "    expect: {verdict: allow, colour: red}\n";
+  Outcome malformed = Verdict({"policy", "test", policy, "--tests=malformed.yaml"});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_EQ(malformed.out, "");
+  EXPECT_THAT(malformed.err,
+              HasSubstr("malformed.yaml:6: tests[0].expect: unknown key \"colour\""));
+  Outcome no_policy = Verdict({"policy", "test", "--policy=missing.json", "--tests=wrong.yaml"});
+  EXPECT_EQ(no_policy.exit_code, 2);
+  EXPECT_THAT(no_policy.err, HasSubstr("missing.json"));
 }
 
 TEST_F(VerdictCliTest, ApprovalsFromAGatedCallToItsUse) {
