@@ -1,7 +1,9 @@
 // The built `verdict` binary against a running verdictd: every command group, the exit codes
 // scripts rely on, --json output, and the decision log written by real decisions.
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -655,6 +657,97 @@ TEST_F(VerdictCliTest, DecisionLogRecordsRedactsAndVerifies) {
     db.exec(absl::StrCat("UPDATE decision_log SET verdict = 'ALLOW' WHERE seq = ", seq));
   }
   EXPECT_EQ(Admin({"log", "verify"}).exit_code, 0);
+}
+
+// A `verdict` left running, whose standard output is read line by line as it comes.
+class RunningVerdict {
+ public:
+  explicit RunningVerdict(const std::vector<std::string>& args) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addclose(&actions, fds[1]);
+    std::vector<std::string> argv_strings = {RunfilePath("cli/verdict")};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& arg : argv_strings) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::string secret = absl::StrCat("VERDICT_ADMIN_SECRET=", kSecret);
+    char* envp[] = {secret.data(), nullptr};
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    out_ = fds[0];
+  }
+  ~RunningVerdict() {
+    Interrupt();
+    if (out_ >= 0) close(out_);
+  }
+
+  // The next line it prints, or "" when none comes within `timeout` (or it ended).
+  std::string NextLine(absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    for (;;) {
+      if (const size_t end = buffered_.find('\n'); end != std::string::npos) {
+        std::string line = buffered_.substr(0, end);
+        buffered_.erase(0, end + 1);
+        return line;
+      }
+      const absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) return "";
+      pollfd readable = {out_, POLLIN, 0};
+      if (poll(&readable, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1) <= 0) continue;
+      char chunk[4096];
+      const ssize_t n = read(out_, chunk, sizeof chunk);
+      if (n <= 0) return "";
+      buffered_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+  // Ctrl-C; true when it then ended.
+  bool Interrupt() {
+    if (pid_ <= 0) return false;
+    kill(pid_, SIGINT);
+    int status = 0;
+    const bool ended = waitpid(pid_, &status, 0) == pid_;
+    pid_ = -1;
+    return ended;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  std::string buffered_;
+};
+
+// log query --follow prints the rows there are, then each new one as it is written (here, a
+// decision made after the follower printed the first), until Ctrl-C.
+TEST_F(VerdictCliTest, LogQueryFollowStreamsNewRows) {
+  const auto [id, token] = ReaderAgent("followed");
+  ASSERT_EQ(Check({"--agent", id, "--action=read", "--resource=docs:before"}).exit_code, 0);
+  RunningVerdict follower({"log", "query", "--follow", "--interval=100ms", "--agent", id, "-o",
+                           "json", absl::StrCat("--admin_addr=", kAdminSocket)});
+  const std::string first = follower.NextLine(absl::Seconds(30));
+  absl::StatusOr<JsonValue> before = ParseJson(first);
+  ASSERT_TRUE(before.ok()) << before.status() << ": \"" << first << "\"";
+  EXPECT_EQ(Member(*before, "resource"), "docs:before");
+
+  // Written after the follower printed what there was.
+  ASSERT_EQ(Check({"--agent", id, "--action=write", "--resource=docs:after"}).exit_code, 2);
+  const std::string second = follower.NextLine(absl::Seconds(30));
+  absl::StatusOr<JsonValue> after = ParseJson(second);
+  ASSERT_TRUE(after.ok()) << after.status() << ": \"" << second << "\"";
+  EXPECT_EQ(Member(*after, "resource"), "docs:after");
+  EXPECT_EQ(Member(*after, "verdict"), "DENY");
+  EXPECT_GT(std::stoull(Member(*after, "seq")), std::stoull(Member(*before, "seq")));
+  EXPECT_TRUE(follower.Interrupt());
+
+  Outcome refused = Admin({"log", "query", "--follow", "--interval=10ms"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("--interval: a duration from 100ms to 1m"));
 }
 
 TEST_F(VerdictCliTest, PolicyExportsAndRefusesImportIntoAFullStore) {
