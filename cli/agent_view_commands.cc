@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/explain.h"
 #include "cli/output.h"
 
 namespace verdict {
@@ -15,23 +16,11 @@ namespace {
 
 constexpr char kCut[] = "verdict: the list stops at 1000; more are not shown";
 
-// "agt_a -> agt_b -> agt_c" for a path, "own" for none.
-std::string PathText(const google::protobuf::RepeatedPtrField<v1::DelegationHop>& via) {
-  if (via.empty()) return "own";
-  std::vector<std::string> agents = {via[0].from_agent_id()};
-  std::vector<std::string> links;
-  for (const v1::DelegationHop& hop : via) {
-    agents.push_back(hop.to_agent_id());
-    links.push_back(hop.delegation_id());
-  }
-  return absl::StrCat(absl::StrJoin(agents, " -> "), " (", absl::StrJoin(links, ", "), ")");
-}
-
-// "docs:* [read]" for each grant.
+// Each grant as explain writes it.
 std::string GrantsText(const google::protobuf::RepeatedPtrField<v1::Grant>& grants) {
   std::vector<std::string> texts;
   for (const v1::Grant& grant : grants) {
-    texts.push_back(absl::StrCat(grant.resource(), " [", absl::StrJoin(grant.actions(), ","), "]"));
+    texts.push_back(GrantText(grant));
   }
   return absl::StrJoin(texts, "; ");
 }
@@ -98,7 +87,7 @@ int ListEffectivePermissions(Session& session) {
           .Add("resource", *grant.Find("resource"))
           .Add("actions", *grant.Find("actions"))
           .Add("permission", *grant.Find("permission_id"))
-          .Add("via", OutputValue::Text(PathText(held.via())))
+          .Add("via", OutputValue::Text(DelegationPathText(held.via())))
           .Add("within", OutputValue::Text(GrantsText(held.within())))
           .Add("excluded_by", OutputValue::Text(GrantsText(held.excluded_by())))
           .Add("constraints", *grant.Find("constraints_json"));

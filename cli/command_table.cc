@@ -220,7 +220,11 @@ const std::vector<Command>& Commands() {
         {"tests", "PATH", "the tests file (YAML or JSON; see README.md)", Need::kRequired}},
        false,
        TestPolicy,
-       /*offline=*/true},
+       /*offline=*/true,
+       "Exit codes:\n"
+       "  0  every case passed\n"
+       "  1  a case failed (or a usage error)\n"
+       "  2  a file cannot be used: unreadable, malformed (file and line named), too large\n"},
       {"tokens",
        "revoke-jti",
        "Revoke a JWT access token by its jti: it is refused from the next decision on.",

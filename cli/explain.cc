@@ -10,19 +10,6 @@
 
 namespace verdict {
 namespace cli {
-namespace {
-
-// "agt_a -> agt_b via dlg_1" for a delegation path; "own" for none.
-std::string PathText(const google::protobuf::RepeatedPtrField<v1::DelegationHop>& path) {
-  if (path.empty()) return "own";
-  std::vector<std::string> agents = {path[0].from_agent_id()};
-  std::vector<std::string> links;
-  for (const v1::DelegationHop& hop : path) {
-    agents.push_back(hop.to_agent_id());
-    links.push_back(hop.delegation_id());
-  }
-  return absl::StrCat(absl::StrJoin(agents, " -> "), " via ", absl::StrJoin(links, ", "));
-}
 
 std::string GrantText(const v1::Grant& grant) {
   std::string text = absl::StrCat(grant.effect() == v1::EFFECT_DENY ? "deny " : "allow ",
@@ -33,7 +20,16 @@ std::string GrantText(const v1::Grant& grant) {
   return text;
 }
 
-}  // namespace
+std::string DelegationPathText(const google::protobuf::RepeatedPtrField<v1::DelegationHop>& path) {
+  if (path.empty()) return "own";
+  std::vector<std::string> agents = {path[0].from_agent_id()};
+  std::vector<std::string> links;
+  for (const v1::DelegationHop& hop : path) {
+    agents.push_back(hop.to_agent_id());
+    links.push_back(hop.delegation_id());
+  }
+  return absl::StrCat(absl::StrJoin(agents, " -> "), " via ", absl::StrJoin(links, ", "));
+}
 
 std::string DecisionLine(const v1::AuthorizeResponse& decision) {
   std::string line = absl::StrCat(ShortEnumName(decision.verdict()), " ",
@@ -49,7 +45,7 @@ std::string ExplainDecision(const v1::SimulateResponse& simulation) {
   const v1::AuthorizeResponse& decision = simulation.decision();
   if (decision.has_matched_grant()) {
     absl::StrAppend(&text, "  matched: ", decision.matched_grant().permission_id(), " (",
-                    PathText(decision.delegation_path()), ")\n");
+                    DelegationPathText(decision.delegation_path()), ")\n");
   }
   const v1::Trace& trace = simulation.trace();
   if (!trace.stages().empty()) {
@@ -67,7 +63,7 @@ std::string ExplainDecision(const v1::SimulateResponse& simulation) {
     absl::StrAppend(&text, "  grants tried:\n");
     for (const v1::GrantTrial& trial : trace.grants()) {
       absl::StrAppend(&text, "    ", ShortEnumName(trial.outcome()), "  ",
-                      trial.grant().permission_id(), " (", PathText(trial.path()), ")  ",
+                      trial.grant().permission_id(), " (", DelegationPathText(trial.path()), ")  ",
                       GrantText(trial.grant()));
       if (!trial.detail().empty()) absl::StrAppend(&text, ": ", trial.detail());
       absl::StrAppend(&text, "\n");

@@ -19,6 +19,12 @@
 namespace verdict {
 namespace cli {
 
+// "allow read,write on docs:*", with its constraints when it has any.
+std::string GrantText(const v1::Grant& grant);
+
+// "agt_a -> agt_b via dlg_1" for a delegation path, origin first; "own" for none.
+std::string DelegationPathText(const google::protobuf::RepeatedPtrField<v1::DelegationHop>& path);
+
 // The decision's line ("ALLOW ALLOWED: message"), as `check` prints it, without a newline.
 std::string DecisionLine(const v1::AuthorizeResponse& decision);
 

@@ -34,10 +34,19 @@ absl::Status Invalid(absl::string_view file, const YAML::Mark& mark, absl::strin
   return absl::InvalidArgumentError(absl::StrCat(file, ":", mark.line + 1, ": ", problem));
 }
 
+// The most values one YAML document may make: aliases can repeat a value without end (a
+// "billion laughs"), which a size cap on the file does not bound.
+constexpr int64_t kMaxYamlValues = 1 << 20;
+
 // A YAML value as JSON: quoted scalars are strings; plain ones are read as JSON would read
-// them (true, false, null, numbers), else strings.
-absl::StatusOr<JsonValue> YamlToJson(const YAML::Node& node, absl::string_view file, int depth) {
+// them (true, false, null, numbers), else strings. `budget` counts the values made.
+absl::StatusOr<JsonValue> YamlToJson(const YAML::Node& node, absl::string_view file, int depth,
+                                     int64_t& budget) {
   if (depth > 32) return Invalid(file, node.Mark(), "nested more than 32 deep");
+  if (--budget < 0) {
+    return Invalid(file, node.Mark(),
+                   absl::StrCat("more than ", kMaxYamlValues, " values (aliases included)"));
+  }
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -58,7 +67,7 @@ absl::StatusOr<JsonValue> YamlToJson(const YAML::Node& node, absl::string_view f
     case YAML::NodeType::Sequence: {
       JsonValue::Array items;
       for (const YAML::Node& item : node) {
-        absl::StatusOr<JsonValue> value = YamlToJson(item, file, depth + 1);
+        absl::StatusOr<JsonValue> value = YamlToJson(item, file, depth + 1, budget);
         if (!value.ok()) return value.status();
         items.push_back(*std::move(value));
       }
@@ -67,7 +76,7 @@ absl::StatusOr<JsonValue> YamlToJson(const YAML::Node& node, absl::string_view f
     case YAML::NodeType::Map: {
       JsonValue::Object members;
       for (const auto& member : node) {
-        absl::StatusOr<JsonValue> value = YamlToJson(member.second, file, depth + 1);
+        absl::StatusOr<JsonValue> value = YamlToJson(member.second, file, depth + 1, budget);
         if (!value.ok()) return value.status();
         members[member.first.as<std::string>()] = *std::move(value);
       }
@@ -181,7 +190,8 @@ absl::StatusOr<PolicyTestCase> ParseCase(const YAML::Node& node, absl::string_vi
       if (arguments.IsScalar()) {
         request.mutable_context()->set_arguments_json(arguments.Scalar());
       } else {
-        absl::StatusOr<JsonValue> json = YamlToJson(arguments, file, 0);
+        int64_t budget = kMaxYamlValues;
+        absl::StatusOr<JsonValue> json = YamlToJson(arguments, file, 0, budget);
         if (!json.ok()) return json.status();
         request.mutable_context()->set_arguments_json(CanonicalJson(*json));
       }
@@ -287,7 +297,8 @@ absl::StatusOr<PolicyContents> LoadPolicyForTest(const std::string& path) {
   } else {
     try {
       const YAML::Node document = YAML::Load(*text);
-      absl::StatusOr<JsonValue> converted = YamlToJson(document, path, 0);
+      int64_t budget = kMaxYamlValues;
+      absl::StatusOr<JsonValue> converted = YamlToJson(document, path, 0, budget);
       if (!converted.ok()) return converted.status();
       json = CanonicalJson(*converted);
     } catch (const YAML::Exception& e) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/verdictd_process.h"
@@ -167,6 +168,18 @@ TEST(PolicyTestsTest, APolicyThatDoesNotLoadOrImportIsRefused) {
   EXPECT_THAT(std::string(unknown_key.status().message()), HasSubstr("typo.yaml: "));
   EXPECT_THAT(std::string(unknown_key.status().message()), HasSubstr("agentz"));
   EXPECT_FALSE(LoadPolicyForTest(WriteFile("broken.yaml", "version: [1\n")).ok());
+  // Aliases that would repeat a value 10^10 times are refused, not expanded.
+  std::string laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char level = 'b'; level <= 'j'; ++level) {
+    const char below = static_cast<char>(level - 1);
+    absl::StrAppend(
+        &laughs, std::string(1, level), ": &", std::string(1, level), " [",
+        absl::StrJoin(std::vector<std::string>(10, absl::StrCat("*", std::string(1, below))), ", "),
+        "]\n");
+  }
+  absl::StatusOr<PolicyContents> laughed = LoadPolicyForTest(WriteFile("laughs.yaml", laughs));
+  ASSERT_FALSE(laughed.ok());
+  EXPECT_THAT(std::string(laughed.status().message()), HasSubstr("values (aliases included)"));
   EXPECT_FALSE(LoadPolicyForTest(WriteFile("missing-dir/none.json", "")).ok());
 }
 

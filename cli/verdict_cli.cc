@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "cli/session.h"
 #include "common/build_info.h"
+#include "common/version.h"
 
 namespace verdict {
 namespace {
@@ -72,11 +73,27 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
     return kExitOk;
   }
   if (wants_version && !wants_help) {
-    if (words.size() == 1 && !option_args.empty()) {
-      env.err << "verdict version: takes no options\n";
+    // `verdict version -o json`: the same three facts as a record.
+    const std::vector<OptionSpec> specs = {{"output", "FORMAT", "", Need::kOptional, "table"},
+                                           {"json", "", "", Need::kSwitch}};
+    absl::StatusOr<ParsedOptions> options =
+        words.empty() ? ParseOptions({}, specs) : ParseOptions(option_args, specs);
+    absl::StatusOr<cli::OutputFormat> format =
+        options.ok() ? cli::OutputFormatOf(*options) : options.status();
+    if (!format.ok()) {
+      env.err << "verdict version: " << format.status().message()
+              << " (it takes only -o table|json|yaml)\n";
       return kExitUsage;
     }
-    env.out << VersionLine("verdict");
+    if (*format == cli::OutputFormat::kTable) {
+      env.out << VersionLine("verdict");
+    } else {
+      env.out << cli::Render(cli::OutputValue::Record(
+                                 {{"program", cli::OutputValue::Text("verdict")},
+                                  {"version", cli::OutputValue::Text(std::string(kVerdictVersion))},
+                                  {"commit", cli::OutputValue::Text(std::string(BuildCommit()))}}),
+                             *format);
+    }
     return kExitOk;
   }
   if (words.empty()) {

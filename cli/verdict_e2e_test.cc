@@ -454,7 +454,7 @@ TEST_F(VerdictCliTest, AnAgentsPermissionsDelegationsAndWhatItHoldsAreListed) {
   Outcome held = Admin({"agents", "effective", "--id", borrower});
   ASSERT_EQ(held.exit_code, 0) << held.err;
   EXPECT_THAT(held.out, StartsWith("EFFECT "));
-  EXPECT_THAT(held.out, HasSubstr(absl::StrCat(lender, " -> ", borrower, " (", delegation, ")")));
+  EXPECT_THAT(held.out, HasSubstr(absl::StrCat(lender, " -> ", borrower, " via ", delegation)));
   EXPECT_THAT(held.out, HasSubstr("docs:public:*"));
   Outcome held_json = Admin({"agents", "effective", "--id", borrower, "-o", "json"});
   ASSERT_EQ(held_json.exit_code, 0) << held_json.err;
