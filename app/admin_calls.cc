@@ -116,6 +116,29 @@ absl::StatusOr<Agent> AdminCalls::GetAgent(absl::string_view agent_id) {
   return agent;
 }
 
+absl::StatusOr<AgentGrants> AdminCalls::GetAgentGrants(absl::string_view agent_id) {
+  if (absl::Status s = CheckId("agent_id", agent_id, kAgentIdPrefix); !s.ok()) return s;
+  AgentGrants grants;
+  const absl::Time now = AdminClock();
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) {
+    absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
+    if (!found.ok()) return found.status();
+    grants.agent = *std::move(found);
+    absl::StatusOr<std::vector<Permission>> permissions = t.PermissionsOf(agent_id);
+    if (!permissions.ok()) return permissions.status();
+    grants.permissions = *std::move(permissions);
+    absl::StatusOr<std::vector<Delegation>> into = t.ActiveDelegationsInto(agent_id, now);
+    if (!into.ok()) return into.status();
+    grants.delegations_in = *std::move(into);
+    absl::StatusOr<std::vector<Delegation>> from = t.ActiveDelegationsFrom(agent_id, now);
+    if (!from.ok()) return from.status();
+    grants.delegations_out = *std::move(from);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return grants;
+}
+
 absl::StatusOr<AgentPage> AdminCalls::ListAgents(const PageRequest& page) {
   absl::StatusOr<int> page_size = PageSizeOf(page);
   if (!page_size.ok()) return page_size.status();

@@ -78,6 +78,7 @@ class AdminCalls final : public PolicyAdmin {
   absl::StatusOr<SigningKey> RetireSigningKey(absl::string_view kid) override;
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
   absl::StatusOr<AppliedPolicy> ApplyPolicy(const DeclaredPolicy& declared, bool dry_run) override;
+  absl::StatusOr<AgentGrants> GetAgentGrants(absl::string_view agent_id) override;
 
  private:
   absl::Time AdminClock() { return clock_(); }

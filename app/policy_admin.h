@@ -59,6 +59,8 @@ class AdminWriteRecorder {
                                    const std::vector<std::string>& created_ids) = 0;
   // The transaction whose write was last recorded has committed.
   virtual void Committed() = 0;
+};
+
 // A policy file's objects to apply (app/policy_file.h reads them from the file).
 struct DeclaredPolicy {
   // The file's name for its objects: the store records it as their manager.
@@ -73,6 +75,16 @@ struct DeclaredPolicy {
 struct AppliedPolicy {
   std::vector<PlanStep> steps;
   bool applied = false;  // false for a dry run, and when there was nothing to change
+};
+
+// An agent's grants as stored (`verdict agents permissions`, `agents delegations`): its own
+// permissions, and the delegations into and out of it that are active and unexpired, in
+// creation order, read in one transaction.
+struct AgentGrants {
+  Agent agent;
+  std::vector<Permission> permissions;
+  std::vector<Delegation> delegations_in;
+  std::vector<Delegation> delegations_out;
 };
 
 class PolicyAdmin {
@@ -159,6 +171,9 @@ class PolicyAdmin {
   // file does not manage (created at run time, or by a file of another name), a revoked agent
   // made live again, or a delegation the delegation rules refuse.
   virtual absl::StatusOr<AppliedPolicy> ApplyPolicy(const DeclaredPolicy& declared, bool dry_run);
+  // The agent's grants (AgentGrants above), delegations live at the admin clock's now.
+  // NOT_FOUND when there is no such agent.
+  virtual absl::StatusOr<AgentGrants> GetAgentGrants(absl::string_view agent_id);
 };
 
 inline absl::StatusOr<AppliedPolicy> PolicyAdmin::ApplyPolicy(const DeclaredPolicy&, bool) {
@@ -179,6 +194,9 @@ inline absl::StatusOr<SigningKey> PolicyAdmin::RetireSigningKey(absl::string_vie
 }
 inline absl::StatusOr<std::vector<SigningKey>> PolicyAdmin::ListSigningKeys() {
   return absl::UnimplementedError("this policy store keeps no JWT signing keys");
+}
+inline absl::StatusOr<AgentGrants> PolicyAdmin::GetAgentGrants(absl::string_view) {
+  return absl::UnimplementedError("this policy store lists no agent's grants");
 }
 
 }  // namespace verdict

@@ -33,7 +33,8 @@ int CreateAgent(Session& session) {
   int code = session.CallAdmin(&AdminStub::CreateAgent, request, &response);
   if (code != kExitOk) return code;
   session.Print(response);
-  if (!o.Switch("json")) session.Note("verdict: the token is shown only now; store it safely");
+  if (session.format() == OutputFormat::kTable)
+    session.Note("verdict: the token is shown only now; store it safely");
   return kExitOk;
 }
 
@@ -100,7 +101,7 @@ int RotateToken(Session& session) {
   int code = session.CallAdmin(&AdminStub::RotateToken, request, &response);
   if (code != kExitOk) return code;
   session.Print(response);
-  if (!session.options().Switch("json")) {
+  if (session.format() == OutputFormat::kTable) {
     session.Note("verdict: the new token is shown only now; store it safely");
   }
   return kExitOk;

@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/explain.h"
 #include "proto/enum_names.h"
 
 namespace verdict {
@@ -23,18 +24,27 @@ int Check(Session& session) {
   request.mutable_context()->set_dpop_proof(o.Get("dpop"));
   request.mutable_context()->set_http_method(o.Get("http_method"));
   request.mutable_context()->set_http_uri(o.Get("http_uri"));
+  if (o.Switch("explain")) {
+    // Simulate decides as Authorize does on the same data, without side effects, and says why.
+    v1::SimulateRequest simulate;
+    *simulate.mutable_request() = request;
+    v1::SimulateResponse simulation;
+    int code = session.Simulate(simulate, &simulation);
+    if (code != kExitOk) return code;
+    if (session.format() != OutputFormat::kTable) {
+      session.Print(simulation);
+    } else {
+      session.out() << ExplainDecision(simulation);
+    }
+    return simulation.decision().verdict() == v1::VERDICT_ALLOW ? kExitOk : kExitNegative;
+  }
   v1::AuthorizeResponse response;
   int code = session.Authorize(request, &response);
   if (code != kExitOk) return code;
-  if (o.Switch("json")) {
+  if (session.format() != OutputFormat::kTable) {
     session.Print(response);
   } else {
-    session.out() << ShortEnumName(response.verdict()) << " " << ShortEnumName(response.reason())
-                  << ": " << response.message();
-    if (!response.approval_request_id().empty()) {
-      session.out() << " (approval request " << response.approval_request_id() << ")";
-    }
-    session.out() << "\n";
+    session.out() << DecisionLine(response) << "\n";
   }
   return response.verdict() == v1::VERDICT_ALLOW ? kExitOk : kExitNegative;
 }

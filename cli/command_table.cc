@@ -20,7 +20,9 @@ std::vector<OptionSpec> AdminConnectionOptions() {
       {"admin_secret_file", "PATH",
        absl::StrCat("file holding the admin secret (else $", kAdminSecretEnv,
                     ", else the session of `verdict login`)")},
-      {"json", "", "print the answer as JSON", Need::kSwitch},
+      {"output", "FORMAT", "how to print the answer: table, json or yaml (also -o FORMAT)",
+       Need::kOptional, "table"},
+      {"json", "", "the same as --output=json", Need::kSwitch},
       {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
   };
 }
@@ -29,8 +31,18 @@ std::vector<OptionSpec> DecisionConnectionOptions() {
   return {
       {"addr", "ADDR", "verdictd's decision listener (host:port or unix:PATH)", Need::kOptional,
        kDefaultDecisionAddress},
-      {"json", "", "print the answer as JSON", Need::kSwitch},
+      {"output", "FORMAT", "how to print the answer: table, json or yaml (also -o FORMAT)",
+       Need::kOptional, "table"},
+      {"json", "", "the same as --output=json", Need::kSwitch},
       {"timeout", "DURATION", "how long to wait for the answer", Need::kOptional, "10s"},
+  };
+}
+
+std::vector<OptionSpec> OutputOptions() {
+  return {
+      {"output", "FORMAT", "how to print the answer: table, json or yaml (also -o FORMAT)",
+       Need::kOptional, "table"},
+      {"json", "", "the same as --output=json", Need::kSwitch},
   };
 }
 
@@ -97,6 +109,24 @@ const std::vector<Command>& Commands() {
         {"grace", "DURATION", "how long the old token keeps working", Need::kOptional, "0s"}},
        false,
        RotateToken},
+      {"agents",
+       "permissions",
+       "List an agent's own permissions, oldest first.",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       ListAgentPermissions},
+      {"agents",
+       "delegations",
+       "List the live delegations into (in) and out of (out) an agent.",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       ListAgentDelegations},
+      {"agents",
+       "effective",
+       "List what an agent holds now, its own and lent (ValidateToken's list).",
+       {{"id", "ID", "the agent's id", Need::kRequired}},
+       false,
+       ListEffectivePermissions},
       {"permissions",
        "grant",
        "Grant an agent a permission.",
@@ -152,11 +182,15 @@ const std::vector<Command>& Commands() {
        false,
        DenyRequest},
       {"log", "query", "Show decision log rows, oldest first.",
-       With({{"agent", "ID", "only this agent's decisions"},
-             {"since", "TIME", "RFC 3339: decided at or after"},
-             {"until", "TIME", "RFC 3339: decided before"},
-             {"verdict", "VERDICT", "allow, deny or needs_approval"}},
-            PageOptions()),
+       With(
+           {{"agent", "ID", "only this agent's decisions"},
+            {"since", "TIME", "RFC 3339: decided at or after"},
+            {"until", "TIME", "RFC 3339: decided before"},
+            {"verdict", "VERDICT", "allow, deny or needs_approval"},
+            {"follow", "", "then print each new row as it is written, until Ctrl-C", Need::kSwitch},
+            {"interval", "DURATION", "with --follow: how often to ask for new rows (100ms to 1m)",
+             Need::kOptional, "1s"}},
+           PageOptions()),
        false, QueryLog},
       {"log",
        "verify",
@@ -194,6 +228,21 @@ const std::vector<Command>& Commands() {
          Need::kRequired}},
        false,
        DiffPolicy},
+      {"policy",
+       "test",
+       "Run a file of expected decisions against a policy file, with no server, by the code "
+       "verdictd decides with; print N passed, N failed and each failure's trace. Exit 0 when "
+       "all pass, 1 when one fails, 2 when a file cannot be used.",
+       {{"policy", "PATH", "the policy file (JSON as policy export writes it, or YAML)",
+         Need::kRequired},
+        {"tests", "PATH", "the tests file (YAML or JSON; see README.md)", Need::kRequired}},
+       false,
+       TestPolicy,
+       /*offline=*/true,
+       "Exit codes:\n"
+       "  0  every case passed\n"
+       "  1  a case failed (or a usage error)\n"
+       "  2  a file cannot be used: unreadable, malformed (file and line named), too large\n"},
       {"tokens",
        "revoke-jti",
        "Revoke a JWT access token by its jti: it is refused from the next decision on.",
@@ -250,7 +299,11 @@ const std::vector<Command>& Commands() {
         {"request_id", "ID", "echoed back and logged"},
         {"dpop", "PROOF", "the DPoP proof for a JWT access token bound to a key"},
         {"http_method", "METHOD", "the HTTP method the DPoP proof is for (POST)"},
-        {"http_uri", "URI", "the HTTP URI the DPoP proof is for"}},
+        {"http_uri", "URI", "the HTTP URI the DPoP proof is for"},
+        {"explain", "",
+         "decide by Simulate instead (the same decision, no side effects: no rate slot spent, no "
+         "approval opened or used, nothing logged) and print each step of it",
+         Need::kSwitch}},
        true,
        Check},
       // The admin audit log (issue 18 item 4).
@@ -269,6 +322,7 @@ const std::vector<Command>& Commands() {
 }
 
 std::vector<OptionSpec> AllOptions(const Command& command) {
+  if (command.offline) return With(command.options, OutputOptions());
   return With(command.options,
               command.decision_port ? DecisionConnectionOptions() : AdminConnectionOptions());
 }

@@ -24,6 +24,8 @@ struct Command {
   std::vector<OptionSpec> options;
   bool decision_port = false;  // check: the decision listener, not the admin one
   std::function<int(Session&)> run;
+  bool offline = false;    // talks to no server (policy test): no listener's options
+  std::string exit_codes;  // its own exit codes' help; "" for verdict's usual ones
 };
 
 // Every command, in the order the help lists them.

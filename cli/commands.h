@@ -22,6 +22,10 @@ int SuspendAgent(Session& session);
 int ReactivateAgent(Session& session);
 int RevokeAgent(Session& session);
 int RotateToken(Session& session);
+// What an agent may do (cli/agent_view_commands.cc).
+int ListAgentPermissions(Session& session);
+int ListAgentDelegations(Session& session);
+int ListEffectivePermissions(Session& session);
 
 int GrantPermission(Session& session);
 int RevokePermission(Session& session);
@@ -41,6 +45,8 @@ int ExportPolicy(Session& session);
 int ImportPolicy(Session& session);
 int ApplyPolicy(Session& session);
 int DiffPolicy(Session& session);
+// `policy test` (cli/policy_test_command.cc): no server.
+int TestPolicy(Session& session);
 
 int RevokeTokenId(Session& session);
 int AddSigningKey(Session& session);

@@ -24,7 +24,8 @@ constexpr char kExitCodesHelp[] =
 
 std::string CommandHelp(const Command& command) {
   return absl::StrCat("Usage: verdict ", CommandLine(command), " [options]\n\n", command.summary,
-                      "\n\nOptions:\n", OptionsHelp(AllOptions(command)), "\n", kExitCodesHelp);
+                      "\n\nOptions:\n", OptionsHelp(AllOptions(command)), "\n",
+                      command.exit_codes.empty() ? kExitCodesHelp : command.exit_codes);
 }
 
 std::string OverviewHelp(absl::string_view group) {

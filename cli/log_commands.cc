@@ -1,11 +1,15 @@
-#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/time_util.h>
 
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "cli/commands.h"
 #include "cli/option_values.h"
+#include "cli/output.h"
 #include "proto/enum_names.h"
 
 namespace verdict {
@@ -16,6 +20,58 @@ namespace {
 constexpr char kDecisionLoggingOff[] =
     "verdict: decision logging is off: this verdictd records no decisions (start it with "
     "--decision_log)\n";
+
+// How often --follow asks for new rows, at most and at least.
+constexpr absl::Duration kShortestInterval = absl::Milliseconds(100);
+constexpr absl::Duration kLongestInterval = absl::Minutes(1);
+
+// One row as --follow prints it in a table: the same columns on every line, so that rows
+// printed minutes apart line up under the one header.
+constexpr char kFollowHeader[] = "SEQ     DECIDED_AT                   VERDICT         REASON";
+std::string FollowLine(const v1::DecisionLogEntry& entry) {
+  const OutputValue row = OutputOf(entry);
+  return absl::StrFormat("%-7s %-28s %-15s %-24s %s %s on %s", row.Find("seq")->scalar(),
+                         row.Find("decided_at") ? row.Find("decided_at")->scalar() : "",
+                         row.Find("verdict")->scalar(), row.Find("reason")->scalar(),
+                         entry.agent_id(), entry.action(), entry.resource());
+}
+
+// Prints the rows `request` matches, then every new one as it is written, until interrupted
+// (Ctrl-C). Asks again every --interval from the last row seen (the query's page token is the
+// sequence number a page starts after); holds one page at a time.
+int FollowLog(Session& session, v1::QueryDecisionLogRequest request) {
+  absl::Duration interval;
+  if (!absl::ParseDuration(session.options().Get("interval"), &interval) ||
+      interval < kShortestInterval || interval > kLongestInterval) {
+    return session.UsageError("--interval: a duration from 100ms to 1m, such as 1s");
+  }
+  const OutputFormat format = session.format();
+  if (format == OutputFormat::kTable) session.out() << kFollowHeader << "\n";
+  bool said_off = false;
+  for (;;) {
+    v1::QueryDecisionLogResponse response;
+    int code = session.CallAdmin(&AdminStub::QueryDecisionLog, request, &response);
+    if (code != kExitOk) return code;
+    for (const v1::DecisionLogEntry& entry : response.entries()) {
+      if (format == OutputFormat::kTable) {
+        session.out() << FollowLine(entry) << "\n";
+      } else {
+        // One document per row: JSON Lines, or YAML documents.
+        if (format == OutputFormat::kYaml) session.out() << "---\n";
+        session.Print(entry);
+      }
+      request.set_page_token(absl::StrCat(entry.seq()));
+    }
+    session.out().flush();
+    if (response.logging_off() && !said_off) {
+      session.err() << kDecisionLoggingOff;
+      said_off = true;
+    }
+    // A full page: more may be waiting already.
+    if (!response.next_page_token().empty()) continue;
+    absl::SleepFor(interval);
+  }
+}
 
 }  // namespace
 
@@ -46,6 +102,7 @@ int QueryLog(Session& session) {
     return session.UsageError("--page_size: a number from 1 to 1000");
   request.set_page_size(page_size);
   request.set_page_token(o.Get("page_token"));
+  if (o.Switch("follow")) return FollowLog(session, request);
   v1::QueryDecisionLogResponse response;
   int code = session.CallAdmin(&AdminStub::QueryDecisionLog, request, &response);
   if (code != kExitOk) return code;
@@ -56,16 +113,6 @@ int QueryLog(Session& session) {
 }
 
 namespace {
-
-// protobuf's JSON of `message`, as `--json` prints it.
-std::string Json(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions json;
-  json.preserve_proto_field_names = true;
-  json.always_print_primitive_fields = true;
-  std::string text;
-  if (!google::protobuf::util::MessageToJsonString(message, &text, json).ok()) return "null";
-  return text;
-}
 
 // The decision log's verdict on its chain, as a line (or lines, for gaps).
 void PrintDecisionLog(Session& session, const v1::VerifyDecisionLogResponse& response) {
@@ -112,9 +159,10 @@ int VerifyLog(Session& session) {
   v1::VerifyAdminAuditResponse audit;
   code = session.CallAdmin(&AdminStub::VerifyAdminAudit, v1::VerifyAdminAuditRequest(), &audit);
   if (code != kExitOk) return code;
-  if (session.options().Switch("json")) {
-    session.out() << "{\"decision_log\":" << Json(decisions) << ",\"admin_audit\":" << Json(audit)
-                  << "}\n";
+  if (session.format() != OutputFormat::kTable) {
+    OutputValue both = OutputValue::Record();
+    both.Add("decision_log", OutputOf(decisions)).Add("admin_audit", OutputOf(audit));
+    session.out() << Render(both, session.format());
   } else {
     PrintDecisionLog(session, decisions);
     PrintAdminAudit(session, audit);

@@ -37,7 +37,7 @@ int ImportPolicy(Session& session) {
   v1::ImportPolicyResponse response;
   int code = session.CallAdmin(&AdminStub::ImportPolicy, request, &response);
   if (code != kExitOk) return code;
-  if (session.options().Switch("json")) {
+  if (session.format() != OutputFormat::kTable) {
     session.Print(response);
   } else {
     // Zero counts too, which the text form would leave out.

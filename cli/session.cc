@@ -1,8 +1,5 @@
 #include "cli/session.h"
 
-#include <google/protobuf/text_format.h>
-#include <google/protobuf/util/json_util.h>
-
 #include <optional>
 #include <utility>
 
@@ -31,31 +28,43 @@ int Session::Authorize(const v1::AuthorizeRequest& request, v1::AuthorizeRespons
   return Finish(stub->Authorize(&context, request, response));
 }
 
-void Session::Print(const Message& message, bool one_line) {
-  if (options_.Switch("json")) {
-    google::protobuf::util::JsonPrintOptions json;
-    json.preserve_proto_field_names = true;
-    json.always_print_primitive_fields = true;
-    std::string text;
-    const auto printed = google::protobuf::util::MessageToJsonString(message, &text, json);
-    if (printed.ok()) {
-      env_.out << text << "\n";
-      return;
-    }
-    // Never lose an answer (a new token is shown only once): the text form holds it all.
-    env_.err << "verdict: cannot print the answer as JSON (" << printed.message().as_string()
-             << "); printing it as text\n";
+absl::StatusOr<OutputFormat> OutputFormatOf(const ParsedOptions& options) {
+  OutputFormat format = OutputFormat::kTable;
+  if (!ParseOutputFormat(options.Get("output"), &format)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--output: table, json or yaml, not \"", options.Get("output"), "\""));
   }
-  google::protobuf::TextFormat::Printer printer;
-  printer.SetUseUtf8StringEscaping(true);  // "josé", not "jos\303\251"
-  printer.SetSingleLineMode(one_line);
-  std::string text;
-  printer.PrintToString(message, &text);
-  env_.out << text << (one_line ? "\n" : "");
+  if (options.Switch("json")) {
+    if (options.Has("output") && format != OutputFormat::kJson) {
+      return absl::InvalidArgumentError("--json is --output=json: give one of them");
+    }
+    format = OutputFormat::kJson;
+  }
+  return format;
+}
+
+OutputFormat Session::format() const {
+  return OutputFormatOf(options_).value_or(OutputFormat::kTable);
+}
+
+int Session::Simulate(const v1::SimulateRequest& request, v1::SimulateResponse* response) {
+  grpc::ClientContext context;
+  if (int code = PrepareContext(&context); code != kExitOk) return code;
+  auto stub = v1::DecisionService::NewStub(
+      grpc::CreateChannel(options_.Get("addr"), grpc::InsecureChannelCredentials()));
+  return Finish(stub->Simulate(&context, request, response));
+}
+
+void Session::Print(const Message& message) { Print(OutputOf(message)); }
+
+void Session::Print(const OutputValue& value) { env_.out << Render(value, format()); }
+
+void Session::PrintRows(const std::vector<OutputValue>& rows) {
+  env_.out << (rows.empty() ? "(none)\n" : RenderTable(rows));
 }
 
 void Session::PrintDone(const Message& response, absl::string_view done, absl::string_view id) {
-  if (options_.Switch("json")) return Print(response);
+  if (format() != OutputFormat::kTable) return Print(response);
   env_.out << done << " " << id << "\n";
 }
 

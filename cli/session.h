@@ -1,10 +1,11 @@
 // One command line's session with verdictd (cli/verdict_cli.h): its parsed options, how to
 // reach the admin listener (with the admin credential) or the decision port, and how to show the
-// answer (protobuf text, or JSON with --json). Every command runs against one.
+// answer in the format asked for (-o table|json|yaml, cli/output.h). Every command runs against
+// one.
 //
-//   v1::Agent agent;
-//   int code = session.CallAdmin(&AdminStub::GetAgent, request, &agent);
-//   if (code == kExitOk) session.Print(agent);
+//   v1::GetAgentResponse response;
+//   int code = session.CallAdmin(&AdminStub::GetAgent, request, &response);
+//   if (code == kExitOk) session.Print(response.agent());
 #ifndef VERDICT_CLI_SESSION_H_
 #define VERDICT_CLI_SESSION_H_
 
@@ -13,12 +14,15 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "cli/cli_environment.h"
 #include "cli/exit_codes.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "common/admin_limits.h"
 #include "verdict/v1/admin.grpc.pb.h"
 #include "verdict/v1/decision.grpc.pb.h"
@@ -30,6 +34,10 @@ using AdminStub = v1::AdminService::Stub;
 using google::protobuf::Message;
 
 // What one command line asks for, and how to reach the server and show the answer.
+// The format that --output, -o and --json ask for; INVALID_ARGUMENT naming the options when
+// they ask for none or for two.
+absl::StatusOr<OutputFormat> OutputFormatOf(const ParsedOptions& options);
+
 class Session {
  public:
   Session(const ParsedOptions& options, CliEnvironment& env) : options_(options), env_(env) {}
@@ -82,20 +90,32 @@ class Session {
 
   // Calls the decision port's Authorize (`check`); on failure, says why on stderr.
   int Authorize(const v1::AuthorizeRequest& request, v1::AuthorizeResponse* response);
+  // The decision port's Simulate (`check --explain`): no side effects, and the trace.
+  int Simulate(const v1::SimulateRequest& request, v1::SimulateResponse* response);
 
-  // The answer: JSON with --json, else the protobuf text form (one line per message when
-  // `one_line`, for lists).
-  void Print(const Message& message, bool one_line = false);
+  // The format asked for: --output (or -o), --json for json; a table by default. The value
+  // was checked before the command ran (OutputFormatOf).
+  OutputFormat format() const;
 
-  // A list answer: with --json the whole response, else one line per item and the next page.
+  // The answer, in format().
+  void Print(const Message& message);
+  void Print(const OutputValue& value);
+
+  // A list answer: as a table, one row per item (then the next page's token, if any); in JSON
+  // or YAML the whole response.
   template <typename Items>
   void PrintList(const Message& response, const Items& items, const std::string& next_page) {
-    if (options_.Switch("json")) return Print(response);
-    for (const auto& item : items) Print(item, /*one_line=*/true);
+    if (format() != OutputFormat::kTable) return Print(response);
+    std::vector<OutputValue> rows;
+    for (const auto& item : items) rows.push_back(OutputOf(item));
+    PrintRows(rows);
     if (!next_page.empty()) env_.out << "next_page_token: " << next_page << "\n";
   }
 
-  // An answer with nothing in it: "{}" with --json, else what was done to what.
+  // Records as a table's rows; "(none)" when there is none, so that an empty answer is seen.
+  void PrintRows(const std::vector<OutputValue>& rows);
+
+  // An answer with nothing in it: "{}" in JSON or YAML, else what was done to what.
   void PrintDone(const Message& response, absl::string_view done, absl::string_view id);
 
   // A note on stderr, so that stdout stays what scripts parse.

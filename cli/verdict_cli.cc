@@ -6,13 +6,17 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "cli/command_table.h"
 #include "cli/exit_codes.h"
 #include "cli/help.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/session.h"
 #include "common/build_info.h"
+#include "common/version.h"
 
 namespace verdict {
 namespace {
@@ -26,7 +30,9 @@ using cli::IsGroup;
 using cli::OverviewHelp;
 using cli::Session;
 
-bool IsSwitch(absl::string_view arg) { return arg == "--json" || arg == "--help"; }
+bool IsSwitch(absl::string_view arg) {
+  return arg == "--json" || arg == "--help" || arg == "--explain" || arg == "--follow";
+}
 
 }  // namespace
 
@@ -35,7 +41,13 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
   std::vector<std::string> words;
   std::vector<std::string> option_args;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+    std::string arg = args[i];
+    // -o FORMAT, -oFORMAT and -o=FORMAT are --output=FORMAT.
+    if (arg == "-o" && i + 1 < args.size()) {
+      arg = absl::StrCat("--output=", args[++i]);
+    } else if (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "--")) {
+      arg = absl::StrCat("--output=", absl::StripPrefix(arg.substr(2), "="));
+    }
     if (absl::StartsWith(arg, "-")) {
       option_args.push_back(arg);
       // "--name value": the value is no command word.
@@ -61,11 +73,27 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
     return kExitOk;
   }
   if (wants_version && !wants_help) {
-    if (words.size() == 1 && !option_args.empty()) {
-      env.err << "verdict version: takes no options\n";
+    // `verdict version -o json`: the same three facts as a record.
+    const std::vector<OptionSpec> specs = {{"output", "FORMAT", "", Need::kOptional, "table"},
+                                           {"json", "", "", Need::kSwitch}};
+    absl::StatusOr<ParsedOptions> options =
+        words.empty() ? ParseOptions({}, specs) : ParseOptions(option_args, specs);
+    absl::StatusOr<cli::OutputFormat> format =
+        options.ok() ? cli::OutputFormatOf(*options) : options.status();
+    if (!format.ok()) {
+      env.err << "verdict version: " << format.status().message()
+              << " (it takes only -o table|json|yaml)\n";
       return kExitUsage;
     }
-    env.out << VersionLine("verdict");
+    if (*format == cli::OutputFormat::kTable) {
+      env.out << VersionLine("verdict");
+    } else {
+      env.out << cli::Render(cli::OutputValue::Record(
+                                 {{"program", cli::OutputValue::Text("verdict")},
+                                  {"version", cli::OutputValue::Text(std::string(kVerdictVersion))},
+                                  {"commit", cli::OutputValue::Text(std::string(BuildCommit()))}}),
+                             *format);
+    }
     return kExitOk;
   }
   if (words.empty()) {
@@ -86,6 +114,10 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
     if (options->help()) {
       env.out << CommandHelp(command);
       return kExitOk;
+    }
+    if (absl::StatusOr<cli::OutputFormat> format = cli::OutputFormatOf(*options); !format.ok()) {
+      env.err << "verdict " << CommandLine(command) << ": " << format.status().message() << "\n";
+      return kExitUsage;
     }
     Session session(*options, env);
     return command.run(session);

@@ -67,7 +67,16 @@ TEST(VersionTest, VerdictdAndVerdictPrintVersionAndTheSameCommit) {
   EXPECT_EQ(RunProgram("cli/verdict", "--version").out, cli.out);
   EXPECT_EQ(cli.out.substr(cli.out.find(' ')), server.out.substr(server.out.find(' ')));
   EXPECT_THAT(RunProgram("cli/verdict", "--help").out, HasSubstr("\n  version "));
-  EXPECT_EQ(RunProgram("cli/verdict", "version --json").exit_code, 1);
+  // In JSON or YAML too (-o, as every command that prints data); no other option.
+  const Outcome json = RunProgram("cli/verdict", "version -o json");
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_THAT(json.out,
+              MatchesRegex(absl::StrCat(
+                  R"re(\{"program":"verdict","version":")re", std::string(kVerdictVersion),
+                  R"re(","commit":"([0-9a-f]{7,40}(-dirty)?|unknown)"\})re", "\n")));
+  EXPECT_EQ(RunProgram("cli/verdict", "version --json").out, json.out);
+  EXPECT_EQ(RunProgram("cli/verdict", "version --colour=red").exit_code, 1);
+  EXPECT_EQ(RunProgram("cli/verdict", "version -o xml").exit_code, 1);
   const Outcome help = RunProgram("cli/verdict", "version --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, StartsWith("Usage: verdict version\n"));

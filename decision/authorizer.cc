@@ -18,6 +18,13 @@
 namespace verdict {
 namespace {
 
+// Cuts a listing of effective permissions at kMaxListedPermissions; true when it was longer.
+bool CutToListedLength(std::vector<EffectivePermission>& permissions) {
+  if (permissions.size() <= kMaxListedPermissions) return false;
+  permissions.resize(kMaxListedPermissions);
+  return true;
+}
+
 absl::Status InField(absl::string_view field, const absl::Status& status) {
   if (status.ok()) return status;
   return absl::Status(status.code(), absl::StrCat(field, ": ", status.message()));
@@ -507,15 +514,38 @@ absl::StatusOr<Planned<TokenValidation>> Authorizer::PlanValidateToken(
     }
     if (!permissions.ok()) return permissions.status();
     validation.permissions = *std::move(permissions);
-    if (validation.permissions.size() > kMaxListedPermissions) {
-      validation.permissions.resize(kMaxListedPermissions);
-      validation.permissions_truncated = true;
-    }
+    validation.permissions_truncated = CutToListedLength(validation.permissions);
   }
   validation.valid = true;
   validation.message = absl::StrCat("token of agent ", resolution->agent->id);
   validation.agent = *std::move(resolution->agent);
   return plan;
+}
+
+absl::StatusOr<HeldPermissions> Authorizer::EffectivePermissionsOf(absl::string_view agent_id,
+                                                                   const ShouldStop& should_stop) {
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_.BeginRead();
+  if (!snapshot.ok()) return snapshot.status();
+  const absl::Time now = clock_();
+  absl::StatusOr<std::optional<Agent>> agent = (*snapshot)->FindAgent(agent_id);
+  if (!agent.ok()) return agent.status();
+  if (!agent->has_value()) {
+    return absl::NotFoundError(absl::StrCat("agent ", agent_id, " does not exist"));
+  }
+  HeldPermissions held;
+  held.agent = **std::move(agent);
+  held.liveness = LivenessOf(held.agent, now);
+  if (held.liveness != ReasonCode::kAllowed) return held;
+  DecisionBudget budget(limits_.max_decision_steps, should_stop);
+  absl::StatusOr<std::vector<EffectivePermission>> permissions =
+      EffectivePermissions(held.agent, **snapshot, now, &budget);
+  if (!permissions.ok()) {
+    if (budget.exhausted() && observer_) observer_->OnEvaluationLimit("EffectivePermissionsOf");
+    return permissions.status();
+  }
+  held.permissions = *std::move(permissions);
+  held.permissions_truncated = CutToListedLength(held.permissions);
+  return held;
 }
 
 absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const WhatIf& what_if,

@@ -116,6 +116,16 @@ struct TokenValidation {
   bool permissions_truncated = false;
 };
 
+// What an agent holds now, listed for operators (AdminService's ListEffectivePermissions).
+struct HeldPermissions {
+  Agent agent;
+  // kAllowed when the agent is live; else why it holds nothing now (AGENT_SUSPENDED,
+  // AGENT_REVOKED, AGENT_EXPIRED), and `permissions` is empty.
+  ReasonCode liveness = ReasonCode::kAllowed;
+  std::vector<EffectivePermission> permissions;  // at most kMaxListedPermissions
+  bool permissions_truncated = false;
+};
+
 struct Simulation {
   Decision decision;
   Trace trace;
@@ -175,6 +185,12 @@ class Authorizer {
                                                       bool list_permissions,
                                                       Planned<TokenValidation> plan,
                                                       const ShouldStop& should_stop = nullptr);
+
+  // What the agent with this id holds now: the same list, cut at the same length, as a
+  // ValidateToken answer for its token lists, from one snapshot. NOT_FOUND when there is no such
+  // agent; RESOURCE_EXHAUSTED naming the limit when the listing is over budget. No side effects.
+  absl::StatusOr<HeldPermissions> EffectivePermissionsOf(absl::string_view agent_id,
+                                                         const ShouldStop& should_stop = nullptr);
 
   // No side effects. Without what-if inputs, the decision equals Authorize's on the same data.
   // What-if inputs are capped (decision/what_if.h): more is INVALID_ARGUMENT naming the cap.

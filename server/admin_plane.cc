@@ -151,7 +151,8 @@ AdminPlane::AdminPlane(std::unique_ptr<AdminCredentialStore> credentials,
 
 absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOptions& options,
                                                               const std::string& db_path,
-                                                              PolicyAdmin& admin, Clock clock) {
+                                                              PolicyAdmin& admin, Clock clock,
+                                                              PolicyStore* decision_store) {
   absl::StatusOr<std::unique_ptr<AdminCredentialStore>> credentials =
       OpenAdminCredentialStore(db_path);
   if (!credentials.ok()) return credentials.status();
@@ -172,6 +173,7 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
         DecisionLogWriterOptions{.durability = options.decision_log_durability});
   }
   plane->service_.set_decision_logging_on(plane->writer_ != nullptr);
+  plane->service_.set_decision_store(decision_store);
   if (!options.secret_file.empty()) {
     absl::Status bootstrapped = BootstrapCredential(*plane->credentials_, options.secret_file,
                                                     options.hash_params, clock());

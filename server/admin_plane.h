@@ -79,10 +79,12 @@ class AdminPlane {
   // Sets the admin credential when there is none, starts the decision log writer and the
   // admin listener, all on the database `db_path` names. Errors: `db_path` names no store or
   // libpq is missing for a PostgreSQL one, the secret file cannot be read (INVALID_ARGUMENT,
-  // NOT_FOUND), a required listener cannot be bound (UNAVAILABLE).
+  // NOT_FOUND), a required listener cannot be bound (UNAVAILABLE). `decision_store`, when
+  // given (it must outlive the plane), is what AdminService lists effective permissions from.
   static absl::StatusOr<std::unique_ptr<AdminPlane>> Start(const AdminPlaneOptions& options,
                                                            const std::string& db_path,
-                                                           PolicyAdmin& admin, Clock clock);
+                                                           PolicyAdmin& admin, Clock clock,
+                                                           PolicyStore* decision_store = nullptr);
   ~AdminPlane();
 
   // The decision log writer for the Authorizer, or null without --decision_log.

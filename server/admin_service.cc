@@ -492,6 +492,10 @@ grpc::ServerUnaryReactor* GrpcAdminService::VerifyAdminAudit(
     response->set_first_bad_seq(static_cast<uint64_t>(verification->first_bad_seq));
     response->set_problem(verification->problem);
     response->set_pruned_through_seq(static_cast<uint64_t>(verification->pruned_through_seq));
+    return absl::OkStatus();
+  });
+}
+
 // Policy as code (issue 19): the file is parsed here, in the call's worker, and applied by the
 // admin plane in one transaction.
 grpc::ServerUnaryReactor* GrpcAdminService::ApplyPolicy(grpc::CallbackServerContext* context,
@@ -556,6 +560,76 @@ grpc::ServerUnaryReactor* GrpcAdminService::RevokeSession(grpc::CallbackServerCo
                          request->principal());
     if (!revoked.ok()) return revoked.status();
     response->set_revoked(static_cast<uint32_t>(*revoked));
+    return absl::OkStatus();
+  });
+}
+
+// What an agent may do (issue 19 item 5).
+
+void GrpcAdminService::set_decision_store(PolicyStore* store) {
+  held_permissions_ = store == nullptr ? nullptr : std::make_unique<Authorizer>(*store, clock_);
+}
+
+namespace {
+
+// The most rows one list of an agent's grants answers (as many as ValidateToken lists).
+template <typename Row, typename Field>
+bool ListCapped(const std::vector<Row>& rows, Field* field,
+                void (*to_proto)(const Row&, typename Field::value_type*)) {
+  const size_t listed = std::min(rows.size(), kMaxListedPermissions);
+  for (size_t i = 0; i < listed; ++i) to_proto(rows[i], field->Add());
+  return rows.size() > listed;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* GrpcAdminService::ListAgentPermissions(
+    grpc::CallbackServerContext* context, const v1::ListAgentPermissionsRequest* request,
+    v1::ListAgentPermissionsResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+    absl::StatusOr<AgentGrants> grants = admin.GetAgentGrants(request->agent_id());
+    if (!grants.ok()) return grants.status();
+    response->set_truncated(
+        ListCapped(grants->permissions, response->mutable_permissions(), &PermissionToProto));
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::ListAgentDelegations(
+    grpc::CallbackServerContext* context, const v1::ListAgentDelegationsRequest* request,
+    v1::ListAgentDelegationsResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+    absl::StatusOr<AgentGrants> grants = admin.GetAgentGrants(request->agent_id());
+    if (!grants.ok()) return grants.status();
+    const bool in_cut =
+        ListCapped(grants->delegations_in, response->mutable_delegations_in(), &DelegationToProto);
+    const bool out_cut = ListCapped(grants->delegations_out, response->mutable_delegations_out(),
+                                    &DelegationToProto);
+    response->set_truncated(in_cut || out_cut);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::ListEffectivePermissions(
+    grpc::CallbackServerContext* context, const v1::ListEffectivePermissionsRequest* request,
+    v1::ListEffectivePermissionsResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+    if (held_permissions_ == nullptr) {
+      return absl::UnimplementedError("this admin listener lists no effective permissions");
+    }
+    // The admin plane's checks of the id, and its NOT_FOUND.
+    if (absl::StatusOr<Agent> agent = admin.GetAgent(request->agent_id()); !agent.ok()) {
+      return agent.status();
+    }
+    absl::StatusOr<HeldPermissions> held = held_permissions_->EffectivePermissionsOf(
+        request->agent_id(), [context] { return context->IsCancelled(); });
+    if (!held.ok()) return held.status();
+    AgentToProto(held->agent, response->mutable_agent());
+    response->set_liveness(ReasonToProto(held->liveness));
+    for (const EffectivePermission& permission : held->permissions) {
+      EffectivePermissionToProto(permission, response->add_permissions());
+    }
+    response->set_permissions_truncated(held->permissions_truncated);
     return absl::OkStatus();
   });
 }

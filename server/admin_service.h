@@ -16,6 +16,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,10 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   // them only the secret authenticates, and CreateSession and RevokeSession are UNIMPLEMENTED.
   // Set before the service is registered; `authentication` must outlive the service.
   void set_authentication(AdminAuthentication* authentication) { authentication_ = authentication; }
+  // The store decisions read, for ListEffectivePermissions (which answers UNIMPLEMENTED
+  // without one): listed by the decisions' own code (Authorizer::EffectivePermissionsOf). Must
+  // outlive the service; set before the service is registered.
+  void set_decision_store(PolicyStore* store);
 
   grpc::ServerUnaryReactor* CreateAgent(grpc::CallbackServerContext* context,
                                         const v1::CreateAgentRequest* request,
@@ -148,6 +153,16 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* RevokeSession(grpc::CallbackServerContext* context,
                                           const v1::RevokeSessionRequest* request,
                                           v1::RevokeSessionResponse* response) override;
+  // What an agent may do (issue 19 item 5).
+  grpc::ServerUnaryReactor* ListAgentPermissions(
+      grpc::CallbackServerContext* context, const v1::ListAgentPermissionsRequest* request,
+      v1::ListAgentPermissionsResponse* response) override;
+  grpc::ServerUnaryReactor* ListAgentDelegations(
+      grpc::CallbackServerContext* context, const v1::ListAgentDelegationsRequest* request,
+      v1::ListAgentDelegationsResponse* response) override;
+  grpc::ServerUnaryReactor* ListEffectivePermissions(
+      grpc::CallbackServerContext* context, const v1::ListEffectivePermissionsRequest* request,
+      v1::ListEffectivePermissionsResponse* response) override;
 
  private:
   // Checks the caller's credential, then runs `body(admin, actor)` with the admin plane whose
@@ -185,6 +200,8 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   AdminAuthentication* authentication_ = nullptr;
   const Clock clock_;
   const absl::flat_hash_set<std::string> file_key_ids_;
+  // Over the decisions' store, for ListEffectivePermissions; null without one.
+  std::unique_ptr<Authorizer> held_permissions_;
   // Last: destroyed first, finishing the calls it holds while everything above still lives.
   WorkerPool workers_{kAdminWorkers};
 };

@@ -71,6 +71,7 @@ class AdminServiceTest : public testing::Test {
     service_ =
         std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *admin_audit_, *auth_,
                                            clock_.AsFunction(), std::move(file_key_ids));
+    service_->set_decision_store(store_.get());
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
     ASSERT_TRUE(server.ok()) << server.status();
@@ -294,6 +295,21 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
        [&](auto* c) {
          v1::ImportPolicyResponse r;
          return stub.ImportPolicy(c, {}, &r);
+       }},
+      {"ListAgentPermissions",
+       [&](auto* c) {
+         v1::ListAgentPermissionsResponse r;
+         return stub.ListAgentPermissions(c, {}, &r);
+       }},
+      {"ListAgentDelegations",
+       [&](auto* c) {
+         v1::ListAgentDelegationsResponse r;
+         return stub.ListAgentDelegations(c, {}, &r);
+       }},
+      {"ListEffectivePermissions",
+       [&](auto* c) {
+         v1::ListEffectivePermissionsResponse r;
+         return stub.ListEffectivePermissions(c, {}, &r);
        }},
   };
 }
@@ -1235,6 +1251,128 @@ TEST_F(AdminAuditTest, VerifyFindsARowEditedInTheDatabaseFileAtThatRow) {
   EXPECT_FALSE(verification.intact());
   EXPECT_EQ(verification.first_bad_seq(), 3u);
   EXPECT_THAT(verification.problem(), HasSubstr("edited"));
+// --- What an agent may do ----------------------------------------------------------------------
+
+TEST_F(AdminServiceTest, AnAgentsPermissionsAndDelegationsInAndOutAreListed) {
+  const std::string lender = CreateAgent("lender").agent().id();
+  const std::string borrower = CreateAgent("borrower").agent().id();
+  v1::Permission read_docs;
+  v1::Permission deny_secret;
+  ASSERT_TRUE(Grant(lender, "docs:*", {"read"}, v1::EFFECT_ALLOW, &read_docs).ok());
+  ASSERT_TRUE(Grant(lender, "docs:secret:*", {"read"}, v1::EFFECT_DENY, &deny_secret).ok());
+  v1::Delegation lent;
+  ASSERT_TRUE(Delegate(lender, borrower, "docs:public:*", {"read"}, 1, &lent).ok());
+
+  v1::ListAgentPermissionsRequest permissions_request;
+  permissions_request.set_agent_id(lender);
+  v1::ListAgentPermissionsResponse permissions;
+  ASSERT_TRUE(stub_->ListAgentPermissions(Context().get(), permissions_request, &permissions).ok());
+  ASSERT_EQ(permissions.permissions_size(), 2);
+  EXPECT_EQ(permissions.permissions(0).id(), read_docs.id());  // oldest first
+  EXPECT_EQ(permissions.permissions(1).id(), deny_secret.id());
+  EXPECT_EQ(permissions.permissions(1).effect(), v1::EFFECT_DENY);
+  EXPECT_FALSE(permissions.truncated());
+
+  v1::ListAgentDelegationsRequest delegations_request;
+  delegations_request.set_agent_id(lender);
+  v1::ListAgentDelegationsResponse of_lender;
+  ASSERT_TRUE(stub_->ListAgentDelegations(Context().get(), delegations_request, &of_lender).ok());
+  EXPECT_EQ(of_lender.delegations_in_size(), 0);
+  ASSERT_EQ(of_lender.delegations_out_size(), 1);
+  EXPECT_EQ(of_lender.delegations_out(0).id(), lent.id());
+  delegations_request.set_agent_id(borrower);
+  v1::ListAgentDelegationsResponse of_borrower;
+  ASSERT_TRUE(stub_->ListAgentDelegations(Context().get(), delegations_request, &of_borrower).ok());
+  ASSERT_EQ(of_borrower.delegations_in_size(), 1);
+  EXPECT_EQ(of_borrower.delegations_in(0).id(), lent.id());
+  EXPECT_EQ(of_borrower.delegations_out_size(), 0);
+
+  // A revoked delegation is no longer listed: it lends nothing.
+  v1::RevokeDelegationRequest revoke;
+  revoke.set_delegation_id(lent.id());
+  v1::RevokeDelegationResponse revoked;
+  ASSERT_TRUE(stub_->RevokeDelegation(Context().get(), revoke, &revoked).ok());
+  v1::ListAgentDelegationsResponse after;
+  ASSERT_TRUE(stub_->ListAgentDelegations(Context().get(), delegations_request, &after).ok());
+  EXPECT_EQ(after.delegations_in_size(), 0);
+}
+
+TEST_F(AdminServiceTest, EffectivePermissionsAreValidateTokensList) {
+  const std::string lender = CreateAgent("lender").agent().id();
+  const v1::CreateAgentResponse borrower = CreateAgent("borrower");
+  ASSERT_TRUE(Grant(lender, "docs:*", {"read", "write"}).ok());
+  ASSERT_TRUE(Grant(lender, "docs:secret:*", {"read"}, v1::EFFECT_DENY).ok());
+  ASSERT_TRUE(Grant(borrower.agent().id(), "tickets:*", {"open"}).ok());
+  ASSERT_TRUE(Delegate(lender, borrower.agent().id(), "docs:*", {"read"}).ok());
+
+  v1::ListEffectivePermissionsRequest request;
+  request.set_agent_id(borrower.agent().id());
+  v1::ListEffectivePermissionsResponse listed;
+  ASSERT_TRUE(stub_->ListEffectivePermissions(Context().get(), request, &listed).ok());
+  EXPECT_EQ(listed.agent().id(), borrower.agent().id());
+  EXPECT_EQ(listed.liveness(), v1::REASON_CODE_ALLOWED);
+  ASSERT_EQ(listed.permissions_size(), 2);  // its own, then the lent one within the lender's
+  EXPECT_EQ(listed.permissions(0).grant().resource(), "tickets:*");
+  EXPECT_EQ(listed.permissions(1).via_size(), 1);
+  EXPECT_EQ(listed.permissions(1).excluded_by_size(), 1);  // the lender's deny
+
+  // The same list, permission for permission, as ValidateToken answers for the agent's token.
+  Authorizer authorizer(*store_, clock_.AsFunction());
+  absl::StatusOr<TokenValidation> validation = authorizer.ValidateToken(borrower.token());
+  ASSERT_TRUE(validation.ok()) << validation.status();
+  v1::ValidateTokenResponse validated;
+  TokenValidationToProto(*validation, &validated);
+  ASSERT_EQ(validated.permissions_size(), listed.permissions_size());
+  for (int i = 0; i < listed.permissions_size(); ++i) {
+    EXPECT_EQ(validated.permissions(i).SerializeAsString(),
+              listed.permissions(i).SerializeAsString())
+        << i;
+  }
+
+  // A suspended agent holds nothing, and says why.
+  v1::SuspendAgentRequest suspend;
+  suspend.set_agent_id(lender);
+  v1::SuspendAgentResponse suspended;
+  ASSERT_TRUE(stub_->SuspendAgent(Context().get(), suspend, &suspended).ok());
+  request.set_agent_id(lender);
+  v1::ListEffectivePermissionsResponse of_suspended;
+  ASSERT_TRUE(stub_->ListEffectivePermissions(Context().get(), request, &of_suspended).ok());
+  EXPECT_EQ(of_suspended.liveness(), v1::REASON_CODE_AGENT_SUSPENDED);
+  EXPECT_EQ(of_suspended.permissions_size(), 0);
+  // ... and lends nothing any more: the borrower holds only its own.
+  request.set_agent_id(borrower.agent().id());
+  v1::ListEffectivePermissionsResponse without_lender;
+  ASSERT_TRUE(stub_->ListEffectivePermissions(Context().get(), request, &without_lender).ok());
+  EXPECT_EQ(without_lender.permissions_size(), 1);
+}
+
+TEST_F(AdminServiceTest, TheAgentListsRefuseAnUnknownOrMalformedAgent) {
+  for (const char* id : {"agt_nobody", "", "not-an-agent-id"}) {
+    const grpc::StatusCode expected = absl::string_view(id) == "agt_nobody"
+                                          ? grpc::StatusCode::NOT_FOUND
+                                          : grpc::StatusCode::INVALID_ARGUMENT;
+    v1::ListAgentPermissionsRequest permissions;
+    permissions.set_agent_id(id);
+    v1::ListAgentPermissionsResponse permissions_response;
+    EXPECT_EQ(stub_->ListAgentPermissions(Context().get(), permissions, &permissions_response)
+                  .error_code(),
+              expected)
+        << id;
+    v1::ListAgentDelegationsRequest delegations;
+    delegations.set_agent_id(id);
+    v1::ListAgentDelegationsResponse delegations_response;
+    EXPECT_EQ(stub_->ListAgentDelegations(Context().get(), delegations, &delegations_response)
+                  .error_code(),
+              expected)
+        << id;
+    v1::ListEffectivePermissionsRequest effective;
+    effective.set_agent_id(id);
+    v1::ListEffectivePermissionsResponse effective_response;
+    EXPECT_EQ(stub_->ListEffectivePermissions(Context().get(), effective, &effective_response)
+                  .error_code(),
+              expected)
+        << id;
+  }
 }
 
 }  // namespace

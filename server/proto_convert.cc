@@ -168,6 +168,8 @@ v1::Verdict VerdictToProto(Verdict verdict) {
   return v1::VERDICT_UNSPECIFIED;
 }
 
+}  // namespace
+
 v1::ReasonCode ReasonToProto(ReasonCode reason) {
   switch (reason) {
     case ReasonCode::kAllowed:
@@ -205,6 +207,8 @@ v1::ReasonCode ReasonToProto(ReasonCode reason) {
   }
   return v1::REASON_CODE_UNSPECIFIED;
 }
+
+namespace {
 
 v1::AgentKind KindToProto(AgentKind kind) {
   switch (kind) {
@@ -352,17 +356,17 @@ void TokenValidationToProto(const TokenValidation& validation, v1::ValidateToken
   proto->set_message(validation.message);
   if (validation.agent) AgentToProto(*validation.agent, proto->mutable_agent());
   for (const EffectivePermission& permission : validation.permissions) {
-    v1::EffectivePermission* wire_permission = proto->add_permissions();
-    GrantToProto(permission.grant, wire_permission->mutable_grant());
-    HopsToProto(permission.via, wire_permission->mutable_via());
-    for (const Grant& grant : permission.within) {
-      GrantToProto(grant, wire_permission->add_within());
-    }
-    for (const Grant& grant : permission.excluded_by) {
-      GrantToProto(grant, wire_permission->add_excluded_by());
-    }
+    EffectivePermissionToProto(permission, proto->add_permissions());
   }
   proto->set_permissions_truncated(validation.permissions_truncated);
+}
+
+void EffectivePermissionToProto(const EffectivePermission& permission,
+                                v1::EffectivePermission* proto) {
+  GrantToProto(permission.grant, proto->mutable_grant());
+  HopsToProto(permission.via, proto->mutable_via());
+  for (const Grant& grant : permission.within) GrantToProto(grant, proto->add_within());
+  for (const Grant& grant : permission.excluded_by) GrantToProto(grant, proto->add_excluded_by());
 }
 
 void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto) {

@@ -42,6 +42,10 @@ absl::StatusOr<WhatIf> WhatIfFromProto(const v1::WhatIf& proto);
 // Answers, engine to wire. The decision's side effects stay inside the server.
 void DecisionToProto(const Decision& decision, v1::AuthorizeResponse* proto);
 void TokenValidationToProto(const TokenValidation& validation, v1::ValidateTokenResponse* proto);
+v1::ReasonCode ReasonToProto(ReasonCode reason);
+// One permission of ValidateToken's list (and of AdminService's ListEffectivePermissions).
+void EffectivePermissionToProto(const EffectivePermission& permission,
+                                v1::EffectivePermission* proto);
 void SimulationToProto(const Simulation& simulation, v1::SimulateResponse* proto);
 
 // Shared with the admin API (server/admin_convert.h), whose messages carry the same types.

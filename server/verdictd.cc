@@ -254,7 +254,7 @@ int Serve(const ServerOptions& options) {
   }
 
   absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane = AdminPlane::Start(
-      *admin_options, options.db_path, (*store)->admin(), [] { return absl::Now(); });
+      *admin_options, options.db_path, (*store)->admin(), [] { return absl::Now(); }, store->get());
   if (!admin_plane.ok()) {
     LogError(absl::StrCat("verdictd: admin plane: ", admin_plane.status().message()));
     return kExitStartup;

@@ -3,14 +3,18 @@
 # (npm kubernetes-models and TypeScript's excess-property check: an unknown field fails), Envoy's
 # ext_authz wiring and field names, and the Dockerfile, checked statically (Docker does not run
 # here): among other things, its runtime stage's packages must be exactly those of the shared
-# libraries that `ldd` finds in the built verdictd and verdict. Exits non-zero when any check
-# fails. BAZEL overrides the bazel command.
+# libraries that `ldd` finds in the built verdictd and verdict. And the demo policy's expected
+# decisions (deploy/demo-policy.tests.yaml), run by `verdict policy test` with no server.
+# Exits non-zero when any check fails. BAZEL overrides the bazel command.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 read -r -a bazel <<<"${BAZEL:-bazel}"
 
 "${bazel[@]}" build --symlink_prefix=/ //server:verdictd //:verdict
 bin=$("${bazel[@]}" info bazel-bin 2>/dev/null)
+
+"$bin/cli/verdict" policy test --policy=deploy/demo-policy.json \
+  --tests=deploy/demo-policy.tests.yaml
 
 # The Debian package of every library the binaries link. dpkg knows a file under the path its
 # package installs it to; on a merged-/usr system ldd may name it under /lib instead.
