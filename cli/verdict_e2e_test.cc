@@ -871,6 +871,8 @@ TEST_F(VerdictCliTest, AuditQueryTracesARevokeToItsAuthorAndLogVerifyChecksTheAu
   Outcome broken = Admin({"log", "verify"});
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_THAT(broken.out, HasSubstr("admin audit log: broken at seq 2"));
+}
+
 // Policy as code (issue 19): apply and diff a YAML file against the running server, and see the
 // next decision follow it.
 TEST_F(VerdictCliTest, PolicyApplyPrintsThePlanAndTheNextDecisionFollowsTheFile) {

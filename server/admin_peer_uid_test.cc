@@ -34,6 +34,7 @@
 #include "server/unix_socket.h"
 #include "store/admin_credentials.h"
 #include "store/admin_sessions.h"
+#include "store/open_store.h"
 #include "store/decision_log.h"
 #include "store/sqlite_store.h"
 #include "store/test_support.h"
@@ -142,8 +143,11 @@ class AdminPeerUidTest : public ::testing::Test {
   // Serves AdminService on the socket with `peer_uids` mapped, as verdictd does.
   void Serve(PeerUidPrincipals peer_uids) {
     authentication_ = std::make_unique<AdminAuthentication>(sessions_.get(), std::move(peer_uids));
-    service_ = std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *auth_,
-                                                  clock_.AsFunction());
+    absl::StatusOr<std::unique_ptr<AdminAuditLog>> admin_audit = OpenAdminAuditLog(path_);
+    ASSERT_TRUE(admin_audit.ok()) << admin_audit.status();
+    admin_audit_ = *std::move(admin_audit);
+    service_ = std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *admin_audit_,
+                                                  *auth_, clock_.AsFunction());
     service_->set_authentication(authentication_.get());
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("", {{v1::AdminService::service_full_name(), service_.get()}});
@@ -193,6 +197,7 @@ class AdminPeerUidTest : public ::testing::Test {
   std::unique_ptr<AdminSessions> session_store_;
   std::unique_ptr<AdminSessionManager> sessions_;
   std::unique_ptr<DecisionLog> decision_log_;
+  std::unique_ptr<AdminAuditLog> admin_audit_;
   std::unique_ptr<AdminAuthentication> authentication_;
   std::unique_ptr<GrpcAdminService> service_;
   std::unique_ptr<GrpcServer> server_;

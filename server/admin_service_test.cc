@@ -1251,6 +1251,8 @@ TEST_F(AdminAuditTest, VerifyFindsARowEditedInTheDatabaseFileAtThatRow) {
   EXPECT_FALSE(verification.intact());
   EXPECT_EQ(verification.first_bad_seq(), 3u);
   EXPECT_THAT(verification.problem(), HasSubstr("edited"));
+}
+
 // --- What an agent may do ----------------------------------------------------------------------
 
 TEST_F(AdminServiceTest, AnAgentsPermissionsAndDelegationsInAndOutAreListed) {

@@ -19,6 +19,7 @@
 #include "server/grpc_server.h"
 #include "store/admin_credentials.h"
 #include "store/admin_sessions.h"
+#include "store/open_store.h"
 #include "store/decision_log.h"
 #include "store/sqlite_store.h"
 #include "store/test_support.h"
@@ -74,8 +75,11 @@ class AdminSessionServiceTest : public ::testing::Test {
     sessions_ = std::make_unique<AdminSessionManager>(*session_store_, clock_.AsFunction());
     authentication_ = std::make_unique<AdminAuthentication>(sessions_.get(), std::move(peer_uids));
     decision_log_ = std::make_unique<DecisionLog>(path_);
-    service_ = std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *auth_,
-                                                  clock_.AsFunction());
+    absl::StatusOr<std::unique_ptr<AdminAuditLog>> admin_audit = OpenAdminAuditLog(path_);
+    ASSERT_TRUE(admin_audit.ok()) << admin_audit.status();
+    admin_audit_ = *std::move(admin_audit);
+    service_ = std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *admin_audit_,
+                                                  *auth_, clock_.AsFunction());
     if (with_sessions) service_->set_authentication(authentication_.get());
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
@@ -146,6 +150,7 @@ class AdminSessionServiceTest : public ::testing::Test {
   std::unique_ptr<AdminSessionManager> sessions_;
   std::unique_ptr<AdminAuthentication> authentication_;
   std::unique_ptr<DecisionLog> decision_log_;
+  std::unique_ptr<AdminAuditLog> admin_audit_;
   std::unique_ptr<GrpcAdminService> service_;
   std::unique_ptr<GrpcServer> server_;
   std::unique_ptr<v1::AdminService::Stub> stub_;

@@ -79,7 +79,7 @@ TEST_F(StorePrunerTest, ExpiredAdminSessionsArePrunedAndLiveOnesKept) {
                           .expires_at = now + absl::Hours(1)};
   ASSERT_TRUE(sessions.Insert(live, "live", 100).ok());
   {
-    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1), &sessions);
+    StorePruner pruner(*store_, {.max_rows = 2}, absl::Hours(1), /*admin_audit=*/{}, &sessions);
     pruner.AwaitRuns(2);
     EXPECT_EQ(pruner.counters().admin_sessions, 3u);
     EXPECT_EQ(pruner.counters().failed, 0u);
