@@ -22,6 +22,9 @@ struct CliEnvironment {
 };
 
 inline constexpr char kAdminSecretEnv[] = "VERDICT_ADMIN_SECRET";
+// The admin principal the secret belongs to, when --principal is not given ("admin" when
+// neither is).
+inline constexpr char kPrincipalEnv[] = "VERDICT_PRINCIPAL";
 
 }  // namespace verdict
 

@@ -51,6 +51,9 @@ class Session {
     grpc::ClientContext context;
     if (int code = PrepareContext(&context); code != kExitOk) return code;
     context.AddMetadata("authorization", absl::StrCat("Bearer ", secret));
+    if (std::string principal = Principal(); !principal.empty()) {
+      context.AddMetadata("verdict-principal", principal);
+    }
     // A policy export comes back whole in one message (common/admin_limits.h).
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(kMaxAdminMessageBytes);
@@ -83,6 +86,8 @@ class Session {
 
  private:
   int AdminSecret(std::string* secret);
+  // --principal, else $VERDICT_PRINCIPAL, else "" (the server then takes "admin").
+  std::string Principal() const;
   int PrepareContext(grpc::ClientContext* context);
   int Finish(const grpc::Status& status);
   static const char* CodeName(grpc::StatusCode code);

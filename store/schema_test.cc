@@ -107,7 +107,7 @@ TEST_F(SchemaTest, DecisionLogIsLeftToItsOwnMigration) {
   EXPECT_FALSE(db.tableExists("decision_log"));
   ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
   EXPECT_TRUE(db.tableExists("decision_log"));
-  EXPECT_TRUE(db.tableExists("admin_credentials"));
+  EXPECT_TRUE(db.tableExists("admin_principals"));
 }
 
 TEST_F(SchemaTest, ConfigureConnectionTurnsOnWalAndForeignKeys) {

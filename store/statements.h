@@ -83,12 +83,18 @@ enum class Statement {
   kDecisionLogInsert,
   kDecisionLogQuery,
   kDecisionLogQueryByAgent,
-  kAdminSecretHash,
   kSetAdminSecretHashIfAbsent,
+  // Admin principals (store/admin_credential_store.h).
+  kFindAdminPrincipal,
+  kListAdminPrincipals,
+  kCountAdminPrincipals,
+  kCountEnabledAdmins,
+  kInsertAdminPrincipal,
+  kUpdateAdminPrincipal,
 };
 
 inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kSetAdminSecretHashIfAbsent) + 1;
+    static_cast<size_t>(Statement::kUpdateAdminPrincipal) + 1;
 
 struct StatementSql {
   Statement id;
