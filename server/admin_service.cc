@@ -89,6 +89,16 @@ absl::StatusOr<AdminRoleSet> RolesFromRequest(
   return roles;
 }
 
+// The principals who voted on the approval `id`, into its answer.
+absl::Status AddVoters(PolicyAdmin& admin, const std::string& id, v1::ApprovalRequest* proto) {
+  absl::StatusOr<std::vector<ApprovalVoteCast>> votes = admin.ApprovalVotes(id);
+  if (!votes.ok()) return votes.status();
+  for (const ApprovalVoteCast& vote : *votes) {
+    (vote.approve ? proto->add_approved_by() : proto->add_denied_by())->assign(vote.approver);
+  }
+  return absl::OkStatus();
+}
+
 // A generated secret: 32 random bytes, base64url, behind a prefix that says what it is.
 std::string NewPrincipalSecret() { return absl::StrCat("vdp_", Base64UrlEncode(RandomBytes(32))); }
 
@@ -306,7 +316,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerCo
         admin.ListApprovals(*status, PageFromProto(request->page_size(), request->page_token()));
     if (!page.ok()) return page.status();
     for (const ApprovalRequest& approval : page->approvals) {
-      ApprovalToProto(approval, response->add_approvals());
+      v1::ApprovalRequest* listed = response->add_approvals();
+      ApprovalToProto(approval, listed);
+      if (absl::Status named = AddVoters(admin, approval.id, listed); !named.ok()) return named;
     }
     response->set_next_page_token(page->next_page_token);
     return absl::OkStatus();
@@ -336,6 +348,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* co
         admin.VoteOnApproval(approval_id, actor.principal, approve, clock_());
     if (!approval.ok()) return approval.status();
     ApprovalToProto(*approval, response);
+    if (absl::Status named = AddVoters(admin, approval_id, response); !named.ok()) return named;
     return absl::OkStatus();
   });
 }

@@ -982,6 +982,15 @@ TEST_F(AdminServiceTest, QuorumOfDistinctApproversApproves) {
   EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_APPROVED);
   EXPECT_EQ(approval.approvals(), 2u);
   EXPECT_EQ(approval.quorum(), 2u);
+  // The answer and the listing name the principals who voted.
+  EXPECT_THAT(approval.approved_by(), testing::ElementsAre("carol", "dave"));
+  v1::ListApprovalsRequest approved;
+  approved.set_status(v1::APPROVAL_STATUS_APPROVED);
+  v1::ListApprovalsResponse listed;
+  ASSERT_TRUE(stub_->ListApprovals(Context().get(), approved, &listed).ok());
+  ASSERT_EQ(listed.approvals_size(), 1);
+  EXPECT_THAT(listed.approvals(0).approved_by(), testing::ElementsAre("carol", "dave"));
+  EXPECT_TRUE(listed.approvals(0).denied_by().empty());
 
   EXPECT_EQ(Vote(id, "erin", true).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 }
@@ -992,6 +1001,7 @@ TEST_F(AdminServiceTest, OneDenyDeniesAndAnExpiredRequestTakesNoVotes) {
   v1::ApprovalRequest approval;
   ASSERT_TRUE(Vote(denied, "carol", false, &approval).ok());
   EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_DENIED);
+  EXPECT_THAT(approval.denied_by(), testing::ElementsAre("carol"));
 
   const std::string expiring = OpenApproval(agent, 1, absl::Minutes(5));
   clock_.Advance(absl::Minutes(6));

@@ -308,6 +308,9 @@ constexpr Entry kStatements[] = {
     {Statement::kUpdateAdminPrincipal, "UpdateAdminPrincipal",
      "UPDATE admin_principals SET secret_hash = $2, roles = $3, grant_patterns = $4,"
      " enabled = $5, updated_at = $6 WHERE name = $1"},
+    {Statement::kApprovalVotes, "ApprovalVotes",
+     "SELECT approver, vote FROM approval_votes WHERE approval_id = $1"
+     " ORDER BY created_at, approver"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS

@@ -91,10 +91,10 @@ enum class Statement {
   kCountEnabledAdmins,
   kInsertAdminPrincipal,
   kUpdateAdminPrincipal,
+  kApprovalVotes,  // the principals who voted on an approval, for its listings
 };
 
-inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kUpdateAdminPrincipal) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kApprovalVotes) + 1;
 
 struct StatementSql {
   Statement id;
