@@ -77,17 +77,23 @@ absl::StatusOr<AdminActor> AdminAuthenticator::Authenticate(absl::string_view pe
         "missing admin credential: send the metadata \"authorization: Bearer <secret>\"");
   }
   if (absl::Status admitted = AdmitCheck(key); !admitted.ok()) return admitted;
-  absl::StatusOr<bool> matches = SecretMatches(valid_name ? principal : "", *secret);
-  if (!matches.ok()) return matches.status();
-  if (!*matches) {
+  absl::StatusOr<SecretCheck> checked = SecretMatches(valid_name ? principal : "", *secret);
+  if (!checked.ok()) return checked.status();
+  if (!checked->matches) {
     RecordFailure(key, host, clock_());
     return absl::UnauthenticatedError("invalid admin credential");
   }
   absl::MutexLock lock(&mu_);
   failures_.erase(key);
   peer_failures_.erase(host);
-  if (passed_.size() >= options_.max_tracked_peers) passed_.clear();
-  passed_.insert(key);
+  // A disabled principal's right secret earns no place ahead of others for the checks: its
+  // calls are refused anyway (CurrentPrincipal).
+  if (checked->enabled) {
+    if (passed_.size() >= options_.max_tracked_peers) passed_.clear();
+    passed_.insert(key);
+  } else {
+    passed_.erase(key);
+  }
   return AdminActor{.principal = std::string(principal),
                     .method = AdminAuthMethod::kSecret,
                     .peer = std::string(peer)};
@@ -169,14 +175,15 @@ absl::Status AdminAuthenticator::AdmitCheck(const std::string& key) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> AdminAuthenticator::SecretMatches(absl::string_view principal,
-                                                       absl::string_view secret) {
+absl::StatusOr<AdminAuthenticator::SecretCheck> AdminAuthenticator::SecretMatches(
+    absl::string_view principal, absl::string_view secret) {
   absl::StatusOr<std::optional<StoredAdminPrincipal>> stored = std::nullopt;
   if (!principal.empty()) stored = credentials_.FindPrincipal(principal);
-  bool matches = false;
+  SecretCheck checked;
   if (stored.ok()) {
     if (stored->has_value()) {
-      matches = VerifySecret((*stored)->secret_hash, secret);
+      checked.matches = VerifySecret((*stored)->secret_hash, secret);
+      checked.enabled = (*stored)->principal.enabled;
     } else {
       // No such principal: spend what a check spends, so timing does not tell that none exists.
       BurnVerificationTime(options_.hash_params);
@@ -186,7 +193,7 @@ absl::StatusOr<bool> AdminAuthenticator::SecretMatches(absl::string_view princip
   --checks_running_;
   check_done_.SignalAll();
   if (!stored.ok()) return stored.status();
-  return matches;
+  return checked;
 }
 
 void AdminAuthenticator::RecordFailure(const std::string& key, const std::string& peer_host,

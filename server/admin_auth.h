@@ -118,9 +118,13 @@ class AdminAuthenticator {
   // The peer may take a free slot and token now: no peer of a better standing waits.
   bool MayRunNow(Standing standing) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RefillTokens(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  struct SecretCheck {
+    bool matches = false;  // the secret is the principal's
+    bool enabled = false;  // and the principal is enabled
+  };
   // Whether the presented secret is the principal's, at the cost of one Argon2id check, run in
   // the slot AdmitCheck took (and given back here).
-  absl::StatusOr<bool> SecretMatches(absl::string_view principal, absl::string_view secret);
+  absl::StatusOr<SecretCheck> SecretMatches(absl::string_view principal, absl::string_view secret);
   // Counts a failure of the caller `key` and of its peer `peer_host`.
   void RecordFailure(const std::string& key, const std::string& peer_host, absl::Time now);
   void CountFailure(absl::flat_hash_map<std::string, PeerFailures>& failures,
