@@ -322,6 +322,24 @@ absl::StatusOr<ApprovalRequest> AdminCalls::GetApproval(absl::string_view approv
   return approval;
 }
 
+absl::StatusOr<std::vector<ApprovalVoteCast>> AdminCalls::ApprovalVotes(
+    absl::string_view approval_id) {
+  if (absl::Status s = CheckId("approval_id", approval_id, kApprovalIdPrefix); !s.ok()) return s;
+  const absl::Time now = AdminClock();
+  std::vector<ApprovalVoteCast> votes;
+  absl::Status status = Transact(TransactionKind::kRead, [&](AdminTransaction& t) -> absl::Status {
+    absl::StatusOr<ApprovalRequest> found =
+        ExistingRow(t.FindApproval(approval_id, now), "approval", approval_id);
+    if (!found.ok()) return found.status();
+    absl::StatusOr<std::vector<ApprovalVoteCast>> cast = t.VotesOn(approval_id);
+    if (!cast.ok()) return cast.status();
+    votes = *std::move(cast);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return votes;
+}
+
 absl::StatusOr<ApprovalRequest> AdminCalls::VoteOnApproval(absl::string_view approval_id,
                                                            absl::string_view approver, bool approve,
                                                            absl::Time now) {

@@ -66,6 +66,8 @@ class AdminCalls final : public PolicyAdmin {
   absl::StatusOr<ApprovalPage> ListApprovals(std::optional<ApprovalStatus> status,
                                              const PageRequest& page) override;
   absl::StatusOr<ApprovalRequest> GetApproval(absl::string_view approval_id) override;
+  absl::StatusOr<std::vector<ApprovalVoteCast>> ApprovalVotes(
+      absl::string_view approval_id) override;
   absl::StatusOr<ApprovalRequest> VoteOnApproval(absl::string_view approval_id,
                                                  absl::string_view approver, bool approve,
                                                  absl::Time now) override;

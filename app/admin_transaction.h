@@ -57,6 +57,8 @@ class AdminTransaction {
   // True when `approver` has voted on the approval.
   virtual absl::StatusOr<bool> HasVoted(absl::string_view approval_id,
                                         absl::string_view approver) = 0;
+  // The votes on the approval, in the order they were cast.
+  virtual absl::StatusOr<std::vector<ApprovalVoteCast>> VotesOn(absl::string_view approval_id) = 0;
   // Foreign keys checked when the transaction commits rather than by each write, where the
   // database can (SQLite: true); false leaves them checked as each row is written (PostgreSQL's
   // are not deferrable).

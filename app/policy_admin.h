@@ -134,6 +134,11 @@ class PolicyAdmin {
                                                          absl::string_view approver, bool approve,
                                                          absl::Time now) = 0;
 
+  // The votes cast on an approval request, in the order they were cast. NOT_FOUND when there is
+  // no such request.
+  virtual absl::StatusOr<std::vector<ApprovalVoteCast>> ApprovalVotes(
+      absl::string_view approval_id);
+
   // The whole policy in one consistent read.
   virtual absl::StatusOr<PolicyContents> ExportPolicy() = 0;
   // Writes `policy` into an empty store, all or nothing; FAILED_PRECONDITION when the store
@@ -182,6 +187,9 @@ inline absl::StatusOr<AppliedPolicy> PolicyAdmin::ApplyPolicy(const DeclaredPoli
 
 inline absl::Status PolicyAdmin::RevokeTokenId(absl::string_view, absl::Time) {
   return absl::UnimplementedError("this policy store keeps no revoked JWT ids");
+}
+inline absl::StatusOr<std::vector<ApprovalVoteCast>> PolicyAdmin::ApprovalVotes(absl::string_view) {
+  return absl::UnimplementedError("this policy store lists no votes");
 }
 inline absl::StatusOr<SigningKey> PolicyAdmin::AddSigningKey(const NewSigningKey&) {
   return absl::UnimplementedError("this policy store keeps no JWT signing keys");

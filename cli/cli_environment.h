@@ -26,6 +26,9 @@ inline constexpr char kAdminSecretEnv[] = "VERDICT_ADMIN_SECRET";
 inline constexpr char kAdminAddrEnv[] = "VERDICT_ADMIN_ADDR";
 // verdictd's default admin listener, next to its default database (./verdict.db).
 inline constexpr char kDefaultAdminAddress[] = "unix:verdict.db.admin.sock";
+// The admin principal the secret belongs to, when --principal is not given ("admin" when
+// neither is).
+inline constexpr char kPrincipalEnv[] = "VERDICT_PRINCIPAL";
 
 }  // namespace verdict
 

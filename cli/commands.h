@@ -2,7 +2,7 @@
 // each, run against a Session; each returns the exit code (cli/exit_codes.h). Defined by group:
 // cli/agent_commands.cc, cli/grant_commands.cc (permissions and delegations),
 // cli/approval_commands.cc, cli/log_commands.cc, cli/policy_commands.cc, cli/key_commands.cc
-// (signing keys and revoked token ids) and cli/check_command.cc.
+// (signing keys and revoked token ids), cli/principal_commands.cc and cli/check_command.cc.
 //
 //   int code = CreateAgent(session);
 #ifndef VERDICT_CLI_COMMANDS_H_
@@ -57,6 +57,13 @@ int ListSigningKeys(Session& session);
 // `login` and `logout`: an admin session kept for later commands (cli/session_file.h).
 int Login(Session& session);
 int Logout(Session& session);
+// Admin principals and their roles (cli/principal_commands.cc).
+int CreatePrincipal(Session& session);
+int ListPrincipals(Session& session);
+int DisablePrincipal(Session& session);
+int EnablePrincipal(Session& session);
+int SetPrincipalRoles(Session& session);
+int SetPrincipalSecret(Session& session);
 
 // `check`: one Authorize on the decision port.
 int Check(Session& session);

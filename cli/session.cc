@@ -134,6 +134,11 @@ int Session::AdminAuthorization(std::string* authorization) {
                                  ", pass --admin_secret_file=PATH or run verdict login"));
 }
 
+std::string Session::Principal() const {
+  if (options_.Has("principal")) return options_.Get("principal");
+  return std::string(absl::StripAsciiWhitespace(env_.getenv(kPrincipalEnv).value_or("")));
+}
+
 int Session::PrepareContext(grpc::ClientContext* context) {
   absl::Duration timeout;
   if (!absl::ParseDuration(options_.Get("timeout"), &timeout) || timeout <= absl::ZeroDuration() ||
@@ -171,6 +176,8 @@ const char* Session::CodeName(grpc::StatusCode code) {
       return "refused";
     case grpc::StatusCode::UNAUTHENTICATED:
       return "unauthenticated";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "permission denied";
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return "throttled";
     case grpc::StatusCode::UNAVAILABLE:

@@ -71,6 +71,9 @@ class Session {
     grpc::ClientContext context;
     if (int code = PrepareContext(&context); code != kExitOk) return code;
     if (!authorization.empty()) context.AddMetadata("authorization", authorization);
+    if (std::string principal = Principal(); !principal.empty()) {
+      context.AddMetadata("verdict-principal", principal);
+    }
     // A policy export comes back whole in one message (common/admin_limits.h).
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(kMaxAdminMessageBytes);
@@ -125,6 +128,8 @@ class Session {
   // "Bearer <credential>" for CallAdmin, or "" (none) on a unix: address; remembers which was
   // chosen, so that a refusal can say what to do.
   int AdminAuthorization(std::string* authorization);
+  // --principal, else $VERDICT_PRINCIPAL, else "" (the server then takes "admin").
+  std::string Principal() const;
   int PrepareContext(grpc::ClientContext* context);
   int Finish(const grpc::Status& status);
   static const char* CodeName(grpc::StatusCode code);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -81,12 +82,17 @@ class VerdictCliTest : public testing::Test {
   }
 
   // Runs `verdict args...` with `secret` in VERDICT_ADMIN_SECRET ("" to leave it unset).
-  static Outcome Verdict(const std::vector<std::string>& args, absl::string_view secret = kSecret) {
+  // `principal`, when not empty, goes in VERDICT_PRINCIPAL.
+  static Outcome Verdict(const std::vector<std::string>& args, absl::string_view secret = kSecret,
+                         absl::string_view principal = "") {
     std::vector<std::string> words = {ShellQuote(RunfilePath("cli/verdict"))};
     for (const std::string& arg : args) words.push_back(ShellQuote(arg));
-    const std::string env = secret.empty()
-                                ? "unset VERDICT_ADMIN_SECRET; "
-                                : absl::StrCat("VERDICT_ADMIN_SECRET=", ShellQuote(secret), " ");
+    std::string env = secret.empty()
+                          ? "unset VERDICT_ADMIN_SECRET; "
+                          : absl::StrCat("VERDICT_ADMIN_SECRET=", ShellQuote(secret), " ");
+    if (!principal.empty()) {
+      absl::StrAppend(&env, "VERDICT_PRINCIPAL=", ShellQuote(principal), " ");
+    }
     const std::string command = absl::StrCat(env, absl::StrJoin(words, " "), " 2>cli-stderr.txt");
     Outcome outcome;
     FILE* pipe = popen(command.c_str(), "r");
@@ -100,9 +106,30 @@ class VerdictCliTest : public testing::Test {
     return outcome;
   }
 
-  static Outcome Admin(std::vector<std::string> args, absl::string_view secret = kSecret) {
+  static Outcome Admin(std::vector<std::string> args, absl::string_view secret = kSecret,
+                       absl::string_view principal = "") {
     args.push_back(absl::StrCat("--admin_addr=", kAdminSocket));
-    return Verdict(args, secret);
+    return Verdict(args, secret, principal);
+  }
+
+  // The secret `verdict principals create` gives `name` from a file, and the principal created
+  // with `roles`.
+  static std::string SecretOf(absl::string_view name) {
+    return absl::StrCat("e2e-secret-of-", name, "-0123456789");
+  }
+  static void CreatePrincipal(const std::string& name, const std::string& roles) {
+    const std::string file = absl::StrCat(name, "-secret");
+    std::ofstream(file) << SecretOf(name) << "\n";
+    Outcome created =
+        Admin({"principals", "create", absl::StrCat("--name=", name),
+               absl::StrCat("--roles=", roles), absl::StrCat("--secret_file=", file)});
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+    EXPECT_THAT(created.out, Not(HasSubstr("secret:")));
+  }
+  // `verdict args...` as the principal `name`, by --principal.
+  static Outcome As(const std::string& name, std::vector<std::string> args) {
+    args.push_back(absl::StrCat("--principal=", name));
+    return Admin(args, SecretOf(name));
   }
 
   static Outcome Check(std::vector<std::string> args) {
@@ -149,7 +176,9 @@ TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
         "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
         "keys rotate",        "keys retire",        "keys list",          "check",
         "audit query",        "policy apply",       "policy diff",        "agents permissions",
-        "agents delegations", "agents effective",   "policy test"}) {
+        "agents delegations", "agents effective",   "policy test",        "principals create",
+        "principals list",    "principals disable", "principals enable",  "principals set-roles",
+        "principals set-secret"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");
     Outcome help = Verdict(args);
@@ -597,20 +626,69 @@ TEST_F(VerdictCliTest, ApprovalsFromAGatedCallToItsUse) {
   Outcome pending = Admin({"approvals", "list", "--json"});
   EXPECT_EQ(pending.exit_code, 0);
   EXPECT_THAT(pending.out, HasSubstr(approval));
-  EXPECT_EQ(Admin({"approvals", "approve", "--id", approval, "--approver=carol"}).exit_code, 0);
-  Outcome twice = Admin({"approvals", "approve", "--id", approval, "--approver=carol"});
+  for (const char* approver : {"carol", "dave", "erin"}) CreatePrincipal(approver, "approver");
+  EXPECT_EQ(As("carol", {"approvals", "approve", "--id", approval}).exit_code, 0);
+  Outcome twice = As("carol", {"approvals", "approve", "--id", approval});
   EXPECT_EQ(twice.exit_code, 3);
   EXPECT_THAT(twice.err, HasSubstr("already voted"));
-  EXPECT_EQ(Admin({"approvals", "approve", "--id", approval, "--approver=dave"}).exit_code, 0);
+  // A vote is the caller's: carol cannot vote as dave.
+  Outcome as_dave = As("carol", {"approvals", "approve", "--id", approval, "--approver=dave"});
+  EXPECT_EQ(as_dave.exit_code, 3);
+  EXPECT_THAT(as_dave.err, HasSubstr("not the caller"));
+  EXPECT_EQ(As("dave", {"approvals", "approve", "--id", approval, "--approver=dave"}).exit_code, 0);
   EXPECT_EQ(Check({"--agent", id, "--action=deploy", "--resource=svc:web"}).exit_code, 0);
   // Used: the next identical call needs a new approval.
   EXPECT_EQ(Check({"--agent", id, "--action=deploy", "--resource=svc:web"}).exit_code, 2);
 
   Outcome denial = Check({"--agent", id, "--action=deploy", "--resource=svc:db", "--json"});
   const std::string second = Member(ParseOutput(denial), "approval_request_id");
-  EXPECT_EQ(Admin({"approvals", "deny", "--id", second, "--approver=erin"}).exit_code, 0);
+  EXPECT_EQ(As("erin", {"approvals", "deny", "--id", second}).exit_code, 0);
   Outcome denied = Admin({"approvals", "list", "--status=denied"});
   EXPECT_THAT(denied.out, HasSubstr(second));
+}
+
+TEST_F(VerdictCliTest, PrincipalsAreManagedByAdminAndActByTheirRoles) {
+  // A generated secret is printed once, on its own line.
+  Outcome created = Admin({"principals", "create", "--name=ci", "--roles=operator"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const size_t at = created.out.find("secret: ");
+  ASSERT_NE(at, std::string::npos) << created.out;
+  const std::string ci_secret(
+      absl::StripAsciiWhitespace(created.out.substr(at + std::string("secret: ").size())));
+  EXPECT_THAT(ci_secret, StartsWith("vdp_"));
+  EXPECT_THAT(created.err, HasSubstr("shown only this once"));
+  // The principal named by VERDICT_PRINCIPAL, with its secret.
+  EXPECT_EQ(Admin({"agents", "create", "--owner=alice", "--name=built"}, ci_secret, "ci").exit_code,
+            0);
+  // An operator does not manage principals: PERMISSION_DENIED names the role it needs.
+  Outcome denied = Admin({"principals", "list"}, ci_secret, "ci");
+  EXPECT_EQ(denied.exit_code, 3);
+  EXPECT_THAT(denied.err, HasSubstr("permission denied"));
+  EXPECT_THAT(denied.err, HasSubstr("ListPrincipals needs the role auditor or admin"));
+
+  // The secret from standard input; never on the command line.
+  Outcome from_stdin = Verdict({"principals", "create", "--name=aud", "--roles=auditor",
+                                "--secret_file=-", absl::StrCat("--admin_addr=", kAdminSocket)});
+  // Standard input is empty here: refused before anything is sent.
+  EXPECT_EQ(from_stdin.exit_code, 1);
+  EXPECT_THAT(from_stdin.err, HasSubstr("--secret_file"));
+  CreatePrincipal("aud", "auditor");
+  Outcome listed = As("aud", {"principals", "list", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("\"ci\""));
+  EXPECT_THAT(listed.out, Not(HasSubstr("argon2")));
+
+  ASSERT_EQ(Admin({"principals", "set-roles", "--name=ci", "--roles=auditor"}).exit_code, 0);
+  EXPECT_NE(Admin({"agents", "create", "--owner=a", "--name=b"}, ci_secret, "ci").exit_code, 0);
+  ASSERT_EQ(Admin({"principals", "disable", "--name=ci"}).exit_code, 0);
+  Outcome disabled = Admin({"agents", "list"}, ci_secret, "ci");
+  EXPECT_THAT(disabled.err, HasSubstr("\"ci\" is disabled"));
+  ASSERT_EQ(Admin({"principals", "enable", "--name=ci"}).exit_code, 0);
+  EXPECT_EQ(Admin({"agents", "list"}, ci_secret, "ci").exit_code, 0);
+
+  Outcome last = Admin({"principals", "disable", "--name=admin"});
+  EXPECT_NE(last.exit_code, 0);
+  EXPECT_THAT(last.err, HasSubstr("last enabled admin"));
 }
 
 TEST_F(VerdictCliTest, DecisionLogRecordsRedactsAndVerifies) {

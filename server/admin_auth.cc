@@ -40,38 +40,73 @@ AdminAuthenticator::AdminAuthenticator(AdminCredentialStore& credentials, Clock 
       options_(options),
       tokens_(options.check_burst) {}
 
+absl::Status AdminAuthenticator::BackingOff(
+    const absl::flat_hash_map<std::string, PeerFailures>& failures, const std::string& key,
+    absl::string_view who, absl::Time now) {
+  auto it = failures.find(key);
+  if (it == failures.end() || now >= it->second.retry_after) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "too many failed admin credentials ", who, ": retry in ",
+      absl::ToInt64Seconds(absl::Ceil(it->second.retry_after - now, absl::Seconds(1))), " s"));
+}
+
 absl::StatusOr<AdminActor> AdminAuthenticator::Authenticate(absl::string_view peer,
-                                                            absl::string_view authorization) {
+                                                            absl::string_view authorization,
+                                                            absl::string_view principal) {
   const std::string host = PeerHost(peer);
+  // A name no principal can have is checked like an unknown one, under one key: what a caller
+  // sends never grows the tables by more than a valid name's length.
+  const bool valid_name = ValidatePrincipalName(principal).ok();
+  const std::string key = absl::StrCat(host, "\n", valid_name ? principal : "");
   {
     absl::MutexLock lock(&mu_);
-    auto it = failures_.find(host);
     const absl::Time now = clock_();
-    if (it != failures_.end() && now < it->second.retry_after) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "too many failed admin credentials from this peer: retry in ",
-          absl::ToInt64Seconds(absl::Ceil(it->second.retry_after - now, absl::Seconds(1))), " s"));
+    if (absl::Status waiting = BackingOff(failures_, key, "for this principal from this peer", now);
+        !waiting.ok()) {
+      return waiting;
+    }
+    if (absl::Status waiting = BackingOff(peer_failures_, host, "from this peer", now);
+        !waiting.ok()) {
+      return waiting;
     }
   }
   std::optional<absl::string_view> secret = BearerSecret(authorization);
   if (!secret || secret->empty()) {
-    RecordFailure(host, clock_());
+    RecordFailure(key, host, clock_());
     return absl::UnauthenticatedError(
         "missing admin credential: send the metadata \"authorization: Bearer <secret>\"");
   }
-  if (absl::Status admitted = AdmitCheck(host); !admitted.ok()) return admitted;
-  absl::StatusOr<bool> matches = SecretMatches(*secret);
-  if (!matches.ok()) return matches.status();
-  if (!*matches) {
-    RecordFailure(host, clock_());
+  if (absl::Status admitted = AdmitCheck(key); !admitted.ok()) return admitted;
+  absl::StatusOr<SecretCheck> checked = SecretMatches(valid_name ? principal : "", *secret);
+  if (!checked.ok()) return checked.status();
+  if (!checked->matches) {
+    RecordFailure(key, host, clock_());
     return absl::UnauthenticatedError("invalid admin credential");
   }
   absl::MutexLock lock(&mu_);
-  failures_.erase(host);
-  if (passed_.size() >= options_.max_tracked_peers) passed_.clear();
-  passed_.insert(host);
-  return AdminActor{
-      .principal = "admin", .method = AdminAuthMethod::kSecret, .peer = std::string(peer)};
+  failures_.erase(key);
+  peer_failures_.erase(host);
+  // A disabled principal's right secret earns no place ahead of others for the checks: its
+  // calls are refused anyway (CurrentPrincipal).
+  if (checked->enabled) {
+    if (passed_.size() >= options_.max_tracked_peers) passed_.clear();
+    passed_.insert(key);
+  } else {
+    passed_.erase(key);
+  }
+  return AdminActor{.principal = std::string(principal),
+                    .method = AdminAuthMethod::kSecret,
+                    .peer = std::string(peer)};
+}
+
+absl::StatusOr<AdminPrincipal> AdminAuthenticator::CurrentPrincipal(absl::string_view name) {
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> stored = credentials_.FindPrincipal(name);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("admin principal \"", name, "\" does not exist"));
+  }
+  return std::move((*stored)->principal);
 }
 
 int AdminAuthenticator::WaitingPeers() {
@@ -101,15 +136,15 @@ bool AdminAuthenticator::MayRunNow(Standing standing) const {
   return false;
 }
 
-absl::Status AdminAuthenticator::AdmitCheck(const std::string& peer_host) {
+absl::Status AdminAuthenticator::AdmitCheck(const std::string& key) {
   const auto busy = [] {
     return absl::ResourceExhaustedError("too many admin credential checks at once: retry in 1 s");
   };
   absl::MutexLock lock(&mu_);
   Standing standing = Standing::kNew;
-  if (auto it = failures_.find(peer_host); it != failures_.end() && it->second.count > 0) {
+  if (auto it = failures_.find(key); it != failures_.end() && it->second.count > 0) {
     standing = Standing::kFailing;
-  } else if (passed_.contains(peer_host)) {
+  } else if (passed_.contains(key)) {
     standing = Standing::kPassedBefore;
   }
   RefillTokens(clock_());
@@ -140,14 +175,17 @@ absl::Status AdminAuthenticator::AdmitCheck(const std::string& peer_host) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> AdminAuthenticator::SecretMatches(absl::string_view secret) {
-  absl::StatusOr<std::optional<std::string>> stored = credentials_.SecretHash();
-  bool matches = false;
+absl::StatusOr<AdminAuthenticator::SecretCheck> AdminAuthenticator::SecretMatches(
+    absl::string_view principal, absl::string_view secret) {
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> stored = std::nullopt;
+  if (!principal.empty()) stored = credentials_.FindPrincipal(principal);
+  SecretCheck checked;
   if (stored.ok()) {
     if (stored->has_value()) {
-      matches = VerifySecret(**stored, secret);
+      checked.matches = VerifySecret((*stored)->secret_hash, secret);
+      checked.enabled = (*stored)->principal.enabled;
     } else {
-      // No credential: spend what a check spends, so timing does not tell that none exists.
+      // No such principal: spend what a check spends, so timing does not tell that none exists.
       BurnVerificationTime(options_.hash_params);
     }
   }
@@ -155,27 +193,32 @@ absl::StatusOr<bool> AdminAuthenticator::SecretMatches(absl::string_view secret)
   --checks_running_;
   check_done_.SignalAll();
   if (!stored.ok()) return stored.status();
-  return matches;
+  return checked;
 }
 
-void AdminAuthenticator::RecordFailure(const std::string& peer_host, absl::Time now) {
+void AdminAuthenticator::RecordFailure(const std::string& key, const std::string& peer_host,
+                                       absl::Time now) {
   absl::MutexLock lock(&mu_);
-  passed_.erase(peer_host);
-  if (!failures_.contains(peer_host) && failures_.size() >= options_.max_tracked_peers) {
-    ForgetIdlePeers(now);
-    if (failures_.size() >= options_.max_tracked_peers) return;
+  passed_.erase(key);
+  CountFailure(failures_, key, options_.free_failures, now);
+  CountFailure(peer_failures_, peer_host, options_.peer_free_failures, now);
+}
+
+void AdminAuthenticator::CountFailure(absl::flat_hash_map<std::string, PeerFailures>& failures,
+                                      const std::string& key, int free_failures, absl::Time now) {
+  if (!failures.contains(key) && failures.size() >= options_.max_tracked_peers) {
+    // Forget the callers not waiting now; when all are waiting, this one goes untracked (the
+    // limit on concurrent checks still holds it back).
+    absl::erase_if(failures, [now](const auto& entry) { return entry.second.retry_after <= now; });
+    if (failures.size() >= options_.max_tracked_peers) return;
   }
-  PeerFailures& failures = failures_[peer_host];
-  ++failures.count;
-  const int doublings = failures.count - options_.free_failures;
+  PeerFailures& counted = failures[key];
+  ++counted.count;
+  const int doublings = counted.count - free_failures;
   if (doublings < 0) return;
   const absl::Duration backoff = std::min(
       options_.first_backoff * (int64_t{1} << std::min(doublings, 30)), options_.max_backoff);
-  failures.retry_after = now + backoff;
-}
-
-void AdminAuthenticator::ForgetIdlePeers(absl::Time now) {
-  absl::erase_if(failures_, [now](const auto& entry) { return entry.second.retry_after <= now; });
+  counted.retry_after = now + backoff;
 }
 
 }  // namespace verdict

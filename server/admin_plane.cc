@@ -23,11 +23,15 @@ ABSL_FLAG(std::string, admin_listen, "",
           "Where AdminService listens: unix:PATH or host:port, never the --listen address. "
           "Default: unix:<--db>.admin.sock, next to the database; \"off\" for no admin listener.");
 ABSL_FLAG(std::string, admin_secret_file, "",
-          "A file holding the admin secret. When the database has no admin credential yet, its "
-          "Argon2id hash becomes the credential that every AdminService call must present.");
+          "A file holding the admin secret. When the database has no admin principal \"admin\" "
+          "yet, its Argon2id hash becomes that principal's credential (role admin): the first "
+          "principal, who creates the others (verdict principals create).");
 ABSL_FLAG(std::string, admin_socket_group, "",
           "A group whose members may connect to the unix: admin socket: it is made 0660 and owned "
           "by that group. Default: the socket is 0600, for verdictd's user only.");
+ABSL_FLAG(bool, approval_separation, false,
+          "A principal may not approve an approval request made by an agent whose owner is that "
+          "principal's name (it may still deny it).");
 ABSL_FLAG(bool, decision_log, false,
           "Write every decision to the hash-chained decision log table (batched, off the "
           "decision path).");
@@ -44,22 +48,26 @@ namespace {
 // Cheap enough for a test suite that starts many servers; never for a real credential.
 constexpr SecretHashParams kWeakTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 
-// Stores the hash of the secret in `secret_file` unless a credential exists already.
+// Stores the hash of the secret in `secret_file` as the principal "admin" (role admin) unless
+// that principal exists already.
 absl::Status BootstrapCredential(AdminCredentialStore& credentials, const std::string& secret_file,
                                  const SecretHashParams& params, absl::Time now) {
   absl::StatusOr<std::string> secret = ReadAdminSecretFile(secret_file);
   if (!secret.ok()) return secret.status();
-  absl::StatusOr<std::optional<std::string>> stored = credentials.SecretHash();
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> stored =
+      credentials.FindPrincipal(kBootstrapPrincipal);
   if (!stored.ok()) return stored.status();
   if (stored->has_value()) {
-    LogInfo("verdictd: an admin credential exists already; --admin_secret_file leaves it as it is");
+    LogInfo(
+        "verdictd: the admin principal \"admin\" exists already; --admin_secret_file leaves it "
+        "as it is");
     return absl::OkStatus();
   }
   absl::StatusOr<std::string> hash = HashSecret(*secret, params);
   if (!hash.ok()) return hash.status();
   absl::StatusOr<bool> set = credentials.SetIfAbsent(*hash, now);
   if (!set.ok()) return set.status();
-  LogInfo(absl::StrCat("verdictd: admin credential set from ", secret_file));
+  LogInfo(absl::StrCat("verdictd: admin principal \"admin\" set from ", secret_file));
   return absl::OkStatus();
 }
 
@@ -118,6 +126,7 @@ absl::StatusOr<AdminPlaneOptions> AdminPlaneOptionsFromFlags(const std::string& 
   }
   options.secret_file = absl::GetFlag(FLAGS_admin_secret_file);
   options.decision_log = absl::GetFlag(FLAGS_decision_log);
+  options.approval_separation = absl::GetFlag(FLAGS_approval_separation);
   const std::string durability = absl::GetFlag(FLAGS_decision_log_durability);
   if (durability == "sync") {
     options.decision_log_durability = DecisionLogDurability::kSync;
@@ -174,6 +183,8 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   }
   plane->service_.set_decision_logging_on(plane->writer_ != nullptr);
   plane->service_.set_decision_store(decision_store);
+  plane->service_.set_approval_separation(options.approval_separation);
+  plane->service_.set_metrics(options.metrics);
   if (!options.secret_file.empty()) {
     absl::Status bootstrapped = BootstrapCredential(*plane->credentials_, options.secret_file,
                                                     options.hash_params, clock());
@@ -224,10 +235,11 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   plane->server_->SetServing(true);
   LogInfo(absl::StrCat("verdictd: admin service on ", plane->address_));
   // Said here, not to callers: they learn only that their credential is refused.
-  if (absl::StatusOr<std::optional<std::string>> stored = plane->credentials_->SecretHash();
-      stored.ok() && !stored->has_value()) {
+  if (absl::StatusOr<std::vector<StoredAdminPrincipal>> stored =
+          plane->credentials_->ListPrincipals();
+      stored.ok() && stored->empty()) {
     LogWarning(
-        "verdictd: no admin credential is stored yet: every admin call is refused until verdictd "
+        "verdictd: no admin principal is stored yet: every admin call is refused until verdictd "
         "starts with --admin_secret_file");
   }
   return plane;

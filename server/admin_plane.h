@@ -29,6 +29,7 @@
 #include "server/admin_service.h"
 #include "server/admin_sessions.h"
 #include "server/grpc_server.h"
+#include "server/metrics.h"
 #include "server/unix_socket.h"
 #include "store/admin_audit_log.h"
 #include "store/admin_credential_store.h"
@@ -39,6 +40,7 @@
 ABSL_DECLARE_FLAG(std::string, admin_listen);
 ABSL_DECLARE_FLAG(std::string, admin_secret_file);
 ABSL_DECLARE_FLAG(std::string, admin_socket_group);
+ABSL_DECLARE_FLAG(bool, approval_separation);
 ABSL_DECLARE_FLAG(bool, decision_log);
 ABSL_DECLARE_FLAG(std::string, decision_log_durability);
 ABSL_DECLARE_FLAG(bool, test_only_weak_admin_hash);
@@ -66,6 +68,11 @@ struct AdminPlaneOptions {
   TransportLimits transport_limits;
   // Admin sessions and peer uids (--admin_session_ttl, --admin_peer_uids ...).
   AdminAuthenticationOptions authentication;
+  // A principal may not approve a request made by an agent it owns (--approval_separation).
+  bool approval_separation = false;
+  // Where admin calls are counted by method, code and role; none when null. Must outlive the
+  // admin plane.
+  Metrics* metrics = nullptr;
 };
 
 // Reads the flags above. INVALID_ARGUMENT naming the flag (an --admin_socket_group that names no

@@ -13,9 +13,13 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/redaction.h"
+#include "crypto/secret_hash.h"
+#include "crypto/token.h"
+#include "decision/admin/roles.h"
 #include "decision/admin/signing_key_rules.h"
 #include "server/admin_audit.h"
 #include "server/admin_convert.h"
+#include "server/admin_secret.h"
 #include "server/proto_convert.h"
 #include "server/unix_socket.h"
 
@@ -31,12 +35,67 @@ std::string KidOfJwk(const std::string& jwk_json) {
 }
 
 constexpr absl::string_view kAuthorizationHeader = "authorization";
+constexpr absl::string_view kPrincipalHeader = "verdict-principal";
 
-absl::string_view AuthorizationOf(const grpc::ServerContextBase& context) {
-  auto it = context.client_metadata().find(std::string(kAuthorizationHeader));
-  if (it == context.client_metadata().end()) return "";
+// The metadata `key`'s value, or `absent` when the caller sent none.
+absl::string_view MetadataOf(const grpc::ServerContextBase& context, absl::string_view key,
+                             absl::string_view absent = "") {
+  auto it = context.client_metadata().find(grpc::string_ref(key.data(), key.size()));
+  if (it == context.client_metadata().end()) return absent;
   return absl::string_view(it->second.data(), it->second.size());
 }
+
+absl::string_view AuthorizationOf(const grpc::ServerContextBase& context) {
+  return MetadataOf(context, kAuthorizationHeader);
+}
+
+// The principal the caller names; "admin" when it names none, so that clients of the single
+// admin secret keep working.
+absl::string_view PrincipalOf(const grpc::ServerContextBase& context) {
+  return MetadataOf(context, kPrincipalHeader, kBootstrapPrincipal);
+}
+
+void PrincipalToProto(const StoredAdminPrincipal& stored, v1::AdminPrincipal* proto) {
+  proto->set_name(stored.principal.name);
+  for (const std::string& role : stored.principal.roles.Names()) proto->add_roles(role);
+  for (const std::string& pattern : stored.principal.grant_patterns) {
+    proto->add_grant_patterns(pattern);
+  }
+  proto->set_enabled(stored.principal.enabled);
+  *proto->mutable_created_at() = TimeToProto(stored.created_at);
+  *proto->mutable_updated_at() = TimeToProto(stored.updated_at);
+}
+
+std::vector<std::string> Strings(const google::protobuf::RepeatedPtrField<std::string>& field) {
+  return {field.begin(), field.end()};
+}
+
+// Roles and grant patterns as a request gives them: INVALID_ARGUMENT when a role is unknown, a
+// pattern is not one verdict stores, or patterns are given to a principal without issuer.
+absl::StatusOr<AdminRoleSet> RolesFromRequest(
+    const google::protobuf::RepeatedPtrField<std::string>& role_names,
+    const std::vector<std::string>& patterns) {
+  absl::StatusOr<AdminRoleSet> roles = ParseAdminRoles(Strings(role_names));
+  if (!roles.ok()) return roles.status();
+  if (absl::Status valid = ValidateGrantPatterns(patterns); !valid.ok()) return valid;
+  if (!patterns.empty() && !roles->Has(AdminRole::kIssuer)) {
+    return absl::InvalidArgumentError("grant patterns are for a principal with the role issuer");
+  }
+  return roles;
+}
+
+// The principals who voted on the approval `id`, into its answer.
+absl::Status AddVoters(PolicyAdmin& admin, const std::string& id, v1::ApprovalRequest* proto) {
+  absl::StatusOr<std::vector<ApprovalVoteCast>> votes = admin.ApprovalVotes(id);
+  if (!votes.ok()) return votes.status();
+  for (const ApprovalVoteCast& vote : *votes) {
+    (vote.approve ? proto->add_approved_by() : proto->add_denied_by())->assign(vote.approver);
+  }
+  return absl::OkStatus();
+}
+
+// A generated secret: 32 random bytes, base64url, behind a prefix that says what it is.
+std::string NewPrincipalSecret() { return absl::StrCat("vdp_", Base64UrlEncode(RandomBytes(32))); }
 
 }  // namespace
 
@@ -81,39 +140,51 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     // Who the caller is, read while its connection is known to be open: a call still awaited
     // after the read was on the connection its descriptor number named (server/unix_socket.h).
     const std::string caller = CallerIdentity(context->peer());
+    const std::string call = AdminCallName(request);
+    // The caller's roles as the metrics name them, once its principal is known.
+    std::string roles = "unauthenticated";
+    const auto finish = [&](const absl::Status& answer) {
+      const grpc::Status status = AdminGrpcStatus(answer);
+      if (metrics_ != nullptr) {
+        metrics_->RecordAdminCall(call, static_cast<int>(status.error_code()), roles);
+      }
+      reactor->Finish(status);
+    };
     const absl::StatusOr<AdminActor> actor = [&]() -> absl::StatusOr<AdminActor> {
       if (absl::Status awaited = still_awaited(); !awaited.ok()) return awaited;
-      const auto by_secret = [&] { return auth_.Authenticate(caller, AuthorizationOf(*context)); };
-      absl::StatusOr<AdminActor> authenticated =
-          authentication_ != nullptr
-              ? authentication_->Authenticate(caller, AuthorizationOf(*context), by_secret)
-              : by_secret();
-      if (!authenticated.ok()) return authenticated;
-      if (absl::Status awaited = still_awaited(); !awaited.ok()) return awaited;
-      return authenticated;
+      const auto by_secret = [&] {
+        return auth_.Authenticate(caller, AuthorizationOf(*context), PrincipalOf(*context));
+      };
+      return authentication_ != nullptr
+                 ? authentication_->Authenticate(caller, AuthorizationOf(*context), by_secret)
+                 : by_secret();
+    }();
+    if (!actor.ok()) return finish(actor.status());
+    // Whatever the method, the principal as it is now: disabled or stripped of a role, it is
+    // refused from its next call on. A refusal here is the answer of an authenticated caller,
+    // so a write's is recorded in the admin audit log like any other refused write.
+    const absl::Status allowed = [&]() -> absl::Status {
+      absl::StatusOr<AdminPrincipal> principal = auth_.CurrentPrincipal(actor->principal);
+      if (!principal.ok()) return principal.status();
+      roles = principal->roles.empty() ? "none" : principal->roles.Joined();
+      if (absl::Status may = CheckMayCall(call, *principal); !may.ok()) return may;
+      return still_awaited();
     }();
     // And once more just before a write commits: the caller may give up while it runs.
     std::unique_ptr<PolicyAdmin> admin = admin_.WithCancel(CancelToken(still_awaited));
-    if (!actor.ok()) {
-      reactor->Finish(AdminGrpcStatus(actor.status()));
-      return;
-    }
-    if (!IsAdminWrite(AdminCallName(request))) {
-      reactor->Finish(AdminGrpcStatus(body(*admin, *actor)));
-      return;
-    }
+    if (!IsAdminWrite(call)) return finish(allowed.ok() ? body(*admin, *actor) : allowed);
     // A write's row commits with it; a refusal's is written after it (server/admin_audit.h).
     AdminAuditRecorder recorder(*actor, request, clock_);
     std::unique_ptr<PolicyAdmin> recorded = admin->WithRecorder(recorder);
-    const absl::Status answer = body(*recorded, *actor);
+    const absl::Status answer = allowed.ok() ? body(*recorded, *actor) : allowed;
     if (absl::Status kept = recorder.RecordIfNotCommitted(admin_audit_, answer); !kept.ok()) {
       // Nothing was written (a refusal): the answer stands; only its record is missing, which
       // the operator must hear of.
-      LogWarning(absl::StrCat("verdictd: the admin audit log could not record ",
-                              AdminCallName(request), " (", absl::StatusCodeToString(answer.code()),
+      LogWarning(absl::StrCat("verdictd: the admin audit log could not record ", call, " (",
+                              absl::StatusCodeToString(answer.code()),
                               "): ", RedactTokens(kept.message())));
     }
-    reactor->Finish(AdminGrpcStatus(answer));
+    finish(answer);
   });
   return reactor;
 }
@@ -208,9 +279,15 @@ grpc::ServerUnaryReactor* GrpcAdminService::RotateToken(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* GrpcAdminService::GrantPermission(
     grpc::CallbackServerContext* context, const v1::GrantPermissionRequest* request,
     v1::GrantPermissionResponse* response) {
-  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor& actor) -> absl::Status {
     absl::StatusOr<NewPermission> permission = NewPermissionFromProto(*request);
     if (!permission.ok()) return permission.status();
+    absl::StatusOr<AdminPrincipal> principal = auth_.CurrentPrincipal(actor.principal);
+    if (!principal.ok()) return principal.status();
+    if (absl::Status within = CheckGrantWithinPatterns(*principal, permission->resource);
+        !within.ok()) {
+      return within;
+    }
     absl::StatusOr<Permission> granted = admin.GrantPermission(*permission);
     if (!granted.ok()) return granted.status();
     PermissionToProto(*granted, response->mutable_permission());
@@ -257,7 +334,9 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListApprovals(grpc::CallbackServerCo
         admin.ListApprovals(*status, PageFromProto(request->page_size(), request->page_token()));
     if (!page.ok()) return page.status();
     for (const ApprovalRequest& approval : page->approvals) {
-      ApprovalToProto(approval, response->add_approvals());
+      v1::ApprovalRequest* listed = response->add_approvals();
+      ApprovalToProto(approval, listed);
+      if (absl::Status named = AddVoters(admin, approval.id, listed); !named.ok()) return named;
     }
     response->set_next_page_token(page->next_page_token);
     return absl::OkStatus();
@@ -269,11 +348,25 @@ grpc::ServerUnaryReactor* GrpcAdminService::Vote(grpc::CallbackServerContext* co
                                                  const std::string& approval_id,
                                                  const std::string& approver, bool approve,
                                                  v1::ApprovalRequest* response) {
-  return Serve(context, request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+  return Serve(context, request, [=](PolicyAdmin& admin, const AdminActor& actor) -> absl::Status {
+    std::string agent_owner;
+    if (approve && approval_separation_) {
+      absl::StatusOr<ApprovalRequest> asked = admin.GetApproval(approval_id);
+      if (!asked.ok()) return asked.status();
+      absl::StatusOr<Agent> agent = admin.GetAgent(asked->agent_id);
+      if (!agent.ok()) return agent.status();
+      agent_owner = agent->owner;
+    }
+    if (absl::Status voter =
+            CheckVoter(actor.principal, approver, approve, approval_separation_, agent_owner);
+        !voter.ok()) {
+      return voter;
+    }
     absl::StatusOr<ApprovalRequest> approval =
-        admin.VoteOnApproval(approval_id, approver, approve, clock_());
+        admin.VoteOnApproval(approval_id, actor.principal, approve, clock_());
     if (!approval.ok()) return approval.status();
     ApprovalToProto(*approval, response);
+    if (absl::Status named = AddVoters(admin, approval_id, response); !named.ok()) return named;
     return absl::OkStatus();
   });
 }
@@ -630,6 +723,118 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListEffectivePermissions(
       EffectivePermissionToProto(permission, response->add_permissions());
     }
     response->set_permissions_truncated(held->permissions_truncated);
+    return absl::OkStatus();
+  });
+}
+
+// --- Admin principals and roles ---------------------------------------------------------------
+
+absl::StatusOr<std::string> GrpcAdminService::HashNewSecret(const std::string& secret,
+                                                            std::string* generated) {
+  std::string chosen = secret;
+  if (chosen.empty()) {
+    chosen = NewPrincipalSecret();
+    *generated = chosen;
+  } else if (absl::Status valid = CheckAdminSecret(chosen); !valid.ok()) {
+    return valid;
+  }
+  return HashSecret(chosen, auth_.hash_params());
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::CreatePrincipal(
+    grpc::CallbackServerContext* context, const v1::CreatePrincipalRequest* request,
+    v1::CreatePrincipalResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+    if (absl::Status valid = ValidatePrincipalName(request->name()); !valid.ok()) return valid;
+    const std::vector<std::string> patterns = Strings(request->grant_patterns());
+    absl::StatusOr<AdminRoleSet> roles = RolesFromRequest(request->roles(), patterns);
+    if (!roles.ok()) return roles.status();
+    std::string generated;
+    absl::StatusOr<std::string> hash = HashNewSecret(request->secret(), &generated);
+    if (!hash.ok()) return hash.status();
+    StoredAdminPrincipal stored;
+    stored.principal = {
+        .name = request->name(), .roles = *roles, .grant_patterns = patterns, .enabled = true};
+    stored.secret_hash = *std::move(hash);
+    stored.created_at = stored.updated_at = clock_();
+    if (absl::Status created = auth_.credentials().CreatePrincipal(stored); !created.ok()) {
+      return created;
+    }
+    PrincipalToProto(stored, response->mutable_principal());
+    response->set_secret(generated);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::ListPrincipals(grpc::CallbackServerContext* context,
+                                                           const v1::ListPrincipalsRequest* request,
+                                                           v1::ListPrincipalsResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+    absl::StatusOr<std::vector<StoredAdminPrincipal>> all = auth_.credentials().ListPrincipals();
+    if (!all.ok()) return all.status();
+    for (const StoredAdminPrincipal& stored : *all) {
+      PrincipalToProto(stored, response->add_principals());
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalEnabled(
+    grpc::CallbackServerContext* context, const v1::SetPrincipalEnabledRequest* request,
+    v1::SetPrincipalEnabledResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+    absl::StatusOr<StoredAdminPrincipal> changed = auth_.credentials().ChangePrincipal(
+        request->name(),
+        [&](StoredAdminPrincipal& stored) {
+          stored.principal.enabled = request->enabled();
+          return absl::OkStatus();
+        },
+        clock_());
+    if (!changed.ok()) return changed.status();
+    PrincipalToProto(*changed, response->mutable_principal());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalRoles(
+    grpc::CallbackServerContext* context, const v1::SetPrincipalRolesRequest* request,
+    v1::SetPrincipalRolesResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+    const std::vector<std::string> patterns = Strings(request->grant_patterns());
+    absl::StatusOr<AdminRoleSet> roles = RolesFromRequest(request->roles(), patterns);
+    if (!roles.ok()) return roles.status();
+    absl::StatusOr<StoredAdminPrincipal> changed = auth_.credentials().ChangePrincipal(
+        request->name(),
+        [&](StoredAdminPrincipal& stored) {
+          stored.principal.roles = *roles;
+          stored.principal.grant_patterns = patterns;
+          return absl::OkStatus();
+        },
+        clock_());
+    if (!changed.ok()) return changed.status();
+    PrincipalToProto(*changed, response->mutable_principal());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalSecret(
+    grpc::CallbackServerContext* context, const v1::SetPrincipalSecretRequest* request,
+    v1::SetPrincipalSecretResponse* response) {
+  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+    // Hashed before the write transaction begins: an Argon2id hash takes a while.
+    std::string generated;
+    absl::StatusOr<std::string> hash = HashNewSecret(request->secret(), &generated);
+    if (!hash.ok()) return hash.status();
+    absl::StatusOr<StoredAdminPrincipal> changed = auth_.credentials().ChangePrincipal(
+        request->name(),
+        [&](StoredAdminPrincipal& stored) {
+          stored.secret_hash = *hash;
+          return absl::OkStatus();
+        },
+        clock_());
+    if (!changed.ok()) return changed.status();
+    PrincipalToProto(*changed, response->mutable_principal());
+    response->set_secret(generated);
     return absl::OkStatus();
   });
 }

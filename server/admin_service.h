@@ -27,6 +27,7 @@
 #include "decision/authorizer.h"
 #include "server/admin_auth.h"
 #include "server/admin_authentication.h"
+#include "server/metrics.h"
 #include "server/worker_pool.h"
 #include "store/admin_audit_log.h"
 #include "store/decision_log_store.h"
@@ -55,6 +56,12 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   // Whether verdictd records decisions (--decision_log); QueryDecisionLog and VerifyDecisionLog
   // say so when it does not. Off until set; set before the service is registered.
   void set_decision_logging_on(bool on) { decision_logging_on_ = on; }
+  // With --approval_separation, a principal may not approve a request made by an agent it owns
+  // (decision/admin/roles.h CheckVoter). Off until set; set before the service is registered.
+  void set_approval_separation(bool on) { approval_separation_ = on; }
+  // Where each call is counted by method, code and the caller's roles (RecordAdminCall); none
+  // until set. Set before the service is registered; `metrics` must outlive the service.
+  void set_metrics(Metrics* metrics) { metrics_ = metrics; }
 
   // Peer uids and sessions (server/admin_authentication.h), tried before the secret; without
   // them only the secret authenticates, and CreateSession and RevokeSession are UNIMPLEMENTED.
@@ -163,10 +170,27 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* ListEffectivePermissions(
       grpc::CallbackServerContext* context, const v1::ListEffectivePermissionsRequest* request,
       v1::ListEffectivePermissionsResponse* response) override;
+  // Admin principals and roles (decision/admin/roles.h).
+  grpc::ServerUnaryReactor* CreatePrincipal(grpc::CallbackServerContext* context,
+                                            const v1::CreatePrincipalRequest* request,
+                                            v1::CreatePrincipalResponse* response) override;
+  grpc::ServerUnaryReactor* ListPrincipals(grpc::CallbackServerContext* context,
+                                           const v1::ListPrincipalsRequest* request,
+                                           v1::ListPrincipalsResponse* response) override;
+  grpc::ServerUnaryReactor* SetPrincipalEnabled(grpc::CallbackServerContext* context,
+                                                const v1::SetPrincipalEnabledRequest* request,
+                                                v1::SetPrincipalEnabledResponse* response) override;
+  grpc::ServerUnaryReactor* SetPrincipalRoles(grpc::CallbackServerContext* context,
+                                              const v1::SetPrincipalRolesRequest* request,
+                                              v1::SetPrincipalRolesResponse* response) override;
+  grpc::ServerUnaryReactor* SetPrincipalSecret(grpc::CallbackServerContext* context,
+                                               const v1::SetPrincipalSecretRequest* request,
+                                               v1::SetPrincipalSecretResponse* response) override;
 
  private:
-  // Checks the caller's credential, then runs `body(admin, actor)` with the admin plane whose
-  // writes commit only while the caller still waits, and the authenticated caller; the gRPC
+  // Checks the caller's credential, then its principal's roles for the call (read fresh:
+  // decision/admin/roles.h CheckMayCall), then runs `body(admin, actor)` with the admin plane
+  // whose writes commit only while the caller still waits, and the authenticated caller; the gRPC
   // status of the first failure. `request` is the call's request (its type names the call); it
   // must outlive the call, as gRPC's request does. A write call (server/admin_audit.h's
   // IsAdminWrite) by an authenticated caller is recorded in the admin audit log, in its write's
@@ -183,6 +207,10 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
                                  const google::protobuf::Message& request,
                                  const std::string& approval_id, const std::string& approver,
                                  bool approve, v1::ApprovalRequest* response);
+  // The Argon2id hash of `secret`, or of a generated one (stored into `generated`) when it is
+  // empty; INVALID_ARGUMENT for a secret too short or holding white space.
+  absl::StatusOr<std::string> HashNewSecret(const std::string& secret, std::string* generated);
+
   // FAILED_PRECONDITION when `kid` is one of the --jwks_file's.
   absl::Status RefuseFileKey(absl::string_view kid) const;
 
@@ -196,6 +224,8 @@ class GrpcAdminService final : public v1::AdminService::CallbackService {
   DecisionLogStore& decision_log_;
   AdminAuditLog& admin_audit_;
   bool decision_logging_on_ = false;
+  bool approval_separation_ = false;
+  Metrics* metrics_ = nullptr;
   AdminAuthenticator& auth_;
   AdminAuthentication* authentication_ = nullptr;
   const Clock clock_;

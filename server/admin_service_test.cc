@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -21,9 +22,11 @@
 #include "crypto/secret_hash.h"
 #include "crypto/sha256.h"
 #include "decision/access_token_test_support.h"
+#include "decision/admin/roles.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/grpc_server.h"
+#include "server/metrics.h"
 #include "server/proto_convert.h"
 #include "store/admin_credentials.h"
 #include "store/decision_log.h"
@@ -43,10 +46,12 @@ constexpr char kSecret[] = "an admin secret for tests only";
 
 class AdminServiceTest : public testing::Test {
  protected:
-  void SetUp() override { StartServer({.free_failures = 1000, .check_burst = 1000}); }
+  void SetUp() override {
+    StartServer({.free_failures = 1000, .peer_free_failures = 1000, .check_burst = 1000});
+  }
 
   void StartServer(AdminAuthOptions auth_options, const std::string& database_suffix = "",
-                   std::vector<std::string> file_key_ids = {}) {
+                   std::vector<std::string> file_key_ids = {}, bool approval_separation = false) {
     path_ = FreshDatabasePath(database_suffix);
     SqliteOptions store_options;
     store_options.connections = 2;
@@ -62,6 +67,10 @@ class AdminServiceTest : public testing::Test {
     absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
     ASSERT_TRUE(hash.ok()) << hash.status();
     ASSERT_TRUE(credentials_->SetIfAbsent(*hash, clock_.Now()).ok());
+    // The approvers the approval tests vote as.
+    for (const char* approver : {"carol", "dave", "erin"}) {
+      AddPrincipal(approver, {AdminRole::kApprover});
+    }
     auth_options.hash_params = kTestHashParams;
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(), auth_options);
     decision_log_ = std::make_unique<DecisionLog>(path_);
@@ -72,6 +81,9 @@ class AdminServiceTest : public testing::Test {
         std::make_unique<GrpcAdminService>(store_->admin(), *decision_log_, *admin_audit_, *auth_,
                                            clock_.AsFunction(), std::move(file_key_ids));
     service_->set_decision_store(store_.get());
+    service_->set_approval_separation(approval_separation);
+    metrics_ = std::make_unique<Metrics>();
+    service_->set_metrics(metrics_.get());
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::AdminService::service_full_name(), service_.get()}});
     ASSERT_TRUE(server.ok()) << server.status();
@@ -84,11 +96,35 @@ class AdminServiceTest : public testing::Test {
     if (server_ != nullptr) server_->Shutdown(absl::Seconds(5));
   }
 
-  // A context carrying `secret` as the admin credential ("" for none).
-  static std::unique_ptr<grpc::ClientContext> Context(absl::string_view secret = kSecret) {
+  // A context carrying `secret` as the admin credential ("" for none), for the principal named
+  // `principal` ("" names none: "admin").
+  static std::unique_ptr<grpc::ClientContext> Context(absl::string_view secret = kSecret,
+                                                      absl::string_view principal = "") {
     auto context = std::make_unique<grpc::ClientContext>();
     if (!secret.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", secret));
+    if (!principal.empty()) context->AddMetadata("verdict-principal", std::string(principal));
     return context;
+  }
+
+  // The secret AddPrincipal gives `principal`.
+  static std::string SecretOf(absl::string_view principal) {
+    return absl::StrCat("the secret of ", principal, " for tests");
+  }
+  // A context for `principal` with its own secret.
+  static std::unique_ptr<grpc::ClientContext> As(absl::string_view principal) {
+    return Context(SecretOf(principal), principal);
+  }
+
+  // Stores an enabled principal with `roles`, whose secret is SecretOf(name).
+  void AddPrincipal(const std::string& name, AdminRoleSet roles,
+                    std::vector<std::string> patterns = {}) {
+    absl::StatusOr<std::string> hash = HashSecret(SecretOf(name), kTestHashParams);
+    ASSERT_TRUE(hash.ok()) << hash.status();
+    StoredAdminPrincipal stored;
+    stored.principal = {.name = name, .roles = roles, .grant_patterns = std::move(patterns)};
+    stored.secret_hash = *hash;
+    stored.created_at = stored.updated_at = clock_.Now();
+    ASSERT_TRUE(credentials_->CreatePrincipal(stored).ok());
   }
 
   v1::CreateAgentResponse CreateAgent(absl::string_view name) {
@@ -149,22 +185,24 @@ class AdminServiceTest : public testing::Test {
     return id.value_or("");
   }
 
-  grpc::Status Vote(const std::string& approval_id, absl::string_view approver, bool approve,
-                    v1::ApprovalRequest* result = nullptr) {
+  // A vote of the principal `voter`, authenticated by its own secret; `named` is what the
+  // request's approver field says ("" for nothing).
+  grpc::Status Vote(const std::string& approval_id, absl::string_view voter, bool approve,
+                    v1::ApprovalRequest* result = nullptr, absl::string_view named = "") {
     grpc::Status status;
     if (approve) {
       v1::ApproveRequestRequest request;
       request.set_approval_id(approval_id);
-      request.set_approver(std::string(approver));
+      request.set_approver(std::string(named));
       v1::ApproveRequestResponse response;
-      status = stub_->ApproveRequest(Context().get(), request, &response);
+      status = stub_->ApproveRequest(As(voter).get(), request, &response);
       if (result != nullptr) *result = response.approval();
     } else {
       v1::DenyRequestRequest request;
       request.set_approval_id(approval_id);
-      request.set_approver(std::string(approver));
+      request.set_approver(std::string(named));
       v1::DenyRequestResponse response;
-      status = stub_->DenyRequest(Context().get(), request, &response);
+      status = stub_->DenyRequest(As(voter).get(), request, &response);
       if (result != nullptr) *result = response.approval();
     }
     return status;
@@ -195,6 +233,7 @@ class AdminServiceTest : public testing::Test {
   std::unique_ptr<AdminAuthenticator> auth_;
   std::unique_ptr<DecisionLog> decision_log_;
   std::unique_ptr<AdminAuditLog> admin_audit_;
+  std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<GrpcAdminService> service_;
   std::unique_ptr<GrpcServer> server_;
   std::unique_ptr<v1::AdminService::Stub> stub_;
@@ -311,7 +350,94 @@ std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContex
          v1::ListEffectivePermissionsResponse r;
          return stub.ListEffectivePermissions(c, {}, &r);
        }},
+      {"RevokeTokenId",
+       [&](auto* c) {
+         v1::RevokeTokenIdResponse r;
+         return stub.RevokeTokenId(c, {}, &r);
+       }},
+      {"AddSigningKey",
+       [&](auto* c) {
+         v1::AddSigningKeyResponse r;
+         return stub.AddSigningKey(c, {}, &r);
+       }},
+      {"RotateSigningKey",
+       [&](auto* c) {
+         v1::RotateSigningKeyResponse r;
+         return stub.RotateSigningKey(c, {}, &r);
+       }},
+      {"RetireSigningKey",
+       [&](auto* c) {
+         v1::RetireSigningKeyResponse r;
+         return stub.RetireSigningKey(c, {}, &r);
+       }},
+      {"ListSigningKeys",
+       [&](auto* c) {
+         v1::ListSigningKeysResponse r;
+         return stub.ListSigningKeys(c, {}, &r);
+       }},
+      {"CreatePrincipal",
+       [&](auto* c) {
+         v1::CreatePrincipalResponse r;
+         return stub.CreatePrincipal(c, {}, &r);
+       }},
+      {"ListPrincipals",
+       [&](auto* c) {
+         v1::ListPrincipalsResponse r;
+         return stub.ListPrincipals(c, {}, &r);
+       }},
+      {"SetPrincipalEnabled",
+       [&](auto* c) {
+         v1::SetPrincipalEnabledResponse r;
+         return stub.SetPrincipalEnabled(c, {}, &r);
+       }},
+      {"SetPrincipalRoles",
+       [&](auto* c) {
+         v1::SetPrincipalRolesResponse r;
+         return stub.SetPrincipalRoles(c, {}, &r);
+       }},
+      {"SetPrincipalSecret",
+       [&](auto* c) {
+         v1::SetPrincipalSecretResponse r;
+         return stub.SetPrincipalSecret(c, {}, &r);
+       }},
+      {"ApplyPolicy",
+       [&](auto* c) {
+         v1::ApplyPolicyResponse r;
+         return stub.ApplyPolicy(c, {}, &r);
+       }},
+      {"CreateSession",
+       [&](auto* c) {
+         v1::CreateSessionResponse r;
+         return stub.CreateSession(c, {}, &r);
+       }},
+      {"RevokeSession",
+       [&](auto* c) {
+         v1::RevokeSessionResponse r;
+         return stub.RevokeSession(c, {}, &r);
+       }},
+      {"QueryAdminAudit",
+       [&](auto* c) {
+         v1::QueryAdminAuditResponse r;
+         return stub.QueryAdminAudit(c, {}, &r);
+       }},
+      {"VerifyAdminAudit",
+       [&](auto* c) {
+         v1::VerifyAdminAuditResponse r;
+         return stub.VerifyAdminAudit(c, {}, &r);
+       }},
   };
+}
+
+TEST_F(AdminServiceTest, EveryMethodOfTheServiceIsInTheTablesOfThisTest) {
+  std::set<std::string> tested;
+  for (const auto& [name, call] : EveryMethod(*stub_)) tested.insert(name);
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          v1::AdminService::service_full_name());
+  ASSERT_NE(service, nullptr);
+  for (int i = 0; i < service->method_count(); ++i) {
+    EXPECT_TRUE(tested.count(service->method(i)->name())) << service->method(i)->name();
+  }
 }
 
 TEST_F(AdminServiceTest, EveryCallWithoutTheAdminCredentialIsUnauthenticated) {
@@ -330,7 +456,8 @@ TEST_F(AdminServiceTest, EveryCallWithoutTheAdminCredentialIsUnauthenticated) {
 // that kid would be listed, "retired", and never used (review h38).
 TEST_F(AdminServiceTest, TheSigningKeyCallsRefuseAKidOfTheJwksFile) {
   TearDown();
-  StartServer({.free_failures = 1000, .check_burst = 1000}, "_file_keys", {"file-1"});
+  StartServer({.free_failures = 1000, .peer_free_failures = 1000, .check_burst = 1000},
+              "_file_keys", {"file-1"});
   v1::AddSigningKeyRequest add;
   add.set_jwk_json(TestSigningKey::NewEd25519("file-1").public_jwk_json);
   add.add_allowed_algorithms("EdDSA");
@@ -367,6 +494,271 @@ TEST_F(AdminServiceTest, RepeatedBadCredentialsAreThrottled) {
   EXPECT_THAT(throttled.error_message(), HasSubstr("retry in 60 s"));
   clock_.Advance(absl::Minutes(1));
   EXPECT_TRUE(stub_->ListAgents(Context().get(), {}, &response).ok());
+}
+
+// --- Principals and roles ---------------------------------------------------------------------
+
+// Who may make each call besides admin, who may make every call (README, "Principals and
+// roles"). Stated here apart from decision/admin/roles.cc, so a change there has to be made in
+// both places.
+const std::map<std::string, std::set<std::string>>& MayCall() {
+  static const auto* const table = new std::map<std::string, std::set<std::string>>{
+      {"CreateAgent", {"operator", "issuer"}},
+      {"GetAgent", {"operator", "issuer", "auditor"}},
+      {"ListAgents", {"operator", "auditor"}},
+      {"SuspendAgent", {"operator"}},
+      {"ReactivateAgent", {"operator"}},
+      {"RevokeAgent", {"operator"}},
+      {"RotateToken", {"operator", "issuer"}},
+      {"GrantPermission", {"operator", "issuer"}},
+      {"RevokePermission", {"operator"}},
+      {"CreateDelegation", {"operator"}},
+      {"RevokeDelegation", {"operator"}},
+      {"ListApprovals", {"operator", "approver", "auditor"}},
+      {"ApproveRequest", {"approver"}},
+      {"DenyRequest", {"approver"}},
+      {"QueryDecisionLog", {"operator", "auditor"}},
+      {"VerifyDecisionLog", {"operator", "auditor"}},
+      {"ExportPolicy", {"operator", "auditor"}},
+      {"ImportPolicy", {"operator"}},
+      {"RevokeTokenId", {"operator"}},
+      {"AddSigningKey", {"operator"}},
+      {"RotateSigningKey", {"operator"}},
+      {"RetireSigningKey", {"operator"}},
+      {"ListSigningKeys", {"operator", "auditor"}},
+      {"CreatePrincipal", {}},
+      {"ListPrincipals", {"auditor"}},
+      {"SetPrincipalEnabled", {}},
+      {"SetPrincipalRoles", {}},
+      {"SetPrincipalSecret", {}},
+      {"ApplyPolicy", {"operator"}},
+      {"ListAgentPermissions", {"operator", "issuer", "auditor"}},
+      {"ListAgentDelegations", {"operator", "issuer", "auditor"}},
+      {"ListEffectivePermissions", {"operator", "issuer", "auditor"}},
+      {"CreateSession", {"operator", "issuer", "approver", "auditor"}},
+      {"RevokeSession", {"operator", "issuer", "approver", "auditor"}},
+      {"QueryAdminAudit", {"auditor"}},
+      {"VerifyAdminAudit", {"auditor"}},
+  };
+  return *table;
+}
+
+TEST_F(AdminServiceTest, EachCallIsMadeOnlyByTheRolesThatMayMakeIt) {
+  const std::vector<std::pair<std::string, AdminRole>> roles = {{"admin", AdminRole::kAdmin},
+                                                                {"operator", AdminRole::kOperator},
+                                                                {"issuer", AdminRole::kIssuer},
+                                                                {"approver", AdminRole::kApprover},
+                                                                {"auditor", AdminRole::kAuditor}};
+  for (const auto& [role, value] : roles) {
+    AddPrincipal(absl::StrCat(role, "-principal"), {value},
+                 value == AdminRole::kIssuer ? std::vector<std::string>{"docs:*"}
+                                             : std::vector<std::string>{});
+  }
+  for (const auto& [name, call] : EveryMethod(*stub_)) {
+    ASSERT_TRUE(MayCall().count(name)) << name << " has no row in MayCall()";
+    for (const auto& [role, value] : roles) {
+      const bool may = role == "admin" || MayCall().at(name).count(role) > 0;
+      // An empty request: a call that is let through fails on its input, never on the role.
+      grpc::Status status = call(As(absl::StrCat(role, "-principal")).get());
+      if (may) {
+        EXPECT_NE(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+            << name << " by " << role << ": " << status.error_message();
+        EXPECT_NE(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << name << " by " << role;
+      } else {
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+            << name << " by " << role;
+        EXPECT_THAT(status.error_message(), StartsWith(absl::StrCat(name, " needs the role ")));
+        EXPECT_THAT(status.error_message(), HasSubstr(absl::StrCat("has ", role)));
+      }
+    }
+  }
+}
+
+TEST_F(AdminServiceTest, AnIssuerGrantsOnlyWithinItsPatterns) {
+  AddPrincipal("app", {AdminRole::kIssuer}, {"docs:*"});
+  v1::CreateAgentRequest create;
+  create.set_owner("user-1");
+  create.set_name("assistant");
+  v1::CreateAgentResponse created;
+  ASSERT_TRUE(stub_->CreateAgent(As("app").get(), create, &created).ok());
+
+  v1::GrantPermissionRequest grant;
+  grant.set_agent_id(created.agent().id());
+  grant.mutable_permission()->set_resource("docs:report:1");
+  grant.mutable_permission()->add_actions("read");
+  grant.mutable_permission()->set_effect(v1::EFFECT_ALLOW);
+  v1::GrantPermissionResponse granted;
+  EXPECT_TRUE(stub_->GrantPermission(As("app").get(), grant, &granted).ok());
+
+  grant.mutable_permission()->set_resource("billing:*");
+  grpc::Status outside = stub_->GrantPermission(As("app").get(), grant, &granted);
+  EXPECT_EQ(outside.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(outside.error_message(), HasSubstr("may grant only within docs:*"));
+  // What was refused was not written.
+  v1::ExportPolicyResponse policy;
+  ASSERT_TRUE(stub_->ExportPolicy(Context().get(), {}, &policy).ok());
+  EXPECT_THAT(policy.policy_json(), Not(HasSubstr("billing")));
+}
+
+TEST_F(AdminServiceTest, AnUnknownPrincipalFailsAsAWrongSecretDoes) {
+  v1::ListAgentsResponse response;
+  grpc::Status unknown = stub_->ListAgents(Context(kSecret, "nobody").get(), {}, &response);
+  grpc::Status wrong = stub_->ListAgents(Context("not the secret", "admin").get(), {}, &response);
+  grpc::Status malformed = stub_->ListAgents(Context(kSecret, "bad name!").get(), {}, &response);
+  for (const grpc::Status& status : {unknown, wrong, malformed}) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(status.error_message(), "invalid admin credential");
+  }
+  // Another principal's secret is not this one's.
+  EXPECT_EQ(stub_->ListAgents(Context(SecretOf("carol"), "dave").get(), {}, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(AdminServiceTest, PrincipalsAreCreatedListedAndTheirSecretsShownOnce) {
+  v1::CreatePrincipalRequest create;
+  create.set_name("ci-bot");
+  create.add_roles("operator");
+  v1::CreatePrincipalResponse created;
+  ASSERT_TRUE(stub_->CreatePrincipal(Context().get(), create, &created).ok());
+  EXPECT_THAT(created.secret(), StartsWith("vdp_"));
+  EXPECT_EQ(created.principal().name(), "ci-bot");
+  EXPECT_THAT(created.principal().roles(), testing::ElementsAre("operator"));
+  EXPECT_TRUE(created.principal().enabled());
+  // The generated secret works, for that principal.
+  v1::CreateAgentResponse agent;
+  v1::CreateAgentRequest agent_request;
+  agent_request.set_owner("alice");
+  agent_request.set_name("bot");
+  EXPECT_TRUE(
+      stub_->CreateAgent(Context(created.secret(), "ci-bot").get(), agent_request, &agent).ok());
+
+  // A chosen secret is not echoed.
+  create.set_name("auditor-1");
+  create.clear_roles();
+  create.add_roles("auditor");
+  create.set_secret("a chosen secret!");  // has white space
+  EXPECT_EQ(stub_->CreatePrincipal(Context().get(), create, &created).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  create.set_secret("a-chosen-secret-of-length");
+  ASSERT_TRUE(stub_->CreatePrincipal(Context().get(), create, &created).ok());
+  EXPECT_EQ(created.secret(), "");
+  EXPECT_EQ(stub_->CreatePrincipal(Context().get(), create, &created).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+
+  v1::ListPrincipalsResponse list;
+  ASSERT_TRUE(
+      stub_->ListPrincipals(Context("a-chosen-secret-of-length", "auditor-1").get(), {}, &list)
+          .ok());
+  std::vector<std::string> names;
+  for (const v1::AdminPrincipal& p : list.principals()) names.push_back(p.name());
+  EXPECT_THAT(names, testing::ElementsAre("admin", "auditor-1", "carol", "ci-bot", "dave", "erin"));
+  EXPECT_THAT(list.DebugString(), Not(HasSubstr("argon2")));
+
+  // Bad input changes nothing.
+  v1::CreatePrincipalRequest bad;
+  bad.set_name("x");
+  bad.add_roles("root");
+  EXPECT_EQ(stub_->CreatePrincipal(Context().get(), bad, &created).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  bad.set_name("has space");
+  bad.clear_roles();
+  EXPECT_EQ(stub_->CreatePrincipal(Context().get(), bad, &created).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  bad.set_name("patterns-without-issuer");
+  bad.add_roles("operator");
+  bad.add_grant_patterns("docs:*");
+  EXPECT_EQ(stub_->CreatePrincipal(Context().get(), bad, &created).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(AdminServiceTest, DisablingOrReducingAPrincipalTakesEffectOnItsNextCall) {
+  AddPrincipal("op", {AdminRole::kOperator});
+  v1::ListAgentsResponse agents;
+  ASSERT_TRUE(stub_->ListAgents(As("op").get(), {}, &agents).ok());
+
+  v1::SetPrincipalRolesRequest reduce;
+  reduce.set_name("op");
+  reduce.add_roles("auditor");
+  v1::SetPrincipalRolesResponse reduced;
+  ASSERT_TRUE(stub_->SetPrincipalRoles(Context().get(), reduce, &reduced).ok());
+  v1::RevokeAgentResponse revoked;
+  grpc::Status refused = stub_->RevokeAgent(As("op").get(), {}, &revoked);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("has auditor"));
+  ASSERT_TRUE(stub_->ListAgents(As("op").get(), {}, &agents).ok());
+
+  v1::SetPrincipalEnabledRequest disable;
+  disable.set_name("op");
+  disable.set_enabled(false);
+  v1::SetPrincipalEnabledResponse disabled;
+  ASSERT_TRUE(stub_->SetPrincipalEnabled(Context().get(), disable, &disabled).ok());
+  EXPECT_FALSE(disabled.principal().enabled());
+  refused = stub_->ListAgents(As("op").get(), {}, &agents);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("\"op\" is disabled"));
+
+  disable.set_enabled(true);
+  ASSERT_TRUE(stub_->SetPrincipalEnabled(Context().get(), disable, &disabled).ok());
+  EXPECT_TRUE(stub_->ListAgents(As("op").get(), {}, &agents).ok());
+}
+
+TEST_F(AdminServiceTest, ANewSecretReplacesTheOldOneAtOnce) {
+  AddPrincipal("op", {AdminRole::kOperator});
+  v1::SetPrincipalSecretRequest set;
+  set.set_name("op");
+  v1::SetPrincipalSecretResponse changed;
+  ASSERT_TRUE(stub_->SetPrincipalSecret(Context().get(), set, &changed).ok());
+  ASSERT_THAT(changed.secret(), StartsWith("vdp_"));
+  v1::ListAgentsResponse agents;
+  EXPECT_EQ(stub_->ListAgents(As("op").get(), {}, &agents).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(stub_->ListAgents(Context(changed.secret(), "op").get(), {}, &agents).ok());
+}
+
+TEST_F(AdminServiceTest, TheLastEnabledAdminCanBeNeitherDisabledNorDemoted) {
+  v1::SetPrincipalEnabledRequest disable;
+  disable.set_name("admin");
+  disable.set_enabled(false);
+  v1::SetPrincipalEnabledResponse disabled;
+  grpc::Status refused = stub_->SetPrincipalEnabled(Context().get(), disable, &disabled);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(), HasSubstr("last enabled admin"));
+  v1::SetPrincipalRolesRequest demote;
+  demote.set_name("admin");
+  demote.add_roles("operator");
+  v1::SetPrincipalRolesResponse demoted;
+  EXPECT_EQ(stub_->SetPrincipalRoles(Context().get(), demote, &demoted).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  v1::ListAgentsResponse agents;
+  EXPECT_TRUE(stub_->ListAgents(Context().get(), {}, &agents).ok());
+
+  // With a second admin, the first may go.
+  AddPrincipal("root2", {AdminRole::kAdmin});
+  ASSERT_TRUE(stub_->SetPrincipalEnabled(As("root2").get(), disable, &disabled).ok());
+  EXPECT_EQ(stub_->ListAgents(Context().get(), {}, &agents).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+}
+
+TEST_F(AdminServiceTest, AdminCallsAreCountedByMethodCodeAndRoleNeverByName) {
+  AddPrincipal("zed-7", {AdminRole::kAuditor});
+  v1::CreateAgentRequest create;
+  v1::CreateAgentResponse created;
+  EXPECT_EQ(stub_->CreateAgent(As("zed-7").get(), create, &created).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  v1::ListAgentsResponse agents;
+  EXPECT_TRUE(stub_->ListAgents(As("zed-7").get(), {}, &agents).ok());
+  EXPECT_EQ(stub_->ListAgents(Context("wrong secret").get(), {}, &agents).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+
+  const std::string text = metrics_->RenderPrometheusText();
+  EXPECT_THAT(text, HasSubstr("verdict_admin_calls_total{method=\"CreateAgent\","
+                              "code=\"PERMISSION_DENIED\",role=\"auditor\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("verdict_admin_calls_total{method=\"ListAgents\",code=\"OK\",role=\"auditor\"} 1"));
+  EXPECT_THAT(text, HasSubstr("verdict_admin_calls_total{method=\"ListAgents\","
+                              "code=\"UNAUTHENTICATED\",role=\"unauthenticated\"} 1"));
+  EXPECT_THAT(text, Not(HasSubstr("zed-7")));
 }
 
 // --- Agents -----------------------------------------------------------------------------------
@@ -646,6 +1038,15 @@ TEST_F(AdminServiceTest, QuorumOfDistinctApproversApproves) {
   EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_APPROVED);
   EXPECT_EQ(approval.approvals(), 2u);
   EXPECT_EQ(approval.quorum(), 2u);
+  // The answer and the listing name the principals who voted.
+  EXPECT_THAT(approval.approved_by(), testing::ElementsAre("carol", "dave"));
+  v1::ListApprovalsRequest approved;
+  approved.set_status(v1::APPROVAL_STATUS_APPROVED);
+  v1::ListApprovalsResponse listed;
+  ASSERT_TRUE(stub_->ListApprovals(Context().get(), approved, &listed).ok());
+  ASSERT_EQ(listed.approvals_size(), 1);
+  EXPECT_THAT(listed.approvals(0).approved_by(), testing::ElementsAre("carol", "dave"));
+  EXPECT_TRUE(listed.approvals(0).denied_by().empty());
 
   EXPECT_EQ(Vote(id, "erin", true).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 }
@@ -656,6 +1057,7 @@ TEST_F(AdminServiceTest, OneDenyDeniesAndAnExpiredRequestTakesNoVotes) {
   v1::ApprovalRequest approval;
   ASSERT_TRUE(Vote(denied, "carol", false, &approval).ok());
   EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_DENIED);
+  EXPECT_THAT(approval.denied_by(), testing::ElementsAre("carol"));
 
   const std::string expiring = OpenApproval(agent, 1, absl::Minutes(5));
   clock_.Advance(absl::Minutes(6));
@@ -664,6 +1066,73 @@ TEST_F(AdminServiceTest, OneDenyDeniesAndAnExpiredRequestTakesNoVotes) {
   EXPECT_THAT(late.error_message(), HasSubstr("expired"));
 
   EXPECT_EQ(Vote("apr_nothing", "carol", true).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+// The issue's case: with one admin secret, a holder typed two approver names and approved a
+// quorum-2 request alone. A vote is now the authenticated principal's.
+TEST_F(AdminServiceTest, OnePrincipalCannotApproveAQuorumOfTwoAlone) {
+  const std::string agent = CreateAgent("bot").agent().id();
+  const std::string id = OpenApproval(agent, /*quorum=*/2);
+  v1::ApprovalRequest approval;
+  ASSERT_TRUE(Vote(id, "carol", true, &approval, /*named=*/"carol").ok());
+
+  grpc::Status as_another = Vote(id, "carol", true, &approval, /*named=*/"dave");
+  EXPECT_EQ(as_another.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(as_another.error_message(), HasSubstr("not the caller"));
+  EXPECT_EQ(Vote(id, "carol", true).error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  // Nor may the bootstrap admin's secret vote under another name.
+  v1::ApproveRequestRequest typed;
+  typed.set_approval_id(id);
+  typed.set_approver("dave");
+  v1::ApproveRequestResponse response;
+  EXPECT_EQ(stub_->ApproveRequest(Context().get(), typed, &response).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  v1::ListApprovalsResponse pending;
+  ASSERT_TRUE(stub_->ListApprovals(Context().get(), {}, &pending).ok());
+  ASSERT_EQ(pending.approvals_size(), 1);
+  EXPECT_EQ(pending.approvals(0).approvals(), 1u);
+  EXPECT_EQ(pending.approvals(0).status(), v1::APPROVAL_STATUS_PENDING);
+  // An admin is a principal of its own, and counts once.
+  ASSERT_TRUE(stub_
+                  ->ApproveRequest(
+                      Context().get(),
+                      [&] {
+                        v1::ApproveRequestRequest r;
+                        r.set_approval_id(id);
+                        return r;
+                      }(),
+                      &response)
+                  .ok());
+  EXPECT_EQ(response.approval().status(), v1::APPROVAL_STATUS_APPROVED);
+}
+
+TEST_F(AdminServiceTest, WithSeparationAnOwnerMayNotApproveItsOwnAgentsRequest) {
+  TearDown();
+  StartServer({.free_failures = 1000, .peer_free_failures = 1000, .check_burst = 1000},
+              "_separation", {},
+              /*approval_separation=*/true);
+  AddPrincipal("alice", {AdminRole::kApprover});
+  const std::string agent = CreateAgent("bot").agent().id();  // owned by "alice"
+  const std::string id = OpenApproval(agent, /*quorum=*/1);
+  grpc::Status own = Vote(id, "alice", true);
+  EXPECT_EQ(own.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(own.error_message(), HasSubstr("--approval_separation"));
+  v1::ApprovalRequest approval;
+  ASSERT_TRUE(Vote(id, "carol", true, &approval).ok());
+  EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_APPROVED);
+  // An owner may still stop its agent.
+  const std::string second = OpenApproval(agent, 1);
+  ASSERT_TRUE(Vote(second, "alice", false, &approval).ok());
+  EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_DENIED);
+}
+
+TEST_F(AdminServiceTest, WithoutSeparationAnOwnerMayApprove) {
+  AddPrincipal("alice", {AdminRole::kApprover});
+  const std::string id = OpenApproval(CreateAgent("bot").agent().id(), 1);
+  v1::ApprovalRequest approval;
+  ASSERT_TRUE(Vote(id, "alice", true, &approval).ok());
+  EXPECT_EQ(approval.status(), v1::APPROVAL_STATUS_APPROVED);
 }
 
 TEST_F(AdminServiceTest, ListApprovalsShowsPendingOnesPageByPage) {

@@ -177,6 +177,14 @@ void Metrics::OnWithheld(absl::string_view /*call*/, size_t decisions) {
   withheld_.fetch_add(decisions, std::memory_order_relaxed);
 }
 
+void Metrics::RecordAdminCall(absl::string_view method, int status_code, absl::string_view roles) {
+  if (status_code < 0 || status_code >= RpcSeries::kStatusCodes) status_code = 2;  // UNKNOWN
+  std::string labels = absl::StrCat("method=\"", method, "\",code=\"",
+                                    kStatusCodeNames[status_code], "\",role=\"", roles, "\"");
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  ++admin_calls_[labels];
+}
+
 RpcSeries* Metrics::RpcSeriesFor(absl::string_view full_method) {
   {
     std::shared_lock<std::shared_mutex> lock(mu_);
@@ -294,6 +302,17 @@ std::string Metrics::RenderPrometheusText() const {
   }
 
   AppendGrpcEcosystemSeries(rpcs, &out);
+
+  AppendHeader("verdict_admin_calls_total", "counter",
+               "AdminService calls completed, by method, gRPC status code and the roles of the "
+               "calling principal (\"unauthenticated\" when none was established).",
+               &out);
+  std::vector<std::pair<absl::string_view, uint64_t>> admin_calls(admin_calls_.begin(),
+                                                                  admin_calls_.end());
+  std::sort(admin_calls.begin(), admin_calls.end());
+  for (const auto& [labels, count] : admin_calls) {
+    AppendSample("verdict_admin_calls_total", labels, absl::StrCat(count), &out);
+  }
 
   for (const ExternalCounter& counter : external_counters_) {
     AppendHeader(counter.name, "counter", counter.help, &out);

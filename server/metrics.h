@@ -95,6 +95,12 @@ class Metrics : public DecisionObserver {
   // The series of "/package.Service/Method"; the pointer lives as long as the registry.
   RpcSeries* RpcSeriesFor(absl::string_view full_method);
 
+  // An AdminService call finished with the grpc::StatusCode `status_code`, made by a principal
+  // holding `roles` (decision/admin/roles.h's joined form, "none" for none, "unauthenticated"
+  // before a principal is known). Labelled by role, never by principal name, so the series stay
+  // few: at most every method x code x role set.
+  void RecordAdminCall(absl::string_view method, int status_code, absl::string_view roles);
+
   // A call failed because the store could not be read (UNAVAILABLE).
   void RecordStoreError() { store_errors_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -139,6 +145,8 @@ class Metrics : public DecisionObserver {
   absl::flat_hash_map<std::string, std::unique_ptr<RpcSeries>> rpcs_;
   std::vector<ExternalCounter> external_counters_;
   std::vector<std::function<std::string()>> external_texts_;
+  // verdict_admin_calls_total by its labels' text (`method="...",code="...",role="..."`).
+  absl::flat_hash_map<std::string, uint64_t> admin_calls_;
 };
 
 }  // namespace verdict

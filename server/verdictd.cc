@@ -253,6 +253,9 @@ int Serve(const ServerOptions& options) {
                             "); answering UNAVAILABLE until it is"));
   }
 
+  // Before the admin plane, which counts its calls in it, and outliving it.
+  Metrics metrics;
+  admin_options->metrics = &metrics;
   absl::StatusOr<std::unique_ptr<AdminPlane>> admin_plane = AdminPlane::Start(
       *admin_options, options.db_path, (*store)->admin(), [] { return absl::Now(); }, store->get());
   if (!admin_plane.ok()) {
@@ -260,7 +263,6 @@ int Serve(const ServerOptions& options) {
     return kExitStartup;
   }
 
-  Metrics metrics;
   // The logs first: with --decision_log_durability=sync the decision log refuses a decision whose
   // row it did not keep, which is then not answered, nor counted as answered by the metrics.
   FanOutObserver observers;

@@ -1,14 +1,16 @@
-// The admin credential (store/admin_credential_store.h says what it is) on either database.
+// The admin principals (store/admin_credential_store.h says what they are) on either database.
 //
 //   AdminCredentials credentials(db_path);   // SQLite; OpenAdminCredentialStore for any
 //   absl::StatusOr<bool> stored = credentials.SetIfAbsent(*HashSecret(secret), absl::Now());
-//   absl::StatusOr<std::optional<std::string>> hash = credentials.SecretHash();
+//   absl::StatusOr<std::optional<StoredAdminPrincipal>> p = credentials.FindPrincipal("admin");
 #ifndef VERDICT_STORE_ADMIN_CREDENTIALS_H_
 #define VERDICT_STORE_ADMIN_CREDENTIALS_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -21,13 +23,19 @@ namespace verdict {
 
 class AdminCredentials final : public AdminCredentialStore {
  public:
-  // The credential in `database`, whose connections connect (and migrate) on first use.
+  // The principals in `database`, whose connections connect (and migrate) on first use.
   explicit AdminCredentials(std::unique_ptr<Database> database) : database_(std::move(database)) {}
-  // The credential in the SQLite file at `path`, with a connection of its own.
+  // The principals in the SQLite file at `path`, with a connection of its own.
   explicit AdminCredentials(std::string path, ConnectionOptions options = {});
 
-  absl::StatusOr<std::optional<std::string>> SecretHash() override;
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> FindPrincipal(
+      absl::string_view name) override;
+  absl::StatusOr<std::vector<StoredAdminPrincipal>> ListPrincipals() override;
   absl::StatusOr<bool> SetIfAbsent(absl::string_view secret_hash, absl::Time now) override;
+  absl::Status CreatePrincipal(const StoredAdminPrincipal& principal) override;
+  absl::StatusOr<StoredAdminPrincipal> ChangePrincipal(
+      absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change,
+      absl::Time now) override;
 
  private:
   const std::unique_ptr<Database> database_;

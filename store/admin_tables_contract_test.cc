@@ -1,4 +1,4 @@
-// The admin plane's tables -- the hash-chained decision log and the admin credential -- behave
+// The admin plane's tables -- the hash-chained decision log and the admin principals -- behave
 // the same on SQLite and PostgreSQL, opened as verdictd opens them (store/open_store.h). The
 // PostgreSQL cases skip without VERDICT_TEST_POSTGRES_URL (scripts/test.d/postgres.sh sets it).
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -313,17 +313,29 @@ TEST_P(AdminTablesContractTest, AnEmptyLogIsIntact) {
   EXPECT_EQ(verification.rows_checked, 0);
 }
 
-// --- The admin credential ---
+// --- The admin principals ---
 
-TEST_P(AdminTablesContractTest, ANewDatabaseHasNoCredential) {
-  std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
-  ASSERT_NE(credentials, nullptr);
-  absl::StatusOr<std::optional<std::string>> hash = credentials->SecretHash();
-  ASSERT_TRUE(hash.ok()) << hash.status();
-  EXPECT_FALSE(hash->has_value());
+StoredAdminPrincipal NewPrincipal(std::string name, AdminRoleSet roles,
+                                  std::vector<std::string> patterns = {}) {
+  StoredAdminPrincipal stored;
+  stored.principal = {.name = std::move(name), .roles = roles, .grant_patterns = patterns};
+  stored.secret_hash = absl::StrCat("$argon2id$", stored.principal.name);
+  stored.created_at = stored.updated_at = absl::FromUnixSeconds(1700000000);
+  return stored;
 }
 
-TEST_P(AdminTablesContractTest, TheFirstCredentialHoldsForEverySidecar) {
+TEST_P(AdminTablesContractTest, ANewDatabaseHasNoPrincipal) {
+  std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
+  ASSERT_NE(credentials, nullptr);
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> admin = credentials->FindPrincipal("admin");
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  EXPECT_FALSE(admin->has_value());
+  absl::StatusOr<std::vector<StoredAdminPrincipal>> all = credentials->ListPrincipals();
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_TRUE(all->empty());
+}
+
+TEST_P(AdminTablesContractTest, TheFirstAdminHoldsForEverySidecar) {
   std::unique_ptr<AdminCredentialStore> first_sidecar = OpenCredentials();
   std::unique_ptr<AdminCredentialStore> second_sidecar = OpenCredentials();
   ASSERT_NE(first_sidecar, nullptr);
@@ -336,9 +348,12 @@ TEST_P(AdminTablesContractTest, TheFirstCredentialHoldsForEverySidecar) {
   EXPECT_FALSE(*second);
 
   for (AdminCredentialStore* sidecar : {first_sidecar.get(), second_sidecar.get()}) {
-    absl::StatusOr<std::optional<std::string>> hash = sidecar->SecretHash();
-    ASSERT_TRUE(hash.ok()) << hash.status();
-    EXPECT_EQ(hash->value_or(""), "$argon2id$first");
+    absl::StatusOr<std::optional<StoredAdminPrincipal>> admin = sidecar->FindPrincipal("admin");
+    ASSERT_TRUE(admin.ok()) << admin.status();
+    ASSERT_TRUE(admin->has_value());
+    EXPECT_EQ((*admin)->secret_hash, "$argon2id$first");
+    EXPECT_EQ((*admin)->principal.roles, AdminRoleSet({AdminRole::kAdmin}));
+    EXPECT_TRUE((*admin)->principal.enabled);
   }
 }
 
@@ -615,6 +630,104 @@ TEST_P(AdminAuditContractTest, AuditLogsOfSeveralSidecarsAppendOneChain) {
   AdminAuditVerification verification = VerifyAudit();
   EXPECT_TRUE(verification.intact) << verification.problem;
   EXPECT_EQ(verification.rows_checked, 20);
+TEST_P(AdminTablesContractTest, PrincipalsAreCreatedOnceAndListedByName) {
+  std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
+  ASSERT_NE(credentials, nullptr);
+  ASSERT_TRUE(credentials
+                  ->CreatePrincipal(
+                      NewPrincipal("issuer-app", {AdminRole::kIssuer}, {"docs:*", "/api/v1/**"}))
+                  .ok());
+  ASSERT_TRUE(
+      credentials
+          ->CreatePrincipal(NewPrincipal("carol", {AdminRole::kApprover, AdminRole::kAuditor}))
+          .ok());
+  absl::Status again = credentials->CreatePrincipal(NewPrincipal("carol", {AdminRole::kAdmin}));
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+
+  absl::StatusOr<std::vector<StoredAdminPrincipal>> all = OpenCredentials()->ListPrincipals();
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].principal.name, "carol");
+  EXPECT_EQ((*all)[0].principal.roles, AdminRoleSet({AdminRole::kApprover, AdminRole::kAuditor}));
+  EXPECT_EQ((*all)[1].principal.name, "issuer-app");
+  EXPECT_THAT((*all)[1].principal.grant_patterns, ElementsAre("docs:*", "/api/v1/**"));
+  EXPECT_EQ((*all)[1].secret_hash, "$argon2id$issuer-app");
+  EXPECT_EQ((*all)[1].created_at, absl::FromUnixSeconds(1700000000));
+}
+
+TEST_P(AdminTablesContractTest, AChangeIsWrittenWholeAndReadByEverySidecar) {
+  std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
+  ASSERT_NE(credentials, nullptr);
+  ASSERT_TRUE(credentials->CreatePrincipal(NewPrincipal("op", {AdminRole::kOperator})).ok());
+  const absl::Time later = absl::FromUnixSeconds(1700000100);
+  absl::StatusOr<StoredAdminPrincipal> changed = credentials->ChangePrincipal(
+      "op",
+      [](StoredAdminPrincipal& p) {
+        p.principal.enabled = false;
+        p.principal.roles = {AdminRole::kIssuer};
+        p.principal.grant_patterns = {"a:*"};
+        p.secret_hash = "$argon2id$new";
+        return absl::OkStatus();
+      },
+      later);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> read = OpenCredentials()->FindPrincipal("op");
+  ASSERT_TRUE(read.ok() && read->has_value());
+  EXPECT_FALSE((*read)->principal.enabled);
+  EXPECT_EQ((*read)->principal.roles, AdminRoleSet({AdminRole::kIssuer}));
+  EXPECT_THAT((*read)->principal.grant_patterns, ElementsAre("a:*"));
+  EXPECT_EQ((*read)->secret_hash, "$argon2id$new");
+  EXPECT_EQ((*read)->updated_at, later);
+
+  // A change that fails writes nothing; an unknown principal is NOT_FOUND.
+  absl::StatusOr<StoredAdminPrincipal> refused = credentials->ChangePrincipal(
+      "op", [](StoredAdminPrincipal&) { return absl::InvalidArgumentError("no"); }, later);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(credentials
+                ->ChangePrincipal(
+                    "nobody", [](StoredAdminPrincipal&) { return absl::OkStatus(); }, later)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_P(AdminTablesContractTest, TheLastEnabledAdminIsKept) {
+  std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
+  ASSERT_NE(credentials, nullptr);
+  ASSERT_TRUE(credentials->SetIfAbsent("$argon2id$admin", absl::Now()).ok());
+  const auto disable = [](StoredAdminPrincipal& p) {
+    p.principal.enabled = false;
+    return absl::OkStatus();
+  };
+  const auto demote = [](StoredAdminPrincipal& p) {
+    p.principal.roles = {AdminRole::kOperator};
+    return absl::OkStatus();
+  };
+  absl::StatusOr<StoredAdminPrincipal> refused =
+      credentials->ChangePrincipal("admin", disable, absl::Now());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("last enabled admin"));
+  EXPECT_EQ(credentials->ChangePrincipal("admin", demote, absl::Now()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  // A disabled admin does not count; an enabled one does.
+  StoredAdminPrincipal other = NewPrincipal("root2", {AdminRole::kAdmin});
+  other.principal.enabled = false;
+  ASSERT_TRUE(credentials->CreatePrincipal(other).ok());
+  EXPECT_EQ(credentials->ChangePrincipal("admin", disable, absl::Now()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(credentials
+                  ->ChangePrincipal(
+                      "root2",
+                      [](StoredAdminPrincipal& p) {
+                        p.principal.enabled = true;
+                        return absl::OkStatus();
+                      },
+                      absl::Now())
+                  .ok());
+  EXPECT_TRUE(credentials->ChangePrincipal("admin", disable, absl::Now()).ok());
+  EXPECT_EQ(credentials->ChangePrincipal("root2", demote, absl::Now()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -75,6 +75,13 @@ class ConnectionAdminTransaction final : public AdminTransaction {
     if (!vote.ok()) return vote.status();
     return vote->size() > 0;
   }
+  absl::StatusOr<std::vector<ApprovalVoteCast>> VotesOn(absl::string_view approval_id) override {
+    return ReadAll<ApprovalVoteCast>(
+        c_.Execute(Statement::kApprovalVotes, Params().Text(approval_id)),
+        [](const ResultRow& row) -> absl::StatusOr<ApprovalVoteCast> {
+          return ApprovalVoteCast{.approver = row.Text(0), .approve = row.Text(1) == "approve"};
+        });
+  }
   absl::StatusOr<bool> PolicyIsEmpty() override {
     absl::StatusOr<ResultRows> empty = c_.Execute(Statement::kPolicyIsEmpty);
     if (!empty.ok()) return empty.status();

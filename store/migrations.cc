@@ -581,6 +581,42 @@ constexpr char kAgentDescriptions[] =
 // columns).
 constexpr char kAgentContacts[] = "ALTER TABLE agents ADD COLUMN contact TEXT NOT NULL DEFAULT ''";
 
+// Version 11: admin principals (design section 9), each with its own credential (the Argon2id
+// hash of its bearer secret), its roles (decision/admin/roles.h, comma-joined), the resource
+// patterns an issuer may grant within (newline-joined: a pattern holds no control character)
+// and whether it is enabled. The one admin credential of version 2 becomes the principal
+// "admin" with the role admin, and its table goes: principals are the only credentials.
+constexpr char kAdminPrincipals[] = R"sql(
+CREATE TABLE admin_principals (
+  name TEXT PRIMARY KEY NOT NULL,
+  secret_hash TEXT NOT NULL,
+  roles TEXT NOT NULL,
+  grant_patterns TEXT NOT NULL,
+  enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO admin_principals
+  (name, secret_hash, roles, grant_patterns, enabled, created_at, updated_at)
+  SELECT 'admin', secret_hash, 'admin', '', 1, created_at, created_at FROM admin_credentials;
+DROP TABLE admin_credentials;
+)sql";
+constexpr char kPostgresAdminPrincipals[] = R"sql(
+CREATE TABLE admin_principals (
+  name TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+  secret_hash TEXT NOT NULL,
+  roles TEXT NOT NULL,
+  grant_patterns TEXT NOT NULL,
+  enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+INSERT INTO admin_principals
+  (name, secret_hash, roles, grant_patterns, enabled, created_at, updated_at)
+  SELECT 'admin', secret_hash, 'admin', '', 1, created_at, created_at FROM admin_credentials;
+DROP TABLE admin_credentials;
+)sql";
+
 // Version 13: the admin audit log (store/admin_audit_log.h): one hash-chained row per admin
 // write, its objects indexed apart (a call may name several), and one state row holding the
 // chain's ends: the last seq and hash written, so rows deleted from the end stay detectable,
@@ -665,6 +701,7 @@ constexpr DialectMigration kMigrations[] = {
     {8, kBoundedStorage, PostgresForm::kSameWithBigints},
     {9, kAgentDescriptions, PostgresForm::kOwn, kPostgresAgentDescriptions},
     {10, kAgentContacts, PostgresForm::kOwn, kAgentContacts},
+    {11, kAdminPrincipals, PostgresForm::kOwn, kPostgresAdminPrincipals},
     {12, kAdminSessions, PostgresForm::kOwn, kPostgresAdminSessions},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
     {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},

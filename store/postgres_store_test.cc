@@ -284,6 +284,28 @@ TEST_F(PostgresStoreTest, RateCountsFromBeforePerAgentCountersGoToTheirPermissio
                                      ::testing::ElementsAre("agt_b d1#0 60 2")));
 }
 
+// As SQLite's (store/admin_credentials_test.cc): the one admin credential of schema 10 becomes
+// the principal "admin" with the role admin and the same hash (README, Upgrading).
+TEST_F(PostgresStoreTest, TheCredentialOfSchema10BecomesThePrincipalAdmin) {
+  std::unique_ptr<PostgresConnection> connection = Connect();
+  ASSERT_NE(connection, nullptr);
+  absl::Span<const Migration> all = Migrations(Dialect::kPostgres);
+  const size_t up_to_10 = absl::c_count_if(all, [](const Migration& m) { return m.version <= 10; });
+  ASSERT_TRUE(MigratePostgresSchema(*connection, all.subspan(0, up_to_10)).ok());
+  ASSERT_TRUE(connection
+                  ->ExecuteScript("INSERT INTO admin_credentials (id, secret_hash, created_at)"
+                                  " VALUES (1, '$argon2id$old', 1700000000000000)")
+                  .ok());
+  ASSERT_TRUE(MigratePostgresSchema(*connection, all).ok());
+  EXPECT_THAT(Query("SELECT name || ' ' || secret_hash || ' ' || roles || ' ' || enabled || ' ' ||"
+                    " created_at FROM admin_principals"),
+              ::testing::ElementsAre(
+                  ::testing::ElementsAre("admin $argon2id$old admin 1 1700000000000000")));
+  EXPECT_THAT(Query("SELECT count(*)::text FROM information_schema.tables"
+                    " WHERE table_name = 'admin_credentials' AND table_schema = current_schema()"),
+              ::testing::ElementsAre(::testing::ElementsAre("0")));
+}
+
 TEST_F(PostgresStoreTest, ProcessesOpeningANewDatabaseAtOnceMigrateItOnce) {
   constexpr int kOpeners = 8;
   std::vector<std::thread> openers;

@@ -14,6 +14,9 @@ namespace {
 #define VERDICT_DELEGATION_COLUMNS \
   "id, from_agent_id, to_agent_id, permissions, max_depth, status, expires_at, created_at"
 #define VERDICT_DECISION_RECORD_COLUMNS "r.agent, r.permissions, r.delegations_into"
+// store/admin_credentials.cc reads them in this order.
+#define VERDICT_ADMIN_PRINCIPAL_COLUMNS \
+  "name, secret_hash, roles, grant_patterns, enabled, created_at, updated_at"
 #define VERDICT_SIGNING_KEY_COLUMNS \
   "kid, jwk_json, allowed_algs, status, created_at, updated_at, retired_at"
 // ForEachDecisionLogColumn's order (store/decision_log_row.h).
@@ -297,11 +300,10 @@ constexpr Entry kStatements[] = {
      " AND (CAST($3 AS BIGINT) IS NULL OR decided_at >= $3)"
      " AND (CAST($4 AS BIGINT) IS NULL OR decided_at < $4) AND ($5 = '' OR verdict = $5)"
      " ORDER BY seq LIMIT $6"},
-    {Statement::kAdminSecretHash, "AdminSecretHash",
-     "SELECT secret_hash FROM admin_credentials WHERE id = 1"},
     {Statement::kSetAdminSecretHashIfAbsent, "SetAdminSecretHashIfAbsent",
-     "INSERT INTO admin_credentials (id, secret_hash, created_at) VALUES (1, $1, $2)"
-     " ON CONFLICT (id) DO NOTHING"},
+     "INSERT INTO admin_principals"
+     " (name, secret_hash, roles, grant_patterns, enabled, created_at, updated_at)"
+     " VALUES ('admin', $1, 'admin', '', 1, $2, $2) ON CONFLICT (name) DO NOTHING"},
 
     // The admin audit log (store/admin_audit_log.h): its state row, the chain's two ends.
     {Statement::kAdminAuditState, "AdminAuditState",
@@ -373,12 +375,32 @@ constexpr Entry kStatements[] = {
     {Statement::kPruneAdminSessions, "PruneAdminSessions",
      "DELETE FROM admin_sessions WHERE id IN ("
      "SELECT id FROM admin_sessions WHERE expires_at <= $1 LIMIT $2)"},
+    // Admin principals (store/admin_credential_store.h).
+    {Statement::kFindAdminPrincipal, "FindAdminPrincipal",
+     "SELECT " VERDICT_ADMIN_PRINCIPAL_COLUMNS " FROM admin_principals WHERE name = $1"},
+    {Statement::kListAdminPrincipals, "ListAdminPrincipals",
+     "SELECT " VERDICT_ADMIN_PRINCIPAL_COLUMNS " FROM admin_principals ORDER BY name LIMIT $1"},
+    {Statement::kCountAdminPrincipals, "CountAdminPrincipals",
+     "SELECT count(*) FROM admin_principals"},
+    {Statement::kCountEnabledAdmins, "CountEnabledAdmins",
+     "SELECT count(*) FROM admin_principals"
+     " WHERE enabled = 1 AND (',' || roles || ',') LIKE '%,admin,%'"},
+    {Statement::kInsertAdminPrincipal, "InsertAdminPrincipal",
+     "INSERT INTO admin_principals (" VERDICT_ADMIN_PRINCIPAL_COLUMNS
+     ") VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (name) DO NOTHING"},
+    {Statement::kUpdateAdminPrincipal, "UpdateAdminPrincipal",
+     "UPDATE admin_principals SET secret_hash = $2, roles = $3, grant_patterns = $4,"
+     " enabled = $5, updated_at = $6 WHERE name = $1"},
+    {Statement::kApprovalVotes, "ApprovalVotes",
+     "SELECT approver, vote FROM approval_votes WHERE approval_id = $1"
+     " ORDER BY created_at, approver"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS
 #undef VERDICT_DELEGATION_COLUMNS
 #undef VERDICT_DECISION_RECORD_COLUMNS
 #undef VERDICT_SIGNING_KEY_COLUMNS
+#undef VERDICT_ADMIN_PRINCIPAL_COLUMNS
 #undef VERDICT_DECISION_LOG_COLUMNS
 #undef VERDICT_DECISION_LOG_VALUES
 #undef VERDICT_APPROVAL_COLUMNS

@@ -83,7 +83,6 @@ enum class Statement {
   kDecisionLogInsert,
   kDecisionLogQuery,
   kDecisionLogQueryByAgent,
-  kAdminSecretHash,
   kSetAdminSecretHashIfAbsent,
   // The admin audit log (store/admin_audit_log.h).
   kAdminAuditState,
@@ -114,9 +113,17 @@ enum class Statement {
   kDeleteAdminSession,
   kDeleteAdminSessionsOf,
   kPruneAdminSessions,
+  // Admin principals (store/admin_credential_store.h).
+  kFindAdminPrincipal,
+  kListAdminPrincipals,
+  kCountAdminPrincipals,
+  kCountEnabledAdmins,
+  kInsertAdminPrincipal,
+  kUpdateAdminPrincipal,
+  kApprovalVotes,  // the principals who voted on an approval, for its listings
 };
 
-inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kPruneAdminSessions) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kApprovalVotes) + 1;
 
 struct StatementSql {
   Statement id;

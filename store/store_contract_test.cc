@@ -1096,6 +1096,30 @@ TEST_P(StoreContractTest, OneDenyVoteDenies) {
   EXPECT_EQ(Vote(id, "dave", true).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// The listings name the principals who voted (issue 18), in the order they voted.
+TEST_P(StoreContractTest, TheVotesOnARequestNameTheirPrincipalsInOrder) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h", /*quorum=*/3);
+  absl::StatusOr<std::vector<ApprovalVoteCast>> none = store_->admin().ApprovalVotes(id);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE(Vote(id, "zoe", true).ok());
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(Vote(id, "bob", true).ok());
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(Vote(id, "carol", false).ok());
+  absl::StatusOr<std::vector<ApprovalVoteCast>> votes = store_->admin().ApprovalVotes(id);
+  ASSERT_TRUE(votes.ok()) << votes.status();
+  ASSERT_EQ(votes->size(), 3u);
+  EXPECT_EQ((*votes)[0].approver, "zoe");
+  EXPECT_TRUE((*votes)[0].approve);
+  EXPECT_EQ((*votes)[1].approver, "bob");
+  EXPECT_EQ((*votes)[2].approver, "carol");
+  EXPECT_FALSE((*votes)[2].approve);
+  EXPECT_EQ(store_->admin().ApprovalVotes("apr_nothing").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
 TEST_P(StoreContractTest, VotingOnAnExpiredRequestIsRefusedAndMarksItExpired) {
   NewAgent("agt_a");
   const std::string id = OpenApproval("agt_a", "h", /*quorum=*/1, absl::Minutes(10));

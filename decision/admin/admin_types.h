@@ -80,6 +80,12 @@ struct ApprovalPage {
   std::string next_page_token;             // empty on the last page
 };
 
+// One vote on an approval request: the principal who cast it, and which way.
+struct ApprovalVoteCast {
+  std::string approver;
+  bool approve = false;
+};
+
 // An agent as exported and imported: with the SHA-256 of its current token (32 raw bytes).
 // On import an empty hash means "no token yet": the agent gets an unusable random one and a
 // real one by RotateToken.
