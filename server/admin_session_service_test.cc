@@ -34,16 +34,29 @@ using ::testing::Not;
 constexpr char kSecret[] = "an admin secret for tests only";
 constexpr SecretHashParams kTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 
-// The stored credential, counting its reads: AdminAuthenticator reads it once per Argon2id check.
+// The stored principals, counting the reads of one: AdminAuthenticator reads the principal
+// once per Argon2id check, and the role check once per call however it was authenticated.
 class CountingCredentials final : public AdminCredentialStore {
  public:
   explicit CountingCredentials(AdminCredentialStore& store) : store_(store) {}
-  absl::StatusOr<std::optional<std::string>> SecretHash() override {
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> FindPrincipal(
+      absl::string_view name) override {
     ++reads_;
-    return store_.SecretHash();
+    return store_.FindPrincipal(name);
+  }
+  absl::StatusOr<std::vector<StoredAdminPrincipal>> ListPrincipals() override {
+    return store_.ListPrincipals();
   }
   absl::StatusOr<bool> SetIfAbsent(absl::string_view hash, absl::Time now) override {
     return store_.SetIfAbsent(hash, now);
+  }
+  absl::Status CreatePrincipal(const StoredAdminPrincipal& principal) override {
+    return store_.CreatePrincipal(principal);
+  }
+  absl::StatusOr<StoredAdminPrincipal> ChangePrincipal(
+      absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change,
+      absl::Time now) override {
+    return store_.ChangePrincipal(name, change, now);
   }
   int reads() const { return reads_.load(); }
 
@@ -158,7 +171,8 @@ class AdminSessionServiceTest : public ::testing::Test {
 
 TEST_F(AdminSessionServiceTest, TheSecretIsCheckedOnceAndTheSessionAuthenticatesEveryLaterCall) {
   const v1::CreateSessionResponse session = Login();
-  EXPECT_EQ(credentials_->reads(), 1);
+  // One read for the Argon2id check of the secret, one for the login's role check.
+  EXPECT_EQ(credentials_->reads(), 2);
   EXPECT_EQ(session.principal(), "admin");
   EXPECT_THAT(session.token(), testing::StartsWith("vas_"));
   EXPECT_EQ(session.expires_at().seconds(), absl::ToUnixSeconds(clock_.Now() + absl::Hours(1)));
@@ -169,7 +183,8 @@ TEST_F(AdminSessionServiceTest, TheSecretIsCheckedOnceAndTheSessionAuthenticates
     const grpc::Status granted = Grant(session.token(), agent_id);
     EXPECT_TRUE(granted.ok()) << granted.error_message();
   }
-  EXPECT_EQ(credentials_->reads(), 1) << "no Argon2id check after the first";
+  // Ten calls, each read once for its role check (a secret's check would read it twice).
+  EXPECT_EQ(credentials_->reads(), 2 + 10) << "no Argon2id check after the first";
 }
 
 TEST_F(AdminSessionServiceTest, ASessionEndsAtItsTtlOnTheServersClock) {

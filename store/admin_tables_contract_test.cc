@@ -630,6 +630,8 @@ TEST_P(AdminAuditContractTest, AuditLogsOfSeveralSidecarsAppendOneChain) {
   AdminAuditVerification verification = VerifyAudit();
   EXPECT_TRUE(verification.intact) << verification.problem;
   EXPECT_EQ(verification.rows_checked, 20);
+}
+
 TEST_P(AdminTablesContractTest, PrincipalsAreCreatedOnceAndListedByName) {
   std::unique_ptr<AdminCredentialStore> credentials = OpenCredentials();
   ASSERT_NE(credentials, nullptr);
