@@ -36,6 +36,9 @@ constexpr AuditField kRedactedFields[] = {
     {"verdict.v1.RotateSigningKeyRequest.jwk_json", AuditFieldRule::kJwk},
     // The whole policy, with every agent's token hash: its digest says which document it was.
     {"verdict.v1.ImportPolicyRequest.policy_json", AuditFieldRule::kDigest},
+    // A principal's secret, chosen by the caller (issue 18's principals).
+    {"verdict.v1.CreatePrincipalRequest.secret", AuditFieldRule::kRedacted},
+    {"verdict.v1.SetPrincipalSecretRequest.secret", AuditFieldRule::kRedacted},
 };
 
 constexpr const char* kAllowedFields[] = {

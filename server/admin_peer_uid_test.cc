@@ -34,8 +34,8 @@
 #include "server/unix_socket.h"
 #include "store/admin_credentials.h"
 #include "store/admin_sessions.h"
-#include "store/open_store.h"
 #include "store/decision_log.h"
+#include "store/open_store.h"
 #include "store/sqlite_store.h"
 #include "store/test_support.h"
 #include "verdict/v1/admin.grpc.pb.h"
@@ -133,6 +133,12 @@ class AdminPeerUidTest : public ::testing::Test {
     absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
     ASSERT_TRUE(hash.ok()) << hash.status();
     ASSERT_TRUE(credentials_->SetIfAbsent(*hash, clock_.Now()).ok());
+    // The principal a mapped uid names must exist, as any principal must: here an operator.
+    StoredAdminPrincipal alice;
+    alice.principal = {.name = "alice", .roles = {AdminRole::kOperator}};
+    alice.secret_hash = *hash;
+    alice.created_at = alice.updated_at = clock_.Now();
+    ASSERT_TRUE(credentials_->CreatePrincipal(alice).ok());
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(),
                                                  AdminAuthOptions{.hash_params = kTestHashParams});
     session_store_ = std::make_unique<AdminSessions>(path_);
