@@ -278,8 +278,6 @@ class ConnectionAdminTransaction final : public AdminTransaction {
     return Run(Statement::kSetDelegationManager, Params().Text(delegation_id).Text(manager));
   }
   absl::Status UpdateAgentFields(const Agent& agent) override {
-    static_assert(std::size(kAgentTextColumns<Agent>) == 2,
-                  "kUpdateAgentFields sets description and contact: add the new column there");
     Params params;
     params.Text(agent.id)
         .Text(agent.owner)

@@ -47,7 +47,8 @@ namespace {
   " THEN 'expired' ELSE a.status END AS status, "                          \
   "a.expires_at, a.created_at"
 
-// Text built at compile time: the agents' INSERT, whose placeholders follow the column list.
+// Text built at compile time: the agents' INSERT and UPDATE, whose placeholders follow the
+// column list.
 struct SqlText {
   char text[1024] = {};
   size_t size = 0;
@@ -72,6 +73,20 @@ constexpr SqlText kInsertAgentSql = [] {
   sql.Append(")");
   return sql;
 }();
+
+// What a policy file sets of an agent (decision/admin/policy_plan.h): $1 is its id, then owner,
+// name, kind, status and expiry, its descriptive columns (VERDICT_AGENT_TEXT_COLUMNS' order),
+// and updated_at last.
+#define VERDICT_AGENT_TEXT_SET(name, help) sql.Append(", " #name " = ").AppendPlaceholder(n++);
+constexpr SqlText kUpdateAgentFieldsSql = [] {
+  SqlText sql;
+  sql.Append("UPDATE agents SET owner = $2, name = $3, kind = $4, status = $5, expires_at = $6");
+  int n = 7;
+  VERDICT_AGENT_TEXT_COLUMNS(VERDICT_AGENT_TEXT_SET)
+  sql.Append(", updated_at = ").AppendPlaceholder(n).Append(" WHERE id = $1");
+  return sql;
+}();
+#undef VERDICT_AGENT_TEXT_SET
 
 struct Entry {
   Statement id;
@@ -348,11 +363,7 @@ constexpr Entry kStatements[] = {
      "UPDATE permissions SET managed_by = $2 WHERE id = $1"},
     {Statement::kSetDelegationManager, "SetDelegationManager",
      "UPDATE delegations SET managed_by = $2 WHERE id = $1"},
-    // What a policy file sets of an agent (decision/admin/policy_plan.h); $7.. are the
-    // descriptive columns, in VERDICT_AGENT_TEXT_COLUMNS' order.
-    {Statement::kUpdateAgentFields, "UpdateAgentFields",
-     "UPDATE agents SET owner = $2, name = $3, kind = $4, status = $5, expires_at = $6,"
-     " description = $7, contact = $8, updated_at = $9 WHERE id = $1"},
+    {Statement::kUpdateAgentFields, "UpdateAgentFields", kUpdateAgentFieldsSql.text},
     {Statement::kDeleteAgent, "DeleteAgent", "DELETE FROM agents WHERE id = $1"},
     {Statement::kDeleteDelegation, "DeleteDelegation", "DELETE FROM delegations WHERE id = $1"},
     {Statement::kInsertAdminSession, "InsertAdminSession",
