@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "app/policy_file.h"
 #include "app/policy_json.h"
 #include "common/admin_limits.h"
 #include "common/json.h"
@@ -290,26 +291,17 @@ class ScratchDirectory {
 absl::StatusOr<PolicyContents> LoadPolicyForTest(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFile(path, static_cast<size_t>(kMaxPolicyDocumentBytes));
   if (!text.ok()) return text.status();
+  // An export (`verdict policy export`: JSON, agents with their tokens) reads as `policy import`
+  // reads it; anything else must be a policy file, read as `policy apply` reads it.
   const size_t first = text->find_first_not_of(" \t\r\n");
-  std::string json;
   if (first != std::string::npos && (*text)[first] == '{') {
-    json = *std::move(text);
-  } else {
-    try {
-      const YAML::Node document = YAML::Load(*text);
-      int64_t budget = kMaxYamlValues;
-      absl::StatusOr<JsonValue> converted = YamlToJson(document, path, 0, budget);
-      if (!converted.ok()) return converted.status();
-      json = CanonicalJson(*converted);
-    } catch (const YAML::Exception& e) {
-      return Invalid(path, e.mark, e.msg);
+    if (absl::StatusOr<PolicyContents> exported = PolicyFromJson(*text); exported.ok()) {
+      return exported;
     }
   }
-  absl::StatusOr<PolicyContents> policy = PolicyFromJson(json);
-  if (!policy.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", policy.status().message()));
-  }
-  return policy;
+  absl::StatusOr<PolicyFile> file = ParsePolicyFile(*text, path);
+  if (!file.ok()) return file.status();
+  return std::move(file->policy);
 }
 
 absl::StatusOr<std::vector<PolicyTestCase>> ParsePolicyTests(absl::string_view text,

@@ -42,9 +42,9 @@ namespace cli {
 inline constexpr size_t kMaxPolicyTestFileBytes = 1 << 20;
 inline constexpr size_t kMaxPolicyTestCases = 1000;
 
-// The policy file at `path`: JSON as `verdict policy export` writes it, or YAML of the same
-// shape. INVALID_ARGUMENT naming the file (and, for YAML, the line) when it is malformed.
-// The one place `policy test` reads a policy file.
+// The policy at `path`: a policy file (YAML or JSON, app/policy_file.h, read as `verdict policy
+// apply` reads it), or JSON as `verdict policy export` writes it. INVALID_ARGUMENT naming the
+// file (and the line) when it is malformed. The one place `policy test` reads a policy.
 absl::StatusOr<PolicyContents> LoadPolicyForTest(const std::string& path);
 
 struct PolicyTestCase {
