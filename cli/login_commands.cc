@@ -87,7 +87,7 @@ int Login(Session& session) {
     return session.UsageError(absl::StrCat("cannot keep the session: ", written.message()));
   }
   response.clear_token();  // kept in the file, shown nowhere
-  if (session.options().Switch("json")) {
+  if (session.format() != OutputFormat::kTable) {
     session.Print(response);
   } else {
     session.out() << "logged in to " << address << " as " << response.principal() << " until "

@@ -63,7 +63,7 @@ int SendPolicyFile(Session& session, bool dry_run) {
   v1::ApplyPolicyResponse response;
   int code = session.CallAdmin(&AdminStub::ApplyPolicy, request, &response);
   if (code != kExitOk) return code;
-  if (session.options().Switch("json")) {
+  if (session.format() != OutputFormat::kTable) {
     session.Print(response);
     return kExitOk;
   }

@@ -24,11 +24,11 @@ int ReadSecretOption(Session& session, std::string* secret) {
   return kExitOk;
 }
 
-// The answer: with --json the whole response (the secret in it when generated), else the
+// The answer: as JSON or YAML the whole response (the secret in it when generated), else the
 // principal, then the generated secret on its own line, said to be shown once.
 template <typename Response>
 void PrintWithSecret(Session& session, const Response& response) {
-  if (session.options().Switch("json")) return session.Print(response);
+  if (session.format() != OutputFormat::kTable) return session.Print(response);
   session.Print(response.principal());
   if (response.secret().empty()) return;
   session.out() << "secret: " << response.secret() << "\n";

@@ -965,6 +965,9 @@ permissions:
   Outcome diff = Admin({"policy", "diff", "--file=policy.yaml"});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_EQ(diff.out, "+ create agent agt_pac_reader\n+ create permission perm_pac_read\n");
+  // As every command's, the answer prints as YAML or JSON when asked (cli/output.h).
+  EXPECT_THAT(Admin({"policy", "diff", "--file=policy.yaml", "--output=yaml"}).out,
+              HasSubstr("plan_text: "));
   EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=read", "--resource=wiki:1"}).exit_code, 2);
 
   Outcome applied = Admin({"policy", "apply", "--file=policy.yaml"});
