@@ -169,15 +169,15 @@ VerdictdProcess* VerdictCliTest::server_ = nullptr;
 
 TEST_F(VerdictCliTest, EverySubcommandExplainsItselfWithHelp) {
   for (const char* command :
-       {"agents create",      "agents get",         "agents list",        "agents suspend",
-        "agents reactivate",  "agents revoke",      "agents rotate",      "permissions grant",
-        "permissions revoke", "delegations create", "delegations revoke", "approvals list",
-        "approvals approve",  "approvals deny",     "log query",          "log verify",
-        "policy export",      "policy import",      "tokens revoke-jti",  "keys add",
-        "keys rotate",        "keys retire",        "keys list",          "check",
-        "audit query",        "policy apply",       "policy diff",        "agents permissions",
-        "agents delegations", "agents effective",   "policy test",        "principals create",
-        "principals list",    "principals disable", "principals enable",  "principals set-roles",
+       {"agents create",        "agents get",         "agents list",        "agents suspend",
+        "agents reactivate",    "agents revoke",      "agents rotate",      "permissions grant",
+        "permissions revoke",   "delegations create", "delegations revoke", "approvals list",
+        "approvals approve",    "approvals deny",     "log query",          "log verify",
+        "policy export",        "policy import",      "tokens revoke-jti",  "keys add",
+        "keys rotate",          "keys retire",        "keys list",          "check",
+        "audit query",          "policy apply",       "policy diff",        "agents permissions",
+        "agents delegations",   "agents effective",   "policy test",        "principals create",
+        "principals list",      "principals disable", "principals enable",  "principals set-roles",
         "principals set-secret"}) {
     std::vector<std::string> args = absl::StrSplit(command, ' ');
     args.push_back("--help");

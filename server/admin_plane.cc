@@ -171,9 +171,9 @@ absl::StatusOr<std::unique_ptr<AdminPlane>> AdminPlane::Start(const AdminPlaneOp
   if (!decision_log.ok()) return decision_log.status();
   absl::StatusOr<std::unique_ptr<AdminAuditLog>> admin_audit = OpenAdminAuditLog(db_path);
   if (!admin_audit.ok()) return admin_audit.status();
-  std::unique_ptr<AdminPlane> plane(new AdminPlane(
-      *std::move(credentials), *std::move(session_store), *std::move(decision_log),
-      *std::move(admin_audit), admin, clock, options));
+  std::unique_ptr<AdminPlane> plane(
+      new AdminPlane(*std::move(credentials), *std::move(session_store), *std::move(decision_log),
+                     *std::move(admin_audit), admin, clock, options));
   if (options.decision_log) {
     absl::StatusOr<std::unique_ptr<DecisionLogStore>> written_log = OpenDecisionLogStore(db_path);
     if (!written_log.ok()) return written_log.status();

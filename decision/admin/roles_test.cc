@@ -136,8 +136,7 @@ TEST(RolesTest, PrincipalNamesAndGrantPatternsAreValidated) {
   for (const char* bad : {"", "with space", "new\nline", "colon:name"}) {
     EXPECT_EQ(ValidatePrincipalName(bad).code(), absl::StatusCode::kInvalidArgument) << bad;
   }
-  EXPECT_EQ(ValidatePrincipalName(std::string(65, 'a')).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidatePrincipalName(std::string(65, 'a')).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(ValidateGrantPatterns({"docs:*"}).ok());
   EXPECT_EQ(ValidateGrantPatterns({"docs::x"}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ValidateGrantPatterns(std::vector<std::string>(kMaxGrantPatterns + 1, "a")).code(),
