@@ -68,8 +68,9 @@ bool WriteAheadLogIsEmpty(sqlite3* db) {
 // While the write-ahead log holds no commit (the state of a database no one has written since
 // the log was created, such as a read-mostly sidecar's after a restart), SQLite knows the
 // database's size from no log frame, so every read transaction asks the file system for it:
-// one fstat per transaction (pager.c, pagerPagecount, SQLite 3.40), about 1.4 us on the
-// project's virtual machine, a fifth of ValidateToken. One commit puts the size in the log's
+// one fstat per transaction (pager.c, pagerPagecount, SQLite 3.40), about 1.4 us of CPU on the
+// project's virtual machine (ValidateToken and a direct Authorize took 8 to 11% less time
+// without it: bench/PERFORMANCE.md). One commit puts the size in the log's
 // index (each commit frame carries it), where every connection of every process reads it for as
 // long as any of them keeps the log open; writing the schema version back unchanged is such a
 // commit, and changes nothing a reader sees. Best effort: another writer holding the lock (it
