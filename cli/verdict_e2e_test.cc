@@ -272,7 +272,9 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   EXPECT_LE(expires, after + absl::Milliseconds(900)) << briefly.out;
   const int in_grace =
       Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code;
-  if (absl::Now() < expires) EXPECT_EQ(in_grace, 0) << "the previous token works for 900 ms";
+  if (absl::Now() < expires) {
+    EXPECT_EQ(in_grace, 0) << "the previous token works for 900 ms";
+  }
   while (absl::Now() <= expires) absl::SleepFor(expires - absl::Now() + absl::Milliseconds(1));
   EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 2);
   EXPECT_EQ(Check({"--token", briefly_token, "--action=read", "--resource=docs:1"}).exit_code, 0);
