@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "app/admin_input.h"
 #include "crypto/jwt.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
@@ -15,7 +16,6 @@
 #include "decision/admin/policy_plan.h"
 #include "decision/admin/signing_key_rules.h"
 #include "decision/admin/voting.h"
-#include "store/admin_input.h"
 #include "store/ids.h"
 #include "store/signing_keys.h"
 

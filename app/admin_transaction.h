@@ -17,9 +17,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "app/admin_input.h"
 #include "decision/types.h"
 #include "store/admin_audit_row.h"
-#include "store/admin_input.h"
 #include "store/admin_types.h"
 
 namespace verdict {

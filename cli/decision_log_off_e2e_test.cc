@@ -2,17 +2,15 @@
 // --decision_log): they say that logging is off instead of reporting an empty, intact chain as
 // if all were well; against one that records, they say nothing of the kind.
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/e2e_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/verdictd_process.h"
@@ -26,30 +24,11 @@ using ::testing::StartsWith;
 
 constexpr char kSecret[] = "log-off-admin-secret-0123456789";
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
 // Runs `verdict args... --admin_addr=unix:SOCKET` with the admin secret in the environment.
 Outcome Verdict(const std::string& args, const std::string& socket) {
-  const std::string command =
-      absl::StrCat("VERDICT_ADMIN_SECRET=", kSecret, " ", RunfilePath("cli/verdict"), " ", args,
-                   " --admin_addr=unix:", socket, " 2>cli-stderr.txt");
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.out.append(buffer, n);
-  const int status = pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err("cli-stderr.txt");
-  std::ostringstream text;
-  text << err.rdbuf();
-  outcome.err = text.str();
-  return outcome;
+  return RunCommand(absl::StrCat("VERDICT_ADMIN_SECRET=", kSecret, " ", RunfilePath("cli/verdict"),
+                                 " ", args, " --admin_addr=unix:", socket),
+                    "cli-stderr.txt");
 }
 
 class DecisionLogOffTest : public testing::Test {

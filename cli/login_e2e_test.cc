@@ -3,20 +3,16 @@
 // VERDICT_ADMIN_ADDR.
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
+#include "cli/e2e_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/verdictd_process.h"
@@ -29,23 +25,6 @@ using ::testing::Not;
 
 constexpr char kSecret[] = "login-e2e-admin-secret-0123456789";
 constexpr char kAdminSocket[] = "unix:login-admin.sock";  // relative: TEST_TMPDIR is the cwd
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ShellQuote(absl::string_view arg) {
-  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\\\''"}}), "'");
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path);
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
 
 class LoginTest : public testing::Test {
  protected:
@@ -76,22 +55,10 @@ class LoginTest : public testing::Test {
   // directory, VERDICT_ADMIN_SECRET and VERDICT_ADMIN_ADDR unset unless `env` sets them.
   Outcome Verdict(const std::vector<std::string>& args, const std::string& env = "",
                   const std::string& stdin_text = "") {
-    std::vector<std::string> words = {ShellQuote(RunfilePath("cli/verdict"))};
-    for (const std::string& arg : args) words.push_back(ShellQuote(arg));
-    const std::string command =
-        absl::StrCat("unset VERDICT_ADMIN_SECRET VERDICT_ADMIN_ADDR; printf %s ",
-                     ShellQuote(stdin_text), " | XDG_CONFIG_HOME=", ShellQuote(config_), " ", env,
-                     " ", absl::StrJoin(words, " "), " 2>cli-stderr.txt");
-    Outcome outcome;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return outcome;
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.out.append(buffer, n);
-    const int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.err = ReadFile("cli-stderr.txt");
-    return outcome;
+    const std::string command = absl::StrCat(
+        "unset VERDICT_ADMIN_SECRET VERDICT_ADMIN_ADDR; printf %s ", ShellQuote(stdin_text),
+        " | XDG_CONFIG_HOME=", ShellQuote(config_), " ", env, " ", VerdictCommandLine(args));
+    return RunCommand(command, "cli-stderr.txt");
   }
 
   std::string SessionFile() const { return absl::StrCat(config_, "/verdict/session"); }

@@ -9,11 +9,9 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "cli/e2e_test_support.h"
 #include "common/json.h"
 #include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
@@ -41,23 +40,6 @@ using ::testing::StartsWith;
 constexpr char kSecret[] = "e2e-admin-secret-0123456789";
 // Relative to the test's working directory (TEST_TMPDIR): a Unix socket path must stay short.
 constexpr char kAdminSocket[] = "unix:admin.sock";
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ShellQuote(absl::string_view arg) {
-  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path);
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
 
 class VerdictCliTest : public testing::Test {
  protected:
@@ -85,25 +67,13 @@ class VerdictCliTest : public testing::Test {
   // `principal`, when not empty, goes in VERDICT_PRINCIPAL.
   static Outcome Verdict(const std::vector<std::string>& args, absl::string_view secret = kSecret,
                          absl::string_view principal = "") {
-    std::vector<std::string> words = {ShellQuote(RunfilePath("cli/verdict"))};
-    for (const std::string& arg : args) words.push_back(ShellQuote(arg));
     std::string env = secret.empty()
                           ? "unset VERDICT_ADMIN_SECRET; "
                           : absl::StrCat("VERDICT_ADMIN_SECRET=", ShellQuote(secret), " ");
     if (!principal.empty()) {
       absl::StrAppend(&env, "VERDICT_PRINCIPAL=", ShellQuote(principal), " ");
     }
-    const std::string command = absl::StrCat(env, absl::StrJoin(words, " "), " 2>cli-stderr.txt");
-    Outcome outcome;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return outcome;
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.out.append(buffer, n);
-    const int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.err = ReadFile("cli-stderr.txt");
-    return outcome;
+    return RunCommand(absl::StrCat(env, VerdictCommandLine(args)), "cli-stderr.txt");
   }
 
   static Outcome Admin(std::vector<std::string> args, absl::string_view secret = kSecret,
@@ -302,7 +272,9 @@ TEST_F(VerdictCliTest, ManageAnAgentAndSeeEachChangeDecide) {
   EXPECT_LE(expires, after + absl::Milliseconds(900)) << briefly.out;
   const int in_grace =
       Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code;
-  if (absl::Now() < expires) EXPECT_EQ(in_grace, 0) << "the previous token works for 900 ms";
+  if (absl::Now() < expires) {
+    EXPECT_EQ(in_grace, 0) << "the previous token works for 900 ms";
+  }
   while (absl::Now() <= expires) absl::SleepFor(expires - absl::Now() + absl::Milliseconds(1));
   EXPECT_EQ(Check({"--token", new_token, "--action=read", "--resource=docs:1"}).exit_code, 2);
   EXPECT_EQ(Check({"--token", briefly_token, "--action=read", "--resource=docs:1"}).exit_code, 0);

@@ -2,12 +2,11 @@
 // `verdictd --version` and `verdict version` print the version and the commit they were built
 // from, and both binaries of one build name the same commit.
 #include <stdlib.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "cli/e2e_test_support.h"
 #include "common/version.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,22 +20,9 @@ using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-};
-
 // Runs `program args` through the shell (no quoting needed for these arguments).
 Outcome RunProgram(const std::string& program, const std::string& args) {
-  Outcome outcome;
-  FILE* pipe = popen(absl::StrCat(RunfilePath(program), " ", args, " 2>/dev/null").c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) outcome.out.append(buffer, n);
-  const int status = pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
+  return RunCommand(absl::StrCat(RunfilePath(program), " ", args, " 2>/dev/null"));
 }
 
 TEST(VersionTest, VerdictdHelpListsTheFlagsAndExitsZero) {

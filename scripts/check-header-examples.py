@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-SOURCE_DIRS = ("bench", "cli", "common", "crypto", "decision", "fuzz", "proto", "runtime",
+SOURCE_DIRS = ("app", "bench", "cli", "common", "crypto", "decision", "fuzz", "proto", "runtime",
                "server", "store", "tests")
 CALLED = re.compile(r"(?<![\w:])((?:[A-Za-z_]\w*::)*)([A-Z]\w*)\s*\(")
 LIBRARY_NAMESPACES = ("absl::", "std::", "grpc::", "google::", "testing::")

@@ -2,8 +2,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
+#include "app/admin_input.h"
 #include "app/policy_json.h"
-#include "store/admin_input.h"
 
 namespace verdict {
 

@@ -18,12 +18,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "app/admin_input.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/access_token_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/admin_input.h"
 #include "store/postgres/postgres_test_support.h"
 #include "store/postgres_store.h"
 #include "store/signing_keys.h"
@@ -52,7 +52,7 @@ MATCHER_P(EqualsAgent, expected, "") {
 
 // One empty store for one test, and the way rows are put into it. The SQL stores take them
 // through their admin plane; the in-memory store, which has none, takes the rows the admin
-// plane would write (store/admin_input.h prepares them) through its setters.
+// plane would write (app/admin_input.h prepares them) through its setters.
 class PolicySeeder {
  public:
   virtual ~PolicySeeder() = default;

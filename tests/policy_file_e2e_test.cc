@@ -45,7 +45,9 @@ class ConfigMap {
     const std::string tmp = absl::StrCat(dir_, "/..data_tmp");
     ASSERT_EQ(symlink(version.c_str(), tmp.c_str()), 0);
     ASSERT_EQ(rename(tmp.c_str(), absl::StrCat(dir_, "/..data").c_str()), 0);
-    if (versions_ == 1) ASSERT_EQ(symlink("..data/policy.yaml", path().c_str()), 0);
+    if (versions_ == 1) {
+      ASSERT_EQ(symlink("..data/policy.yaml", path().c_str()), 0);
+    }
   }
   std::string path() const { return absl::StrCat(dir_, "/policy.yaml"); }
   std::string dir() const { return dir_; }

@@ -1,7 +1,7 @@
 // What a new row holds (design section 9): the agent, permission and delegation rows an admin
 // call creates and the rows ImportPolicy writes, with their defaults, derived fields and checks.
 // Pure: the random values a row needs and the time are handed in. Their storage form (whole
-// microseconds, canonical constraints, lent permissions as JSON) is store/admin_input.h's.
+// microseconds, canonical constraints, lent permissions as JSON) is app/admin_input.h's.
 //
 //   absl::StatusOr<AgentToCreate> agent = NewAgentRow(request, now, randomness);
 //   if (!agent.ok()) return agent.status();  // INVALID_ARGUMENT: nothing to write

@@ -7,8 +7,8 @@
 //   absl::StatusOr<AgentToCreate> agent = PrepareNewAgent(request, StoredTime(clock()));
 //   if (!agent.ok()) return agent.status();  // INVALID_ARGUMENT: nothing was written
 //   ... in the transaction: CheckUnused(Found(lookup(id)), "agent", id), insert agent->agent ...
-#ifndef VERDICT_STORE_ADMIN_INPUT_H_
-#define VERDICT_STORE_ADMIN_INPUT_H_
+#ifndef VERDICT_APP_ADMIN_INPUT_H_
+#define VERDICT_APP_ADMIN_INPUT_H_
 
 #include <cstdint>
 #include <optional>
@@ -93,4 +93,4 @@ absl::Status CheckUnused(absl::StatusOr<bool> in_use, absl::string_view what, ab
 
 }  // namespace verdict
 
-#endif  // VERDICT_STORE_ADMIN_INPUT_H_
+#endif  // VERDICT_APP_ADMIN_INPUT_H_

@@ -1,4 +1,4 @@
-#include "store/admin_input.h"
+#include "app/admin_input.h"
 
 #include <limits>
 #include <utility>

@@ -7,7 +7,7 @@
 //   3. an admin write's latency (suspend, then reactivate an agent) with 0, 1 and 2 synchronous
 //      standbys under remote_apply.
 //
-//   bazel run //store:postgres_standby_benchmark -- PRIMARY_URL STANDBY1_URL STANDBY2_URL
+//   bazel run //bench:postgres_standby_bench -- PRIMARY_URL STANDBY1_URL STANDBY2_URL
 //
 // It changes the primary's synchronous_standby_names for phase 3 and puts 'ANY 2 (s1, s2)' back.
 #include <algorithm>

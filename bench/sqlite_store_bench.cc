@@ -1,5 +1,5 @@
 // The store's share of a decision: one read snapshot with the lookups a direct Authorize makes.
-//   bazel run -c opt //store:sqlite_store_benchmark
+//   bazel run -c opt //bench:sqlite_store_bench
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
