@@ -322,8 +322,8 @@ struct BinaryParams {
 }  // namespace
 
 absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
-  // One statement is a pipeline of one: a deferred BEGIN and a new statement's preparation go
-  // with it in its one round trip.
+  // One statement is a pipeline of one: a new statement's preparation goes with it in its one
+  // round trip.
   absl::StatusOr<std::vector<ResultRows>> rows = ExecutePipelined({{statement, &params}});
   if (!rows.ok()) return rows.status();
   return std::move(rows->front());
