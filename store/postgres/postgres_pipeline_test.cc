@@ -172,17 +172,11 @@ TEST_F(PostgresPipelineTest, SeveralStatementsGoInOneRoundTrip) {
 // preparation waits past lock_timeout for a table another session locked) leaves that first
 // preparation on the server, which a rollback does not undo: the next pipeline on the connection
 // must not prepare it again ("already exists"), or every later decision on it would fail.
-TEST(PostgresPipelineFailureTest, APreparationMadeBeforeAFailureIsNotMadeAgain) {
-  if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
-  absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
-  ASSERT_TRUE(schema.ok()) << schema.status();
-  absl::StatusOr<const LibPq*> pq = LoadLibPq();
-  ASSERT_TRUE(pq.ok()) << pq.status();
-  absl::StatusOr<std::unique_ptr<PostgresConnection>> opened =
-      PostgresConnection::Open(**pq, schema->conninfo(), {.lock_timeout = absl::Milliseconds(100)});
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  PostgresConnection& connection = **opened;
-  ASSERT_TRUE(MigratePostgresSchema(connection).ok());
+TEST_F(PostgresPipelineTest, APreparationMadeBeforeAFailureIsNotMadeAgain) {
+  std::unique_ptr<PostgresConnection> reader = Connect({.lock_timeout = absl::Milliseconds(100)});
+  ASSERT_NE(reader, nullptr);
+  std::unique_ptr<PostgresConnection> locker = Connect();
+  ASSERT_NE(locker, nullptr);
   const Params of_agent = Params().Text("agt_1");
   const std::vector<PostgresConnection::PipelinedStatement> reads = {
       {Statement::kFindAgent, &of_agent},
@@ -190,27 +184,16 @@ TEST(PostgresPipelineFailureTest, APreparationMadeBeforeAFailureIsNotMadeAgain) 
   };
 
   // Another session holds the permissions table.
-  const char* keywords[] = {"dbname", nullptr};
-  const char* values[] = {schema->conninfo().c_str(), nullptr};
-  PGconn* locker = (*pq)->connectdbParams(keywords, values, /*expand_dbname=*/1);
-  ASSERT_EQ((*pq)->status(locker), CONNECTION_OK) << (*pq)->errorMessage(locker);
-  ASSERT_EQ((*pq)->sendQuery(locker, "BEGIN; LOCK TABLE permissions IN ACCESS EXCLUSIVE MODE"), 1);
-  bool locked = true;
-  while (PGresult* result = (*pq)->getResult(locker)) {
-    locked = locked && (*pq)->resultStatus(result) == PGRES_COMMAND_OK;
-    (*pq)->clear(result);
-  }
-  ASSERT_TRUE(locked) << (*pq)->errorMessage(locker);
+  ASSERT_TRUE(locker->ExecuteScript("BEGIN; LOCK TABLE permissions IN ACCESS EXCLUSIVE MODE").ok());
+  ASSERT_TRUE(reader->Begin(TransactionKind::kRead).ok());
+  EXPECT_FALSE(reader->ExecutePipelined(reads).ok());
+  reader->Rollback();
+  ASSERT_TRUE(locker->ExecuteScript("ROLLBACK").ok());
 
-  ASSERT_TRUE(connection.Begin(TransactionKind::kRead).ok());
-  EXPECT_FALSE(connection.ExecutePipelined(reads).ok());
-  connection.Rollback();
-  (*pq)->finish(locker);  // the lock goes with its session
-
-  ASSERT_TRUE(connection.Begin(TransactionKind::kRead).ok());
-  absl::StatusOr<std::vector<ResultRows>> rows = connection.ExecutePipelined(reads);
+  ASSERT_TRUE(reader->Begin(TransactionKind::kRead).ok());
+  absl::StatusOr<std::vector<ResultRows>> rows = reader->ExecutePipelined(reads);
   EXPECT_TRUE(rows.ok()) << rows.status();
-  connection.Rollback();
+  reader->Rollback();
 }
 
 }  // namespace
