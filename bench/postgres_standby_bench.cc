@@ -8,6 +8,7 @@
 //      standbys under remote_apply.
 //
 //   bazel run //bench:postgres_standby_bench -- PRIMARY_URL STANDBY1_URL STANDBY2_URL
+//   bazel run //bench:postgres_standby_bench -- PRIMARY_URL   # phase 1 alone, any server
 //
 // It changes the primary's synchronous_standby_names for phase 3 and puts 'ANY 2 (s1, s2)' back.
 #include <algorithm>
@@ -69,8 +70,8 @@ bool Run(PostgresConnection& admin_connection, const char* sql) {
 }
 
 int Main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s PRIMARY_URL STANDBY1_URL STANDBY2_URL\n", argv[0]);
+  if (argc != 2 && argc != 4) {
+    std::fprintf(stderr, "usage: %s PRIMARY_URL [STANDBY1_URL STANDBY2_URL]\n", argv[0]);
     return 2;
   }
   setenv(kPostgresUrlVariable, argv[1], 1);
@@ -122,6 +123,7 @@ int Main(int argc, char** argv) {
     std::printf("ratio of medians: %.2fx\n",
                 absl::FDivDuration(decision.median, round_trip.median));
   }
+  if (argc == 2) return 0;
 
   // 2. Decisions per second read on one standby.
   for (int threads : {1, 2, 4, 8}) {

@@ -105,7 +105,7 @@ absl::Status ConnectionPool::InTransaction(TransactionKind kind,
     lease->Release();  // its slot, for the fresh connection
     absl::StatusOr<Lease> fresh = Checkout(Reuse::kFresh);
     if (!fresh.ok()) return fresh.status();
-    (*fresh)->Begin(kind).IgnoreError();  // a read's BEGIN goes with its first statement
+    (*fresh)->Begin(kind).IgnoreError();  // a read sends nothing before its first statement
     *lease = *std::move(fresh);
     status = run();
   }

@@ -662,6 +662,145 @@ constexpr char kPolicyFileOwnership[] =
     "ALTER TABLE agents ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE permissions ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE delegations ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';";
+// Version 17: PostgreSQL's decision_records (issue 22 item 3), SQLite's since version 4: one row
+// per agent holding everything a decision reads about it, in the same encoding
+// (store/decision_record.h decodes both), so a direct decision on PostgreSQL is one statement
+// on one primary-key search. PostgreSQL's own text (PL/pgSQL): statement triggers note every
+// agent a write touched (from its transition tables), and a deferred trigger rewrites each noted
+// agent's row from the tables once, at the commit, inside the writing transaction, whoever
+// writes: a commit and its rows become visible together, and a row cannot drift from its tables
+// whatever the statement (a cascade from a deleted agent, an upsert, a TRUNCATE). Rewritten at
+// the commit because PostgreSQL's foreign keys cannot wait for it as SQLite's do (the import
+// puts an agent in after its rows there, issue 16). No statement of a write transaction reads
+// the rows before its commit (decisions read them, in read snapshots or in decision write
+// transactions that write no policy). The functions keep the schema they were created in, where
+// the tables they read are. SQLite has nothing to do.
+constexpr char kSqliteDecisionRecordsForPostgres[] =
+    "-- SQLite has had its decision_records since version 4.\n";
+constexpr char kPostgresDecisionRecords[] = R"sql(
+CREATE TABLE decision_records (
+  agent_id TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+  agent TEXT NOT NULL,
+  permissions TEXT NOT NULL,
+  delegations_into TEXT NOT NULL
+);
+CREATE INDEX agents_by_token_hash ON agents (token_hash, id);
+
+-- A field: its length in bytes, a colon and its text, or '-' for NULL.
+CREATE FUNCTION verdict_record_field(value TEXT) RETURNS TEXT
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN coalesce(octet_length(value) || ':' || value, '-');
+
+-- The rows of the agents named, rewritten from the tables (deleted when the agent is gone).
+CREATE FUNCTION verdict_rewrite_decision_records(agent_ids TEXT[]) RETURNS void
+  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  DELETE FROM decision_records r WHERE r.agent_id = ANY (agent_ids)
+    AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = r.agent_id);
+  INSERT INTO decision_records AS r (agent_id, agent, permissions, delegations_into)
+  SELECT a.id,
+    verdict_record_field(a.id) || verdict_record_field(a.owner) ||
+    verdict_record_field(a.name) || verdict_record_field(a.kind) ||
+    verdict_record_field(a.status) || verdict_record_field(a.expires_at::text) ||
+    verdict_record_field(a.token_prefix) || verdict_record_field(a.created_at::text) ||
+    verdict_record_field(a.updated_at::text),
+    coalesce((SELECT string_agg(
+        verdict_record_field(p.seq::text) || verdict_record_field(p.id) ||
+        verdict_record_field(p.agent_id) || verdict_record_field(p.resource) ||
+        verdict_record_field(p.actions) || verdict_record_field(p.effect) ||
+        verdict_record_field(p.constraints) || verdict_record_field(p.created_at::text),
+        '' ORDER BY p.seq)
+      FROM permissions p WHERE p.agent_id = a.id), ''),
+    coalesce((SELECT string_agg(
+        verdict_record_field(d.rowid::text) || verdict_record_field(d.id) ||
+        verdict_record_field(d.from_agent_id) || verdict_record_field(d.to_agent_id) ||
+        verdict_record_field(d.permissions) || verdict_record_field(d.max_depth::text) ||
+        verdict_record_field(d.status) || verdict_record_field(d.expires_at::text) ||
+        verdict_record_field(d.created_at::text),
+        '' ORDER BY d.rowid)
+      FROM delegations d WHERE d.to_agent_id = a.id AND d.status = 'active'), '')
+  FROM agents a WHERE a.id = ANY (agent_ids)
+  ON CONFLICT (agent_id) DO UPDATE SET agent = EXCLUDED.agent,
+    permissions = EXCLUDED.permissions, delegations_into = EXCLUDED.delegations_into
+  WHERE (r.agent, r.permissions, r.delegations_into)
+    IS DISTINCT FROM (EXCLUDED.agent, EXCLUDED.permissions, EXCLUDED.delegations_into);
+END $$;
+
+-- The agents whose rows a transaction must rewrite before it commits: a deferred trigger
+-- rewrites each once, at the commit, however many of its rows the transaction wrote (an agent
+-- imported with 10,000 permissions is encoded once, not 10,000 times). Empty between
+-- transactions, so unlogged.
+CREATE UNLOGGED TABLE decision_records_stale (agent_id TEXT COLLATE "C" PRIMARY KEY NOT NULL);
+CREATE FUNCTION verdict_rewrite_stale_decision_record() RETURNS trigger
+  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  PERFORM verdict_rewrite_decision_records(ARRAY[NEW.agent_id]);
+  DELETE FROM decision_records_stale WHERE agent_id = NEW.agent_id;
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER decision_records_rewritten_at_commit
+  AFTER INSERT ON decision_records_stale DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION verdict_rewrite_stale_decision_record();
+
+-- Marks the agents a statement touched: TG_ARGV[0] names the column that holds an agent's id
+-- (agents.id, permissions.agent_id, delegations.to_agent_id).
+CREATE FUNCTION verdict_decision_records_touched() RETURNS trigger
+  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'TRUNCATE' AND TG_TABLE_NAME = 'agents' THEN
+    DELETE FROM decision_records;
+    RETURN NULL;
+  ELSIF TG_OP = 'TRUNCATE' THEN
+    INSERT INTO decision_records_stale SELECT id FROM agents ON CONFLICT DO NOTHING;
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'INSERT' THEN
+    EXECUTE format('INSERT INTO decision_records_stale SELECT DISTINCT %I FROM old_rows'
+                   ' ON CONFLICT DO NOTHING', TG_ARGV[0]);
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    EXECUTE format('INSERT INTO decision_records_stale SELECT DISTINCT %I FROM new_rows'
+                   ' ON CONFLICT DO NOTHING', TG_ARGV[0]);
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER decision_records_agents_inserted AFTER INSERT ON agents
+  REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('id');
+CREATE TRIGGER decision_records_agents_updated AFTER UPDATE ON agents
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('id');
+CREATE TRIGGER decision_records_agents_deleted AFTER DELETE ON agents
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('id');
+CREATE TRIGGER decision_records_agents_truncated AFTER TRUNCATE ON agents
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('id');
+CREATE TRIGGER decision_records_permissions_inserted AFTER INSERT ON permissions
+  REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('agent_id');
+CREATE TRIGGER decision_records_permissions_updated AFTER UPDATE ON permissions
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('agent_id');
+CREATE TRIGGER decision_records_permissions_deleted AFTER DELETE ON permissions
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('agent_id');
+CREATE TRIGGER decision_records_permissions_truncated AFTER TRUNCATE ON permissions
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('agent_id');
+CREATE TRIGGER decision_records_delegations_inserted AFTER INSERT ON delegations
+  REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('to_agent_id');
+CREATE TRIGGER decision_records_delegations_updated AFTER UPDATE ON delegations
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('to_agent_id');
+CREATE TRIGGER decision_records_delegations_deleted AFTER DELETE ON delegations
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('to_agent_id');
+CREATE TRIGGER decision_records_delegations_truncated AFTER TRUNCATE ON delegations
+  FOR EACH STATEMENT EXECUTE FUNCTION verdict_decision_records_touched('to_agent_id');
+
+SELECT verdict_rewrite_decision_records(ARRAY(SELECT id FROM agents));
+)sql";
 // Version 12: admin sessions (server/admin_sessions.h). A principal exchanges its secret once
 // for a short-lived session token; only the token's SHA-256 is kept, found by its unique index
 // on every call the session makes. A session ends at expires_at, or when it is deleted (revoked).
@@ -705,6 +844,7 @@ constexpr DialectMigration kMigrations[] = {
     {12, kAdminSessions, PostgresForm::kOwn, kPostgresAdminSessions},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
     {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
+    {17, kSqliteDecisionRecordsForPostgres, PostgresForm::kOwn, kPostgresDecisionRecords},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {

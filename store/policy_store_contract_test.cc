@@ -853,6 +853,21 @@ TEST_P(PolicyStoreContractTest, SnapshotKeepsSeeingOneStateWhileOthersWrite) {
   EXPECT_EQ((*Read()->FindAgent("agt_a"))->status, AgentStatus::kSuspended);
 }
 
+// A delegation chain's hops are read one after another: each reads the state the first read
+// saw, never a write committed in between (a link revoked and a grant added between two hops
+// must not combine into an allow that no committed state gave).
+TEST_P(PolicyStoreContractTest, ASnapshotReadsEveryAgentAsItWasAtItsFirstRead) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  std::unique_ptr<ReadSnapshot> snapshot = Read();
+  ASSERT_EQ((*snapshot->FindAgent("agt_a"))->status, AgentStatus::kActive);
+
+  ASSERT_TRUE(seeder_->SetAgentStatus("agt_b", AgentStatus::kSuspended).ok());
+  EXPECT_EQ((*snapshot->FindAgent("agt_b"))->status, AgentStatus::kActive);
+  snapshot.reset();
+  EXPECT_EQ((*Read()->FindAgent("agt_b"))->status, AgentStatus::kSuspended);
+}
+
 // --- JWT signing keys and revoked token ids ---
 
 class PolicyStoreSigningKeysTest : public PolicyStoreContractTest {

@@ -5,6 +5,7 @@
 
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
+#include "store/decision_record.h"
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
@@ -19,51 +20,16 @@ PostgresConnectionOptions ConnectionOptionsOf(const PostgresOptions& options) {
                                    .connect_timeout = options.connect_timeout};
 }
 
-// What a decision reads of one agent: its row, its own permissions and the active delegations
-// into it (unexpired at the Unix epoch: each call filters them at its own time).
-struct DecisionRows {
-  std::string agent_id;
-  std::optional<Agent> agent;  // without the admin plane's columns, as every store answers
-  std::vector<Permission> permissions;
-  std::vector<Delegation> delegations_into;
-};
-
-// The three reads of a DecisionRows in one round trip (with the transaction's deferred BEGIN
-// when it is the transaction's first), each statement prepared.
-absl::StatusOr<std::unique_ptr<DecisionRows>> FetchDecisionRows(Connection& connection,
-                                                                absl::string_view agent_id) {
-  const Params of_agent = Params().Text(agent_id);
-  const Params since_epoch = Params().Text(agent_id).Time(absl::UnixEpoch());
-  absl::StatusOr<std::vector<ResultRows>> results =
-      static_cast<PostgresConnection&>(connection)
-          .ExecutePipelined({
-              {Statement::kFindAgent, &of_agent},
-              {Statement::kPermissionsOf, &of_agent},
-              {Statement::kActiveDelegationsInto, &since_epoch},
-          });
-  if (!results.ok()) return results.status();
-  absl::StatusOr<std::optional<Agent>> agent =
-      ReadFirst<Agent>(std::move((*results)[0]), ReadAgentColumns<ResultRow>);
-  if (!agent.ok()) return agent.status();
-  if (agent->has_value()) ClearAgentText(**agent);
-  absl::StatusOr<std::vector<Permission>> permissions =
-      ReadAll<Permission>(std::move((*results)[1]), ReadPermissionColumns<ResultRow>);
-  if (!permissions.ok()) return permissions.status();
-  absl::StatusOr<std::vector<Delegation>> delegations =
-      ReadAll<Delegation>(std::move((*results)[2]), ReadDelegationColumns<ResultRow>);
-  if (!delegations.ok()) return delegations.status();
-  return std::make_unique<DecisionRows>(DecisionRows{
-      std::string(agent_id), *std::move(agent), *std::move(permissions), *std::move(delegations)});
-}
-
 // The PolicyView lookups over the leased connection, for both kinds of transaction. A read
-// snapshot's first lookup also sends its BEGIN: when the server had ended the pooled connection
-// before, the lookup runs again, once, on a fresh connection (a write transaction's BEGIN was
-// answered already: ConnectionPool::CheckoutInTransaction).
+// snapshot's first lookup also opens its transaction on the server: when the server had ended
+// the pooled connection before, the lookup runs again, once, on a fresh connection (a write
+// transaction's BEGIN was answered already: ConnectionPool::CheckoutInTransaction).
 //
-// An agent, its permissions and the delegations into it are read together, in one round trip,
-// at most once per transaction (as SQLite reads its decision record): a direct decision costs
-// one round trip, each hop of a delegation chain one more.
+// An agent, its permissions and the delegations into it come from its one decision_records row
+// (migration 17, store/decision_record.h), read at most once per transaction with one prepared
+// statement, as SQLite reads it: a direct decision is one statement on the server and one round
+// trip, each hop of a delegation chain one more. The rows are decoded into this view's own
+// workspace, which lives as long as the transaction.
 template <typename Base>
 class PostgresPolicyView : public PolicyViewOn<Base> {
  public:
@@ -71,44 +37,69 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
       : pool_(&pool), lease_(std::move(lease)) {}
 
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
-    if (!rows.ok()) return rows.status();
-    return (*rows)->agent;
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    if (!(*kept)->exists) return std::nullopt;
+    return (*kept)->agent;
   }
   absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
-    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
-    if (!rows.ok()) return rows.status();
-    return (*rows)->agent.has_value() ? &*(*rows)->agent : nullptr;
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return (*kept)->exists ? &(*kept)->agent : nullptr;
+  }
+  // By its current token, or else the previous one still in its grace at `now`: one statement
+  // each, the second asked only when the first finds nothing.
+  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
+                                                            absl::Time now) override {
+    absl::StatusOr<std::optional<DecisionRecord>> found =
+        this->Lookup([&](Connection& c) -> absl::StatusOr<std::optional<DecisionRecord>> {
+          absl::StatusOr<std::optional<DecisionRecord>> current = ReadRecord(
+              c.Execute(Statement::kFindDecisionRecordByTokenHash, Params().Bytes(token_sha256)));
+          if (!current.ok() || current->has_value()) return current;
+          return ReadRecord(c.Execute(Statement::kFindDecisionRecordByPreviousTokenHash,
+                                      Params().Bytes(token_sha256).Time(now)));
+        });
+    if (!found.ok()) return found.status();
+    if (!found->has_value()) return std::nullopt;
+    Agent agent;
+    if (absl::Status decoded = DecodeAgentRecordInto((*found)->agent, agent); !decoded.ok()) {
+      return decoded;
+    }
+    if (records_.Find(agent.id) == nullptr) {
+      DecodedRecords::Kept& slot = records_.Add(agent.id);
+      slot.exists = true;
+      slot.record = **std::move(found);
+      slot.agent = agent;
+    }
+    return agent;
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
-    if (!rows.ok()) return rows.status();
-    return (*rows)->permissions;
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return DecodePermissionRecords((*kept)->record.permissions);
   }
   absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
       absl::string_view agent_id) override {
-    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
-    if (!rows.ok()) return rows.status();
-    return absl::MakeConstSpan((*rows)->permissions);
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records_.Permissions((*kept)->record.permissions);
   }
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
-    if (now < absl::UnixEpoch()) return PolicyViewOn<Base>::ActiveDelegationsInto(agent_id, now);
-    absl::StatusOr<const DecisionRows*> rows = Rows(agent_id);
-    if (!rows.ok()) return rows.status();
-    std::vector<Delegation> active;
-    for (const Delegation& delegation : (*rows)->delegations_into) {
-      // As the statement's "expires_at IS NULL OR expires_at > $2": NULL reads as never.
-      if (delegation.expires_at > now) active.push_back(delegation);
-    }
-    return active;
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return DecodeDelegationRecords((*kept)->record.delegations_into, now);
   }
   absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
                                                                          absl::Time now) override {
-    absl::StatusOr<std::vector<Delegation>> active = ActiveDelegationsInto(agent_id, now);
-    if (!active.ok()) return active.status();
-    return absl::MakeConstSpan(*kept_delegations_.emplace_back(
-        std::make_unique<std::vector<Delegation>>(*std::move(active))));
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records_.Delegations((*kept)->record.delegations_into, now);
+  }
+  absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return AnyAllowPermissionRecord((*kept)->record.permissions);
   }
 
  protected:
@@ -118,7 +109,7 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
     lease_.Release();  // its slot, for the fresh connection
     absl::StatusOr<ConnectionPool::Lease> fresh = pool_->Checkout(ConnectionPool::Reuse::kFresh);
     if (!fresh.ok()) return fresh.status();
-    (*fresh)->Begin(TransactionKind::kRead).IgnoreError();  // deferred: cannot fail
+    (*fresh)->Begin(TransactionKind::kRead).IgnoreError();  // sends nothing: cannot fail
     lease_ = *std::move(fresh);
     return absl::OkStatus();
   }
@@ -127,20 +118,35 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
   ConnectionPool::Lease lease_;
 
  private:
-  // The agent's rows, read at most once in this transaction.
-  absl::StatusOr<const DecisionRows*> Rows(absl::string_view agent_id) {
-    for (const auto& rows : rows_) {
-      if (rows->agent_id == agent_id) return rows.get();
-    }
-    absl::StatusOr<std::unique_ptr<DecisionRows>> fetched =
-        this->Lookup([&](Connection& c) { return FetchDecisionRows(c, agent_id); });
-    if (!fetched.ok()) return fetched.status();
-    return rows_.emplace_back(*std::move(fetched)).get();
+  // A decision record's columns, or nullopt when the statement found no row.
+  static absl::StatusOr<std::optional<DecisionRecord>> ReadRecord(absl::StatusOr<ResultRows> rows) {
+    if (!rows.ok()) return rows.status();
+    if (rows->size() == 0) return std::optional<DecisionRecord>();
+    const ResultRow row = rows->row(0);
+    return std::optional<DecisionRecord>(DecisionRecord{row.Text(0), row.Text(1), row.Text(2)});
   }
 
-  std::vector<std::unique_ptr<DecisionRows>> rows_;
-  // ActiveDelegationsIntoSpan's answers, each alive (and in place) as long as the view.
-  std::vector<std::unique_ptr<std::vector<Delegation>>> kept_delegations_;
+  // The agent's row, read at most once in this transaction.
+  absl::StatusOr<const DecodedRecords::Kept*> Record(absl::string_view agent_id) {
+    if (const DecodedRecords::Kept* kept = records_.Find(agent_id)) return kept;
+    absl::StatusOr<std::optional<DecisionRecord>> found = this->Lookup([&](Connection& c) {
+      return ReadRecord(c.Execute(Statement::kFindDecisionRecord, Params().Text(agent_id)));
+    });
+    if (!found.ok()) return found.status();
+    DecodedRecords::Kept& slot = records_.Add(agent_id);
+    slot.exists = found->has_value();
+    slot.record = slot.exists ? **std::move(found) : DecisionRecord();
+    if (slot.exists) {
+      if (absl::Status decoded = DecodeAgentRecordInto(slot.record.agent, slot.agent);
+          !decoded.ok()) {
+        records_.ForgetLast();  // never leave a half-read row to be found later
+        return decoded;
+      }
+    }
+    return &slot;
+  }
+
+  DecodedRecords records_;
 };
 
 // A read snapshot on the primary or, with --db_read, on a standby. A lookup that fails on a

@@ -1,7 +1,7 @@
 // verdict's store beyond one host (design section 4): one PostgreSQL database shared by every
 // sidecar on every node, with the SQLite store's schema, semantics and freshness contract.
 //
-// Every read runs in one read-only REPEATABLE READ transaction (one snapshot per call) and
+// Every read runs in one REPEATABLE READ transaction (one snapshot per call, no BEGIN) and
 // nothing read is cached across calls, so a write committed through any sidecar is seen by the
 // next call through every other. Every write transaction holds verdict's writer advisory lock
 // for its duration, as SQLite's BEGIN IMMEDIATE does, so the rules that read before they write

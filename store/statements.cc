@@ -154,17 +154,14 @@ constexpr Entry kStatements[] = {
     // the plan store/query_plan_test.cc pins; store/migrations.cc's version 9 says why the
     // planner keeps choosing it) and then that one.
     {Statement::kFindDecisionRecord, "FindDecisionRecord",
-     "SELECT " VERDICT_DECISION_RECORD_COLUMNS " FROM decision_records r WHERE r.agent_id = $1",
-     kNone},
+     "SELECT " VERDICT_DECISION_RECORD_COLUMNS " FROM decision_records r WHERE r.agent_id = $1"},
     {Statement::kFindDecisionRecordByTokenHash, "FindDecisionRecordByTokenHash",
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS
-     " FROM agents a JOIN decision_records r ON r.agent_id = a.id WHERE a.token_hash = $1",
-     kNone},
+     " FROM agents a JOIN decision_records r ON r.agent_id = a.id WHERE a.token_hash = $1"},
     {Statement::kFindDecisionRecordByPreviousTokenHash, "FindDecisionRecordByPreviousTokenHash",
      "SELECT " VERDICT_DECISION_RECORD_COLUMNS
      " FROM agents a JOIN decision_records r ON r.agent_id = a.id"
-     " WHERE a.prev_token_hash = $1 AND a.prev_token_expires_at > $2",
-     kNone},
+     " WHERE a.prev_token_hash = $1 AND a.prev_token_expires_at > $2"},
 
     {Statement::kInsertAgent, "InsertAgent", kInsertAgentSql.text},
     {Statement::kListAgents, "ListAgents",

@@ -1,7 +1,7 @@
 // Every SQL statement the stores run, by name, in one table for both databases: one placeholder
 // form ($1, $2 ... bound in order; the SQLite connection reads them as ?1, ?2 ...) and one
 // parameter order. A statement has a second text only where PostgreSQL's dialect truly differs,
-// and none where a database has no such statement (SQLite's decision records).
+// and none where a database has no such statement (SQLite's PRAGMAs, PostgreSQL's clock).
 //
 //   absl::StatusOr<Rows> rows = connection.Execute(Statement::kFindAgent, Params().Text(id));
 #ifndef VERDICT_STORE_STATEMENTS_H_
@@ -30,7 +30,7 @@ enum class Statement {
   kUseApproval,
   kFindApproval,
   kCountPendingApprovals,
-  // SQLite's own: an agent's decision record (store/decision_record.h).
+  // An agent's decision record (store/decision_record.h; PostgreSQL's since migration 17).
   kFindDecisionRecord,
   kFindDecisionRecordByTokenHash,
   kFindDecisionRecordByPreviousTokenHash,

@@ -145,11 +145,14 @@ absl::StatusOr<std::unique_ptr<PostgresConnection>> PostgresConnection::Open(
   pq.setNoticeProcessor(
       opened->connection_, [](void*, const char*) {}, nullptr);
   // A call must not wait forever on a lock or a stuck server, and a transaction left open by a
-  // stuck client must not hold its locks forever.
+  // stuck client must not hold its locks forever. A read transaction is one implicit
+  // transaction of the extended protocol (Begin): REPEATABLE READ by default, so that all of its
+  // statements read one snapshot. Every transaction with a BEGIN names its own level.
   const std::string settings = absl::StrCat(
       "SET lock_timeout = '", Milliseconds(options.lock_timeout), "';", "SET statement_timeout = '",
       Milliseconds(options.statement_timeout), "';", "SET idle_in_transaction_session_timeout = '",
-      Milliseconds(options.statement_timeout * 3), "'");
+      Milliseconds(options.statement_timeout * 3), "';",
+      "SET default_transaction_isolation = 'repeatable read'");
   if (absl::Status set = opened->ExecuteScript(settings.c_str()); !set.ok()) return set;
   return opened;
 }
@@ -193,6 +196,7 @@ bool PostgresConnection::LostBeforeAnyAnswer() const {
 PGresult* PostgresConnection::LastResult(bool sent) {
   if (!sent) return nullptr;
   ++round_trips_;
+  ++commands_sent_;
   PGresult* last = nullptr;
   while (PGresult* next = NextResult()) {
     if (last != nullptr) pq_.clear(last);
@@ -241,49 +245,34 @@ absl::Status PostgresConnection::Failure(const PGresult* result, absl::string_vi
 absl::Status PostgresConnection::AwaitCommit() {
   if (!commit_in_flight_) return absl::OkStatus();
   commit_in_flight_ = false;
-  while (PGresult* raw = NextResult()) {
-    PgResult result(pq_, raw);
-    // A read-only transaction loses nothing when its commit fails: only the connection counts.
-    if (result.status() != PGRES_COMMAND_OK) Failure(result.raw(), "COMMIT").IgnoreError();
+  // A read-only transaction loses nothing when its end fails: only the connection counts.
+  PgResult sync(pq_, NextResult());
+  if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1 ||
+      pq_.status(connection_) != CONNECTION_OK) {
+    broken_ = true;
+    return Failure(nullptr, "ending a read transaction");
   }
-  if (pq_.status(connection_) != CONNECTION_OK) broken_ = true;
-  if (!broken_ && InTransaction()) {
-    PgResult rolled_back(pq_, LastResult(pq_.sendQuery(connection_, "ROLLBACK") == 1));
-    if (rolled_back.status() != PGRES_COMMAND_OK) broken_ = true;
-  }
-  if (broken_) return Failure(nullptr, "COMMIT");
   return absl::OkStatus();
 }
 
-absl::Status PostgresConnection::Settle() {
-  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
-  if (deferred_begin_ == nullptr) return absl::OkStatus();
-  const char* begin = std::exchange(deferred_begin_, nullptr);
-  PgResult result(pq_, LastResult(pq_.sendQuery(connection_, begin) == 1));
-  if (result.status() != PGRES_COMMAND_OK) return Failure(result.raw(), begin);
-  return absl::OkStatus();
-}
-
-absl::Status PostgresConnection::CommitWithoutWaiting() {
-  if (deferred_begin_ != nullptr) {
-    deferred_begin_ = nullptr;  // never begun: nothing to end
-    return absl::OkStatus();
+absl::Status PostgresConnection::EndRead(bool wait) {
+  const Read read = std::exchange(read_, Read::kNone);
+  if (read != Read::kOpen) return absl::OkStatus();  // nothing open on the server
+  ++commands_sent_;
+  if (pq_.pipelineSync(connection_) != 1) {
+    broken_ = true;
+    return Failure(nullptr, "ending a read transaction");
   }
-  if (absl::Status settled = AwaitCommit(); !settled.ok()) return settled;
-  if (!InTransaction()) return absl::OkStatus();
-  if (pq_.transactionStatus(connection_) == PQTRANS_INERROR) {
-    Rollback();
-    return absl::OkStatus();
-  }
-  if (pq_.sendQuery(connection_, "COMMIT") != 1) return Failure(nullptr, "COMMIT");
   commit_in_flight_ = true;
-  return absl::OkStatus();
+  if (!wait) return absl::OkStatus();
+  ++round_trips_;
+  return AwaitCommit();
 }
 
 void PostgresConnection::Rollback() {
-  read_only_ = false;
-  if (deferred_begin_ != nullptr) {
-    deferred_begin_ = nullptr;
+  if (read_ != Read::kNone) {
+    // Its implicit transaction ends with the sync, rolled back if a statement failed.
+    EndRead(/*wait=*/true).IgnoreError();
     return;
   }
   if (!AwaitCommit().ok() || !InTransaction()) return;
@@ -333,8 +322,8 @@ struct BinaryParams {
 }  // namespace
 
 absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, const Params& params) {
-  // One statement is a pipeline of one: a deferred BEGIN and a new statement's preparation go
-  // with it in its one round trip.
+  // One statement is a pipeline of one: a new statement's preparation goes with it in its one
+  // round trip.
   absl::StatusOr<std::vector<ResultRows>> rows = ExecutePipelined({{statement, &params}});
   if (!rows.ok()) return rows.status();
   return std::move(rows->front());
@@ -343,6 +332,10 @@ absl::StatusOr<ResultRows> PostgresConnection::Execute(Statement statement, cons
 absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     const std::vector<PipelinedStatement>& statements) {
   if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
+  if (read_ == Read::kFailed) {
+    return absl::InternalError(
+        "policy store error: a statement of this read transaction failed; it reads no more");
+  }
   std::deque<BinaryParams> params;  // in place: each points into itself
   std::vector<bool> prepares(statements.size(), false);
   for (size_t i = 0; i < statements.size(); ++i) {
@@ -363,18 +356,15 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     }
     prepares[i] = !prepared_earlier;
   }
-  // The commands in the order sent: -1 for the BEGIN, i for statement i, PrepareOf(i) for its
-  // preparation.
-  constexpr int kBegin = -1;
-  auto prepare_of = [](size_t i) { return -2 - static_cast<int>(i); };
+  // The commands in the order sent: i for statement i, PrepareOf(i) for its preparation.
+  auto prepare_of = [](size_t i) { return -1 - static_cast<int>(i); };
+  auto statement_of = [](int command) {
+    return static_cast<size_t>(command >= 0 ? command : -1 - command);
+  };
   std::vector<int> commands;
-  const char* begin = std::exchange(deferred_begin_, nullptr);
+  // A read transaction's statements stay in its implicit transaction: flushed, not synced.
+  const bool in_read = read_ != Read::kNone;
   bool sent = pq_.enterPipelineMode(connection_) == 1;
-  if (sent && begin != nullptr) {
-    sent = pq_.sendQueryParams(connection_, begin, 0, nullptr, nullptr, nullptr, nullptr,
-                               kBinaryFormat) == 1;
-    commands.push_back(kBegin);
-  }
   for (size_t i = 0; sent && i < statements.size(); ++i) {
     const StatementSql sql = GetStatementSql(statements[i].statement, Dialect::kPostgres);
     const BinaryParams& bound = params[i];
@@ -388,12 +378,18 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
                                  bound.lengths.data(), bound.formats.data(), kBinaryFormat) == 1;
     commands.push_back(static_cast<int>(i));
   }
-  sent = sent && pq_.pipelineSync(connection_) == 1;
+  if (in_read) {
+    sent = sent && pq_.sendFlushRequest(connection_) == 1 && pq_.flush(connection_) == 0;
+    read_ = Read::kOpen;
+  } else {
+    sent = sent && pq_.pipelineSync(connection_) == 1;
+  }
   if (!sent) {
     broken_ = true;  // a pipeline half sent leaves the connection in no known state
     return Failure(nullptr, "a pipeline of statements");
   }
   ++round_trips_;
+  commands_sent_ += static_cast<int64_t>(commands.size());
   // Each command's result is followed by a null one; the sync's result comes last. After a
   // failure the later commands come back PGRES_PIPELINE_ABORTED.
   absl::Status failure;
@@ -409,24 +405,33 @@ absl::StatusOr<std::vector<ResultRows>> PostgresConnection::ExecutePipelined(
     const ExecStatusType status = result.status();
     if (status == PGRES_PIPELINE_ABORTED) continue;
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      if (failure.ok() && command == kBegin) failure = Failure(result.raw(), begin);
       if (failure.ok()) {
-        const size_t i = static_cast<size_t>(command >= 0 ? command : -2 - command);
-        const char* name = GetStatementSql(statements[i].statement, Dialect::kPostgres).name;
+        const char* name =
+            GetStatementSql(statements[statement_of(command)].statement, Dialect::kPostgres).name;
         failure = Failure(result.raw(), command >= 0 ? name : absl::StrCat("preparing ", name));
       }
       continue;
     }
     if (command >= 0) {
       rows[command] = ToRows(result);
-    } else if (command != kBegin) {
+    } else {
       // Prepared on the server now, whatever fails later in the pipeline: a rollback does not
       // undo a preparation, so the next pipeline must not prepare it again ("already exists").
-      const size_t i = static_cast<size_t>(-2 - command);
+      const size_t i = statement_of(command);
       PreparedStatement& cached = statements_[static_cast<size_t>(statements[i].statement)];
       cached.prepared = true;
       cached.types = params[i].types;
     }
+  }
+  if (in_read) {
+    // A failed statement ended the implicit transaction's work: the server skips everything
+    // until the sync, which ends it. The transaction reads nothing more (a later statement
+    // would read another snapshot).
+    if (!failure.ok()) {
+      if (!broken_) EndRead(/*wait=*/true).IgnoreError();
+      read_ = Read::kFailed;
+    }
+    return failure.ok() ? absl::StatusOr<std::vector<ResultRows>>(std::move(rows)) : failure;
   }
   PgResult sync(pq_, NextResult());
   if (sync.status() != PGRES_PIPELINE_SYNC || pq_.exitPipelineMode(connection_) != 1) {
@@ -464,11 +469,10 @@ ResultRows PostgresConnection::ToRows(const PgResult& result) const {
 }
 
 absl::Status PostgresConnection::Begin(TransactionKind kind) {
-  read_only_ = kind == TransactionKind::kRead;
-  if (read_only_) {
-    // One snapshot for every read: REPEATABLE READ takes it at the first statement, which the
-    // BEGIN goes with, in one round trip.
-    DeferBegin("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+  if (kind == TransactionKind::kRead) {
+    // No BEGIN: the statements' implicit transaction, REPEATABLE READ by the session's default,
+    // takes one snapshot at the first statement and keeps it until EndRead's sync.
+    read_ = Read::kBegun;
     return absl::OkStatus();
   }
   // READ COMMITTED under the lock: every read after the lock sees every write committed before
@@ -484,7 +488,10 @@ absl::Status PostgresConnection::Begin(TransactionKind kind) {
 }
 
 absl::Status PostgresConnection::ExecuteScript(const char* sql) {
-  if (absl::Status settled = Settle(); !settled.ok()) return settled;
+  if (read_ != Read::kNone) {
+    return absl::InternalError("policy store error: a script inside a read transaction");
+  }
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
   PgResult result(pq_, LastResult(pq_.sendQuery(connection_, sql) == 1));
   const ExecStatusType status = result.status();
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
@@ -494,7 +501,10 @@ absl::Status PostgresConnection::ExecuteScript(const char* sql) {
 }
 
 absl::StatusOr<ResultRows> PostgresConnection::Query(const char* sql) {
-  if (absl::Status settled = Settle(); !settled.ok()) return settled;
+  if (read_ != Read::kNone) {
+    return absl::InternalError("policy store error: a simple query inside a read transaction");
+  }
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
   PgResult result(pq_, LastResult(pq_.sendQueryParams(connection_, sql, 0, nullptr, nullptr,
                                                       nullptr, nullptr, kBinaryFormat) == 1));
   if (result.status() != PGRES_TUPLES_OK) {
@@ -504,13 +514,13 @@ absl::StatusOr<ResultRows> PostgresConnection::Query(const char* sql) {
 }
 
 absl::Status PostgresConnection::Commit() {
-  // A read-only transaction has nothing to keep: its COMMIT just releases its snapshot, and its
+  // A read-only transaction has nothing to keep: its end just releases its snapshot, and its
   // answer is read before the connection's next command.
-  if (std::exchange(read_only_, false)) {
-    if (!CommitWithoutWaiting().ok()) MarkBroken();
+  if (read_ != Read::kNone) {
+    if (!EndRead(/*wait=*/false).ok()) MarkBroken();
     return absl::OkStatus();
   }
-  if (absl::Status settled = Settle(); !settled.ok()) return settled;
+  if (absl::Status committed = AwaitCommit(); !committed.ok()) return committed;
   if (pq_.transactionStatus(connection_) == PQTRANS_INERROR) {
     return absl::InternalError(
         "policy store error: a statement of the transaction failed, so it was not committed");
@@ -519,6 +529,7 @@ absl::Status PostgresConnection::Commit() {
 }
 
 bool PostgresConnection::InTransaction() const {
+  if (read_ != Read::kNone) return true;
   return !commit_in_flight_ && pq_.transactionStatus(connection_) != PQTRANS_IDLE;
 }
 

@@ -87,15 +87,19 @@ class PostgresConnection final : public Connection {
   PostgresConnection& operator=(const PostgresConnection&) = delete;
   ~PostgresConnection() override;
 
-  // Connection. A read transaction's BEGIN goes with its first statement, and its COMMIT is
-  // read before the connection's next command (DeferBegin, CommitWithoutWaiting). A write
-  // holds the writers' advisory lock, a decision log append the log's, from its BEGIN on.
+  // Connection. A read transaction sends no BEGIN and no COMMIT: its statements run in one
+  // implicit transaction of the extended protocol (each answered after a flush, none followed by
+  // a sync until the transaction ends), REPEATABLE READ by the session's default, so every
+  // statement reads the snapshot the first one took; it ends with the sync, whose answer is read
+  // before the connection's next command. A direct decision is then one statement on the server.
+  // A write holds the writers' advisory lock, a decision log append the log's, from its BEGIN on.
   Dialect dialect() const override { return Dialect::kPostgres; }
   absl::StatusOr<ResultRows> Execute(Statement statement, const Params& params = Params()) override;
 
-  // Runs several statements in one round trip (libpq's pipeline mode): a deferred BEGIN, each
-  // new statement's preparation and every statement, then one sync. Their rows in order, or the
-  // first failure (the statements after a failed one are not run).
+  // Runs several statements in one round trip (libpq's pipeline mode): each new statement's
+  // preparation and every statement, then one sync, or inside a read transaction one flush.
+  // Their rows in order, or the first failure (the statements after a failed one are not run;
+  // a read transaction in which one failed fails every later statement until it ends).
   struct PipelinedStatement {
     Statement statement;
     const Params* params;
@@ -105,27 +109,22 @@ class PostgresConnection final : public Connection {
   absl::Status Begin(TransactionKind kind) override;
 
   // Runs SQL without parameters, one or more statements (transaction control, migrations).
+  // Not inside a read transaction (INTERNAL): it would end the transaction's snapshot.
   absl::Status ExecuteScript(const char* sql);
   // Runs one statement without parameters and returns its rows, as Execute does.
   absl::StatusOr<ResultRows> Query(const char* sql);
 
   // Commits the open transaction. PostgreSQL answers a COMMIT of a transaction in which a
-  // statement failed by rolling it back quietly; that is an error here.
+  // statement failed by rolling it back quietly; that is an error here. A read transaction's end
+  // is sent without waiting for its answer: it has nothing to keep.
   absl::Status Commit() override;
 
-  // Round trips are most of a call's cost, so a read transaction spends none of its own:
-  // DeferBegin keeps `begin_sql` (a constant) to send in one pipeline with the next Execute, and
-  // CommitWithoutWaiting sends COMMIT and reads its answer before the connection's next command.
-  // Only for read-only transactions, whose commit has nothing to lose.
-  void DeferBegin(const char* begin_sql) { deferred_begin_ = begin_sql; }
-  absl::Status CommitWithoutWaiting();
-
-  // Rolls the open transaction back (a deferred BEGIN is simply dropped); a connection that
-  // cannot leave its transaction is marked broken.
+  // Rolls the open transaction back (a read transaction that sent nothing simply ends); a
+  // connection that cannot leave its transaction is marked broken.
   void Rollback() override;
 
   // True while a transaction is open on the connection (or failed and not yet rolled back); a
-  // COMMIT on its way does not count.
+  // read transaction's end on its way does not count.
   bool InTransaction() const;
   // Connection: not when broken or left inside a transaction.
   bool Reusable() const override { return !broken_ && !InTransaction(); }
@@ -144,8 +143,11 @@ class PostgresConnection final : public Connection {
   // True once a command succeeded on this lease.
   bool AnsweredOnLease() const { return answered_on_lease_; }
   // How many times the connection has sent commands and waited for their answers (a pipeline
-  // counts once; a COMMIT sent without waiting, not at all).
+  // counts once; a read transaction's end, sent without waiting, not at all).
   int64_t round_trips() const { return round_trips_; }
+  // How many commands the server was sent to run: each statement, each preparation, each
+  // simple query (BEGIN, COMMIT, a script counts once); a read transaction's end counts one.
+  int64_t commands_sent() const { return commands_sent_; }
 
   // Shuts the connection's socket, from any thread: a wait for the server's answer ends at once
   // and the connection counts as broken from then on.
@@ -176,22 +178,26 @@ class PostgresConnection final : public Connection {
   ResultRows ToRows(const PgResult& result) const;
   // The status of a failed command; marks the connection broken when its server is gone.
   absl::Status Failure(const PGresult* result, absl::string_view what);
-  // Reads the answer to a COMMIT sent without waiting, then sends a deferred BEGIN on its own:
-  // before any command but a pipelined Execute.
-  absl::Status Settle();
+  // Reads the answer to a read transaction's end sent without waiting: before any other command.
   absl::Status AwaitCommit();
+  // Ends a read transaction's implicit transaction on the server: sends its sync and, when
+  // `wait`, reads its answer (otherwise AwaitCommit does, later).
+  absl::Status EndRead(bool wait);
   const LibPq& pq_;
   PGconn* connection_;
   std::array<PreparedStatement, kStatementCount> statements_;
-  const char* deferred_begin_ = nullptr;
-  bool read_only_ = false;  // the open transaction began as a read
-  bool commit_in_flight_ = false;
+  // A read transaction: begun with nothing sent; its implicit transaction open on the server
+  // (statements sent, no sync yet); or failed there (ended, every later statement refused).
+  enum class Read { kNone, kBegun, kOpen, kFailed };
+  Read read_ = Read::kNone;
+  bool commit_in_flight_ = false;  // a read transaction's sync, its answer not read yet
   bool broken_ = false;
   const absl::Duration answer_limit_;
   bool answer_late_ = false;              // broken because no answer came within answer_limit_
   bool answered_on_lease_ = false;        // a command succeeded since StartLease
   std::atomic<bool> interrupted_{false};  // Interrupt was called
   int64_t round_trips_ = 0;
+  int64_t commands_sent_ = 0;
 };
 
 }  // namespace verdict

@@ -32,7 +32,7 @@ namespace verdict {
   X(ntuples) X(nfields) X(ftype) X(getvalue) X(getlength) X(getisnull) X(cmdTuples)           \
   X(setNoticeProcessor)                                                                       \
   X(sendQuery) X(sendQueryParams) X(sendPrepare) X(sendQueryPrepared) X(getResult)            \
-  X(enterPipelineMode) X(exitPipelineMode) X(pipelineSync)                                    \
+  X(enterPipelineMode) X(exitPipelineMode) X(pipelineSync) X(sendFlushRequest) X(flush)         \
   X(consumeInput) X(isBusy) X(socket)
 // clang-format on
 

@@ -16,9 +16,12 @@ class PostgresSchemaSteps final : public SchemaSteps {
 
   std::string Name() const override { return "the PostgreSQL schema"; }
   absl::StatusOr<int> Version() override { return PostgresSchemaVersion(connection_); }
+  // READ COMMITTED (the session's default is REPEATABLE READ): the version read again once the
+  // lock is held must see what a migrator before this one committed.
   absl::Status Begin() override {
     const std::string begin = absl::StrCat(
-        "BEGIN; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ", kPgMigrationLock,
+        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ",
+        kPgMigrationLock,
         "); CREATE TABLE IF NOT EXISTS verdict_schema_version (version INTEGER NOT NULL)");
     absl::Status begun = connection_.ExecuteScript(begin.c_str());
     if (!begun.ok()) Rollback();
