@@ -413,23 +413,30 @@ void ConnectionGuard::OnReady(uint64_t key, uint32_t events) {
       connection.server_interest = 0;
     }
   }
-  // Both sides are pumped whichever is ready: reads and writes report what happened.
-  if (!Pump(connection)) {
+  // Both sides' pending bytes are written whichever is ready, but only a side that epoll reports
+  // readable (or ended) is read: at one call in flight, each way is then one epoll_wait, one
+  // recv and one send. gRPC's end, once hung up, is out of the epoll set and read on every event.
+  const bool readable = (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0;
+  if (!Pump(connection, readable && !server_side,
+            (readable && server_side) || connection.server_hung_up)) {
     Close(id);
     return;
   }
   UpdateInterest(connection);
 }
 
-bool ConnectionGuard::Pump(Connection& connection) {
+bool ConnectionGuard::Pump(Connection& connection, bool read_client, bool read_server) {
   // Client to gRPC, through the header block meter. Once gRPC is gone, what the client sends is
   // read and dropped until it hangs up.
   const bool to_grpc = connection.server >= 0 && !connection.server_hung_up;
   while (!connection.client_done) {
     if (to_grpc && Flush(connection.server, connection.to_server) == Io::kError) return false;
     if (to_grpc && !connection.to_server.empty()) break;  // gRPC is not reading
+    // Read once more only after a full buffer: a shorter read took all the socket held.
+    if (!read_client) break;
     size_t n = 0;
     const Io read = ReadInto(connection.client, connection.to_server.data, kBufferBytes, &n);
+    read_client = n == kBufferBytes;
     if (read == Io::kWouldBlock) break;
     if (read == Io::kError) return false;
     if (read == Io::kEnd) {
@@ -457,8 +464,11 @@ bool ConnectionGuard::Pump(Connection& connection) {
   while (connection.server >= 0) {
     if (Flush(connection.client, connection.to_client) == Io::kError) return false;
     if (!connection.to_client.empty()) break;  // the client is not reading: wait for it
+    if (!read_server) break;
     size_t n = 0;
     const Io read = ReadInto(connection.server, connection.to_client.data, kBufferBytes, &n);
+    // Once gRPC has hung up, epoll no longer reports its end: read it to the end now.
+    read_server = n == kBufferBytes || connection.server_hung_up;
     if (read == Io::kWouldBlock) break;
     if (read == Io::kProgress) {
       connection.to_client.end = n;

@@ -122,8 +122,10 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   void Run();
   void Adopt(int client_fd, int server_fd);
   void OnReady(uint64_t key, uint32_t events);
-  // Moves bytes both ways as far as the sockets allow; false when the connection is over.
-  bool Pump(Connection& connection);
+  // Moves bytes both ways as far as the sockets allow, reading only the sides epoll reported
+  // readable (`read_client`, `read_server`): a read that would block costs a system call, and
+  // epoll reports a side again as long as it has bytes. False when the connection is over.
+  bool Pump(Connection& connection, bool read_client, bool read_server);
   void UpdateInterest(Connection& connection);
   // Closes the connections gRPC ended whose clients have had long enough to hang up.
   void EndLingering();
