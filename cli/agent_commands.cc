@@ -49,12 +49,7 @@ int GetAgent(Session& session) {
 
 int ListAgents(Session& session) {
   v1::ListAgentsRequest request;
-  uint32_t page_size = 0;
-  if (!ParsePageSize(session.options(), &page_size)) {
-    return session.UsageError("--page_size: a number from 1 to 1000");
-  }
-  request.set_page_size(page_size);
-  request.set_page_token(session.options().Get("page_token"));
+  if (int code = ReadPageOptions(session, request); code != kExitOk) return code;
   v1::ListAgentsResponse response;
   int code = session.CallAdmin(&AdminStub::ListAgents, request, &response);
   if (code == kExitOk) session.PrintList(response, response.agents(), response.next_page_token());

@@ -16,12 +16,7 @@ int ListApprovals(Session& session) {
     return session.UsageError("--status: pending, approved, denied, expired or used");
   }
   request.set_status(status);
-  uint32_t page_size = 0;
-  if (!ParsePageSize(session.options(), &page_size)) {
-    return session.UsageError("--page_size: a number from 1 to 1000");
-  }
-  request.set_page_size(page_size);
-  request.set_page_token(session.options().Get("page_token"));
+  if (int code = ReadPageOptions(session, request); code != kExitOk) return code;
   v1::ListApprovalsResponse response;
   int code = session.CallAdmin(&AdminStub::ListApprovals, request, &response);
   if (code == kExitOk) {

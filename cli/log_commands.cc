@@ -1,5 +1,3 @@
-#include <google/protobuf/util/time_util.h>
-
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -79,16 +77,7 @@ int QueryLog(Session& session) {
   const ParsedOptions& o = session.options();
   v1::QueryDecisionLogRequest request;
   request.set_agent_id(o.Get("agent"));
-  if (o.Has("since") && !ParseTimestamp(o.Get("since"), request.mutable_since())) {
-    return session.UsageError("--since: an RFC 3339 time such as 2030-01-01T00:00:00Z");
-  }
-  if (o.Has("until") && !ParseTimestamp(o.Get("until"), request.mutable_until())) {
-    return session.UsageError("--until: an RFC 3339 time such as 2030-01-01T00:00:00Z");
-  }
-  // Compared as timestamps: nanoseconds overflow after 2262 (h42).
-  if (o.Has("since") && o.Has("until") && request.until() <= request.since()) {
-    return session.UsageError("--until: must be later than --since");
-  }
+  if (int code = ReadTimeWindow(session, request); code != kExitOk) return code;
   if (o.Has("verdict")) {
     v1::Verdict verdict;
     if (!ParseShortEnumName(absl::AsciiStrToUpper(o.Get("verdict")), &verdict) ||
@@ -97,11 +86,7 @@ int QueryLog(Session& session) {
     }
     request.set_verdict(verdict);
   }
-  uint32_t page_size = 0;
-  if (!ParsePageSize(o, &page_size))
-    return session.UsageError("--page_size: a number from 1 to 1000");
-  request.set_page_size(page_size);
-  request.set_page_token(o.Get("page_token"));
+  if (int code = ReadPageOptions(session, request); code != kExitOk) return code;
   if (o.Switch("follow")) return FollowLog(session, request);
   v1::QueryDecisionLogResponse response;
   int code = session.CallAdmin(&AdminStub::QueryDecisionLog, request, &response);

@@ -209,6 +209,19 @@ TEST_F(VerdictCliTest, UsageErrorsExitOne) {
   EXPECT_EQ(Admin({"log", "query", "--since=2020-01-01T00:00:00Z", "--until=2300-01-01T00:00:00Z"})
                 .exit_code,
             0);
+  // Every list reads its page options alike, and both history queries their time window.
+  for (const char* list :
+       {"agents list", "approvals list --status=pending", "audit query", "log query"}) {
+    std::vector<std::string> args = absl::StrSplit(list, ' ');
+    args.push_back("--page_size=1001");
+    Outcome refused = Admin(args);
+    EXPECT_EQ(refused.exit_code, 1) << list;
+    EXPECT_THAT(refused.err, HasSubstr("--page_size: a number from 1 to 1000")) << list;
+  }
+  Outcome audit_inverted =
+      Admin({"audit", "query", "--since=2026-11-30T15:00:00Z", "--until=2026-11-30T14:00:00Z"});
+  EXPECT_EQ(audit_inverted.exit_code, 1);
+  EXPECT_THAT(audit_inverted.err, HasSubstr("--until: must be later than --since"));
 }
 
 TEST_F(VerdictCliTest, AWrongSecretOrNoServerExitsFour) {
