@@ -662,6 +662,18 @@ constexpr char kPolicyFileOwnership[] =
     "ALTER TABLE agents ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE permissions ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE delegations ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';";
+// Version 16: `verdict policy apply` (and a watched policy file, at each change) reads the
+// objects its file manages by managed_by (store/statements.cc's Managed*): an index each, so an
+// apply reads what its file manages, in creation order, and not the whole store. SQLite's
+// indexes end with the rowid (a permission's seq), which is that order.
+constexpr char kPolicyFileOwnershipIndexes[] =
+    "CREATE INDEX agents_by_manager ON agents (managed_by);"
+    "CREATE INDEX permissions_by_manager ON permissions (managed_by);"
+    "CREATE INDEX delegations_by_manager ON delegations (managed_by);";
+constexpr char kPostgresPolicyFileOwnershipIndexes[] =
+    "CREATE INDEX agents_by_manager ON agents (managed_by, rowid);"
+    "CREATE INDEX permissions_by_manager ON permissions (managed_by, seq);"
+    "CREATE INDEX delegations_by_manager ON delegations (managed_by, rowid);";
 // Version 12: admin sessions (server/admin_sessions.h). A principal exchanges its secret once
 // for a short-lived session token; only the token's SHA-256 is kept, found by its unique index
 // on every call the session makes. A session ends at expires_at, or when it is deleted (revoked).
@@ -705,6 +717,7 @@ constexpr DialectMigration kMigrations[] = {
     {12, kAdminSessions, PostgresForm::kOwn, kPostgresAdminSessions},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
     {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
+    {16, kPolicyFileOwnershipIndexes, PostgresForm::kOwn, kPostgresPolicyFileOwnershipIndexes},
 };
 
 std::vector<Migration> MigrationsIn(Dialect dialect) {
