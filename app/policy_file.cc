@@ -12,28 +12,16 @@
 #include "app/policy_json.h"
 #include "common/json.h"
 #include "crypto/sha256.h"
+#include "decision/admin/input_rules.h"
 
 namespace verdict {
 namespace {
 
 constexpr int kPolicyFileVersion = 1;
-constexpr size_t kMaxNameBytes = 64;
 
 absl::Status Invalid(absl::string_view file_name, int line, absl::string_view message) {
   if (line <= 0) return absl::InvalidArgumentError(absl::StrCat(file_name, ": ", message));
   return absl::InvalidArgumentError(absl::StrCat(file_name, ":", line, ": ", message));
-}
-
-absl::Status CheckManagerName(absl::string_view name) {
-  if (name.empty() || name.size() > kMaxNameBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("must be 1 to ", kMaxNameBytes, " characters"));
-  }
-  for (char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-      return absl::InvalidArgumentError("may hold only letters, digits, '-', '_' and '.'");
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -109,7 +97,7 @@ absl::StatusOr<PolicyFile> ParsePolicyFile(absl::string_view text, absl::string_
     return Invalid(file_name, line_of("name"),
                    "name: is required: the name of the file's policy, which manages its objects");
   }
-  if (absl::Status s = CheckManagerName(name->second.as_string()); !s.ok()) {
+  if (absl::Status s = CheckPolicyName(name->second.as_string()); !s.ok()) {
     return Invalid(file_name, line_of("name"), absl::StrCat("name: ", s.message()));
   }
   file.name = name->second.as_string();
@@ -129,6 +117,20 @@ absl::StatusOr<PolicyFile> ParsePolicyFile(absl::string_view text, absl::string_
     return Invalid(file_name, 0,
                    absl::StrCat("a policy file declares at most ", kMaxPolicyFileObjects,
                                 " agents, permissions and delegations"));
+  }
+  // The file's name manages every object it declares: an object names no other manager.
+  for (absl::string_view list : {"agents", "permissions", "delegations"}) {
+    auto found = members.find(list);
+    if (found == members.end() || !found->second.is_array()) continue;
+    const JsonValue::Array& objects = found->second.as_array();
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if (!objects[i].is_object() || objects[i].Find("managed_by") == nullptr) continue;
+      const std::string path = absl::StrCat(list, "[", i, "].managed_by");
+      return Invalid(file_name, line_of(path),
+                     absl::StrCat(path,
+                                  ": not accepted in a policy file (the file's name manages "
+                                  "every object it declares)"));
+    }
   }
   // Tokens never travel in a policy file: a token is issued by RotateToken, or given as its hash.
   if (auto agents = members.find("agents"); agents != members.end() && agents->second.is_array()) {

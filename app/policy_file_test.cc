@@ -149,6 +149,16 @@ TEST(PolicyFileTest, TokensInClearAreRefused) {
   EXPECT_THAT(Message(file), StartsWith("f.yaml:7: agents[0].token: not accepted"));
 }
 
+// managed_by travels in an export (app/policy_json.h); in a policy file the file's name is the
+// manager of everything it declares.
+TEST(PolicyFileTest, AnObjectNamingItsOwnManagerIsRefused) {
+  absl::StatusOr<PolicyFile> file = ParsePolicyFile(
+      "version: 1\nname: a\nagents:\n  - {id: agt_a, owner: o, name: n, managed_by: b}\n",
+      "f.yaml");
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(file), StartsWith("f.yaml:4: agents[0].managed_by: not accepted"));
+}
+
 TEST(PolicyFileTest, YamlAnchorsAndAliasesAreRefusedSoNoBombExpands) {
   // The "billion laughs": nine levels of nine aliases would expand to 10^9 strings.
   std::string bomb = "version: 1\nname: a\nx0: &a0 [lol]\n";
