@@ -1,5 +1,6 @@
 #include "app/admin_calls.h"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -380,10 +381,57 @@ absl::StatusOr<PolicyContents> AdminCalls::ExportPolicy() {
   return policy;
 }
 
+namespace {
+
+// Each manager names a row of the policy by its kind and id, and is a policy file's name.
+absl::Status CheckManagers(const PolicyContents& policy) {
+  auto check = [](const std::map<std::string, std::string>& managers, const auto& rows, auto id_of,
+                  absl::string_view kind) -> absl::Status {
+    absl::flat_hash_set<std::string> ids;
+    for (const auto& row : rows) ids.insert(id_of(row));
+    for (const auto& [id, manager] : managers) {
+      if (!ids.contains(id)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(kind, " ", id, ": managed_by names no ", kind, " of the policy"));
+      }
+      if (absl::Status name = CheckPolicyName(manager); !name.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(kind, " ", id, ": managed_by: ", name.message()));
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = check(
+          policy.managed_by.agents, policy.agents, [](const StoredAgent& a) { return a.agent.id; },
+          "agent");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = check(
+          policy.managed_by.permissions, policy.permissions,
+          [](const Permission& p) { return p.id; }, "permission");
+      !s.ok()) {
+    return s;
+  }
+  return check(
+      policy.managed_by.delegations, policy.delegations, [](const Delegation& d) { return d.id; },
+      "delegation");
+}
+
+// The manager `managers` records for `id`, or nothing to write.
+const std::string* ManagerOf(const std::map<std::string, std::string>& managers,
+                             const std::string& id) {
+  auto found = managers.find(id);
+  return found == managers.end() ? nullptr : &found->second;
+}
+
+}  // namespace
+
 absl::Status AdminCalls::ImportPolicy(const PolicyContents& policy) {
   // Everything is validated before the database is touched: an import is all or nothing.
   absl::StatusOr<PolicyToImport> prepared = PreparePolicyImport(policy, StoredTime(AdminClock()));
   if (!prepared.ok()) return prepared.status();
+  if (absl::Status managers = CheckManagers(policy); !managers.ok()) return managers;
   return Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
     absl::StatusOr<bool> empty = t.PolicyIsEmpty();
     if (!empty.ok()) return empty.status();
@@ -391,6 +439,11 @@ absl::Status AdminCalls::ImportPolicy(const PolicyContents& policy) {
     auto insert_agents = [&]() -> absl::Status {
       for (const StoredAgent& stored : prepared->agents) {
         if (absl::Status s = t.InsertAgent(stored.agent, stored.token_sha256); !s.ok()) return s;
+        // The policy file that manages it (written once the row is in: an update, which on
+        // SQLite rebuilds the agent's decision record once more).
+        if (const std::string* manager = ManagerOf(policy.managed_by.agents, stored.agent.id)) {
+          if (absl::Status s = t.SetAgentManager(stored.agent.id, *manager); !s.ok()) return s;
+        }
         if (stored.previous_token_sha256.empty()) continue;
         if (absl::Status s = t.SetPreviousToken(stored.agent.id, stored.previous_token_sha256,
                                                 stored.previous_token_expires_at);
@@ -411,11 +464,17 @@ absl::Status AdminCalls::ImportPolicy(const PolicyContents& policy) {
     }
     for (const Permission& permission : prepared->permissions) {
       if (absl::Status s = t.InsertPermission(permission); !s.ok()) return s;
+      if (const std::string* manager = ManagerOf(policy.managed_by.permissions, permission.id)) {
+        if (absl::Status s = t.SetPermissionManager(permission.id, *manager); !s.ok()) return s;
+      }
     }
     for (size_t i = 0; i < prepared->delegations.size(); ++i) {
-      if (absl::Status s = t.InsertDelegation(prepared->delegations[i], prepared->lent_json[i]);
-          !s.ok()) {
+      const Delegation& delegation = prepared->delegations[i];
+      if (absl::Status s = t.InsertDelegation(delegation, prepared->lent_json[i]); !s.ok()) {
         return s;
+      }
+      if (const std::string* manager = ManagerOf(policy.managed_by.delegations, delegation.id)) {
+        if (absl::Status s = t.SetDelegationManager(delegation.id, *manager); !s.ok()) return s;
       }
     }
     if (*agents_last) {

@@ -22,8 +22,8 @@
 //
 // The objects' fields are those of the policy JSON document (app/policy_json.h) except tokens:
 // `token`, `previous_token_sha256` and revoked token ids are refused. Parsing is pure (no
-// store) and bounded: the file's size, nesting and object count are capped, and YAML anchors
-// and aliases (whose expansion can explode) are refused.
+// store) and bounded: app/document_file.h reads the file (its size and nesting capped, YAML
+// anchors and aliases, whose expansion can explode, refused), and the objects are counted.
 //
 //   absl::StatusOr<PolicyFile> file = ParsePolicyFile(text, "policy.yaml");
 //   if (!file.ok()) return file.status();  // "policy.yaml:12: agents[1].kind: ..."
@@ -62,8 +62,10 @@ struct PolicyFile {
 };
 
 // The policy `text` declares. INVALID_ARGUMENT for a file that is too large, not YAML or JSON,
-// or not a policy file, with a message "<file_name>:<line>: <field>: <problem>". JSON when
-// `file_name` ends in ".json" or the text starts with '{'; YAML otherwise.
+// or not a policy file, with a message "<file_name>:<line>: <field>: <problem>". The name says
+// the format: ".json" is JSON, ".yaml" and ".yml" YAML (a flow mapping "{...}" too); any other
+// name (standard input) is read as YAML, of which JSON is the flow style
+// (app/document_file.h).
 absl::StatusOr<PolicyFile> ParsePolicyFile(absl::string_view text, absl::string_view file_name);
 
 // `status` with its message placed in `file`: a message that starts with a field's path

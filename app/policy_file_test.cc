@@ -149,6 +149,16 @@ TEST(PolicyFileTest, TokensInClearAreRefused) {
   EXPECT_THAT(Message(file), StartsWith("f.yaml:7: agents[0].token: not accepted"));
 }
 
+// managed_by travels in an export (app/policy_json.h); in a policy file the file's name is the
+// manager of everything it declares.
+TEST(PolicyFileTest, AnObjectNamingItsOwnManagerIsRefused) {
+  absl::StatusOr<PolicyFile> file = ParsePolicyFile(
+      "version: 1\nname: a\nagents:\n  - {id: agt_a, owner: o, name: n, managed_by: b}\n",
+      "f.yaml");
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(file), StartsWith("f.yaml:4: agents[0].managed_by: not accepted"));
+}
+
 TEST(PolicyFileTest, YamlAnchorsAndAliasesAreRefusedSoNoBombExpands) {
   // The "billion laughs": nine levels of nine aliases would expand to 10^9 strings.
   std::string bomb = "version: 1\nname: a\nx0: &a0 [lol]\n";
@@ -191,6 +201,35 @@ TEST(PolicyFileTest, OneDocumentWithDistinctKeys) {
   EXPECT_THAT(Message(file), StartsWith("twice.yaml:3: key \"name\" appears twice"));
   file = ParsePolicyFile("", "empty.yaml");
   EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// YAML's flow style starts with '{' as JSON does: the name says which it is (.json, .yaml,
+// .yml), and only a name that does not (standard input, policy.txt) is sniffed, JSON when the
+// text is JSON and YAML otherwise.
+constexpr char kFlowYaml[] = R"({version: 1, name: flow,   # YAML, not JSON: unquoted keys
+  agents: [{id: agt_f, owner: ops, name: flow-reader}],
+  permissions: [{id: perm_f, agent_id: agt_f, resource: "docs:*", actions: [read]}]}
+)";
+
+TEST(PolicyFileTest, AYamlFileInFlowStyleIsReadAsYaml) {
+  for (const char* name : {"flow.yaml", "flow.YML", "stdin", "policy.txt"}) {
+    absl::StatusOr<PolicyFile> file = ParsePolicyFile(kFlowYaml, name);
+    ASSERT_TRUE(file.ok()) << name << ": " << file.status();
+    EXPECT_EQ(file->name, "flow") << name;
+    ASSERT_EQ(file->policy.permissions.size(), 1u) << name;
+    EXPECT_EQ(file->policy.permissions[0].actions, std::vector<std::string>{"read"}) << name;
+    EXPECT_EQ(file->lines.at("permissions[0].actions"), 3) << name;
+  }
+}
+
+TEST(PolicyFileTest, AnUnnamedJsonFileIsReadAsJsonAndAJsonFileMustBeJson) {
+  absl::StatusOr<PolicyFile> json = ParsePolicyFile(kSmallJson, "stdin");
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(json->policy.permissions[0].constraints_json,
+            R"({"rate_limit":{"max_calls":5,"window_seconds":60}})");
+  absl::StatusOr<PolicyFile> flow = ParsePolicyFile(kFlowYaml, "flow.json");
+  EXPECT_EQ(flow.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(flow), StartsWith("flow.json: "));
 }
 
 TEST(PolicyFileTest, JsonMustBeStrictJson) {

@@ -1,7 +1,9 @@
 #include "app/policy_json.h"
 
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "common/json.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
+#include "decision/admin/input_rules.h"
 #include "store/policy_encoding.h"
 
 namespace verdict {
@@ -151,11 +154,31 @@ absl::StatusOr<std::string> TokenHashFromHex(absl::string_view hex, absl::string
   return absl::HexStringToBytes(hex);
 }
 
-absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::string& where) {
+// The policy file that manages the row (written by export only for a managed row), or "".
+absl::StatusOr<std::string> ManagerFromJson(const ObjectReader& reader) {
+  absl::StatusOr<std::optional<std::string>> manager = reader.OptionalString("managed_by");
+  if (!manager.ok()) return manager.status();
+  if (!manager->has_value()) return std::string();
+  if (absl::Status name = CheckPolicyName(**manager); !name.ok()) {
+    return Invalid(reader.Where("managed_by"), name.message());
+  }
+  return **std::move(manager);
+}
+
+// A row read with the policy file that manages it.
+template <typename Row>
+struct Managed {
+  Row row;
+  std::string manager;
+};
+
+absl::StatusOr<Managed<StoredAgent>> AgentFromJson(const JsonValue& value,
+                                                   const std::string& where) {
   std::vector<absl::string_view> known = {"id", "owner", "name"};
   for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) known.push_back(text.name);
-  known.insert(known.end(), {"kind", "status", "expires_at", "token_sha256", "token_prefix",
-                             "token", "previous_token_sha256", "previous_token_expires_at"});
+  known.insert(known.end(),
+               {"kind", "status", "expires_at", "token_sha256", "token_prefix", "token",
+                "previous_token_sha256", "previous_token_expires_at", "managed_by"});
   absl::StatusOr<ObjectReader> reader = ObjectReader::Open(value, where, known);
   if (!reader.ok()) return reader.status();
   StoredAgent stored;
@@ -231,12 +254,16 @@ absl::StatusOr<StoredAgent> AgentFromJson(const JsonValue& value, const std::str
     stored.previous_token_sha256 = *std::move(previous);
     stored.previous_token_expires_at = *previous_until;
   }
-  return stored;
+  absl::StatusOr<std::string> manager = ManagerFromJson(*reader);
+  if (!manager.ok()) return manager.status();
+  return Managed<StoredAgent>{std::move(stored), *std::move(manager)};
 }
 
-absl::StatusOr<Permission> PermissionFromJson(const JsonValue& value, const std::string& where) {
+absl::StatusOr<Managed<Permission>> PermissionFromJson(const JsonValue& value,
+                                                       const std::string& where) {
   absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
-      value, where, {"id", "agent_id", "resource", "actions", "effect", "constraints"});
+      value, where,
+      {"id", "agent_id", "resource", "actions", "effect", "constraints", "managed_by"});
   if (!reader.ok()) return reader.status();
   Permission permission;
   absl::StatusOr<std::string> id = reader->String("id");
@@ -259,13 +286,17 @@ absl::StatusOr<Permission> PermissionFromJson(const JsonValue& value, const std:
   absl::StatusOr<std::string> constraints = reader->ObjectText("constraints");
   if (!constraints.ok()) return constraints.status();
   permission.constraints_json = *std::move(constraints);
-  return permission;
+  absl::StatusOr<std::string> manager = ManagerFromJson(*reader);
+  if (!manager.ok()) return manager.status();
+  return Managed<Permission>{std::move(permission), *std::move(manager)};
 }
 
-absl::StatusOr<Delegation> DelegationFromJson(const JsonValue& value, const std::string& where) {
-  absl::StatusOr<ObjectReader> reader = ObjectReader::Open(
-      value, where,
-      {"id", "from_agent_id", "to_agent_id", "permissions", "max_depth", "status", "expires_at"});
+absl::StatusOr<Managed<Delegation>> DelegationFromJson(const JsonValue& value,
+                                                       const std::string& where) {
+  absl::StatusOr<ObjectReader> reader =
+      ObjectReader::Open(value, where,
+                         {"id", "from_agent_id", "to_agent_id", "permissions", "max_depth",
+                          "status", "expires_at", "managed_by"});
   if (!reader.ok()) return reader.status();
   Delegation delegation;
   absl::StatusOr<std::string> id = reader->String("id");
@@ -295,7 +326,9 @@ absl::StatusOr<Delegation> DelegationFromJson(const JsonValue& value, const std:
   absl::StatusOr<absl::Time> expires_at = reader->TimeOrNever("expires_at");
   if (!expires_at.ok()) return expires_at.status();
   delegation.expires_at = *expires_at;
-  return delegation;
+  absl::StatusOr<std::string> manager = ManagerFromJson(*reader);
+  if (!manager.ok()) return manager.status();
+  return Managed<Delegation>{std::move(delegation), *std::move(manager)};
 }
 
 absl::StatusOr<RevokedTokenId> RevokedTokenIdFromJson(const JsonValue& json,
@@ -332,6 +365,15 @@ JsonValue StringsToJson(const std::vector<std::string>& strings) {
   JsonValue::Array array;
   for (const std::string& s : strings) array.push_back(JsonValue::String(s));
   return JsonValue::MakeArray(std::move(array));
+}
+
+// "managed_by" for a row a policy file manages; nothing for one created at run time, so a
+// document of a store without policy files reads as it always did.
+void PutManager(JsonValue::Object& object, const std::map<std::string, std::string>& managers,
+                const std::string& id) {
+  if (auto found = managers.find(id); found != managers.end()) {
+    object.emplace("managed_by", JsonValue::String(found->second));
+  }
 }
 
 void PutTimeUnlessNever(JsonValue::Object& object, absl::string_view key, absl::Time time) {
@@ -374,6 +416,7 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
                      JsonValue::String(HexEncode(stored.previous_token_sha256)));
       PutTimeUnlessNever(object, "previous_token_expires_at", stored.previous_token_expires_at);
     }
+    PutManager(object, policy.managed_by.agents, agent.id);
     agents.push_back(JsonValue::MakeObject(std::move(object)));
   }
   JsonValue::Array permissions;
@@ -388,6 +431,7 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     object.emplace("actions", StringsToJson(permission.actions));
     object.emplace("effect", JsonValue::String(std::string(EffectName(permission.effect))));
     object.emplace("constraints", *std::move(constraints));
+    PutManager(object, policy.managed_by.permissions, permission.id);
     permissions.push_back(JsonValue::MakeObject(std::move(object)));
   }
   JsonValue::Array delegations;
@@ -403,6 +447,7 @@ absl::StatusOr<std::string> PolicyToJson(const PolicyContents& policy) {
     object.emplace("status",
                    JsonValue::String(std::string(DelegationStatusName(delegation.status))));
     PutTimeUnlessNever(object, "expires_at", delegation.expires_at);
+    PutManager(object, policy.managed_by.delegations, delegation.id);
     delegations.push_back(JsonValue::MakeObject(std::move(object)));
   }
   JsonValue::Array revoked_token_ids;
@@ -437,18 +482,31 @@ absl::StatusOr<PolicyContents> PolicyFromJson(absl::string_view json) {
     return Invalid("version", absl::StrCat("must be ", kPolicyVersion));
   }
   PolicyContents policy;
-  absl::StatusOr<std::vector<StoredAgent>> agents =
-      ArrayFromJson<StoredAgent>(*document, "agents", AgentFromJson);
+  absl::StatusOr<std::vector<Managed<StoredAgent>>> agents =
+      ArrayFromJson<Managed<StoredAgent>>(*document, "agents", AgentFromJson);
   if (!agents.ok()) return agents.status();
-  policy.agents = *std::move(agents);
-  absl::StatusOr<std::vector<Permission>> permissions =
-      ArrayFromJson<Permission>(*document, "permissions", PermissionFromJson);
+  for (Managed<StoredAgent>& agent : *agents) {
+    if (!agent.manager.empty()) policy.managed_by.agents[agent.row.agent.id] = agent.manager;
+    policy.agents.push_back(std::move(agent.row));
+  }
+  absl::StatusOr<std::vector<Managed<Permission>>> permissions =
+      ArrayFromJson<Managed<Permission>>(*document, "permissions", PermissionFromJson);
   if (!permissions.ok()) return permissions.status();
-  policy.permissions = *std::move(permissions);
-  absl::StatusOr<std::vector<Delegation>> delegations =
-      ArrayFromJson<Delegation>(*document, "delegations", DelegationFromJson);
+  for (Managed<Permission>& permission : *permissions) {
+    if (!permission.manager.empty()) {
+      policy.managed_by.permissions[permission.row.id] = permission.manager;
+    }
+    policy.permissions.push_back(std::move(permission.row));
+  }
+  absl::StatusOr<std::vector<Managed<Delegation>>> delegations =
+      ArrayFromJson<Managed<Delegation>>(*document, "delegations", DelegationFromJson);
   if (!delegations.ok()) return delegations.status();
-  policy.delegations = *std::move(delegations);
+  for (Managed<Delegation>& delegation : *delegations) {
+    if (!delegation.manager.empty()) {
+      policy.managed_by.delegations[delegation.row.id] = delegation.manager;
+    }
+    policy.delegations.push_back(std::move(delegation.row));
+  }
   absl::StatusOr<std::vector<RevokedTokenId>> revoked =
       ArrayFromJson<RevokedTokenId>(*document, "revoked_token_ids", RevokedTokenIdFromJson);
   if (!revoked.ok()) return revoked.status();

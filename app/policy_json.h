@@ -14,6 +14,9 @@
 //                     "max_depth": 1, "status": "active|revoked",
 //                     "expires_at": "2030-01-01T00:00:00Z"}]}   // optional: never
 //
+// An agent, permission or delegation a policy file manages (`verdict policy apply`) carries
+// "managed_by": the file's name; one created at run time has none.
+//
 // On import, "kind" defaults to autonomous, "status" to active, "effect" to allow,
 // "constraints" to {}, "max_depth" to 1; an agent with neither token nor token_sha256 gets no
 // usable token (RotateToken gives it one). Unknown keys are refused, like a typo in a policy

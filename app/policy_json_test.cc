@@ -1,6 +1,9 @@
 #include "app/policy_json.h"
 
+#include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -373,6 +376,91 @@ TEST_F(PolicyJsonTest, ImportIntoAStoreThatHoldsAPolicyIsRefused) {
   EXPECT_EQ(imported.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(imported.status().message(), HasSubstr("empty"));
   EXPECT_EQ(store_->admin().GetAgent("agt_owner").status().code(), absl::StatusCode::kNotFound);
+}
+
+// What a policy file (`verdict policy apply`) declares: an agent, its permission, and a delegation
+// to a second agent.
+constexpr char kManagedPolicy[] = R"json({"version": 1,
+  "agents": [{"id": "agt_docs", "owner": "ops", "name": "docs"},
+             {"id": "agt_docs_helper", "owner": "ops", "name": "helper"}],
+  "permissions": [{"id": "perm_docs", "agent_id": "agt_docs", "resource": "docs:*",
+                   "actions": ["read"]}],
+  "delegations": [{"id": "dlg_docs", "from_agent_id": "agt_docs", "to_agent_id": "agt_docs_helper",
+                   "permissions": [{"resource": "docs:1", "actions": ["read"]}]}]})json";
+
+// An apply records which file manages each object (schema version 14's managed_by). A backup
+// keeps that: after a restore, the file's next apply finds its own objects ("no changes"), and
+// what was created at run time stays out of every file's reach.
+TEST_F(PolicyJsonTest, WhichPolicyFileManagesAnObjectTravelsThroughExportAndImport) {
+  absl::StatusOr<PolicyContents> declared = PolicyFromJson(kManagedPolicy);
+  ASSERT_TRUE(declared.ok()) << declared.status();
+  const DeclaredPolicy file{"team-docs", *declared, nullptr};
+  absl::StatusOr<AppliedPolicy> applied = store_->admin().ApplyPolicy(file, /*dry_run=*/false);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_TRUE(store_->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_minted"}).ok());
+  ASSERT_TRUE(store_->admin()
+                  .GrantPermission({.agent_id = "agt_docs",
+                                    .resource = "docs:run-time",
+                                    .actions = {"read"},
+                                    .id = "perm_run_time"})
+                  .ok());
+
+  const std::string exported = Export(*store_);
+  const JsonValue document = Parsed(exported);
+  for (const auto& [list, index, manager] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"agents", 0, "team-docs"},
+           {"agents", 1, "team-docs"},
+           {"agents", 2, ""},  // agt_minted
+           {"permissions", 0, "team-docs"},
+           {"permissions", 1, ""},  // perm_run_time
+           {"delegations", 0, "team-docs"}}) {
+    const JsonValue& object = document.Find(list)->as_array()[index];
+    const JsonValue* managed_by = object.Find("managed_by");
+    if (manager.empty()) {
+      EXPECT_EQ(managed_by, nullptr) << list << "[" << index << "]: written only when managed";
+    } else {
+      ASSERT_NE(managed_by, nullptr) << list << "[" << index << "]";
+      EXPECT_EQ(managed_by->as_string(), manager) << list << "[" << index << "]";
+    }
+  }
+
+  std::unique_ptr<SqliteStore> restored = OpenTestStore(FreshDatabasePath("restored"), clock_);
+  ASSERT_NE(restored, nullptr);
+  absl::StatusOr<ImportCounts> imported = ImportPolicyJson(restored->admin(), exported);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(Export(*restored), exported);
+  absl::StatusOr<AppliedPolicy> again = restored->admin().ApplyPolicy(file, /*dry_run=*/false);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->steps.empty());
+  // The run-time agent is still no file's to take.
+  absl::StatusOr<PolicyContents> taking = PolicyFromJson(
+      R"json({"version": 1, "agents": [{"id": "agt_minted", "owner": "o", "name": "n"}]})json");
+  ASSERT_TRUE(taking.ok()) << taking.status();
+  EXPECT_EQ(restored->admin()
+                .ApplyPolicy(DeclaredPolicy{"team-docs", *taking, nullptr}, /*dry_run=*/true)
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(PolicyJsonTest, AManagerThatIsNoPolicyNameIsRefused) {
+  for (const auto& [json, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"json({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+                                               "managed_by": "two words"}]})json",
+            "agents[0].managed_by: may hold only"},
+           {R"json({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n",
+                                               "managed_by": ""}]})json",
+            "agents[0].managed_by: must be 1 to 64 characters"},
+           {R"json({"version": 1, "agents": [{"id": "agt_a", "owner": "o", "name": "n"}],
+                    "permissions": [{"id": "perm_a", "agent_id": "agt_a", "resource": "r",
+                                     "actions": ["read"], "managed_by": 7}]})json",
+            "permissions[0].managed_by: must be a string"},
+       }) {
+    absl::StatusOr<ImportCounts> imported = ImportPolicyJson(store_->admin(), json);
+    EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument) << json;
+    EXPECT_THAT(imported.status().message(), HasSubstr(message)) << json;
+    EXPECT_TRUE(*store_->admin().IsEmpty()) << json;
+  }
 }
 
 }  // namespace

@@ -222,7 +222,7 @@ const std::vector<Command>& Commands() {
        "name manages, in one transaction; print the plan.",
        {{"file", "PATH", "the policy file (.yaml, .yml or .json); - for standard input",
          Need::kRequired},
-        {"dry_run", "", "print the plan and write nothing", Need::kSwitch}},
+        {"dry-run", "", "print the plan and write nothing", Need::kSwitch}},
        false,
        ApplyPolicy},
       {"policy",

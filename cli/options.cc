@@ -6,13 +6,18 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 
 namespace verdict {
 namespace {
 
+// One key per option however it is spelled: "--dry-run" and "--dry_run" are one flag.
+std::string Key(absl::string_view name) { return absl::StrReplaceAll(name, {{"-", "_"}}); }
+
 const OptionSpec* FindSpec(absl::Span<const OptionSpec> specs, absl::string_view name) {
+  const std::string key = Key(name);
   for (const OptionSpec& spec : specs) {
-    if (spec.name == name) return &spec;
+    if (Key(spec.name) == key) return &spec;
   }
   return nullptr;
 }
@@ -26,17 +31,18 @@ std::string Usage(const OptionSpec& spec) {
 
 const std::string& ParsedOptions::Get(absl::string_view name) const {
   static const std::string* const kEmpty = new std::string();
-  if (auto it = given_.find(name); it != given_.end()) return it->second;
-  if (auto it = defaults_.find(name); it != defaults_.end()) return it->second;
+  const std::string key = Key(name);
+  if (auto it = given_.find(key); it != given_.end()) return it->second;
+  if (auto it = defaults_.find(key); it != defaults_.end()) return it->second;
   return *kEmpty;
 }
 
-bool ParsedOptions::Has(absl::string_view name) const { return given_.count(name) > 0; }
+bool ParsedOptions::Has(absl::string_view name) const { return given_.count(Key(name)) > 0; }
 
 absl::StatusOr<ParsedOptions> ParseOptions(absl::Span<const std::string> args,
                                            absl::Span<const OptionSpec> specs) {
   ParsedOptions parsed;
-  for (const OptionSpec& spec : specs) parsed.defaults_[spec.name] = spec.default_value;
+  for (const OptionSpec& spec : specs) parsed.defaults_[Key(spec.name)] = spec.default_value;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h") {
@@ -52,20 +58,21 @@ absl::StatusOr<ParsedOptions> ParseOptions(absl::Span<const std::string> args,
     if (spec == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("unknown option --", name));
     }
-    if (parsed.given_.count(name) > 0) {
+    const std::string key = Key(spec->name);
+    if (parsed.given_.count(key) > 0) {
       return absl::InvalidArgumentError(absl::StrCat("--", name, " is given twice"));
     }
     if (spec->need == Need::kSwitch) {
       if (equals != std::string::npos) {
         return absl::InvalidArgumentError(absl::StrCat("--", name, " takes no value"));
       }
-      parsed.given_[name] = "true";
+      parsed.given_[key] = "true";
       continue;
     }
     if (equals != std::string::npos) {
-      parsed.given_[name] = arg.substr(equals + 1);
+      parsed.given_[key] = arg.substr(equals + 1);
     } else if (i + 1 < args.size() && !absl::StartsWith(args[i + 1], "--")) {
-      parsed.given_[name] = args[++i];
+      parsed.given_[key] = args[++i];
     } else {
       // "--name --kind=x" is a forgotten value, never the name "--kind=x" (write --name=--x for
       // a value that starts with two dashes).
@@ -74,7 +81,7 @@ absl::StatusOr<ParsedOptions> ParseOptions(absl::Span<const std::string> args,
   }
   if (parsed.help_) return parsed;
   for (const OptionSpec& spec : specs) {
-    if (spec.need == Need::kRequired && parsed.given_.count(spec.name) == 0) {
+    if (spec.need == Need::kRequired && parsed.given_.count(Key(spec.name)) == 0) {
       return absl::InvalidArgumentError(absl::StrCat(Usage(spec), " is required"));
     }
   }

@@ -23,7 +23,7 @@ namespace verdict {
 enum class Need { kOptional, kRequired, kSwitch };
 
 struct OptionSpec {
-  std::string name;        // "agent", written --agent
+  std::string name;        // "agent", written --agent; help shows it as spelled here
   std::string value_name;  // "ID" in "--agent=ID"; unused for switches
   std::string help;
   Need need = Need::kOptional;
@@ -46,8 +46,10 @@ class ParsedOptions {
   bool help_ = false;
 };
 
-// Accepts "--name=value", "--name value" and, for switches, "--name". "--help" (or "-h") sets
-// help() and skips the required-option check. INVALID_ARGUMENT naming the problem for an
+// Accepts "--name=value", "--name value" and, for switches, "--name". A name's words may be
+// joined by '-' or '_' whatever the spec's spelling: "--dry-run" and "--dry_run" are one option
+// (given both, it is given twice), and Get, Has and Switch take either spelling. "--help" (or
+// "-h") sets help() and skips the required-option check. INVALID_ARGUMENT naming the problem for an
 // unknown option, a missing value, a positional argument, or a required option left out.
 absl::StatusOr<ParsedOptions> ParseOptions(absl::Span<const std::string> args,
                                            absl::Span<const OptionSpec> specs);

@@ -24,6 +24,11 @@ absl::StatusOr<ParsedOptions> Parse(std::vector<std::string> args) {
   return ParseOptions(args, Specs());
 }
 
+struct BadCommandLine {
+  std::vector<std::string> args;
+  std::string says;
+};
+
 TEST(ParseOptionsTest, TakesBothValueFormsSwitchesAndDefaults) {
   absl::StatusOr<ParsedOptions> equals = Parse({"--id=agt_1", "--json"});
   ASSERT_TRUE(equals.ok()) << equals.status();
@@ -48,16 +53,69 @@ TEST(ParseOptionsTest, TakesBothValueFormsSwitchesAndDefaults) {
   EXPECT_EQ(empty_value->Get("id"), "");
 }
 
+// A long option is one flag whether its words are joined by '-' (the issue's `--dry-run`, as
+// kubectl and terraform write them) or '_' (absl's `--dry_run`, as verdictd's flags are written).
+const std::vector<OptionSpec>& SpecsWithSpellings() {
+  static const std::vector<OptionSpec>* const kSpecs = new std::vector<OptionSpec>{
+      {"dry-run", "", "plan only", Need::kSwitch},
+      {"admin_addr", "ADDRESS", "the admin listener", Need::kOptional, "unix:verdict.sock"},
+      {"page_size", "N", "rows per page", Need::kRequired},
+  };
+  return *kSpecs;
+}
+
+TEST(ParseOptionsTest, AHyphenAndAnUnderscoreSpellOneFlag) {
+  const std::vector<std::vector<std::string>> spellings = {
+      {"--dry-run", "--admin-addr=unix:a.sock", "--page-size", "5"},
+      {"--dry_run", "--admin_addr=unix:a.sock", "--page_size", "5"},
+      {"--dry-run", "--admin_addr", "unix:a.sock", "--page-size=5"},
+      {"--dry_run", "--admin-addr", "unix:a.sock", "--page_size=5"},
+  };
+  for (const std::vector<std::string>& args : spellings) {
+    absl::StatusOr<ParsedOptions> parsed = ParseOptions(args, SpecsWithSpellings());
+    ASSERT_TRUE(parsed.ok()) << parsed.status() << " " << args[0] << " " << args[1];
+    // The command reads an option by either spelling too.
+    EXPECT_TRUE(parsed->Switch("dry-run")) << args[0];
+    EXPECT_TRUE(parsed->Switch("dry_run")) << args[0];
+    EXPECT_EQ(parsed->Get("admin_addr"), "unix:a.sock") << args[1];
+    EXPECT_EQ(parsed->Get("admin-addr"), "unix:a.sock") << args[1];
+    EXPECT_TRUE(parsed->Has("admin_addr")) << args[1];
+    EXPECT_EQ(parsed->Get("page_size"), "5");
+  }
+  absl::StatusOr<ParsedOptions> defaults = ParseOptions({"--page-size=1"}, SpecsWithSpellings());
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_FALSE(defaults->Switch("dry_run"));
+  EXPECT_EQ(defaults->Get("admin-addr"), "unix:verdict.sock");
+  EXPECT_FALSE(defaults->Has("admin-addr"));
+}
+
+TEST(ParseOptionsTest, TwoSpellingsOfOneFlagAreItGivenTwiceAndATypoIsStillUnknown) {
+  for (const BadCommandLine& bad : std::vector<BadCommandLine>{
+           {{"--page-size=1", "--dry-run", "--dry_run"}, "--dry_run is given twice"},
+           {{"--page_size=1", "--page-size=2"}, "--page-size is given twice"},
+           {{"--page-size=1", "--dry-runn"}, "unknown option --dry-runn"},
+           {{"--page-size=1", "--dry--run"}, "unknown option --dry--run"},
+           {{"--page-size=1", "--dryrun"}, "unknown option --dryrun"},
+           {{"--page-size=1", "--dry-run=yes"}, "--dry-run takes no value"},
+           {{"--dry-run"}, "--page_size=N is required"},
+       }) {
+    absl::StatusOr<ParsedOptions> parsed = ParseOptions(bad.args, SpecsWithSpellings());
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << bad.says;
+    EXPECT_THAT(parsed.status().message(), HasSubstr(bad.says));
+  }
+}
+
+TEST(OptionsHelpTest, ShowsEachOptionAsItsSpecSpellsIt) {
+  const std::string help = OptionsHelp(SpecsWithSpellings());
+  EXPECT_THAT(help, HasSubstr("  --dry-run "));
+  EXPECT_THAT(help, HasSubstr("  --admin_addr=ADDRESS "));
+}
+
 TEST(ParseOptionsTest, HelpNeedsNoRequiredOption) {
   absl::StatusOr<ParsedOptions> help = Parse({"--help"});
   ASSERT_TRUE(help.ok()) << help.status();
   EXPECT_TRUE(help->help());
 }
-
-struct BadCommandLine {
-  std::vector<std::string> args;
-  std::string says;
-};
 
 TEST(ParseOptionsTest, RefusesWhatItWasNotToldAbout) {
   for (const BadCommandLine& bad : std::vector<BadCommandLine>{

@@ -78,7 +78,7 @@ int SendPolicyFile(Session& session, bool dry_run) {
 }  // namespace
 
 int ApplyPolicy(Session& session) {
-  return SendPolicyFile(session, session.options().Switch("dry_run"));
+  return SendPolicyFile(session, session.options().Switch("dry-run"));
 }
 
 int DiffPolicy(Session& session) { return SendPolicyFile(session, /*dry_run=*/true); }

@@ -1,7 +1,6 @@
 #include "cli/policy_tests.h"
 
 #include <stdlib.h>
-#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "app/document_file.h"
 #include "app/policy_file.h"
 #include "app/policy_json.h"
 #include "common/admin_limits.h"
@@ -30,62 +30,6 @@
 namespace verdict {
 namespace cli {
 namespace {
-
-absl::Status Invalid(absl::string_view file, const YAML::Mark& mark, absl::string_view problem) {
-  return absl::InvalidArgumentError(absl::StrCat(file, ":", mark.line + 1, ": ", problem));
-}
-
-// The most values one YAML document may make: aliases can repeat a value without end (a
-// "billion laughs"), which a size cap on the file does not bound.
-constexpr int64_t kMaxYamlValues = 1 << 20;
-
-// A YAML value as JSON: quoted scalars are strings; plain ones are read as JSON would read
-// them (true, false, null, numbers), else strings. `budget` counts the values made.
-absl::StatusOr<JsonValue> YamlToJson(const YAML::Node& node, absl::string_view file, int depth,
-                                     int64_t& budget) {
-  if (depth > 32) return Invalid(file, node.Mark(), "nested more than 32 deep");
-  if (--budget < 0) {
-    return Invalid(file, node.Mark(),
-                   absl::StrCat("more than ", kMaxYamlValues, " values (aliases included)"));
-  }
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return JsonValue();
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() == "!") return JsonValue::String(text);
-      if (text == "true" || text == "false") return JsonValue::Bool(text == "true");
-      if (text == "null" || text == "~") return JsonValue();
-      double number = 0;
-      if (!text.empty() &&
-          (absl::ascii_isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-') &&
-          absl::SimpleAtod(text, &number) && text.find_first_of(":T") == std::string::npos) {
-        return JsonValue::Number(number);
-      }
-      return JsonValue::String(text);
-    }
-    case YAML::NodeType::Sequence: {
-      JsonValue::Array items;
-      for (const YAML::Node& item : node) {
-        absl::StatusOr<JsonValue> value = YamlToJson(item, file, depth + 1, budget);
-        if (!value.ok()) return value.status();
-        items.push_back(*std::move(value));
-      }
-      return JsonValue::MakeArray(std::move(items));
-    }
-    case YAML::NodeType::Map: {
-      JsonValue::Object members;
-      for (const auto& member : node) {
-        absl::StatusOr<JsonValue> value = YamlToJson(member.second, file, depth + 1, budget);
-        if (!value.ok()) return value.status();
-        members[member.first.as<std::string>()] = *std::move(value);
-      }
-      return JsonValue::MakeObject(std::move(members));
-    }
-  }
-  return JsonValue();
-}
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
   std::error_code error;
@@ -104,132 +48,154 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) 
   return text;
 }
 
-// The string at `key` of a case, "" when absent; refuses anything but a scalar.
-absl::StatusOr<std::string> ScalarAt(const YAML::Node& map, const char* key,
-                                     absl::string_view file) {
-  const YAML::Node value = map[key];
-  if (!value) return std::string();
-  if (!value.IsScalar()) return Invalid(file, value.Mark(), absl::StrCat(key, ": must be text"));
-  return value.Scalar();
-}
-
-absl::Status OnlyKeys(const YAML::Node& map, std::vector<absl::string_view> known,
-                      absl::string_view file, absl::string_view what) {
-  if (!map.IsMap()) return Invalid(file, map.Mark(), absl::StrCat(what, ": must be a map"));
-  for (const auto& member : map) {
-    const std::string key = member.first.Scalar();
-    bool is_known = false;
-    for (absl::string_view k : known) is_known |= key == k;
-    if (!is_known) {
-      return Invalid(file, member.first.Mark(),
-                     absl::StrCat(what, ": unknown key \"", key,
-                                  "\" (known: ", absl::StrJoin(known, ", "), ")"));
+// One map of a tests file: its keys checked against those it may have, its fields read as text.
+class MapReader {
+ public:
+  // `path` is where the map is in the file ("tests[2].expect"); `what` names it in errors.
+  static absl::StatusOr<MapReader> Open(const DocumentFile& file, const JsonValue& value,
+                                        std::string path, std::string what,
+                                        std::vector<absl::string_view> known) {
+    if (!value.is_object()) return file.ErrorAt(path, absl::StrCat(what, ": must be a map"));
+    for (const auto& [key, member] : value.as_object()) {
+      bool is_known = false;
+      for (absl::string_view k : known) is_known |= key == k;
+      if (!is_known) {
+        return file.ErrorAt(Child(path, key),
+                            absl::StrCat(what, ": unknown key \"", key,
+                                         "\" (known: ", absl::StrJoin(known, ", "), ")"));
+      }
     }
+    return MapReader(file, value, std::move(path), std::move(what));
   }
-  return absl::OkStatus();
-}
 
-absl::StatusOr<PolicyTestCase> ParseCase(const YAML::Node& node, absl::string_view file,
+  const JsonValue* Find(absl::string_view key) const {
+    const JsonValue* member = map_->Find(key);
+    return member == nullptr || member->is_null() ? nullptr : member;
+  }
+  // Where the member `key` is, for its errors.
+  std::string PathOf(absl::string_view key) const { return Child(path_, key); }
+  std::string WhatOf(absl::string_view key) const { return absl::StrCat(what_, ".", key); }
+  absl::Status Invalid(absl::string_view problem) const {
+    return file_->ErrorAt(path_, absl::StrCat(what_, ": ", problem));
+  }
+  // A required member left out, at the map's line.
+  absl::Status Missing(absl::string_view key) const {
+    return file_->ErrorAt(path_, absl::StrCat(WhatOf(key), ": required"));
+  }
+  absl::Status InvalidAt(absl::string_view key, absl::string_view problem) const {
+    return file_->ErrorAt(PathOf(key), absl::StrCat(WhatOf(key), ": ", problem));
+  }
+
+  // The member `key` as text ("" when absent or null); a number or a boolean as written in
+  // JSON. Anything else is refused.
+  absl::StatusOr<std::string> Text(absl::string_view key) const {
+    const JsonValue* member = Find(key);
+    if (member == nullptr) return std::string();
+    if (member->is_string()) return member->as_string();
+    if (member->is_number() || member->is_bool()) return CanonicalJson(*member);
+    return InvalidAt(key, "must be text");
+  }
+
+ private:
+  MapReader(const DocumentFile& file, const JsonValue& map, std::string path, std::string what)
+      : file_(&file), map_(&map), path_(std::move(path)), what_(std::move(what)) {}
+
+  static std::string Child(absl::string_view path, absl::string_view key) {
+    return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
+  }
+
+  const DocumentFile* file_;
+  const JsonValue* map_;
+  std::string path_;
+  std::string what_;
+};
+
+absl::StatusOr<PolicyTestCase> ParseCase(const DocumentFile& file, const JsonValue& value,
                                          size_t index) {
   const std::string what = absl::StrCat("tests[", index, "]");
-  if (absl::Status known = OnlyKeys(
-          node, {"name", "agent", "token", "action", "resource", "context", "expect"}, file, what);
-      !known.ok()) {
-    return known;
-  }
+  absl::StatusOr<MapReader> node =
+      MapReader::Open(file, value, what, what,
+                      {"name", "agent", "token", "action", "resource", "context", "expect"});
+  if (!node.ok()) return node.status();
   PolicyTestCase test;
-  test.line = node.Mark().line + 1;
-  absl::StatusOr<std::string> name = ScalarAt(node, "name", file);
+  test.line = file.LineOf(what);
+  absl::StatusOr<std::string> name = node->Text("name");
   if (!name.ok()) return name.status();
   test.name = name->empty() ? what : *name;
   v1::AuthorizeRequest& request = *test.request.mutable_request();
-  absl::StatusOr<std::string> agent = ScalarAt(node, "agent", file);
+  absl::StatusOr<std::string> agent = node->Text("agent");
   if (!agent.ok()) return agent.status();
-  absl::StatusOr<std::string> token = ScalarAt(node, "token", file);
+  absl::StatusOr<std::string> token = node->Text("token");
   if (!token.ok()) return token.status();
-  if (agent->empty() == token->empty()) {
-    return Invalid(file, node.Mark(), absl::StrCat(what, ": give exactly one of agent and token"));
-  }
+  if (agent->empty() == token->empty()) return node->Invalid("give exactly one of agent and token");
   if (!agent->empty()) request.mutable_subject()->set_agent_id(*agent);
   if (!token->empty()) request.mutable_subject()->set_token(*token);
   for (const char* key : {"action", "resource"}) {
-    absl::StatusOr<std::string> value = ScalarAt(node, key, file);
-    if (!value.ok()) return value.status();
-    if (value->empty())
-      return Invalid(file, node.Mark(), absl::StrCat(what, ".", key, ": required"));
-    if (std::string(key) == "action") request.set_action(*value);
-    if (std::string(key) == "resource") request.set_resource(*value);
+    absl::StatusOr<std::string> text = node->Text(key);
+    if (!text.ok()) return text.status();
+    if (text->empty()) return node->Missing(key);
+    if (std::string(key) == "action") request.set_action(*text);
+    if (std::string(key) == "resource") request.set_resource(*text);
   }
-  if (const YAML::Node context = node["context"]) {
-    if (absl::Status known =
-            OnlyKeys(context, {"time", "client_ip", "arguments"}, file, what + ".context");
-        !known.ok()) {
-      return known;
-    }
-    absl::StatusOr<std::string> time = ScalarAt(context, "time", file);
+  if (const JsonValue* context_value = node->Find("context")) {
+    absl::StatusOr<MapReader> context =
+        MapReader::Open(file, *context_value, node->PathOf("context"), node->WhatOf("context"),
+                        {"time", "client_ip", "arguments"});
+    if (!context.ok()) return context.status();
+    absl::StatusOr<std::string> time = context->Text("time");
     if (!time.ok()) return time.status();
     if (!time->empty()) {
       absl::Time at;
       std::string error;
       if (!absl::ParseTime(absl::RFC3339_full, *time, &at, &error) ||
           at == absl::InfiniteFuture() || at == absl::InfinitePast()) {
-        return Invalid(file, context["time"].Mark(),
-                       absl::StrCat(what,
-                                    ".context.time: an RFC 3339 time such as "
-                                    "2030-01-01T10:00:00Z, not \"",
-                                    *time, "\""));
+        return context->InvalidAt(
+            "time",
+            absl::StrCat("an RFC 3339 time such as 2030-01-01T10:00:00Z, not \"", *time, "\""));
       }
       const int64_t seconds = absl::ToUnixSeconds(at);
       test.request.mutable_what_if()->mutable_at()->set_seconds(seconds);
       test.request.mutable_what_if()->mutable_at()->set_nanos(
           static_cast<int32_t>(absl::ToInt64Nanoseconds(at - absl::FromUnixSeconds(seconds))));
     }
-    absl::StatusOr<std::string> ip = ScalarAt(context, "client_ip", file);
+    absl::StatusOr<std::string> ip = context->Text("client_ip");
     if (!ip.ok()) return ip.status();
     request.mutable_context()->set_client_ip(*ip);
-    if (const YAML::Node arguments = context["arguments"]) {
-      if (arguments.IsScalar()) {
-        request.mutable_context()->set_arguments_json(arguments.Scalar());
-      } else {
-        int64_t budget = kMaxYamlValues;
-        absl::StatusOr<JsonValue> json = YamlToJson(arguments, file, 0, budget);
-        if (!json.ok()) return json.status();
-        request.mutable_context()->set_arguments_json(CanonicalJson(*json));
-      }
+    // A map (or any value) is the arguments; a string holds them as JSON text.
+    if (const JsonValue* arguments = context->Find("arguments")) {
+      request.mutable_context()->set_arguments_json(
+          arguments->is_string() ? arguments->as_string() : CanonicalJson(*arguments));
     }
   }
-  const YAML::Node expect = node["expect"];
-  if (!expect) return Invalid(file, node.Mark(), absl::StrCat(what, ".expect: required"));
-  if (absl::Status known =
-          OnlyKeys(expect, {"verdict", "reason", "matched_permission", "via_delegation"}, file,
-                   what + ".expect");
-      !known.ok()) {
-    return known;
+  const JsonValue* expect_value = node->Find("expect");
+  if (expect_value == nullptr) {
+    return node->Missing("expect");
   }
-  absl::StatusOr<std::string> verdict = ScalarAt(expect, "verdict", file);
+  absl::StatusOr<MapReader> expect =
+      MapReader::Open(file, *expect_value, node->PathOf("expect"), node->WhatOf("expect"),
+                      {"verdict", "reason", "matched_permission", "via_delegation"});
+  if (!expect.ok()) return expect.status();
+  absl::StatusOr<std::string> verdict = expect->Text("verdict");
   if (!verdict.ok()) return verdict.status();
   if (!ParseShortEnumName(absl::AsciiStrToUpper(*verdict), &test.verdict) ||
       test.verdict == v1::VERDICT_UNSPECIFIED) {
-    return Invalid(file, expect.Mark(),
-                   absl::StrCat(what, ".expect.verdict: allow, deny or needs_approval, not \"",
-                                *verdict, "\""));
+    return expect->InvalidAt("verdict",
+                             absl::StrCat("allow, deny or needs_approval, not \"", *verdict, "\""));
   }
-  absl::StatusOr<std::string> reason = ScalarAt(expect, "reason", file);
+  absl::StatusOr<std::string> reason = expect->Text("reason");
   if (!reason.ok()) return reason.status();
   if (!reason->empty()) {
     v1::ReasonCode code;
     if (!ParseShortEnumName(absl::AsciiStrToUpper(*reason), &code) ||
         code == v1::REASON_CODE_UNSPECIFIED) {
-      return Invalid(
-          file, expect["reason"].Mark(),
-          absl::StrCat(what, ".expect.reason: no reason code is named \"", *reason, "\""));
+      return expect->InvalidAt("reason", absl::StrCat("no reason code is named \"", *reason, "\""));
     }
     test.reason = code;
   }
-  absl::StatusOr<std::string> matched = ScalarAt(expect, "matched_permission", file);
+  absl::StatusOr<std::string> matched = expect->Text("matched_permission");
   if (!matched.ok()) return matched.status();
   test.matched_permission = *matched;
-  absl::StatusOr<std::string> via = ScalarAt(expect, "via_delegation", file);
+  absl::StatusOr<std::string> via = expect->Text("via_delegation");
   if (!via.ok()) return via.status();
   test.via_delegation = *via;
   return test;
@@ -310,30 +276,33 @@ absl::StatusOr<std::vector<PolicyTestCase>> ParsePolicyTests(absl::string_view t
     return absl::InvalidArgumentError(absl::StrCat(
         file_name, ": more than the ", kMaxPolicyTestFileBytes, " bytes a tests file may have"));
   }
-  try {
-    const YAML::Node document = YAML::Load(std::string(text));
-    if (absl::Status known = OnlyKeys(document, {"tests"}, file_name, "the file"); !known.ok()) {
-      return known;
-    }
-    const YAML::Node tests = document["tests"];
-    if (!tests || !tests.IsSequence()) {
-      return Invalid(file_name, document.Mark(), "tests: required, a list of cases");
-    }
-    if (tests.size() > kMaxPolicyTestCases) {
-      return Invalid(file_name, tests.Mark(),
-                     absl::StrCat("tests: ", tests.size(), " cases, more than the ",
-                                  kMaxPolicyTestCases, " a file may have"));
-    }
-    std::vector<PolicyTestCase> cases;
-    for (size_t i = 0; i < tests.size(); ++i) {
-      absl::StatusOr<PolicyTestCase> test = ParseCase(tests[i], file_name, i);
-      if (!test.ok()) return test.status();
-      cases.push_back(*std::move(test));
-    }
-    return cases;
-  } catch (const YAML::Exception& e) {
-    return Invalid(file_name, e.mark, e.msg);
+  // Read as a policy file is (app/document_file.h): bounded, no anchors or aliases.
+  absl::StatusOr<DocumentFile> file =
+      ReadDocumentFile(text, file_name,
+                       DocumentLimits{.kind = "a tests file",
+                                      .max_bytes = kMaxPolicyTestFileBytes,
+                                      .max_depth = kMaxPolicyTestDepth,
+                                      .max_nodes = kMaxPolicyTestValues});
+  if (!file.ok()) return file.status();
+  absl::StatusOr<MapReader> document =
+      MapReader::Open(*file, file->root, "", "the file", {"tests"});
+  if (!document.ok()) return document.status();
+  const JsonValue* tests = document->Find("tests");
+  if (tests == nullptr || !tests->is_array()) {
+    return file->ErrorAt("tests", "tests: required, a list of cases");
   }
+  const JsonValue::Array& list = tests->as_array();
+  if (list.size() > kMaxPolicyTestCases) {
+    return file->ErrorAt("tests", absl::StrCat("tests: ", list.size(), " cases, more than the ",
+                                               kMaxPolicyTestCases, " a file may have"));
+  }
+  std::vector<PolicyTestCase> cases;
+  for (size_t i = 0; i < list.size(); ++i) {
+    absl::StatusOr<PolicyTestCase> test = ParseCase(*file, list[i], i);
+    if (!test.ok()) return test.status();
+    cases.push_back(*std::move(test));
+  }
+  return cases;
 }
 
 absl::StatusOr<std::vector<PolicyTestCase>> ReadPolicyTests(const std::string& path) {

@@ -4,7 +4,9 @@
 // Simulate, the code verdictd runs (without what-if inputs, Simulate decides as Authorize does;
 // it spends no rate slot and opens no approval, so each case is decided as if it came first).
 //
-// A tests file, YAML or JSON (JSON is read as YAML's flow style), at most 1 MiB and 1000 cases:
+// A tests file, YAML or JSON, is read as a policy file is (app/document_file.h: the format by
+// its name, no YAML anchors or aliases, errors with the file and line), at most 1 MiB, 32 levels
+// of nesting and 1000 cases:
 //
 //   tests:
 //     - name: the reader reads the guide
@@ -27,6 +29,7 @@
 #ifndef VERDICT_CLI_POLICY_TESTS_H_
 #define VERDICT_CLI_POLICY_TESTS_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +44,8 @@ namespace cli {
 
 inline constexpr size_t kMaxPolicyTestFileBytes = 1 << 20;
 inline constexpr size_t kMaxPolicyTestCases = 1000;
+inline constexpr int kMaxPolicyTestDepth = 32;
+inline constexpr int64_t kMaxPolicyTestValues = 1 << 20;
 
 // The policy at `path`: a policy file (YAML or JSON, app/policy_file.h, read as `verdict policy
 // apply` reads it), or JSON as `verdict policy export` writes it. INVALID_ARGUMENT naming the

@@ -147,6 +147,46 @@ TEST(PolicyTestsTest, AMalformedTestsFileIsRefusedNamingTheFileAndLine) {
   }
 }
 
+// A tests file is read by the reader of policy files (app/document_file.h): an anchor, which
+// could repeat a case without end, is refused there by the same words, naming file and line.
+TEST(PolicyTestsTest, ATestsFileRefusesYamlAnchorsAndAliasesAsAPolicyFileDoes) {
+  constexpr char kAnchored[] = R"(tests:
+  - name: first
+    agent: agt_x
+    action: read
+    resource: r
+    expect: &allowed {verdict: allow}
+  - name: second
+    agent: agt_x
+    action: read
+    resource: r
+    expect: *allowed
+)";
+  absl::StatusOr<std::vector<PolicyTestCase>> cases = ParsePolicyTests(kAnchored, "anchors.yaml");
+  ASSERT_FALSE(cases.ok());
+  EXPECT_EQ(cases.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cases.status().message(),
+            "anchors.yaml:6: YAML anchors are not accepted in a tests file");
+  absl::StatusOr<PolicyContents> policy =
+      LoadPolicyForTest(WriteFile("anchors-policy.yaml", "version: 1\nname: &n a\n"));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.status().message(),
+            absl::StrCat(std::getenv("TEST_TMPDIR"),
+                         "/anchors-policy.yaml:2: YAML anchors are not accepted in a policy file"));
+
+  // So are duplicate keys, explicit tags and a second document, which a YAML library's own
+  // loader would take silently (the last key, the tagged value, the first document).
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"tests: []\ntests: []\n", "t.yaml:2: key \"tests\" appears twice"},
+           {"tests: !!seq []\n", "t.yaml:1: YAML tags are not accepted"},
+           {"tests: []\n---\ntests: []\n", "t.yaml: a tests file holds one document"},
+       }) {
+    cases = ParsePolicyTests(text, "t.yaml");
+    ASSERT_FALSE(cases.ok()) << text;
+    EXPECT_THAT(std::string(cases.status().message()), StartsWith(message)) << text;
+  }
+}
+
 TEST(PolicyTestsTest, ATestsFileIsBoundedInSizeAndCases) {
   std::string many = "tests:\n";
   for (size_t i = 0; i <= kMaxPolicyTestCases; ++i) {

@@ -963,7 +963,11 @@ permissions:
   EXPECT_EQ(Admin({"policy", "apply", "--file=policy.yaml"}).out, "no changes\n");
 
   std::ofstream("policy.yaml") << absl::StrReplaceAll(kPolicy, {{"[read]", "[write]"}});
-  Outcome planned = Admin({"policy", "apply", "--file=policy.yaml", "--dry_run"});
+  // The spelling `--dry-run`, absl's `--dry_run`: one flag, the plan and no write.
+  Outcome planned = Admin({"policy", "apply", "--file=policy.yaml", "--dry-run"});
+  EXPECT_EQ(planned.out, "~ change permission perm_pac_read: actions [read] -> [write]\n");
+  planned = Verdict({"policy", "apply", "--dry_run", "--file", "policy.yaml",
+                     absl::StrCat("--admin-addr=", kAdminSocket)});
   EXPECT_EQ(planned.out, "~ change permission perm_pac_read: actions [read] -> [write]\n");
   EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=read", "--resource=wiki:1"}).exit_code, 0);
   EXPECT_EQ(Admin({"policy", "apply", "--file=policy.yaml"}).exit_code, 0);

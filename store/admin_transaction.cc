@@ -2,6 +2,7 @@
 
 #include <iterator>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -109,6 +110,16 @@ class ConnectionAdminTransaction final : public AdminTransaction {
         c_.Execute(Statement::kExportDelegations), ReadDelegationColumns<ResultRow>);
     if (!delegations.ok()) return delegations.status();
     policy.delegations = *std::move(delegations);
+    for (auto [statement, managers] :
+         {std::pair{Statement::kExportAgentManagers, &policy.managed_by.agents},
+          std::pair{Statement::kExportPermissionManagers, &policy.managed_by.permissions},
+          std::pair{Statement::kExportDelegationManagers, &policy.managed_by.delegations}}) {
+      absl::StatusOr<ResultRows> rows = c_.Execute(statement);
+      if (!rows.ok()) return rows.status();
+      for (int i = 0; i < rows->size(); ++i) {
+        (*managers)[std::string(rows->row(i).Text(0))] = std::string(rows->row(i).Text(1));
+      }
+    }
     absl::StatusOr<ResultRows> revoked = c_.Execute(Statement::kExportRevokedTokenIds);
     if (!revoked.ok()) return revoked.status();
     for (int i = 0; i < revoked->size(); ++i) {

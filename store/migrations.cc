@@ -662,6 +662,18 @@ constexpr char kPolicyFileOwnership[] =
     "ALTER TABLE agents ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE permissions ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE delegations ADD COLUMN managed_by TEXT NOT NULL DEFAULT '';";
+// Version 16: `verdict policy apply` (and a watched policy file, at each change) reads the
+// objects its file manages by managed_by (store/statements.cc's Managed*): an index each, so an
+// apply reads what its file manages, in creation order, and not the whole store. SQLite's
+// indexes end with the rowid (a permission's seq), which is that order.
+constexpr char kPolicyFileOwnershipIndexes[] =
+    "CREATE INDEX agents_by_manager ON agents (managed_by);"
+    "CREATE INDEX permissions_by_manager ON permissions (managed_by);"
+    "CREATE INDEX delegations_by_manager ON delegations (managed_by);";
+constexpr char kPostgresPolicyFileOwnershipIndexes[] =
+    "CREATE INDEX agents_by_manager ON agents (managed_by, rowid);"
+    "CREATE INDEX permissions_by_manager ON permissions (managed_by, seq);"
+    "CREATE INDEX delegations_by_manager ON delegations (managed_by, rowid);";
 // Version 17: PostgreSQL's decision_records (issue 22 item 3), SQLite's since version 4: one row
 // per agent holding everything a decision reads about it, in the same encoding
 // (store/decision_record.h decodes both), so a direct decision on PostgreSQL is one statement
@@ -844,6 +856,7 @@ constexpr DialectMigration kMigrations[] = {
     {12, kAdminSessions, PostgresForm::kOwn, kPostgresAdminSessions},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
     {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
+    {16, kPolicyFileOwnershipIndexes, PostgresForm::kOwn, kPostgresPolicyFileOwnershipIndexes},
     {17, kSqliteDecisionRecordsForPostgres, PostgresForm::kOwn, kPostgresDecisionRecords},
 };
 

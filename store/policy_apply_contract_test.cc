@@ -2,6 +2,7 @@
 // SQLite always, PostgreSQL when VERDICT_TEST_POSTGRES_URL names a server
 // (scripts/test.d/postgres.sh). The store holds exactly what a file declares among the objects
 // its name manages, in one transaction, and never touches what it does not manage.
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -67,24 +68,35 @@ delegations:
 class PolicyApplyTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    if (GetParam() == Backend::kSqlite) {
-      store_ = OpenTestStore(FreshDatabasePath(), clock_, 2);
-    } else {
-      if (TestPostgresUrl().empty()) GTEST_SKIP() << kNoPostgresMessage;
-      absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
-      ASSERT_TRUE(schema.ok()) << schema.status();
-      schema_ = std::make_unique<PostgresTestSchema>(*std::move(schema));
-      PostgresOptions options;
-      options.connections = 2;
-      options.clock = clock_.AsFunction();
-      absl::StatusOr<std::unique_ptr<PostgresStore>> store =
-          PostgresStore::Open(schema_->conninfo(), options);
-      ASSERT_TRUE(store.ok()) << store.status();
-      store_ = *std::move(store);
+    if (GetParam() == Backend::kPostgres && TestPostgresUrl().empty()) {
+      GTEST_SKIP() << kNoPostgresMessage;
     }
+    store_ = OpenStore("", schema_);
     ASSERT_NE(store_, nullptr);
   }
-  void TearDown() override { store_.reset(); }
+  void TearDown() override {
+    store_.reset();
+    other_store_.reset();
+  }
+
+  // A store of the backend under test, empty: `name` tells two SQLite files apart; a PostgreSQL
+  // store gets a schema of its own, kept in `schema`.
+  std::unique_ptr<Store> OpenStore(const std::string& name,
+                                   std::unique_ptr<PostgresTestSchema>& schema) {
+    if (GetParam() == Backend::kSqlite) return OpenTestStore(FreshDatabasePath(name), clock_, 2);
+    absl::StatusOr<PostgresTestSchema> created = PostgresTestSchema::Create();
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (!created.ok()) return nullptr;
+    schema = std::make_unique<PostgresTestSchema>(*std::move(created));
+    PostgresOptions options;
+    options.connections = 2;
+    options.clock = clock_.AsFunction();
+    absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+        PostgresStore::Open(schema->conninfo(), options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return nullptr;
+    return *std::move(store);
+  }
 
   absl::StatusOr<AppliedPolicy> Apply(const std::string& text, bool dry_run = false,
                                       const std::string& file_name = "policy.yaml") {
@@ -130,6 +142,8 @@ class PolicyApplyTest : public ::testing::TestWithParam<Backend> {
   ManualClock clock_;
   std::unique_ptr<PostgresTestSchema> schema_;
   std::unique_ptr<Store> store_;
+  std::unique_ptr<PostgresTestSchema> other_schema_;
+  std::unique_ptr<Store> other_store_;
 };
 
 TEST_P(PolicyApplyTest, AFirstApplyCreatesEveryDeclaredObject) {
@@ -258,6 +272,36 @@ TEST_P(PolicyApplyTest, ObjectsCreatedAtRunTimeAreNeverTouched) {
               HasSubstr("agents[1].id: agent agt_minted exists and is not managed by policy "
                         "\"team-docs\""));
   EXPECT_EQ(Snapshot(), before);
+}
+
+// A backup keeps which file manages each object: restored into an empty store, the file's next
+// apply finds its objects, and a run-time object is still no file's.
+TEST_P(PolicyApplyTest, ExportAndImportKeepWhichFileManagesEachObject) {
+  ASSERT_TRUE(
+      store_->admin().CreateAgent({.owner = "app", .name = "minted", .id = "agt_minted"}).ok());
+  Applied(kPolicy);
+  const PolicyContents exported = Export();
+  const std::map<std::string, std::string> team_agents = {{"agt_helper", "team-docs"},
+                                                          {"agt_reader", "team-docs"}};
+  EXPECT_EQ(exported.managed_by.agents, team_agents);
+  EXPECT_EQ(exported.managed_by.permissions.size(), exported.permissions.size());
+  EXPECT_EQ(exported.managed_by.delegations,
+            (std::map<std::string, std::string>{{"dlg_help", "team-docs"}}));
+
+  other_store_ = OpenStore("restored", other_schema_);
+  ASSERT_NE(other_store_, nullptr);
+  ASSERT_TRUE(other_store_->admin().ImportPolicy(exported).ok());
+  absl::StatusOr<PolicyContents> restored = other_store_->admin().ExportPolicy();
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(restored->managed_by.agents, exported.managed_by.agents);
+  EXPECT_EQ(restored->managed_by.permissions, exported.managed_by.permissions);
+  EXPECT_EQ(restored->managed_by.delegations, exported.managed_by.delegations);
+  absl::StatusOr<PolicyFile> file = ParsePolicyFile(kPolicy, "policy.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<AppliedPolicy> again =
+      other_store_->admin().ApplyPolicy(DeclaredPolicyOf(*file), /*dry_run=*/false);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->steps.empty());
 }
 
 TEST_P(PolicyApplyTest, TwoFilesWithDifferentNamesManageDisjointSets) {

@@ -360,6 +360,30 @@ TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
   }
 }
 
+// `verdict policy apply` reads what its file manages through the manager indexes (migration 16;
+// their second column is the creation order, which the planner may still choose to sort by).
+TEST_F(PostgresStoreTest, AnApplyReadsWhatItsFileManagesThroughTheManagerIndexes) {
+  ASSERT_NE(Open(), nullptr);
+  std::unique_ptr<PostgresConnection> connection = Connect();
+  ASSERT_NE(connection, nullptr);
+  ASSERT_TRUE(connection->ExecuteScript("SET enable_seqscan = off").ok());
+  for (const auto& [statement, index] : std::vector<std::pair<Statement, std::string>>{
+           {Statement::kManagedAgents, "agents_by_manager"},
+           {Statement::kManagedPermissions, "permissions_by_manager"},
+           {Statement::kManagedDelegations, "delegations_by_manager"}}) {
+    const StatementSql sql = GetStatementSql(statement, Dialect::kPostgres);
+    SCOPED_TRACE(sql.name);
+    ASSERT_TRUE(connection->ExecuteScript(absl::StrCat("PREPARE probe AS ", sql.sql).c_str()).ok());
+    absl::StatusOr<ResultRows> plan = connection->Query("EXPLAIN EXECUTE probe('team-docs')");
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    std::string text;
+    for (int i = 0; i < plan->size(); ++i) absl::StrAppend(&text, plan->row(i).Text(0), "\n");
+    EXPECT_THAT(text, HasSubstr(index)) << text;
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("Seq Scan"))) << text;
+    ASSERT_TRUE(connection->ExecuteScript("DEALLOCATE probe").ok());
+  }
+}
+
 TEST_F(PostgresStoreTest, StoreRecoversWhenTheServerDropsItsConnections) {
   std::unique_ptr<PostgresStore> store = Open(/*connections=*/1);
   ASSERT_NE(store, nullptr);

@@ -83,5 +83,23 @@ TEST(QueryPlanTest, EveryLookupOfThePolicyViewIsOnTheDecisionPath) {
                          Statement::kFindDecisionRecordByPreviousTokenHash}));
 }
 
+// `verdict policy apply` (and a watched policy file, at each change) reads the objects its file
+// manages: through an index on managed_by each (migration 16), in creation order with no sort,
+// so an apply costs what the file manages, not the size of the store.
+TEST(QueryPlanTest, AnApplyReadsWhatItsFileManagesThroughTheManagerIndexes) {
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> connection =
+      SqliteConnection::Open(FreshDatabasePath(), ConnectionOptions{});
+  ASSERT_TRUE(connection.ok()) << connection.status();
+
+  EXPECT_THAT(QueryPlan(**connection, GetStatementSql(Statement::kManagedAgents).sql),
+              ::testing::ElementsAre("SEARCH agents USING INDEX agents_by_manager (managed_by=?)"));
+  EXPECT_THAT(QueryPlan(**connection, GetStatementSql(Statement::kManagedPermissions).sql),
+              ::testing::ElementsAre(
+                  "SEARCH permissions USING INDEX permissions_by_manager (managed_by=?)"));
+  EXPECT_THAT(QueryPlan(**connection, GetStatementSql(Statement::kManagedDelegations).sql),
+              ::testing::ElementsAre(
+                  "SEARCH delegations USING INDEX delegations_by_manager (managed_by=?)"));
+}
+
 }  // namespace
 }  // namespace verdict

@@ -402,6 +402,13 @@ constexpr Entry kStatements[] = {
     {Statement::kApprovalVotes, "ApprovalVotes",
      "SELECT approver, vote FROM approval_votes WHERE approval_id = $1"
      " ORDER BY created_at, approver"},
+    // Which policy file manages each object; those created at run time ('') are left out.
+    {Statement::kExportAgentManagers, "ExportAgentManagers",
+     "SELECT id, managed_by FROM agents WHERE managed_by <> ''"},
+    {Statement::kExportPermissionManagers, "ExportPermissionManagers",
+     "SELECT id, managed_by FROM permissions WHERE managed_by <> ''"},
+    {Statement::kExportDelegationManagers, "ExportDelegationManagers",
+     "SELECT id, managed_by FROM delegations WHERE managed_by <> ''"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS

@@ -121,9 +121,14 @@ enum class Statement {
   kInsertAdminPrincipal,
   kUpdateAdminPrincipal,
   kApprovalVotes,  // the principals who voted on an approval, for its listings
+  // The policy files' managers of every object, for policy export (issue 19).
+  kExportAgentManagers,
+  kExportPermissionManagers,
+  kExportDelegationManagers,
 };
 
-inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kApprovalVotes) + 1;
+inline constexpr size_t kStatementCount =
+    static_cast<size_t>(Statement::kExportDelegationManagers) + 1;
 
 struct StatementSql {
   Statement id;

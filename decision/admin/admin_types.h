@@ -4,6 +4,7 @@
 #ifndef VERDICT_DECISION_ADMIN_ADMIN_TYPES_H_
 #define VERDICT_DECISION_ADMIN_ADMIN_TYPES_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -107,10 +108,21 @@ struct RevokedTokenId {
   absl::Time expires_at;
 };
 
+// Which policy file manages each object (`verdict policy apply`; the store's managed_by), by
+// the object's id: its name, as the file declares it. An object created at run time is in none.
+struct PolicyManagers {
+  std::map<std::string, std::string> agents;
+  std::map<std::string, std::string> permissions;
+  std::map<std::string, std::string> delegations;
+};
+
 struct PolicyContents {
   std::vector<StoredAgent> agents;
   std::vector<Permission> permissions;
   std::vector<Delegation> delegations;
+  // Carried so that a restore keeps each file's objects its own: the file's next apply finds
+  // them, and objects created at run time stay out of every file's reach.
+  PolicyManagers managed_by;
   // Carried so that a restore keeps refusing the tokens revoked before the backup.
   std::vector<RevokedTokenId> revoked_token_ids;
 };

@@ -1,6 +1,7 @@
 #include "decision/admin/input_rules.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "decision/budget.h"
@@ -76,6 +77,20 @@ absl::Status CheckMaxDepth(int max_depth) {
   if (max_depth < 1 || max_depth > kMaxDelegationDepth) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_depth: must be 1 to ", kMaxDelegationDepth, ", not ", max_depth));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPolicyName(absl::string_view name) {
+  constexpr size_t kMaxPolicyNameBytes = 64;
+  if (name.empty() || name.size() > kMaxPolicyNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("must be 1 to ", kMaxPolicyNameBytes, " characters"));
+  }
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      return absl::InvalidArgumentError("may hold only letters, digits, '-', '_' and '.'");
+    }
   }
   return absl::OkStatus();
 }

@@ -30,6 +30,10 @@ absl::Status CheckLentPermissions(const std::vector<LentPermission>& lent);
 // 1 to the engine's kMaxDelegationDepth: a longer path is never followed.
 absl::Status CheckMaxDepth(int max_depth);
 
+// A policy file's name, which the store records as the manager of the file's objects: 1 to 64
+// of [A-Za-z0-9_.-].
+absl::Status CheckPolicyName(absl::string_view name);
+
 }  // namespace verdict
 
 #endif  // VERDICT_DECISION_ADMIN_INPUT_RULES_H_
