@@ -121,9 +121,13 @@ enum class Statement {
   kInsertAdminPrincipal,
   kUpdateAdminPrincipal,
   kApprovalVotes,  // the principals who voted on an approval, for its listings
+  kApproversOf,    // the principals who approved it, for the decision that uses it
+  // Who created an agent (an issuer rotates only its own agents' tokens).
+  kSetAgentCreator,
+  kAgentCreator,
 };
 
-inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kApprovalVotes) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kAgentCreator) + 1;
 
 struct StatementSql {
   Statement id;
