@@ -15,6 +15,7 @@
 #include "decision/admin/delegation_rules.h"
 #include "decision/admin/input_rules.h"
 #include "decision/admin/policy_plan.h"
+#include "decision/admin/roles.h"
 #include "decision/admin/signing_key_rules.h"
 #include "decision/admin/voting.h"
 #include "store/ids.h"
@@ -51,8 +52,13 @@ class TransactionGraph final : public DelegationGraph {
 }  // namespace
 
 AdminCalls::AdminCalls(AdminTransactionRunner& runner, std::function<absl::Time()> clock,
-                       CancelToken cancel, AdminWriteRecorder* recorder)
-    : runner_(runner), clock_(std::move(clock)), cancel_(std::move(cancel)), recorder_(recorder) {}
+                       CancelToken cancel, AdminWriteRecorder* recorder,
+                       std::shared_ptr<const AdminPrincipal> actor)
+    : runner_(runner),
+      clock_(std::move(clock)),
+      cancel_(std::move(cancel)),
+      recorder_(recorder),
+      actor_(std::move(actor)) {}
 
 std::unique_ptr<PolicyAdmin> AdminCalls::WithCancel(CancelToken cancel) {
   return std::make_unique<AdminCalls>(runner_, clock_,
@@ -61,11 +67,21 @@ std::unique_ptr<PolicyAdmin> AdminCalls::WithCancel(CancelToken cancel) {
                                           return wanted;
                                         return outer.Check();
                                       }),
-                                      recorder_);
+                                      recorder_, actor_);
 }
 
 std::unique_ptr<PolicyAdmin> AdminCalls::WithRecorder(AdminWriteRecorder& recorder) {
-  return std::make_unique<AdminCalls>(runner_, clock_, cancel_, &recorder);
+  return std::make_unique<AdminCalls>(runner_, clock_, cancel_, &recorder, actor_);
+}
+
+std::unique_ptr<PolicyAdmin> AdminCalls::ActingFor(const AdminPrincipal& principal) {
+  return std::make_unique<AdminCalls>(runner_, clock_, cancel_, recorder_,
+                                      std::make_shared<const AdminPrincipal>(principal));
+}
+
+absl::Status AdminCalls::RecordCreator(AdminTransaction& t, absl::string_view agent_id) {
+  if (actor_ == nullptr) return absl::OkStatus();
+  return t.SetAgentCreator(agent_id, actor_->name);
 }
 
 absl::Status AdminCalls::Transact(TransactionKind kind,
@@ -98,7 +114,8 @@ absl::StatusOr<CreatedAgent> AdminCalls::CreateAgent(const NewAgent& agent) {
   absl::Status status = RecordedWrite({row->agent.id}, nullptr, [&](AdminTransaction& t) {
     const std::string& id = row->agent.id;
     if (absl::Status s = CheckUnused(Found(t.FindAgent(id)), "agent", id); !s.ok()) return s;
-    return t.InsertAgent(row->agent, row->token_sha256);
+    if (absl::Status s = t.InsertAgent(row->agent, row->token_sha256); !s.ok()) return s;
+    return RecordCreator(t, id);
   });
   if (!status.ok()) return status;
   return CreatedAgent{std::move(row->agent), std::move(row->token)};
@@ -203,6 +220,11 @@ absl::StatusOr<RotatedToken> AdminCalls::RotateToken(absl::string_view agent_id,
     absl::StatusOr<Agent> found = ExistingRow(t.FindAgent(agent_id), "agent", agent_id);
     if (!found.ok()) return found.status();
     rotated.agent = *std::move(found);
+    if (actor_ != nullptr) {
+      absl::StatusOr<std::string> creator = t.AgentCreator(agent_id);
+      if (!creator.ok()) return creator.status();
+      if (absl::Status s = CheckMayRotateToken(*actor_, agent_id, *creator); !s.ok()) return s;
+    }
     if (absl::Status s = CheckTokenRotatable(rotated.agent); !s.ok()) return s;
     rotated.agent.token_prefix = TokenDisplayPrefix(rotated.token);
     rotated.agent.updated_at = now;
@@ -733,6 +755,7 @@ absl::StatusOr<AppliedPolicy> AdminCalls::ApplyPolicy(const DeclaredPolicy& decl
                                               : row.token_sha256;
                 if (done.ok()) done = t.InsertAgent(row.agent, hash);
                 if (done.ok()) done = t.SetAgentManager(step.id, declared.manager);
+                if (done.ok()) done = RecordCreator(t, step.id);
                 break;
               }
               const StoredAgent& current = *current_agents.at(step.id);
@@ -786,6 +809,25 @@ absl::StatusOr<AppliedPolicy> AdminCalls::ApplyPolicy(const DeclaredPolicy& decl
       });
   if (!status.ok()) return status;
   return result;
+}
+
+absl::Status AdminCalls::CreatePrincipal(const StoredAdminPrincipal& principal) {
+  return Transact(TransactionKind::kWrite,
+                  [&](AdminTransaction& t) { return t.CreatePrincipal(principal); });
+}
+
+absl::StatusOr<StoredAdminPrincipal> AdminCalls::ChangePrincipal(
+    absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change) {
+  const absl::Time now = StoredTime(AdminClock());
+  StoredAdminPrincipal changed;
+  absl::Status status = Transact(TransactionKind::kWrite, [&](AdminTransaction& t) {
+    absl::StatusOr<StoredAdminPrincipal> written = t.ChangePrincipal(name, change, now);
+    if (!written.ok()) return written.status();
+    changed = *std::move(written);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return changed;
 }
 
 }  // namespace verdict

@@ -46,12 +46,16 @@ class AdminCalls final : public PolicyAdmin {
   // the calls.
   // Each write transaction is recorded by `recorder` when there is one (PolicyAdmin::
   // WithRecorder).
+  // Agents it creates record `actor` as their creator, and its token rotations follow
+  // CheckMayRotateToken for it, when there is one (PolicyAdmin::ActingFor).
   AdminCalls(AdminTransactionRunner& runner, std::function<absl::Time()> clock,
-             CancelToken cancel = CancelToken(), AdminWriteRecorder* recorder = nullptr);
+             CancelToken cancel = CancelToken(), AdminWriteRecorder* recorder = nullptr,
+             std::shared_ptr<const AdminPrincipal> actor = nullptr);
 
   // Another AdminCalls over the same runner, cancelled when this one's token or `cancel` is.
   std::unique_ptr<PolicyAdmin> WithCancel(CancelToken cancel) override;
   std::unique_ptr<PolicyAdmin> WithRecorder(AdminWriteRecorder& recorder) override;
+  std::unique_ptr<PolicyAdmin> ActingFor(const AdminPrincipal& principal) override;
 
   absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) override;
   absl::StatusOr<Agent> GetAgent(absl::string_view agent_id) override;
@@ -81,8 +85,14 @@ class AdminCalls final : public PolicyAdmin {
   absl::StatusOr<std::vector<SigningKey>> ListSigningKeys() override;
   absl::StatusOr<AppliedPolicy> ApplyPolicy(const DeclaredPolicy& declared, bool dry_run) override;
   absl::StatusOr<AgentGrants> GetAgentGrants(absl::string_view agent_id) override;
+  absl::Status CreatePrincipal(const StoredAdminPrincipal& principal) override;
+  absl::StatusOr<StoredAdminPrincipal> ChangePrincipal(
+      absl::string_view name,
+      const std::function<absl::Status(StoredAdminPrincipal&)>& change) override;
 
  private:
+  // The principal an agent created in `t` records as its creator ("" without an actor).
+  absl::Status RecordCreator(AdminTransaction& t, absl::string_view agent_id);
   absl::Time AdminClock() { return clock_(); }
   // One transaction; a write as RecordedWrite({}, nullptr, body).
   absl::Status Transact(TransactionKind kind,
@@ -99,6 +109,7 @@ class AdminCalls final : public PolicyAdmin {
   const std::function<absl::Time()> clock_;
   const CancelToken cancel_;
   AdminWriteRecorder* const recorder_;
+  const std::shared_ptr<const AdminPrincipal> actor_;
 };
 
 }  // namespace verdict

@@ -9,8 +9,10 @@
 #define VERDICT_APP_ADMIN_TRANSACTION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,6 +22,7 @@
 #include "app/admin_input.h"
 #include "decision/types.h"
 #include "store/admin_audit_row.h"
+#include "store/admin_credential_store.h"
 #include "store/admin_types.h"
 
 namespace verdict {
@@ -132,6 +135,17 @@ class AdminTransaction {
   // False when there was no such row.
   virtual absl::StatusOr<bool> DeleteAgent(absl::string_view agent_id) = 0;
   virtual absl::StatusOr<bool> DeleteDelegation(absl::string_view delegation_id) = 0;
+
+  // Who created an agent (issue 18): the principal recorded, "" for none (an agent created
+  // before creators were recorded, or by an import). NOT_FOUND when there is no such agent.
+  virtual absl::Status SetAgentCreator(absl::string_view agent_id, absl::string_view principal) = 0;
+  virtual absl::StatusOr<std::string> AgentCreator(absl::string_view agent_id) = 0;
+  // Admin principals, as PolicyAdmin::CreatePrincipal and ChangePrincipal say, in this
+  // transaction.
+  virtual absl::Status CreatePrincipal(const StoredAdminPrincipal& principal) = 0;
+  virtual absl::StatusOr<StoredAdminPrincipal> ChangePrincipal(
+      absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change,
+      absl::Time now) = 0;
 };
 
 }  // namespace verdict

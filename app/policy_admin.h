@@ -25,7 +25,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "decision/admin/policy_plan.h"
+#include "decision/admin/roles.h"
 #include "decision/types.h"
+#include "store/admin_credential_store.h"
 #include "store/admin_types.h"
 
 namespace verdict {
@@ -99,6 +101,11 @@ class PolicyAdmin {
   // The same admin plane (and cancel token), whose writes each `recorder` records in their own
   // transaction; `recorder` must outlive the result.
   virtual std::unique_ptr<PolicyAdmin> WithRecorder(AdminWriteRecorder& recorder) = 0;
+  // The same admin plane (cancel token and recorder kept) acting for `principal`: the agents
+  // its writes create (a policy apply's too) record it as their creator, and a token rotation
+  // is refused (PERMISSION_DENIED) unless decision/admin/roles.h's CheckMayRotateToken allows
+  // it. Without it, agents record no creator and any rotation is allowed.
+  virtual std::unique_ptr<PolicyAdmin> ActingFor(const AdminPrincipal& principal) = 0;
 
   // A new active agent and its token. ALREADY_EXISTS when the given id is taken.
   virtual absl::StatusOr<CreatedAgent> CreateAgent(const NewAgent& agent) = 0;
@@ -179,7 +186,26 @@ class PolicyAdmin {
   // The agent's grants (AgentGrants above), delegations live at the admin clock's now.
   // NOT_FOUND when there is no such agent.
   virtual absl::StatusOr<AgentGrants> GetAgentGrants(absl::string_view agent_id);
+
+  // Admin principals (store/admin_credential_store.h), written like every other admin write:
+  // committed only while the cancel token answers OK, recorded in their own transaction.
+  // ALREADY_EXISTS when the name is taken; RESOURCE_EXHAUSTED past kMaxAdminPrincipals. The
+  // input is validated by the caller (decision/admin/roles.h).
+  virtual absl::Status CreatePrincipal(const StoredAdminPrincipal& principal);
+  // `change` gets the principal as stored and answers it as it is to be, at the admin clock's
+  // now; refused when it would leave no enabled admin (FAILED_PRECONDITION). NOT_FOUND when there
+  // is no such principal.
+  virtual absl::StatusOr<StoredAdminPrincipal> ChangePrincipal(
+      absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change);
 };
+
+inline absl::Status PolicyAdmin::CreatePrincipal(const StoredAdminPrincipal&) {
+  return absl::UnimplementedError("this policy store keeps no admin principals");
+}
+inline absl::StatusOr<StoredAdminPrincipal> PolicyAdmin::ChangePrincipal(
+    absl::string_view, const std::function<absl::Status(StoredAdminPrincipal&)>&) {
+  return absl::UnimplementedError("this policy store keeps no admin principals");
+}
 
 inline absl::StatusOr<AppliedPolicy> PolicyAdmin::ApplyPolicy(const DeclaredPolicy&, bool) {
   return absl::UnimplementedError("this policy store applies no policy files");

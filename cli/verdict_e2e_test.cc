@@ -985,5 +985,74 @@ permissions:
   EXPECT_EQ(Check({"--agent=agt_pac_reader", "--action=write", "--resource=wiki:1"}).exit_code, 0);
 }
 
+// The decision log names who let a gated call through: the principals who approved the
+// request it used, in every output format, covered by the chain.
+TEST_F(VerdictCliTest, TheLogNamesThePrincipalsWhoApprovedACallItAllowed) {
+  Outcome created = Admin({"agents", "create", "--owner=alice", "--name=gated", "--json"});
+  const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
+  ASSERT_EQ(Admin({"permissions", "grant", "--agent", id, "--resource=svc:*", "--actions=deploy",
+                   R"(--constraints={"approval":{"quorum":2}})"})
+                .exit_code,
+            0);
+  Outcome gated = Check({"--agent", id, "--action=deploy", "--resource=svc:api", "--json"});
+  const std::string approval = Member(ParseOutput(gated), "approval_request_id");
+  ASSERT_THAT(approval, StartsWith("apr_"));
+  for (const char* approver : {"walt", "vera"}) {
+    CreatePrincipal(approver, "approver");
+    ASSERT_EQ(As(approver, {"approvals", "approve", "--id", approval}).exit_code, 0);
+  }
+  ASSERT_EQ(Check({"--agent", id, "--action=deploy", "--resource=svc:api"}).exit_code, 0);
+
+  // The log is written off the decision path: wait for the writer to catch up.
+  JsonValue allowed;
+  Outcome query;
+  for (absl::Time deadline = absl::Now() + absl::Seconds(10); absl::Now() < deadline;) {
+    query = Admin({"log", "query", "--agent", id, "--verdict=allow", "--json"});
+    ASSERT_EQ(query.exit_code, 0) << query.err;
+    const JsonValue page = ParseOutput(query);
+    const JsonValue* entries = page.Find("entries");
+    if (entries != nullptr && entries->is_array() && !entries->as_array().empty()) {
+      allowed = entries->as_array()[0];
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(allowed.is_object()) << "no ALLOW in the log: " << query.out << query.err
+                                   << Admin({"log", "query", "--agent", id, "--json"}).out;
+  ASSERT_NE(allowed.Find("approved_by"), nullptr) << "the ALLOW names no approver";
+  ASSERT_TRUE(allowed.Find("approved_by")->is_array());
+  const JsonValue::Array& approvers = allowed.Find("approved_by")->as_array();
+  ASSERT_EQ(approvers.size(), 2u);
+  EXPECT_EQ(approvers[0].as_string(), "vera");
+  EXPECT_EQ(approvers[1].as_string(), "walt");
+  EXPECT_EQ(Member(allowed, "approval_request_id"), approval);
+
+  Outcome table = Admin({"log", "query", "--agent", id, "--verdict=allow"});
+  EXPECT_THAT(table.out, HasSubstr("APPROVED_BY"));
+  EXPECT_THAT(table.out, HasSubstr("vera, walt"));
+  Outcome yaml = Admin({"log", "query", "--agent", id, "--verdict=allow", "-o", "yaml"});
+  EXPECT_THAT(yaml.out, HasSubstr("approved_by:\n      - vera\n      - walt"));
+  // The gated call that opened the request names nobody.
+  Outcome gated_row = Admin({"log", "query", "--agent", id, "--verdict=needs_approval", "--json"});
+  EXPECT_THAT(gated_row.out, HasSubstr(R"("approved_by":[])"));
+
+  Outcome intact = Admin({"log", "verify"});
+  EXPECT_EQ(intact.exit_code, 0) << intact.out << intact.err;
+  {
+    SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    db.exec(absl::StrCat(R"(UPDATE decision_log SET approved_by = '["vera"]' WHERE seq = )",
+                         Member(allowed, "seq")));
+  }
+  Outcome broken = Admin({"log", "verify"});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_THAT(broken.out, HasSubstr(absl::StrCat("broken at seq ", Member(allowed, "seq"))));
+  {
+    SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    db.exec(absl::StrCat(R"(UPDATE decision_log SET approved_by = '["vera","walt"]' WHERE seq = )",
+                         Member(allowed, "seq")));
+  }
+  EXPECT_EQ(Admin({"log", "verify"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace verdict

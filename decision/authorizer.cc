@@ -135,8 +135,8 @@ class OncePerCall final : public AccessTokenAuthenticator {
 };
 
 // Makes the writes a decision needs inside `transaction`; the id of the approval request it
-// opened, or used, goes into the decision (and so into the decision log: an ALLOW names the
-// approval its approvers gave).
+// opened, or used, goes into the decision, and for a used one the principals who approved it
+// (and so into the decision log: an ALLOW names the approval and who gave it).
 absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision, absl::Time now) {
   const SideEffects& effects = decision.side_effects;
   for (const RateSpend& spend : effects.rate_spends) {
@@ -146,7 +146,11 @@ absl::Status ApplySideEffects(WriteTransaction& transaction, Decision& decision,
   if (effects.approval_to_use) {
     absl::Status used = transaction.UseApproval(*effects.approval_to_use, now);
     if (!used.ok()) return used;
+    absl::StatusOr<std::vector<std::string>> approvers =
+        transaction.ApproversOf(*effects.approval_to_use);
+    if (!approvers.ok()) return approvers.status();
     decision.approval_request_id = *effects.approval_to_use;
+    decision.approved_by = *std::move(approvers);
   }
   if (effects.approval_to_open) {
     absl::StatusOr<std::string> opened = transaction.OpenApproval(*effects.approval_to_open, now);

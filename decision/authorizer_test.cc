@@ -18,6 +18,7 @@
 #include "decision/counting_store.h"
 #include "decision/forwarding_snapshot.h"
 #include "decision/request_validation.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/memory_store.h"
 
@@ -314,13 +315,16 @@ TEST_F(AuthorizerTest, ApprovalOpensOneRequestPerCallAndAllowsOnceAtQuorum) {
   ASSERT_EQ(store_.ApprovalRequests().size(), 1u);
   EXPECT_EQ(RateCount("agt_a", permission, 60), 0);  // waiting spends no quota
 
-  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice", now_).ok());
-  EXPECT_EQ(Authorize(request).reason, ReasonCode::kApprovalRequired);
   ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "bob", now_).ok());
+  EXPECT_EQ(Authorize(request).reason, ReasonCode::kApprovalRequired);
+  ASSERT_TRUE(store_.ApproveRequest(first.approval_request_id, "alice", now_).ok());
   const Decision approved = Authorize(request);
   EXPECT_EQ(approved.reason, ReasonCode::kAllowed);
-  // The ALLOW names the approval it used, so the log ties the call to its approvers (h41).
+  // The ALLOW names the approval it used and who approved it, by name, so the log ties the
+  // call to its approvers (h41).
   EXPECT_EQ(approved.approval_request_id, first.approval_request_id);
+  EXPECT_THAT(approved.approved_by, testing::ElementsAre("alice", "bob"));
+  EXPECT_THAT(first.approved_by, testing::IsEmpty()) << "a request opened names no approver";
   EXPECT_EQ(store_.ApprovalRequests()[0].status, ApprovalStatus::kUsed);
   EXPECT_EQ(RateCount("agt_a", permission, 60), 1);
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +35,8 @@ class WriteTransaction : public PolicyView {
                                                    absl::Time now) = 0;
   // Marks an approved request used, so it allows exactly one call.
   virtual absl::Status UseApproval(absl::string_view approval_id, absl::Time now) = 0;
+  // The distinct principals who voted to approve the request, sorted by name.
+  virtual absl::StatusOr<std::vector<std::string>> ApproversOf(absl::string_view approval_id) = 0;
   virtual absl::Status Commit() = 0;
 };
 

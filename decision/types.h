@@ -271,6 +271,9 @@ struct Decision {
   std::optional<Grant> matched_grant;
   std::vector<DelegationHop> delegation_path;
   std::string approval_request_id;
+  // When the decision used an approved request: the distinct principals who approved it, by
+  // name. They answer for the call it allowed (the decision log records them).
+  std::vector<std::string> approved_by;
   std::string request_id;
   SideEffects side_effects;
 };

@@ -38,17 +38,15 @@ AdminAuthenticator::AdminAuthenticator(AdminCredentialStore& credentials, Clock 
     : credentials_(credentials),
       clock_(std::move(clock)),
       options_(options),
+      caller_backoff_(clock_, {.free_failures = options.free_failures,
+                               .first_backoff = options.first_backoff,
+                               .max_backoff = options.max_backoff,
+                               .max_tracked_peers = options.max_tracked_peers}),
+      peer_backoff_(clock_, {.free_failures = options.peer_free_failures,
+                             .first_backoff = options.first_backoff,
+                             .max_backoff = options.max_backoff,
+                             .max_tracked_peers = options.max_tracked_peers}),
       tokens_(options.check_burst) {}
-
-absl::Status AdminAuthenticator::BackingOff(
-    const absl::flat_hash_map<std::string, PeerFailures>& failures, const std::string& key,
-    absl::string_view who, absl::Time now) {
-  auto it = failures.find(key);
-  if (it == failures.end() || now >= it->second.retry_after) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "too many failed admin credentials ", who, ": retry in ",
-      absl::ToInt64Seconds(absl::Ceil(it->second.retry_after - now, absl::Seconds(1))), " s"));
-}
 
 absl::StatusOr<AdminActor> AdminAuthenticator::Authenticate(absl::string_view peer,
                                                             absl::string_view authorization,
@@ -58,21 +56,14 @@ absl::StatusOr<AdminActor> AdminAuthenticator::Authenticate(absl::string_view pe
   // sends never grows the tables by more than a valid name's length.
   const bool valid_name = ValidatePrincipalName(principal).ok();
   const std::string key = absl::StrCat(host, "\n", valid_name ? principal : "");
-  {
-    absl::MutexLock lock(&mu_);
-    const absl::Time now = clock_();
-    if (absl::Status waiting = BackingOff(failures_, key, "for this principal from this peer", now);
-        !waiting.ok()) {
-      return waiting;
-    }
-    if (absl::Status waiting = BackingOff(peer_failures_, host, "from this peer", now);
-        !waiting.ok()) {
-      return waiting;
-    }
+  if (absl::Status waiting = caller_backoff_.Admit(key, "for this principal from this peer");
+      !waiting.ok()) {
+    return waiting;
   }
+  if (absl::Status waiting = peer_backoff_.Admit(host); !waiting.ok()) return waiting;
   std::optional<absl::string_view> secret = BearerSecret(authorization);
   if (!secret || secret->empty()) {
-    RecordFailure(key, host, clock_());
+    RecordFailure(key, host);
     return absl::UnauthenticatedError(
         "missing admin credential: send the metadata \"authorization: Bearer <secret>\"");
   }
@@ -80,12 +71,12 @@ absl::StatusOr<AdminActor> AdminAuthenticator::Authenticate(absl::string_view pe
   absl::StatusOr<SecretCheck> checked = SecretMatches(valid_name ? principal : "", *secret);
   if (!checked.ok()) return checked.status();
   if (!checked->matches) {
-    RecordFailure(key, host, clock_());
+    RecordFailure(key, host);
     return absl::UnauthenticatedError("invalid admin credential");
   }
+  caller_backoff_.RecordSuccess(key);
+  peer_backoff_.RecordSuccess(host);
   absl::MutexLock lock(&mu_);
-  failures_.erase(key);
-  peer_failures_.erase(host);
   // A disabled principal's right secret earns no place ahead of others for the checks: its
   // calls are refused anyway (CurrentPrincipal).
   if (checked->enabled) {
@@ -142,7 +133,7 @@ absl::Status AdminAuthenticator::AdmitCheck(const std::string& key) {
   };
   absl::MutexLock lock(&mu_);
   Standing standing = Standing::kNew;
-  if (auto it = failures_.find(key); it != failures_.end() && it->second.count > 0) {
+  if (caller_backoff_.HasFailed(key)) {
     standing = Standing::kFailing;
   } else if (passed_.contains(key)) {
     standing = Standing::kPassedBefore;
@@ -196,29 +187,13 @@ absl::StatusOr<AdminAuthenticator::SecretCheck> AdminAuthenticator::SecretMatche
   return checked;
 }
 
-void AdminAuthenticator::RecordFailure(const std::string& key, const std::string& peer_host,
-                                       absl::Time now) {
-  absl::MutexLock lock(&mu_);
-  passed_.erase(key);
-  CountFailure(failures_, key, options_.free_failures, now);
-  CountFailure(peer_failures_, peer_host, options_.peer_free_failures, now);
-}
-
-void AdminAuthenticator::CountFailure(absl::flat_hash_map<std::string, PeerFailures>& failures,
-                                      const std::string& key, int free_failures, absl::Time now) {
-  if (!failures.contains(key) && failures.size() >= options_.max_tracked_peers) {
-    // Forget the callers not waiting now; when all are waiting, this one goes untracked (the
-    // limit on concurrent checks still holds it back).
-    absl::erase_if(failures, [now](const auto& entry) { return entry.second.retry_after <= now; });
-    if (failures.size() >= options_.max_tracked_peers) return;
+void AdminAuthenticator::RecordFailure(const std::string& key, const std::string& peer_host) {
+  {
+    absl::MutexLock lock(&mu_);
+    passed_.erase(key);
   }
-  PeerFailures& counted = failures[key];
-  ++counted.count;
-  const int doublings = counted.count - free_failures;
-  if (doublings < 0) return;
-  const absl::Duration backoff = std::min(
-      options_.first_backoff * (int64_t{1} << std::min(doublings, 30)), options_.max_backoff);
-  counted.retry_after = now + backoff;
+  caller_backoff_.RecordFailure(key);
+  peer_backoff_.RecordFailure(peer_host);
 }
 
 }  // namespace verdict

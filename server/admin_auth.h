@@ -37,7 +37,6 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -48,6 +47,7 @@
 #include "decision/admin/admin_actor.h"
 #include "decision/admin/roles.h"
 #include "decision/authorizer.h"
+#include "server/peer_backoff.h"
 #include "store/admin_credential_store.h"
 
 namespace verdict {
@@ -104,11 +104,6 @@ class AdminAuthenticator {
   int WaitingPeers() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  struct PeerFailures {
-    int count = 0;
-    absl::Time retry_after = absl::InfinitePast();
-  };
-
   // How much a peer's check may wait for the global bound, by what that peer has done.
   enum class Standing { kPassedBefore, kNew, kFailing };
 
@@ -126,23 +121,19 @@ class AdminAuthenticator {
   // the slot AdmitCheck took (and given back here).
   absl::StatusOr<SecretCheck> SecretMatches(absl::string_view principal, absl::string_view secret);
   // Counts a failure of the caller `key` and of its peer `peer_host`.
-  void RecordFailure(const std::string& key, const std::string& peer_host, absl::Time now);
-  void CountFailure(absl::flat_hash_map<std::string, PeerFailures>& failures,
-                    const std::string& key, int free_failures, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // RESOURCE_EXHAUSTED when `key` is backing off in `failures` at `now`.
-  static absl::Status BackingOff(const absl::flat_hash_map<std::string, PeerFailures>& failures,
-                                 const std::string& key, absl::string_view who, absl::Time now);
+  void RecordFailure(const std::string& key, const std::string& peer_host);
 
   AdminCredentialStore& credentials_;
   const Clock clock_;
   const AdminAuthOptions options_;
 
+  // Failures by caller (peer and principal), and by peer whatever the principal: the back-off
+  // session tokens have too (server/peer_backoff.h). Locked after mu_ when both are.
+  PeerBackoff caller_backoff_;
+  PeerBackoff peer_backoff_;
+
   absl::Mutex mu_;
   absl::CondVar check_done_;  // a slot was given back
-  // Failures by caller (peer and principal), and by peer whatever the principal.
-  absl::flat_hash_map<std::string, PeerFailures> failures_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, PeerFailures> peer_failures_ ABSL_GUARDED_BY(mu_);
   // Callers whose secret passed and that have not failed since (at most max_tracked_peers).
   absl::flat_hash_set<std::string> passed_ ABSL_GUARDED_BY(mu_);
   int checks_running_ ABSL_GUARDED_BY(mu_) = 0;

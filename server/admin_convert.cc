@@ -241,6 +241,11 @@ absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEnt
     return absl::InternalError(
         absl::StrCat("decision log row ", row.seq, ": ", path.status().message()));
   }
+  absl::StatusOr<std::vector<std::string>> approved_by = ApprovedByFromJson(row.approved_by_json);
+  if (!approved_by.ok()) {
+    return absl::InternalError(
+        absl::StrCat("decision log row ", row.seq, ": ", approved_by.status().message()));
+  }
   proto->set_seq(static_cast<uint64_t>(row.seq));
   SetTimeIfRepresentable(absl::FromUnixMicros(row.decided_at_us),
                          [proto] { return proto->mutable_decided_at(); });
@@ -259,6 +264,7 @@ absl::Status DecisionLogRowToProto(const DecisionLogRow& row, v1::DecisionLogEnt
   *proto->mutable_latency() = DurationToProto(absl::Microseconds(row.latency_us));
   proto->set_prev_hash(row.prev_hash);
   proto->set_hash(row.hash);
+  for (std::string& name : *approved_by) proto->add_approved_by(std::move(name));
   return absl::OkStatus();
 }
 

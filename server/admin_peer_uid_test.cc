@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "crypto/secret_hash.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/admin_authentication.h"
 #include "server/admin_service.h"
@@ -224,6 +225,31 @@ TEST_F(AdminPeerUidTest, AMappedLocalUserIsItsPrincipalWithoutASecret) {
   const grpc::Status created = nobody->CreateSession(With(""), {}, &session);
   EXPECT_TRUE(created.ok()) << created.error_message();
   EXPECT_EQ(session.principal(), "alice");
+}
+
+TEST_F(AdminPeerUidTest, ALocalUserMappedToADisabledPrincipalIsRefused) {
+  Serve({{kNobody, "alice"}});
+  std::unique_ptr<v1::AdminService::Stub> nobody = StubConnectedAs(kNobody);
+  ASSERT_NE(nobody, nullptr);
+  v1::ListAgentsResponse agents;
+  ASSERT_TRUE(nobody->ListAgents(With(""), {}, &agents).ok());
+
+  ASSERT_TRUE(credentials_
+                  ->ChangePrincipal(
+                      "alice",
+                      [](StoredAdminPrincipal& stored) {
+                        stored.principal.enabled = false;
+                        return absl::OkStatus();
+                      },
+                      clock_.Now())
+                  .ok());
+  const grpc::Status refused = nobody->ListAgents(With(""), {}, &agents);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), testing::HasSubstr("\"alice\" is disabled"));
+  v1::CreateSessionResponse session;
+  EXPECT_EQ(nobody->CreateSession(With(""), {}, &session).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(session.token().empty()) << "no session for a disabled principal";
 }
 
 TEST_F(AdminPeerUidTest, AnUnmappedLocalUserNeedsTheSecret) {

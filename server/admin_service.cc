@@ -163,15 +163,18 @@ grpc::ServerUnaryReactor* GrpcAdminService::Serve(grpc::CallbackServerContext* c
     // Whatever the method, the principal as it is now: disabled or stripped of a role, it is
     // refused from its next call on. A refusal here is the answer of an authenticated caller,
     // so a write's is recorded in the admin audit log like any other refused write.
+    absl::StatusOr<AdminPrincipal> principal = auth_.CurrentPrincipal(actor->principal);
     const absl::Status allowed = [&]() -> absl::Status {
-      absl::StatusOr<AdminPrincipal> principal = auth_.CurrentPrincipal(actor->principal);
       if (!principal.ok()) return principal.status();
       roles = principal->roles.empty() ? "none" : principal->roles.Joined();
       if (absl::Status may = CheckMayCall(call, *principal); !may.ok()) return may;
       return still_awaited();
     }();
-    // And once more just before a write commits: the caller may give up while it runs.
+    // And once more just before a write commits: the caller may give up while it runs. The
+    // writes act for the principal: agents record their creator, and an issuer rotates only the
+    // tokens of its own.
     std::unique_ptr<PolicyAdmin> admin = admin_.WithCancel(CancelToken(still_awaited));
+    if (allowed.ok()) admin = admin->ActingFor(*principal);
     if (!IsAdminWrite(call)) return finish(allowed.ok() ? body(*admin, *actor) : allowed);
     // A write's row commits with it; a refusal's is written after it (server/admin_audit.h).
     AdminAuditRecorder recorder(*actor, request, clock_);
@@ -744,7 +747,7 @@ absl::StatusOr<std::string> GrpcAdminService::HashNewSecret(const std::string& s
 grpc::ServerUnaryReactor* GrpcAdminService::CreatePrincipal(
     grpc::CallbackServerContext* context, const v1::CreatePrincipalRequest* request,
     v1::CreatePrincipalResponse* response) {
-  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     if (absl::Status valid = ValidatePrincipalName(request->name()); !valid.ok()) return valid;
     const std::vector<std::string> patterns = Strings(request->grant_patterns());
     absl::StatusOr<AdminRoleSet> roles = RolesFromRequest(request->roles(), patterns);
@@ -757,9 +760,7 @@ grpc::ServerUnaryReactor* GrpcAdminService::CreatePrincipal(
         .name = request->name(), .roles = *roles, .grant_patterns = patterns, .enabled = true};
     stored.secret_hash = *std::move(hash);
     stored.created_at = stored.updated_at = clock_();
-    if (absl::Status created = auth_.credentials().CreatePrincipal(stored); !created.ok()) {
-      return created;
-    }
+    if (absl::Status created = admin.CreatePrincipal(stored); !created.ok()) return created;
     PrincipalToProto(stored, response->mutable_principal());
     response->set_secret(generated);
     return absl::OkStatus();
@@ -782,14 +783,12 @@ grpc::ServerUnaryReactor* GrpcAdminService::ListPrincipals(grpc::CallbackServerC
 grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalEnabled(
     grpc::CallbackServerContext* context, const v1::SetPrincipalEnabledRequest* request,
     v1::SetPrincipalEnabledResponse* response) {
-  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
-    absl::StatusOr<StoredAdminPrincipal> changed = auth_.credentials().ChangePrincipal(
-        request->name(),
-        [&](StoredAdminPrincipal& stored) {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
+    absl::StatusOr<StoredAdminPrincipal> changed =
+        admin.ChangePrincipal(request->name(), [&](StoredAdminPrincipal& stored) {
           stored.principal.enabled = request->enabled();
           return absl::OkStatus();
-        },
-        clock_());
+        });
     if (!changed.ok()) return changed.status();
     PrincipalToProto(*changed, response->mutable_principal());
     return absl::OkStatus();
@@ -799,18 +798,16 @@ grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalEnabled(
 grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalRoles(
     grpc::CallbackServerContext* context, const v1::SetPrincipalRolesRequest* request,
     v1::SetPrincipalRolesResponse* response) {
-  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     const std::vector<std::string> patterns = Strings(request->grant_patterns());
     absl::StatusOr<AdminRoleSet> roles = RolesFromRequest(request->roles(), patterns);
     if (!roles.ok()) return roles.status();
-    absl::StatusOr<StoredAdminPrincipal> changed = auth_.credentials().ChangePrincipal(
-        request->name(),
-        [&](StoredAdminPrincipal& stored) {
+    absl::StatusOr<StoredAdminPrincipal> changed =
+        admin.ChangePrincipal(request->name(), [&](StoredAdminPrincipal& stored) {
           stored.principal.roles = *roles;
           stored.principal.grant_patterns = patterns;
           return absl::OkStatus();
-        },
-        clock_());
+        });
     if (!changed.ok()) return changed.status();
     PrincipalToProto(*changed, response->mutable_principal());
     return absl::OkStatus();
@@ -820,18 +817,16 @@ grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalRoles(
 grpc::ServerUnaryReactor* GrpcAdminService::SetPrincipalSecret(
     grpc::CallbackServerContext* context, const v1::SetPrincipalSecretRequest* request,
     v1::SetPrincipalSecretResponse* response) {
-  return Serve(context, *request, [=](PolicyAdmin&, const AdminActor&) -> absl::Status {
+  return Serve(context, *request, [=](PolicyAdmin& admin, const AdminActor&) -> absl::Status {
     // Hashed before the write transaction begins: an Argon2id hash takes a while.
     std::string generated;
     absl::StatusOr<std::string> hash = HashNewSecret(request->secret(), &generated);
     if (!hash.ok()) return hash.status();
-    absl::StatusOr<StoredAdminPrincipal> changed = auth_.credentials().ChangePrincipal(
-        request->name(),
-        [&](StoredAdminPrincipal& stored) {
+    absl::StatusOr<StoredAdminPrincipal> changed =
+        admin.ChangePrincipal(request->name(), [&](StoredAdminPrincipal& stored) {
           stored.secret_hash = *hash;
           return absl::OkStatus();
-        },
-        clock_());
+        });
     if (!changed.ok()) return changed.status();
     PrincipalToProto(*changed, response->mutable_principal());
     response->set_secret(generated);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -221,6 +222,14 @@ class AdminServiceTest : public testing::Test {
       return admin_clock_reads_ >= reads;
     };
     admin_clock_mutex_.Await(absl::Condition(&reached));
+  }
+  // The same, for at most `timeout`: false when the reads never came.
+  bool AwaitAdminClockReads(int reads, absl::Duration timeout) {
+    absl::MutexLock lock(&admin_clock_mutex_);
+    auto reached = [this, reads]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(admin_clock_mutex_) {
+      return admin_clock_reads_ >= reads;
+    };
+    return admin_clock_mutex_.AwaitWithTimeout(absl::Condition(&reached), timeout);
   }
 
   ManualClock clock_;
@@ -700,6 +709,122 @@ TEST_F(AdminServiceTest, DisablingOrReducingAPrincipalTakesEffectOnItsNextCall) 
   disable.set_enabled(true);
   ASSERT_TRUE(stub_->SetPrincipalEnabled(Context().get(), disable, &disabled).ok());
   EXPECT_TRUE(stub_->ListAgents(As("op").get(), {}, &agents).ok());
+}
+
+// An issuer creates agents and rotates their tokens: its own agents' only. An operator or admin
+// rotates any agent's, including those created before agents recorded their creator.
+TEST_F(AdminServiceTest, AnIssuerRotatesTheTokensOfTheAgentsItCreatedAndNoOthers) {
+  AddPrincipal("ian", {AdminRole::kIssuer});
+  AddPrincipal("ivy", {AdminRole::kIssuer});
+  AddPrincipal("olga", {AdminRole::kOperator});
+  const auto create_as = [&](std::unique_ptr<grpc::ClientContext> context) {
+    v1::CreateAgentRequest request;
+    request.set_owner("alice");
+    request.set_name("bot");
+    v1::CreateAgentResponse response;
+    const grpc::Status status = stub_->CreateAgent(context.get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.agent().id();
+  };
+  const auto rotate_as = [&](std::unique_ptr<grpc::ClientContext> context,
+                             const std::string& agent_id) {
+    v1::RotateTokenRequest request;
+    request.set_agent_id(agent_id);
+    v1::RotateTokenResponse response;
+    const grpc::Status status = stub_->RotateToken(context.get(), request, &response);
+    EXPECT_EQ(status.ok(), !response.token().empty()) << "a token only when rotated";
+    return status;
+  };
+  const std::string ians = create_as(As("ian"));
+  const std::string ivys = create_as(As("ivy"));
+  const std::string olgas = create_as(As("olga"));
+  const std::string admins = create_as(Context());
+  // Created through the admin plane with no principal: as every agent made before version 15.
+  absl::StatusOr<CreatedAgent> unrecorded =
+      store_->admin().CreateAgent({.owner = "o", .name = "n"});
+  ASSERT_TRUE(unrecorded.ok()) << unrecorded.status();
+  const std::string old = unrecorded->agent.id;
+
+  EXPECT_TRUE(rotate_as(As("ian"), ians).ok());
+  for (const std::string& others : {ivys, olgas, admins, old}) {
+    const grpc::Status refused = rotate_as(As("ian"), others);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << others;
+    EXPECT_THAT(refused.error_message(), HasSubstr("rotates only the tokens of agents it created"));
+  }
+  EXPECT_TRUE(rotate_as(As("ivy"), ivys).ok());
+  EXPECT_EQ(rotate_as(As("ivy"), ians).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  for (const std::string& any : {ians, ivys, olgas, admins, old}) {
+    EXPECT_TRUE(rotate_as(As("olga"), any).ok()) << "an operator rotates " << any;
+    EXPECT_TRUE(rotate_as(Context(), any).ok()) << "an admin rotates " << any;
+  }
+  // An approver or auditor rotates nothing, whoever created the agent.
+  AddPrincipal("aud", {AdminRole::kAuditor, AdminRole::kApprover});
+  EXPECT_EQ(rotate_as(As("aud"), ians).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+}
+
+// A policy apply's agents are created by the principal that applied the file.
+TEST_F(AdminServiceTest, TheAgentsAnApplyCreatesRecordThePrincipalThatAppliedIt) {
+  AddPrincipal("olga", {AdminRole::kOperator});
+  v1::ApplyPolicyRequest request;
+  request.set_file_name("agents.yaml");
+  request.set_file_text(R"(version: 1
+name: creators
+agents:
+  - {id: agt_applied, owner: alice, name: applied}
+)");
+  v1::ApplyPolicyResponse response;
+  const grpc::Status applied = stub_->ApplyPolicy(As("olga").get(), request, &response);
+  ASSERT_TRUE(applied.ok()) << applied.error_message();
+  ASSERT_TRUE(response.applied());
+  v1::CreateAgentRequest create;
+  create.set_owner("alice");
+  create.set_name("made");
+  v1::CreateAgentResponse created;
+  ASSERT_TRUE(stub_->CreateAgent(As("olga").get(), create, &created).ok());
+
+  SQLite::Database db(path_, SQLite::OPEN_READONLY);
+  const auto creator_of = [&](const std::string& id) {
+    SQLite::Statement query(db, "SELECT created_by FROM agents WHERE id = ?");
+    query.bind(1, id);
+    return query.executeStep() ? query.getColumn(0).getString() : std::string("(no agent)");
+  };
+  EXPECT_EQ(creator_of("agt_applied"), "olga");
+  EXPECT_EQ(creator_of(created.agent().id()), "olga");
+}
+
+// A principal write is an admin write like any other: the caller that gave up while it ran
+// finds nothing changed, and its audit row commits with it or not at all.
+TEST_F(AdminServiceTest, APrincipalWriteWhoseCallerGaveUpWhileItWaitedChangesNothing) {
+  // Another process holds SQLite's write lock: the write waits in its transaction.
+  SQLite::Database lock_holder(path_, SQLite::OPEN_READWRITE);
+  lock_holder.exec("BEGIN IMMEDIATE");
+  v1::SetPrincipalRolesRequest request;
+  request.set_name("carol");
+  request.add_roles("auditor");
+  v1::SetPrincipalRolesResponse response;
+  grpc::Status status;
+  absl::Notification done;
+  std::unique_ptr<grpc::ClientContext> context = Context();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+  const int reads_before = AdminClockReads();
+  stub_->async()->SetPrincipalRoles(context.get(), &request, &response, [&](grpc::Status answer) {
+    status = std::move(answer);
+    done.Notify();
+  });
+  // The write has read the time of its change: its transaction now waits for the lock.
+  EXPECT_TRUE(AwaitAdminClockReads(reads_before + 1, absl::Seconds(10)))
+      << "the principal write never reached the admin plane";
+  done.WaitForNotification();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  lock_holder.exec("ROLLBACK");
+  server_->Shutdown(absl::Seconds(5));  // the call has run by now
+  server_ = nullptr;
+
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> carol = credentials_->FindPrincipal("carol");
+  ASSERT_TRUE(carol.ok()) << carol.status();
+  ASSERT_TRUE(carol->has_value());
+  EXPECT_EQ((*carol)->principal.roles, AdminRoleSet{AdminRole::kApprover})
+      << "a write whose caller gave up committed";
 }
 
 TEST_F(AdminServiceTest, ANewSecretReplacesTheOldOneAtOnce) {
@@ -1671,6 +1796,35 @@ TEST_F(AdminAuditTest, AWriteWhoseRecordCannotBeWrittenIsNotMade) {
   v1::GetAgentResponse got;
   ASSERT_TRUE(stub_->GetAgent(Context().get(), get, &got).ok());
   EXPECT_EQ(got.agent().status(), v1::AGENT_STATUS_ACTIVE);
+}
+
+// A principal write and its record commit together: its row is there after it, and a write
+// whose row cannot be written is not made.
+TEST_F(AdminAuditTest, APrincipalWriteCommitsWithItsRowOrNotAtAll) {
+  v1::SetPrincipalRolesRequest request;
+  request.set_name("carol");
+  request.add_roles("auditor");
+  v1::SetPrincipalRolesResponse response;
+  ASSERT_TRUE(stub_->SetPrincipalRoles(Context().get(), request, &response).ok());
+  const std::vector<v1::AdminAuditEntry> rows = AuditOf("carol");
+  EXPECT_THAT(CallsAndResults(rows), testing::ElementsAre("SetPrincipalRoles OK"));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].principal(), "admin");
+
+  {
+    // The audit log's state row gone: no row can be chained, so no write may commit.
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("DELETE FROM admin_audit_state");
+  }
+  v1::SetPrincipalEnabledRequest disable;
+  disable.set_name("dave");
+  disable.set_enabled(false);
+  v1::SetPrincipalEnabledResponse disabled;
+  EXPECT_FALSE(stub_->SetPrincipalEnabled(Context().get(), disable, &disabled).ok());
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> dave = credentials_->FindPrincipal("dave");
+  ASSERT_TRUE(dave.ok()) << dave.status();
+  ASSERT_TRUE(dave->has_value());
+  EXPECT_TRUE((*dave)->principal.enabled) << "changed without its record";
 }
 
 TEST_F(AdminAuditTest, TheMintedTokensAndKeySecretsAppearInNoColumnOfTheAuditTables) {

@@ -124,6 +124,28 @@ class AdminSessionServiceTest : public ::testing::Test {
     return response;
   }
 
+  // Stores an enabled operator `name` whose secret is kSecret.
+  void AddOperator(const std::string& name) {
+    absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
+    ASSERT_TRUE(hash.ok()) << hash.status();
+    StoredAdminPrincipal stored;
+    stored.principal = {.name = name, .roles = {AdminRole::kOperator}};
+    stored.secret_hash = *hash;
+    stored.created_at = stored.updated_at = clock_.Now();
+    ASSERT_TRUE(stored_credentials_->CreatePrincipal(stored).ok());
+  }
+
+  // A session of the principal `name`, whose secret is kSecret.
+  v1::CreateSessionResponse LoginAs(const std::string& name) {
+    std::unique_ptr<grpc::ClientContext> context = With(kSecret);
+    context->AddMetadata("verdict-principal", name);
+    v1::CreateSessionResponse response;
+    const grpc::Status status = stub_->CreateSession(context.get(), {}, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.principal(), name);
+    return response;
+  }
+
   grpc::Status CreateAgent(absl::string_view credential, std::string* id = nullptr) {
     v1::CreateAgentRequest request;
     request.set_owner("alice");
@@ -221,6 +243,46 @@ TEST_F(AdminSessionServiceTest, ARevokedSessionIsRefusedOnItsNextCall) {
   ASSERT_TRUE(Revoke(kSecret, by_id, &revoked).ok());
   EXPECT_EQ(revoked, 1);
   EXPECT_EQ(CreateAgent(kept.token()).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// A session is bound to its principal as it is at each call, not as it was at login.
+TEST_F(AdminSessionServiceTest, ASessionIsRefusedOnTheNextCallAfterItsPrincipalIsDisabled) {
+  AddOperator("olga");
+  const v1::CreateSessionResponse session = LoginAs("olga");
+  ASSERT_TRUE(CreateAgent(session.token()).ok());
+
+  v1::SetPrincipalEnabledRequest disable;
+  disable.set_name("olga");
+  disable.set_enabled(false);
+  v1::SetPrincipalEnabledResponse disabled;
+  ASSERT_TRUE(stub_->SetPrincipalEnabled(With(kSecret).get(), disable, &disabled).ok());
+
+  const grpc::Status refused = CreateAgent(session.token());
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("\"olga\" is disabled"));
+  v1::ListAgentsResponse listed;
+  EXPECT_EQ(stub_->ListAgents(With(session.token()).get(), {}, &listed).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED)
+      << "a read too";
+}
+
+TEST_F(AdminSessionServiceTest, ASessionLosesARoleOnTheNextCallAfterItIsStripped) {
+  AddOperator("olga");
+  const v1::CreateSessionResponse session = LoginAs("olga");
+  ASSERT_TRUE(CreateAgent(session.token()).ok());
+
+  v1::SetPrincipalRolesRequest strip;
+  strip.set_name("olga");
+  strip.add_roles("auditor");
+  v1::SetPrincipalRolesResponse stripped;
+  ASSERT_TRUE(stub_->SetPrincipalRoles(With(kSecret).get(), strip, &stripped).ok());
+
+  const grpc::Status refused = CreateAgent(session.token());
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("CreateAgent needs the role operator, issuer"));
+  v1::ListAgentsResponse listed;
+  EXPECT_TRUE(stub_->ListAgents(With(session.token()).get(), {}, &listed).ok())
+      << "what its remaining role allows still works";
 }
 
 TEST_F(AdminSessionServiceTest, ASessionCannotCreateAnotherSession) {

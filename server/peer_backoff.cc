@@ -11,13 +11,13 @@ namespace verdict {
 PeerBackoff::PeerBackoff(Clock clock, PeerBackoffOptions options)
     : clock_(std::move(clock)), options_(options) {}
 
-absl::Status PeerBackoff::Admit(const std::string& peer_host) {
+absl::Status PeerBackoff::Admit(const std::string& peer_host, absl::string_view who) {
   absl::MutexLock lock(&mu_);
   auto it = failures_.find(peer_host);
   const absl::Time now = clock_();
   if (it == failures_.end() || now >= it->second.retry_after) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
-      "too many failed admin credentials from this peer: retry in ",
+      "too many failed admin credentials ", who, ": retry in ",
       absl::ToInt64Seconds(absl::Ceil(it->second.retry_after - now, absl::Seconds(1))), " s"));
 }
 
@@ -36,6 +36,12 @@ void PeerBackoff::RecordFailure(const std::string& peer_host) {
   failures.retry_after =
       now + std::min(options_.first_backoff * (int64_t{1} << std::min(doublings, 30)),
                      options_.max_backoff);
+}
+
+bool PeerBackoff::HasFailed(const std::string& peer_host) {
+  absl::MutexLock lock(&mu_);
+  auto it = failures_.find(peer_host);
+  return it != failures_.end() && it->second.count > 0;
 }
 
 void PeerBackoff::RecordSuccess(const std::string& peer_host) {

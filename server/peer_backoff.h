@@ -1,8 +1,9 @@
 // Failures per peer, and the back-off they earn: a peer may fail a few times in a row, then
 // waits for a period that doubles with each further failure; a success forgets its failures.
 // Bounded: at most max_tracked_peers are remembered (peers not waiting now are forgotten first).
-// What AdminAuthenticator (server/admin_auth.h) does for secrets, for checks that cost no
-// Argon2id slot (server/admin_sessions.h's session tokens).
+// The one back-off of the admin plane: AdminAuthenticator (server/admin_auth.h) holds two, by
+// (peer, principal) and by peer, for secrets; server/admin_sessions.h one for session tokens.
+// A "peer" here is whatever key the holder counts by.
 //
 //   PeerBackoff backoff(clock);
 //   if (absl::Status admitted = backoff.Admit(host); !admitted.ok()) return admitted;
@@ -16,6 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "decision/authorizer.h"
@@ -35,10 +37,14 @@ class PeerBackoff {
  public:
   explicit PeerBackoff(Clock clock, PeerBackoffOptions options = {});
 
-  // OK, or RESOURCE_EXHAUSTED saying how long `peer_host` must still wait.
-  absl::Status Admit(const std::string& peer_host) ABSL_LOCKS_EXCLUDED(mu_);
+  // OK, or RESOURCE_EXHAUSTED saying how long `peer_host` must still wait: "too many failed
+  // admin credentials <who>: retry in 3 s".
+  absl::Status Admit(const std::string& peer_host, absl::string_view who = "from this peer")
+      ABSL_LOCKS_EXCLUDED(mu_);
   void RecordFailure(const std::string& peer_host) ABSL_LOCKS_EXCLUDED(mu_);
   void RecordSuccess(const std::string& peer_host) ABSL_LOCKS_EXCLUDED(mu_);
+  // True when `peer_host` has failed since its last success (and is still remembered).
+  bool HasFailed(const std::string& peer_host) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Failures {

@@ -75,70 +75,78 @@ absl::StatusOr<bool> AdminCredentials::SetIfAbsent(absl::string_view secret_hash
   return stored;
 }
 
-absl::Status AdminCredentials::CreatePrincipal(const StoredAdminPrincipal& stored) {
+absl::Status CreatePrincipalOn(Connection& c, const StoredAdminPrincipal& stored) {
   const AdminPrincipal& principal = stored.principal;
-  return database_->InTransaction(TransactionKind::kWrite, [&](Connection& c) -> absl::Status {
-    absl::StatusOr<ResultRows> count = c.Execute(Statement::kCountAdminPrincipals);
-    if (!count.ok()) return count.status();
-    if (count->size() == 1 && count->row(0).Int64(0) >= kMaxAdminPrincipals) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("at most ", kMaxAdminPrincipals, " admin principals may be stored"));
-    }
-    absl::StatusOr<ResultRows> inserted = c.Execute(
-        Statement::kInsertAdminPrincipal, Params()
-                                              .Text(principal.name)
-                                              .Text(stored.secret_hash)
-                                              .Text(principal.roles.Joined())
-                                              .Text(JoinedPatterns(principal.grant_patterns))
-                                              .Int64(principal.enabled ? 1 : 0)
-                                              .Int64(absl::ToUnixMicros(stored.created_at))
-                                              .Int64(absl::ToUnixMicros(stored.updated_at)));
-    if (!inserted.ok()) return inserted.status();
-    if (inserted->changed_rows() != 1) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("admin principal \"", principal.name, "\" exists already"));
-    }
-    return absl::OkStatus();
-  });
+  absl::StatusOr<ResultRows> count = c.Execute(Statement::kCountAdminPrincipals);
+  if (!count.ok()) return count.status();
+  if (count->size() == 1 && count->row(0).Int64(0) >= kMaxAdminPrincipals) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("at most ", kMaxAdminPrincipals, " admin principals may be stored"));
+  }
+  absl::StatusOr<ResultRows> inserted = c.Execute(
+      Statement::kInsertAdminPrincipal, Params()
+                                            .Text(principal.name)
+                                            .Text(stored.secret_hash)
+                                            .Text(principal.roles.Joined())
+                                            .Text(JoinedPatterns(principal.grant_patterns))
+                                            .Int64(principal.enabled ? 1 : 0)
+                                            .Int64(absl::ToUnixMicros(stored.created_at))
+                                            .Int64(absl::ToUnixMicros(stored.updated_at)));
+  if (!inserted.ok()) return inserted.status();
+  if (inserted->changed_rows() != 1) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("admin principal \"", principal.name, "\" exists already"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StoredAdminPrincipal> ChangePrincipalOn(
+    Connection& c, absl::string_view name,
+    const std::function<absl::Status(StoredAdminPrincipal&)>& change, absl::Time now) {
+  absl::StatusOr<std::optional<StoredAdminPrincipal>> before = ReadFirst<StoredAdminPrincipal>(
+      c.Execute(Statement::kFindAdminPrincipal, Params().Text(name)), ReadPrincipal);
+  if (!before.ok()) return before.status();
+  if (!before->has_value()) {
+    return absl::NotFoundError(absl::StrCat("no admin principal \"", name, "\""));
+  }
+  StoredAdminPrincipal after = **before;
+  if (absl::Status changed = change(after); !changed.ok()) return changed;
+  after.principal.name = (*before)->principal.name;
+  after.updated_at = now;
+  absl::StatusOr<ResultRows> admins = c.Execute(Statement::kCountEnabledAdmins);
+  if (!admins.ok()) return admins.status();
+  const int enabled_admins = admins->size() == 1 ? static_cast<int>(admins->row(0).Int64(0)) : 0;
+  if (absl::Status kept = CheckKeepsAnAdmin((*before)->principal, after.principal, enabled_admins);
+      !kept.ok()) {
+    return kept;
+  }
+  absl::StatusOr<ResultRows> updated = c.Execute(
+      Statement::kUpdateAdminPrincipal, Params()
+                                            .Text(after.principal.name)
+                                            .Text(after.secret_hash)
+                                            .Text(after.principal.roles.Joined())
+                                            .Text(JoinedPatterns(after.principal.grant_patterns))
+                                            .Int64(after.principal.enabled ? 1 : 0)
+                                            .Int64(absl::ToUnixMicros(now)));
+  if (!updated.ok()) return updated.status();
+  return after;
+}
+
+absl::Status AdminCredentials::CreatePrincipal(const StoredAdminPrincipal& stored) {
+  return database_->InTransaction(TransactionKind::kWrite,
+                                  [&](Connection& c) { return CreatePrincipalOn(c, stored); });
 }
 
 absl::StatusOr<StoredAdminPrincipal> AdminCredentials::ChangePrincipal(
     absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change,
     absl::Time now) {
   StoredAdminPrincipal after;
-  absl::Status status =
-      database_->InTransaction(TransactionKind::kWrite, [&](Connection& c) -> absl::Status {
-        absl::StatusOr<std::optional<StoredAdminPrincipal>> before =
-            ReadFirst<StoredAdminPrincipal>(
-                c.Execute(Statement::kFindAdminPrincipal, Params().Text(name)), ReadPrincipal);
-        if (!before.ok()) return before.status();
-        if (!before->has_value()) {
-          return absl::NotFoundError(absl::StrCat("no admin principal \"", name, "\""));
-        }
-        after = **before;
-        if (absl::Status changed = change(after); !changed.ok()) return changed;
-        after.principal.name = (*before)->principal.name;
-        after.updated_at = now;
-        absl::StatusOr<ResultRows> admins = c.Execute(Statement::kCountEnabledAdmins);
-        if (!admins.ok()) return admins.status();
-        const int enabled_admins =
-            admins->size() == 1 ? static_cast<int>(admins->row(0).Int64(0)) : 0;
-        if (absl::Status kept =
-                CheckKeepsAnAdmin((*before)->principal, after.principal, enabled_admins);
-            !kept.ok()) {
-          return kept;
-        }
-        absl::StatusOr<ResultRows> updated =
-            c.Execute(Statement::kUpdateAdminPrincipal,
-                      Params()
-                          .Text(after.principal.name)
-                          .Text(after.secret_hash)
-                          .Text(after.principal.roles.Joined())
-                          .Text(JoinedPatterns(after.principal.grant_patterns))
-                          .Int64(after.principal.enabled ? 1 : 0)
-                          .Int64(absl::ToUnixMicros(now)));
-        return updated.status();
-      });
+  absl::Status status = database_->InTransaction(TransactionKind::kWrite, [&](Connection& c) {
+    absl::StatusOr<StoredAdminPrincipal> changed = ChangePrincipalOn(c, name, change, now);
+    if (!changed.ok()) return changed.status();
+    after = *std::move(changed);
+    return absl::OkStatus();
+  });
   if (!status.ok()) return status;
   return after;
 }

@@ -21,6 +21,14 @@
 
 namespace verdict {
 
+// AdminCredentialStore::CreatePrincipal and ChangePrincipal inside a transaction the caller
+// holds on `connection`: the admin plane's principal writes (app/admin_calls.h) and
+// AdminCredentials' share them.
+absl::Status CreatePrincipalOn(Connection& connection, const StoredAdminPrincipal& principal);
+absl::StatusOr<StoredAdminPrincipal> ChangePrincipalOn(
+    Connection& connection, absl::string_view name,
+    const std::function<absl::Status(StoredAdminPrincipal&)>& change, absl::Time now);
+
 class AdminCredentials final : public AdminCredentialStore {
  public:
   // The principals in `database`, whose connections connect (and migrate) on first use.

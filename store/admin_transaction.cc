@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "store/admin_audit_log.h"
+#include "store/admin_credentials.h"
 #include "store/ids.h"
 #include "store/lookups.h"
 #include "store/policy_encoding.h"
@@ -313,6 +315,27 @@ class ConnectionAdminTransaction final : public AdminTransaction {
         c_.Execute(Statement::kDeleteDelegation, Params().Text(delegation_id));
     if (!removed.ok()) return removed.status();
     return removed->changed_rows() > 0;
+  }
+
+  absl::Status SetAgentCreator(absl::string_view agent_id, absl::string_view principal) override {
+    return Run(Statement::kSetAgentCreator, Params().Text(agent_id).Text(principal));
+  }
+  absl::StatusOr<std::string> AgentCreator(absl::string_view agent_id) override {
+    absl::StatusOr<ResultRows> found =
+        c_.Execute(Statement::kAgentCreator, Params().Text(agent_id));
+    if (!found.ok()) return found.status();
+    if (found->size() == 0) {
+      return absl::NotFoundError(absl::StrCat("agent ", agent_id, " does not exist"));
+    }
+    return std::string(found->row(0).Text(0));
+  }
+  absl::Status CreatePrincipal(const StoredAdminPrincipal& principal) override {
+    return CreatePrincipalOn(c_, principal);
+  }
+  absl::StatusOr<StoredAdminPrincipal> ChangePrincipal(
+      absl::string_view name, const std::function<absl::Status(StoredAdminPrincipal&)>& change,
+      absl::Time now) override {
+    return ChangePrincipalOn(c_, name, change, now);
   }
 
  private:

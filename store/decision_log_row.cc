@@ -36,6 +36,7 @@ DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decisi
   if (decision.matched_grant) row.matched_permission_id = decision.matched_grant->permission_id;
   row.delegation_path_json = DelegationPathToJson(decision.delegation_path);
   row.approval_request_id = decision.approval_request_id;
+  row.approved_by_json = ApprovedByToJson(decision.approved_by);
   row.latency_us = absl::ToInt64Microseconds(latency);
   return row;
 }
@@ -62,6 +63,9 @@ std::string ChainHash(const DecisionLogRow& row) {
     fields.emplace("run_id", JsonValue::String(row.run_id));
     fields.emplace("run_seq", Integer(row.run_seq));
     fields.emplace("run_decided", Integer(row.run_decided));
+  }
+  if (!row.approved_by_json.empty()) {
+    fields.emplace("approved_by", JsonValue::String(row.approved_by_json));
   }
   return ChainHashOfFields(std::move(fields));
 }
@@ -120,6 +124,29 @@ void ChainRows(int64_t first_seq, absl::string_view previous_hash,
                std::vector<DecisionLogRow>& rows) {
   ChainRows(first_seq, previous_hash, rows,
             [](const DecisionLogRow& row) { return ChainHash(row); });
+}
+
+std::string ApprovedByToJson(const std::vector<std::string>& approvers) {
+  if (approvers.empty()) return "";
+  JsonValue::Array names;
+  names.reserve(approvers.size());
+  for (const std::string& name : approvers) names.push_back(JsonValue::String(name));
+  return CanonicalJson(JsonValue::MakeArray(std::move(names)));
+}
+
+absl::StatusOr<std::vector<std::string>> ApprovedByFromJson(absl::string_view json) {
+  std::vector<std::string> approvers;
+  if (json.empty()) return approvers;
+  absl::StatusOr<JsonValue> parsed = ParseJson(json);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_array()) return absl::InvalidArgumentError("approved_by is not a JSON array");
+  for (const JsonValue& name : parsed->as_array()) {
+    if (!name.is_string()) {
+      return absl::InvalidArgumentError("approved_by holds a value that is not a name");
+    }
+    approvers.push_back(name.as_string());
+  }
+  return approvers;
 }
 
 std::string DelegationPathToJson(const std::vector<DelegationHop>& path) {

@@ -56,6 +56,10 @@ struct DecisionLogRow {
   std::string run_id;
   int64_t run_seq = 0;
   int64_t run_decided = 0;
+  // For a decision that used an approved request, the principals who approved it, sorted, as a
+  // canonical JSON array (ApprovedByToJson); "" for every other row, and for rows written before
+  // the column existed. The hash covers it when it is set, so those rows keep their hash.
+  std::string approved_by_json;
 };
 
 // A start or stop marker has no verdict; its reason says which.
@@ -80,9 +84,9 @@ absl::StatusOr<RunOrigin> RunOriginOf(const DecisionLogRow& row);
 // Calls text(field) or integer(field) on each field of `row` in the order of the decision
 // log's columns (seq, decided_at_us, request_id, agent_id, action, resource, client_ip,
 // arguments_json, verdict, reason, message, matched_permission_id, delegation_path_json,
-// approval_request_id, latency_us, prev_hash, hash, run_id, run_seq, run_decided): the one list
-// every store reads its rows
-// with (a non-const row) and binds them with (a const row).
+// approval_request_id, latency_us, prev_hash, hash, run_id, run_seq, run_decided, approved_by):
+// the one list every store reads its rows with (a non-const row) and binds them with (a const
+// row).
 //
 //   ForEachDecisionLogColumn(row, [&](std::string& field) { field = NextText(); },
 //                            [&](int64_t& field) { field = NextInteger(); });
@@ -108,6 +112,7 @@ void ForEachDecisionLogColumn(Row& row, Text text, Integer integer) {
   text(row.run_id);
   integer(row.run_seq);
   integer(row.run_decided);
+  text(row.approved_by_json);
 }
 
 // The row for one decision, with secrets redacted from the arguments; seq and hashes unset.
@@ -116,7 +121,8 @@ DecisionLogRow MakeDecisionLogRow(const Request& request, const Decision& decisi
                                   absl::Duration latency, absl::Time decided_at);
 
 // Lower-case hex SHA-256 of the canonical JSON of every field but `hash` (the run fields only
-// when run_id is set, so rows written before runs existed keep their hash).
+// when run_id is set, approved_by only when set, so rows written before either existed keep
+// their hash).
 std::string ChainHash(const DecisionLogRow& row);
 
 // Numbers `rows` from `first_seq` and chains them after `previous_hash` (the last stored row's,
@@ -126,6 +132,10 @@ void ChainRows(int64_t first_seq, absl::string_view previous_hash,
                std::vector<DecisionLogRow>& rows);
 
 std::string DelegationPathToJson(const std::vector<DelegationHop>& path);
+// "" for no approvers (no approval used), else the canonical JSON array of the names.
+std::string ApprovedByToJson(const std::vector<std::string>& approvers);
+// The names ApprovedByToJson wrote ("" reads as none); INVALID_ARGUMENT for anything else.
+absl::StatusOr<std::vector<std::string>> ApprovedByFromJson(absl::string_view json);
 // INVALID_ARGUMENT unless `json` is an array of hops as DelegationPathToJson writes them.
 absl::StatusOr<std::vector<DelegationHop>> DelegationPathFromJson(absl::string_view json);
 

@@ -2,11 +2,13 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/hash_chain.h"
 
 namespace verdict {
 namespace {
@@ -60,6 +62,7 @@ TEST(ChainHashTest, CoversEveryFieldButItsOwnHash) {
       [](DecisionLogRow& r) { r.approval_request_id = "apr_1"; },
       [](DecisionLogRow& r) { r.latency_us = 43; },
       [](DecisionLogRow& r) { r.prev_hash = std::string(64, '1'); },
+      [](DecisionLogRow& r) { r.approved_by_json = R"(["carol"])"; },
   };
   const std::string original = ChainHash(SampleRow());
   for (size_t i = 0; i < edits.size(); ++i) {
@@ -70,6 +73,62 @@ TEST(ChainHashTest, CoversEveryFieldButItsOwnHash) {
   DecisionLogRow with_hash = SampleRow();
   with_hash.hash = "anything";
   EXPECT_EQ(ChainHash(with_hash), original);
+}
+
+// Rows written before version 15 have no approvers, and keep the hash they were written with:
+// the fields hashed then, and nothing else.
+TEST(ChainHashTest, ARowNamingNoApproverHashesTheFieldsRowsHadBeforeApprovers) {
+  const DecisionLogRow row = SampleRow();
+  JsonValue::Object fields;
+  fields.emplace("seq", ChainInteger(row.seq));
+  fields.emplace("decided_at_us", ChainInteger(row.decided_at_us));
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"request_id", row.request_id},
+           {"agent_id", row.agent_id},
+           {"action", row.action},
+           {"resource", row.resource},
+           {"client_ip", row.client_ip},
+           {"arguments_json", row.arguments_json},
+           {"verdict", row.verdict},
+           {"reason", row.reason},
+           {"message", row.message},
+           {"matched_permission_id", row.matched_permission_id},
+           {"delegation_path_json", row.delegation_path_json},
+           {"approval_request_id", row.approval_request_id},
+           {"prev_hash", row.prev_hash}}) {
+    fields.emplace(name, JsonValue::String(value));
+  }
+  fields.emplace("latency_us", ChainInteger(row.latency_us));
+  EXPECT_EQ(ChainHash(row), ChainHashOfFields(std::move(fields)));
+}
+
+TEST(MakeDecisionLogRowTest, NamesThePrincipalsWhoApprovedTheApprovalItUsed) {
+  Request request;
+  request.action = "deploy";
+  request.resource = "svc:web";
+  Decision decision;
+  decision.verdict = Verdict::kAllow;
+  decision.reason = ReasonCode::kAllowed;
+  decision.approval_request_id = "apr_1";
+  decision.approved_by = {"carol", "dave"};
+  const DecisionLogRow row = MakeDecisionLogRow(request, decision, absl::ZeroDuration(),
+                                                absl::FromUnixSeconds(1'800'000'000));
+  EXPECT_EQ(row.approved_by_json, R"(["carol","dave"])");
+  absl::StatusOr<std::vector<std::string>> read = ApprovedByFromJson(row.approved_by_json);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_THAT(*read, testing::ElementsAre("carol", "dave"));
+
+  decision.approved_by.clear();
+  EXPECT_EQ(
+      MakeDecisionLogRow(request, decision, absl::ZeroDuration(), absl::Now()).approved_by_json, "")
+      << "no approval used: nothing, as rows had before";
+}
+
+TEST(ApprovedByFromJsonTest, RejectsWhatItDidNotWrite) {
+  EXPECT_THAT(*ApprovedByFromJson(""), testing::IsEmpty());
+  EXPECT_FALSE(ApprovedByFromJson("{}").ok());
+  EXPECT_FALSE(ApprovedByFromJson("[1]").ok());
+  EXPECT_FALSE(ApprovedByFromJson("[").ok());
 }
 
 TEST(MakeDecisionLogRowTest, KeepsTheDecisionAndNeverTheToken) {

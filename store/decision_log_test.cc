@@ -455,5 +455,61 @@ TEST(DecisionLogRunsTest, ALogFromBeforeVersion7StillVerifiesAndRunsContinueIt) 
   EXPECT_EQ(with_runs.runs, 1);
 }
 
+// A decision allowed by an approval names its approvers in its row, and the hash covers them.
+TEST(DecisionLogTest, ALogFromBeforeVersion15StillVerifiesAndRowsNamingApproversContinueIt) {
+  const std::string path = FreshDatabasePath("approvers_v14");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, 14)).ok());
+    ASSERT_EQ(SchemaVersion(db), 14);
+    // Rows as version 14 wrote them: no approved_by column, hashed without it.
+    std::string previous = kGenesisHash;
+    for (int seq = 1; seq <= 2; ++seq) {
+      DecisionLogRow row = Row("agt_a", "ALLOW", seq);
+      row.seq = seq;
+      row.approval_request_id = "apr_old";
+      row.prev_hash = previous;
+      row.hash = ChainHash(row);
+      previous = row.hash;
+      SQLite::Statement insert(
+          db,
+          "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
+          "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
+          "delegation_path, approval_request_id, latency_us, prev_hash, hash) VALUES (?, ?, '', "
+          "?, 'read', 'docs:1', '', '{}', 'ALLOW', 'ALLOWED', '', '', '[]', 'apr_old', 0, ?, ?)");
+      insert.bind(1, row.seq);
+      insert.bind(2, row.decided_at_us);
+      insert.bind(3, row.agent_id);
+      insert.bind(4, row.prev_hash);
+      insert.bind(5, row.hash);
+      insert.exec();
+    }
+  }
+  DecisionLog log(path);  // migrates to the latest version on first use
+  ChainVerification before = Verify(path);
+  EXPECT_TRUE(before.intact) << before.problem;
+  EXPECT_EQ(before.rows_checked, 2);
+
+  DecisionLogRow approved = Row("agt_a", "ALLOW", 3);
+  approved.approval_request_id = "apr_new";
+  approved.approved_by_json = ApprovedByToJson({"carol", "dave"});
+  std::vector<DecisionLogRow> rows = {approved};
+  ASSERT_TRUE(log.Append(rows).ok());
+  ChainVerification after = Verify(path);
+  EXPECT_TRUE(after.intact) << after.problem;
+  EXPECT_EQ(after.rows_checked, 3);
+  absl::StatusOr<DecisionLogPage> page = log.Query({}, 0, "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->rows.size(), 3u);
+  EXPECT_EQ(page->rows[0].approved_by_json, "");
+  EXPECT_EQ(page->rows[2].approved_by_json, R"(["carol","dave"])");
+
+  // Who approved is part of the row the chain covers.
+  Tamper(path, R"(UPDATE decision_log SET approved_by = '["carol"]' WHERE seq = 3)");
+  ChainVerification edited = Verify(path);
+  EXPECT_FALSE(edited.intact);
+  EXPECT_EQ(edited.first_bad_seq, 3);
+}
+
 }  // namespace
 }  // namespace verdict

@@ -153,6 +153,17 @@ absl::StatusOr<std::string> OpenApprovalOn(Connection& connection, const Approva
   return id;
 }
 
+absl::StatusOr<std::vector<std::string>> ApproversOfOn(Connection& connection,
+                                                       absl::string_view approval_id) {
+  absl::StatusOr<ResultRows> rows =
+      connection.Execute(Statement::kApproversOf, Params().Text(approval_id));
+  if (!rows.ok()) return rows.status();
+  std::vector<std::string> approvers;
+  approvers.reserve(rows->size());
+  for (int i = 0; i < rows->size(); ++i) approvers.push_back(rows->row(i).Text(0));
+  return approvers;
+}
+
 absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id, absl::Time now) {
   absl::StatusOr<ResultRows> used =
       connection.Execute(Statement::kUseApproval, Params().Text(approval_id).Time(now));

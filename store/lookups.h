@@ -67,6 +67,8 @@ absl::Status SpendRateOn(Connection& connection, const RateSpend& spend);
 absl::StatusOr<std::string> OpenApprovalOn(Connection& connection, const ApprovalToOpen& approval,
                                            absl::Time now);
 absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id, absl::Time now);
+absl::StatusOr<std::vector<std::string>> ApproversOfOn(Connection& connection,
+                                                       absl::string_view approval_id);
 
 // The PolicyView lookups over the connection that holds a store's transaction, for both kinds of
 // transaction (`Base` is ReadSnapshot or WriteTransaction). A store may read some rows its own
@@ -169,6 +171,9 @@ class WriteTransactionOn final : public View {
   }
   absl::Status UseApproval(absl::string_view approval_id, absl::Time now) override {
     return UseApprovalOn(*this->connection(), approval_id, now);
+  }
+  absl::StatusOr<std::vector<std::string>> ApproversOf(absl::string_view approval_id) override {
+    return ApproversOfOn(*this->connection(), approval_id);
   }
   absl::Status Commit() override {
     if (committed_) return absl::FailedPreconditionError("transaction already committed");

@@ -841,6 +841,15 @@ CREATE INDEX admin_sessions_by_principal ON admin_sessions (principal, created_a
 CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
 )sql";
 
+// Version 15: who answers for what (issue 18). The decision log records, for a decision that
+// used an approved request, the principals who approved it (a canonical JSON array; '' on every
+// other row, and on the rows written before, whose hash does not cover it). Each agent records
+// the principal that created it ('' for the agents created before: only an operator or admin
+// rotates their tokens, decision/admin/roles.h's CheckMayRotateToken).
+constexpr char kApproversAndCreators[] =
+    "ALTER TABLE decision_log ADD COLUMN approved_by TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE agents ADD COLUMN created_by TEXT NOT NULL DEFAULT '';";
+
 constexpr DialectMigration kMigrations[] = {
     {1, kInitialSchema, PostgresForm::kOwn, kPostgresInitialSchema},
     {2, kAdminPlane, PostgresForm::kOwn, kPostgresAdminPlane},
@@ -856,6 +865,7 @@ constexpr DialectMigration kMigrations[] = {
     {12, kAdminSessions, PostgresForm::kOwn, kPostgresAdminSessions},
     {13, kAdminAuditLog, PostgresForm::kSameWithBigints},
     {14, kPolicyFileOwnership, PostgresForm::kOwn, kPolicyFileOwnership},
+    {15, kApproversAndCreators, PostgresForm::kOwn, kApproversAndCreators},
     {16, kPolicyFileOwnershipIndexes, PostgresForm::kOwn, kPostgresPolicyFileOwnershipIndexes},
     {17, kSqliteDecisionRecordsForPostgres, PostgresForm::kOwn, kPostgresDecisionRecords},
 };

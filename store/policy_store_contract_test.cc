@@ -674,6 +674,24 @@ TEST_P(PolicyStoreContractTest, ApprovedRequestIsUsedOnce) {
   EXPECT_EQ(seeder_->GetApproval(id)->status, ApprovalStatus::kUsed);
 }
 
+// The decision that uses a request records who approved it (the decision log's approved_by).
+TEST_P(PolicyStoreContractTest, TheApproversOfARequestAreTheDistinctPrincipalsWhoApprovedByName) {
+  NewAgent("agt_a");
+  const std::string id = OpenApproval("agt_a", "h", /*quorum=*/2);
+  ASSERT_TRUE(Vote(id, "dave", true).ok());
+  ASSERT_TRUE(Vote(id, "bob", true).ok());
+  const std::string unvoted = OpenApproval("agt_a", "other");
+  std::unique_ptr<WriteTransaction> write = Write();
+  ASSERT_TRUE(write->UseApproval(id, clock_.Now()).ok());
+  absl::StatusOr<std::vector<std::string>> approvers = write->ApproversOf(id);
+  ASSERT_TRUE(approvers.ok()) << approvers.status();
+  EXPECT_THAT(*approvers, ElementsAre("bob", "dave"));
+
+  absl::StatusOr<std::vector<std::string>> none = write->ApproversOf(unvoted);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_THAT(*none, IsEmpty());
+}
+
 TEST_P(PolicyStoreContractTest, SpendRateCountsPerAgentPermissionAndWindow) {
   for (int i = 0; i < 3; ++i) {
     std::unique_ptr<WriteTransaction> write = Write();

@@ -23,9 +23,10 @@ namespace {
 #define VERDICT_DECISION_LOG_COLUMNS                                                        \
   "seq, decided_at, request_id, agent_id, action, resource, client_ip, arguments_json, "    \
   "verdict, reason, message, matched_permission_id, delegation_path, approval_request_id, " \
-  "latency_us, prev_hash, hash, run_id, run_seq, run_decided"
-#define VERDICT_DECISION_LOG_VALUES \
-  "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"
+  "latency_us, prev_hash, hash, run_id, run_seq, run_decided, approved_by"
+#define VERDICT_DECISION_LOG_VALUES                                                              \
+  "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, " \
+  "$21)"
 // ForEachAdminAuditColumn's order (store/admin_audit_row.h), then the objects, each column
 // after `prefix` (a table alias).
 #define VERDICT_ADMIN_AUDIT_COLUMNS(prefix)                                                    \
@@ -409,6 +410,13 @@ constexpr Entry kStatements[] = {
      "SELECT id, managed_by FROM permissions WHERE managed_by <> ''"},
     {Statement::kExportDelegationManagers, "ExportDelegationManagers",
      "SELECT id, managed_by FROM delegations WHERE managed_by <> ''"},
+    // One vote per approver (the primary key): the names are distinct.
+    {Statement::kApproversOf, "ApproversOf",
+     "SELECT approver FROM approval_votes WHERE approval_id = $1 AND vote = 'approve'"
+     " ORDER BY approver"},
+    {Statement::kSetAgentCreator, "SetAgentCreator",
+     "UPDATE agents SET created_by = $2 WHERE id = $1"},
+    {Statement::kAgentCreator, "AgentCreator", "SELECT created_by FROM agents WHERE id = $1"},
 };
 
 #undef VERDICT_PERMISSION_COLUMNS
@@ -452,6 +460,7 @@ constexpr Statement kDecisionPath[] = {
     Statement::kFindDecisionRecordByPreviousTokenHash,
     Statement::kFindActiveSigningKey,
     Statement::kIsTokenIdRevoked,
+    Statement::kApproversOf,
 };
 
 std::vector<Statement> DecisionPathIn(Dialect dialect) {

@@ -125,10 +125,13 @@ enum class Statement {
   kExportAgentManagers,
   kExportPermissionManagers,
   kExportDelegationManagers,
+  kApproversOf,  // the principals who approved it, for the decision that uses it
+  // Who created an agent (an issuer rotates only its own agents' tokens).
+  kSetAgentCreator,
+  kAgentCreator,
 };
 
-inline constexpr size_t kStatementCount =
-    static_cast<size_t>(Statement::kExportDelegationManagers) + 1;
+inline constexpr size_t kStatementCount = static_cast<size_t>(Statement::kAgentCreator) + 1;
 
 struct StatementSql {
   Statement id;

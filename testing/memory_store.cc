@@ -332,6 +332,14 @@ class MemoryWriteTransaction : public MemoryPolicyView<WriteTransaction> {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<std::vector<std::string>> ApproversOf(absl::string_view approval_id) override {
+    if (finished_) return Finished();
+    absl::MutexLock lock(&store_.mu_);
+    auto it = tables_.approvals->by_id.find(approval_id);
+    if (it == tables_.approvals->by_id.end()) return NotFound("approval request", approval_id);
+    return std::vector<std::string>(it->second.approvers.begin(), it->second.approvers.end());
+  }
+
   absl::Status Commit() override {
     if (finished_) return Finished();
     absl::MutexLock lock(&store_.mu_);
@@ -511,7 +519,10 @@ absl::StatusOr<ApprovalRequest> MemoryPolicyStore::VoteOnApproval(absl::string_v
       found->second.request, found->second.voters.contains(approver), approver, approve, now);
   if (!vote.ok()) return vote.status();
   ApprovalEntry& entry = Writable(current_.approvals).by_id.at(approval_id);
-  if (vote->record) entry.voters.insert(std::string(approver));
+  if (vote->record) {
+    entry.voters.insert(std::string(approver));
+    if (approve) entry.approvers.insert(std::string(approver));
+  }
   entry.request = vote->approval;
   if (!vote->answer.ok()) return vote->answer;
   return vote->approval;

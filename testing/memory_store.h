@@ -60,6 +60,7 @@ struct DelegationTable {
 struct ApprovalEntry {
   ApprovalRequest request;
   absl::flat_hash_set<std::string> voters;  // who voted, either way
+  std::set<std::string> approvers;          // who voted to approve, by name
 };
 
 struct ApprovalTable {

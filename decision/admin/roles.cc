@@ -30,6 +30,7 @@ const absl::flat_hash_map<std::string, AdminCallAccess>& CallTable() {
       {"SuspendAgent", {{R::kOperator}}},
       {"ReactivateAgent", {{R::kOperator}}},
       {"RevokeAgent", {{R::kOperator}}},
+      // An issuer's only for the agents it created: CheckMayRotateToken.
       {"RotateToken", {{R::kOperator, R::kIssuer}}},
       // Permissions (an issuer's only within its patterns: CheckGrantWithinPatterns).
       {"GrantPermission", {{R::kOperator, R::kIssuer}}},
@@ -174,6 +175,21 @@ absl::Status CheckGrantWithinPatterns(const AdminPrincipal& principal, absl::str
   return absl::PermissionDeniedError(absl::StrCat(
       "issuer \"", principal.name, "\" may grant only within ",
       absl::StrJoin(principal.grant_patterns, ", "), "; \"", resource, "\" is outside them"));
+}
+
+absl::Status CheckMayRotateToken(const AdminPrincipal& principal, absl::string_view agent_id,
+                                 absl::string_view created_by) {
+  if (principal.roles.Has(AdminRole::kAdmin) || principal.roles.Has(AdminRole::kOperator)) {
+    return absl::OkStatus();
+  }
+  if (principal.roles.Has(AdminRole::kIssuer) && !created_by.empty() &&
+      created_by == principal.name) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "issuer \"", principal.name, "\" rotates only the tokens of agents it created; ", agent_id,
+      created_by.empty() ? " was created before agents recorded their creator" : " was not",
+      ": an operator or admin may rotate its token"));
 }
 
 absl::Status ValidatePrincipalName(absl::string_view name) {

@@ -5,8 +5,8 @@
 //   admin     everything, including managing principals
 //   operator  agents, permissions, delegations, signing keys, token revocation, policy import,
 //             and every read
-//   issuer    create agents and rotate their tokens, read an agent, grant permissions only
-//             within the resource patterns configured for it
+//   issuer    create agents and rotate the tokens of those it created, read an agent, grant
+//             permissions only within the resource patterns configured for it
 //   approver  list approvals and vote on them
 //   auditor   read only: lists, decision log query and verify, policy export, the admin audit
 //
@@ -89,6 +89,13 @@ absl::Status CheckMayCall(absl::string_view call, const AdminPrincipal& principa
 // issuer only a resource its grant patterns cover (decision/admin/delegation_rules.h's
 // ResourcePatternCovers). PERMISSION_DENIED naming its patterns otherwise.
 absl::Status CheckGrantWithinPatterns(const AdminPrincipal& principal, absl::string_view resource);
+
+// OK when `principal` may rotate the token of the agent `agent_id`, created by the principal
+// `created_by` ("" for an agent created before creators were recorded, or by an import): an
+// admin or operator any agent's, an issuer only those of the agents it created.
+// PERMISSION_DENIED saying so otherwise.
+absl::Status CheckMayRotateToken(const AdminPrincipal& principal, absl::string_view agent_id,
+                                 absl::string_view created_by);
 
 // Names a principal may have: 1..64 bytes of [A-Za-z0-9._@-], INVALID_ARGUMENT otherwise. The
 // name travels in gRPC metadata and in metrics-free logs, so it holds nothing else.

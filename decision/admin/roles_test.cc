@@ -183,5 +183,35 @@ TEST(RolesTest, AVoteCountsTheCallerAndSeparationKeepsOwnersFromApprovingTheirAg
   EXPECT_TRUE(CheckVoter("alice", "", /*approve=*/false, true, "alice").ok());
 }
 
+// An issuer creates agents and rotates their tokens: the tokens of the agents it created, not
+// another principal's, nor those of agents made before creators were recorded ("").
+TEST(RolesTest, AnIssuerRotatesOnlyTheTokensOfAgentsItCreated) {
+  const AdminPrincipal issuer = Principal("ian", {AdminRole::kIssuer});
+  EXPECT_TRUE(CheckMayRotateToken(issuer, "agt_own", "ian").ok());
+  absl::Status others = CheckMayRotateToken(issuer, "agt_other", "olga");
+  EXPECT_EQ(others.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(others.message(), HasSubstr("issuer \"ian\" rotates only the tokens of agents"));
+  EXPECT_THAT(others.message(), HasSubstr("agt_other"));
+  absl::Status unrecorded = CheckMayRotateToken(issuer, "agt_old", "");
+  EXPECT_EQ(unrecorded.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(unrecorded.message(), HasSubstr("before agents recorded their creator"));
+
+  // An operator or admin rotates any agent's token, its own, another's, or an unrecorded one.
+  for (const AdminPrincipal& any :
+       {Principal("op", {AdminRole::kOperator}), Principal("root", {AdminRole::kAdmin}),
+        Principal("both", {AdminRole::kIssuer, AdminRole::kOperator})}) {
+    for (const char* creator : {"ian", "olga", "", "op"}) {
+      EXPECT_TRUE(CheckMayRotateToken(any, "agt_x", creator).ok()) << any.name << " " << creator;
+    }
+  }
+  // No other role rotates, even an agent recorded as its own.
+  for (AdminRole role : {AdminRole::kApprover, AdminRole::kAuditor}) {
+    const AdminPrincipal other = Principal("ian", {role});
+    EXPECT_EQ(CheckMayRotateToken(other, "agt_own", "ian").code(),
+              absl::StatusCode::kPermissionDenied)
+        << AdminRoleName(role);
+  }
+}
+
 }  // namespace
 }  // namespace verdict
