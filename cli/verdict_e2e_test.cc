@@ -927,13 +927,23 @@ TEST_F(VerdictCliTest, AuditQueryTracesARevokeToItsAuthorAndLogVerifyChecksTheAu
   Outcome intact = Admin({"log", "verify"});
   EXPECT_EQ(intact.exit_code, 0) << intact.err;
   EXPECT_THAT(intact.out, HasSubstr("admin audit log: intact: "));
+  std::string author;
   {
     SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    author = db.execAndGet("SELECT principal FROM admin_audit_log WHERE seq = 2").getString();
     db.exec("UPDATE admin_audit_log SET principal = 'someone-else' WHERE seq = 2");
   }
   Outcome broken = Admin({"log", "verify"});
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_THAT(broken.out, HasSubstr("admin audit log: broken at seq 2"));
+  // The row as it was: the chain is whole again, for the tests that share this store.
+  {
+    SQLite::Database db("e2e.db", SQLite::OPEN_READWRITE);
+    SQLite::Statement restore(db, "UPDATE admin_audit_log SET principal = ? WHERE seq = 2");
+    restore.bind(1, author);
+    restore.exec();
+  }
+  EXPECT_EQ(Admin({"log", "verify"}).exit_code, 0);
 }
 
 // Policy as code (issue 19): apply and diff a YAML file against the running server, and see the
