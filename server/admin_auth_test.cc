@@ -53,6 +53,18 @@ class AdminAuthTest : public testing::Test {
     ASSERT_TRUE(credentials_.CreatePrincipal(stored).ok());
   }
 
+  void DisablePrincipal(const std::string& name) {
+    ASSERT_TRUE(credentials_
+                    .ChangePrincipal(
+                        name,
+                        [](StoredAdminPrincipal& p) {
+                          p.principal.enabled = false;
+                          return absl::OkStatus();
+                        },
+                        now_)
+                    .ok());
+  }
+
   AdminCredentials credentials_;
   absl::Time now_ = absl::FromUnixSeconds(1700000000);
 };
@@ -352,15 +364,7 @@ TEST_F(AdminAuthTest, APeerGuessingAcrossPrincipalsIsHeldBackAsAWhole) {
 TEST_F(AdminAuthTest, ADisabledPrincipalsRightSecretEarnsNoPlaceAheadOfOthers) {
   StoreSecret();
   StorePrincipal("carol", kCarolSecret);
-  ASSERT_TRUE(credentials_
-                  .ChangePrincipal(
-                      "carol",
-                      [](StoredAdminPrincipal& p) {
-                        p.principal.enabled = false;
-                        return absl::OkStatus();
-                      },
-                      now_)
-                  .ok());
+  DisablePrincipal("carol");
   AdminAuthenticator auth = MakeAuthenticator(
       {.checks_per_second = 1, .check_burst = 2, .max_check_wait = absl::ZeroDuration()});
   ASSERT_TRUE(auth.Authenticate(kPeer, Bearer(kSecret)).ok());                // the first token
@@ -378,15 +382,7 @@ TEST_F(AdminAuthTest, TheCurrentPrincipalIsReadFreshOnEveryCall) {
   absl::StatusOr<AdminPrincipal> carol = auth.CurrentPrincipal("carol");
   ASSERT_TRUE(carol.ok()) << carol.status();
   EXPECT_TRUE(carol->enabled);
-  ASSERT_TRUE(credentials_
-                  .ChangePrincipal(
-                      "carol",
-                      [](StoredAdminPrincipal& p) {
-                        p.principal.enabled = false;
-                        return absl::OkStatus();
-                      },
-                      now_)
-                  .ok());
+  DisablePrincipal("carol");
   EXPECT_FALSE(auth.CurrentPrincipal("carol")->enabled);
   EXPECT_EQ(auth.CurrentPrincipal("nobody").status().code(), absl::StatusCode::kPermissionDenied);
 }
