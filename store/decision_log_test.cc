@@ -313,6 +313,37 @@ void AppendEach(DecisionLog& log, std::vector<DecisionLogRow> rows) {
   }
 }
 
+// A log migrated to `version` alone, holding `rows` ALLOW rows chained as that version wrote
+// them: hashed without any column a later version added. Each names `approval_request_id`.
+void WriteChainAsVersionWroteIt(const std::string& path, int version, int rows,
+                                const std::string& approval_request_id) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, version)).ok());
+  ASSERT_EQ(SchemaVersion(db), version);
+  std::string previous = kGenesisHash;
+  for (int seq = 1; seq <= rows; ++seq) {
+    DecisionLogRow row = Row("agt_a", "ALLOW", seq);
+    row.seq = seq;
+    row.approval_request_id = approval_request_id;
+    row.prev_hash = previous;
+    row.hash = ChainHash(row);
+    previous = row.hash;
+    SQLite::Statement insert(
+        db,
+        "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
+        "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
+        "delegation_path, approval_request_id, latency_us, prev_hash, hash) VALUES (?, ?, '', "
+        "?, 'read', 'docs:1', '', '{}', 'ALLOW', 'ALLOWED', '', '', '[]', ?, 0, ?, ?)");
+    insert.bind(1, row.seq);
+    insert.bind(2, row.decided_at_us);
+    insert.bind(3, row.agent_id);
+    insert.bind(4, row.approval_request_id);
+    insert.bind(5, row.prev_hash);
+    insert.bind(6, row.hash);
+    insert.exec();
+  }
+}
+
 TEST(DecisionLogRunsTest, InterleavedRunsThatStoppedCleanlyVerify) {
   const std::string path = FreshDatabasePath("runs_clean");
   DecisionLog log(path);
@@ -416,32 +447,7 @@ TEST(DecisionLogRunsTest, QueriesLeaveOutTheMarkers) {
 
 TEST(DecisionLogRunsTest, ALogFromBeforeVersion7StillVerifiesAndRunsContinueIt) {
   const std::string path = FreshDatabasePath("runs_v6");
-  {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, 6)).ok());
-    ASSERT_EQ(SchemaVersion(db), 6);
-    // Rows as version 6 wrote them: no run columns, hashed without them.
-    std::string previous = kGenesisHash;
-    for (int seq = 1; seq <= 3; ++seq) {
-      DecisionLogRow row = Row("agt_a", "ALLOW", seq);
-      row.seq = seq;
-      row.prev_hash = previous;
-      row.hash = ChainHash(row);
-      previous = row.hash;
-      SQLite::Statement insert(
-          db,
-          "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
-          "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
-          "delegation_path, approval_request_id, latency_us, prev_hash, hash) VALUES (?, ?, '', "
-          "?, 'read', 'docs:1', '', '{}', 'ALLOW', 'ALLOWED', '', '', '[]', '', 0, ?, ?)");
-      insert.bind(1, row.seq);
-      insert.bind(2, row.decided_at_us);
-      insert.bind(3, row.agent_id);
-      insert.bind(4, row.prev_hash);
-      insert.bind(5, row.hash);
-      insert.exec();
-    }
-  }
+  WriteChainAsVersionWroteIt(path, 6, 3, "");
   DecisionLog log(path);  // migrates to the latest version on first use
   ChainVerification before_runs = Verify(path);
   EXPECT_TRUE(before_runs.intact) << before_runs.problem;
@@ -458,33 +464,7 @@ TEST(DecisionLogRunsTest, ALogFromBeforeVersion7StillVerifiesAndRunsContinueIt) 
 // A decision allowed by an approval names its approvers in its row, and the hash covers them.
 TEST(DecisionLogTest, ALogFromBeforeVersion15StillVerifiesAndRowsNamingApproversContinueIt) {
   const std::string path = FreshDatabasePath("approvers_v14");
-  {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    ASSERT_TRUE(MigrateSchema(db, absl::Seconds(5), Migrations().subspan(0, 14)).ok());
-    ASSERT_EQ(SchemaVersion(db), 14);
-    // Rows as version 14 wrote them: no approved_by column, hashed without it.
-    std::string previous = kGenesisHash;
-    for (int seq = 1; seq <= 2; ++seq) {
-      DecisionLogRow row = Row("agt_a", "ALLOW", seq);
-      row.seq = seq;
-      row.approval_request_id = "apr_old";
-      row.prev_hash = previous;
-      row.hash = ChainHash(row);
-      previous = row.hash;
-      SQLite::Statement insert(
-          db,
-          "INSERT INTO decision_log (seq, decided_at, request_id, agent_id, action, resource, "
-          "client_ip, arguments_json, verdict, reason, message, matched_permission_id, "
-          "delegation_path, approval_request_id, latency_us, prev_hash, hash) VALUES (?, ?, '', "
-          "?, 'read', 'docs:1', '', '{}', 'ALLOW', 'ALLOWED', '', '', '[]', 'apr_old', 0, ?, ?)");
-      insert.bind(1, row.seq);
-      insert.bind(2, row.decided_at_us);
-      insert.bind(3, row.agent_id);
-      insert.bind(4, row.prev_hash);
-      insert.bind(5, row.hash);
-      insert.exec();
-    }
-  }
+  WriteChainAsVersionWroteIt(path, 14, 2, "apr_old");
   DecisionLog log(path);  // migrates to the latest version on first use
   ChainVerification before = Verify(path);
   EXPECT_TRUE(before.intact) << before.problem;
