@@ -332,6 +332,64 @@ TEST_F(PostgresStoreTest, SchemaWrittenByANewerVerdictIsRefused) {
   EXPECT_THAT(store.status().message(), HasSubstr("upgrade verdict"));
 }
 
+// Advisory locks belong to the whole database, not to a schema. Each verdict store (a schema of
+// its own) has its own migration, writer and decision-log locks: a transaction holding one in
+// one schema never holds up another schema's, while every connection to the same schema still
+// waits its turn.
+TEST_F(PostgresStoreTest, EachSchemaHasItsOwnAdvisoryLocks) {
+  ASSERT_NE(Open(), nullptr);
+  absl::StatusOr<PostgresTestSchema> other = PostgresTestSchema::Create();
+  ASSERT_TRUE(other.ok()) << other.status();
+  absl::StatusOr<const LibPq*> pq = LoadLibPq();
+  ASSERT_TRUE(pq.ok()) << pq.status();
+  const PostgresConnectionOptions impatient{.lock_timeout = absl::Milliseconds(300)};
+  for (PgLock lock : {PgLock::kMigration, PgLock::kWriter, PgLock::kDecisionLog}) {
+    SCOPED_TRACE(static_cast<int>(lock));
+    const std::string take = absl::StrCat("BEGIN; ", PgAdvisoryLockSql(lock));
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> holder =
+        PostgresConnection::Open(**pq, schema_->conninfo(), {});
+    ASSERT_TRUE(holder.ok()) << holder.status();
+    ASSERT_TRUE((*holder)->ExecuteScript(take.c_str()).ok());
+
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> elsewhere =
+        PostgresConnection::Open(**pq, other->conninfo(), impatient);
+    ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
+    EXPECT_TRUE((*elsewhere)->ExecuteScript(take.c_str()).ok());
+    absl::StatusOr<std::unique_ptr<PostgresConnection>> same_schema =
+        PostgresConnection::Open(**pq, schema_->conninfo(), impatient);
+    ASSERT_TRUE(same_schema.ok()) << same_schema.status();
+    const absl::Status waited = (*same_schema)->ExecuteScript(take.c_str());
+    EXPECT_EQ(waited.code(), absl::StatusCode::kUnavailable) << waited;
+    EXPECT_THAT(waited.message(), HasSubstr("lock timeout"));
+  }
+}
+
+// What that means for two stores: an admin write held open in one (a long import, a client
+// frozen mid-transaction) does not time out the admin writes of another store in the database.
+TEST_F(PostgresStoreTest, AWriteHeldOpenInOneStoreDoesNotHoldUpAnotherStoresWrites) {
+  absl::StatusOr<std::unique_ptr<PostgresStore>> busy =
+      PostgresStore::Open(schema_->conninfo(), {.connections = 1});
+  ASSERT_TRUE(busy.ok()) << busy.status();
+  absl::StatusOr<PostgresTestSchema> other_schema = PostgresTestSchema::Create();
+  ASSERT_TRUE(other_schema.ok()) << other_schema.status();
+  const PostgresOptions impatient{.lock_timeout = absl::Milliseconds(300)};
+  absl::StatusOr<std::unique_ptr<PostgresStore>> other =
+      PostgresStore::Open(other_schema->conninfo(), impatient);
+  ASSERT_TRUE(other.ok()) << other.status();
+  absl::StatusOr<std::unique_ptr<PostgresStore>> same =
+      PostgresStore::Open(schema_->conninfo(), impatient);
+  ASSERT_TRUE(same.ok()) << same.status();
+
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> held = (*busy)->BeginWrite();
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_TRUE((*other)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+  EXPECT_EQ(
+      (*same)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).status().code(),
+      absl::StatusCode::kUnavailable);
+  held->reset();
+  EXPECT_TRUE((*same)->admin().CreateAgent({.owner = "o", .name = "n", .id = "agt_a"}).ok());
+}
+
 // With sequential scans priced out, a statement that still scans a table has no index to use.
 TEST_F(PostgresStoreTest, EveryDecisionPathStatementSearchesAnIndex) {
   ASSERT_NE(Open(), nullptr);

@@ -55,6 +55,11 @@ std::string Trimmed(const char* message) {
 
 }  // namespace
 
+std::string PgAdvisoryLockSql(PgLock lock) {
+  return absl::StrCat("SELECT pg_advisory_xact_lock(", kPgLockSpace, ", hashtext('",
+                      static_cast<int>(lock), "/' || coalesce(current_schema(), '')))");
+}
+
 PgResult::PgResult(PgResult&& other) noexcept
     : pq_(other.pq_), result_(std::exchange(other.result_, nullptr)) {}
 
@@ -479,8 +484,9 @@ absl::Status PostgresConnection::Begin(TransactionKind kind) {
   // it, as a write transaction must (decision/policy_store.h).
   std::string begin = "BEGIN ISOLATION LEVEL READ COMMITTED";
   if (kind != TransactionKind::kLockFreeWrite) {
-    absl::StrAppend(&begin, "; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ",
-                    kind == TransactionKind::kWrite ? kPgWriterLock : kPgDecisionLogLock, ")");
+    absl::StrAppend(&begin, "; ",
+                    PgAdvisoryLockSql(kind == TransactionKind::kWrite ? PgLock::kWriter
+                                                                      : PgLock::kDecisionLog));
   }
   absl::Status begun = ExecuteScript(begin.c_str());
   if (!begun.ok()) Rollback();

@@ -28,18 +28,29 @@
 
 namespace verdict {
 
-// Transaction-scoped advisory locks (pg_advisory_xact_lock(kPgLockSpace, key)), so verdict's
-// locks cannot collide with an application's that shares the database.
+// Transaction-scoped advisory locks, so verdict's locks cannot collide with an application's
+// that shares the database: pg_advisory_xact_lock(kPgLockSpace, key), where the key is a hash of
+// the lock's number and the schema the connection works in (PgAdvisoryLockSql). Advisory locks
+// belong to the whole database, not to a schema: keyed by number alone, every verdict store kept
+// in one database (one schema each) would wait for the others' writers, and a writer held open
+// in one (a slow import, a frozen client) would time out the admin writes of all the others.
 inline constexpr int kPgLockSpace = 0x76726463;  // "vrdc"
-// Held while migrating: one process migrates, the others wait and then find it done.
-inline constexpr int kPgMigrationLock = 1;
-// Held by every write transaction, as SQLite's BEGIN IMMEDIATE takes its one write lock: the
-// writes that read before they write (rate limits, delegation cycles, votes) stay exact across
-// every sidecar on the database.
-inline constexpr int kPgWriterLock = 2;
-// Held by every decision log append, so the appends of every sidecar form one chain; apart from
-// the writers' lock, so logging never waits for a policy write or delays one.
-inline constexpr int kPgDecisionLogLock = 3;
+enum class PgLock {
+  // Held while migrating: one process migrates, the others wait and then find it done.
+  kMigration = 1,
+  // Held by every write transaction, as SQLite's BEGIN IMMEDIATE takes its one write lock: the
+  // writes that read before they write (rate limits, delegation cycles, votes) stay exact across
+  // every sidecar on the schema.
+  kWriter = 2,
+  // Held by every decision log append, so the appends of every sidecar form one chain; apart
+  // from the writers' lock, so logging never waits for a policy write or delays one.
+  kDecisionLog = 3,
+};
+// The statement that takes `lock` for the current transaction, in the schema the connection's
+// search_path names (its first schema that exists; '' when none does, where verdict's tables
+// cannot be created either). Two keys collide only by chance of the hash, which makes two
+// schemas' writers wait for each other and nothing worse.
+std::string PgAdvisoryLockSql(PgLock lock);
 
 struct PostgresConnectionOptions {
   // How long a statement waits for a lock (the writers' lock, a row lock) before UNAVAILABLE.

@@ -20,9 +20,8 @@ class PostgresSchemaSteps final : public SchemaSteps {
   // lock is held must see what a migrator before this one committed.
   absl::Status Begin() override {
     const std::string begin = absl::StrCat(
-        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(", kPgLockSpace, ", ",
-        kPgMigrationLock,
-        "); CREATE TABLE IF NOT EXISTS verdict_schema_version (version INTEGER NOT NULL)");
+        "BEGIN ISOLATION LEVEL READ COMMITTED; ", PgAdvisoryLockSql(PgLock::kMigration),
+        "; CREATE TABLE IF NOT EXISTS verdict_schema_version (version INTEGER NOT NULL)");
     absl::Status begun = connection_.ExecuteScript(begin.c_str());
     if (!begun.ok()) Rollback();
     return begun;
