@@ -2,12 +2,12 @@
 // the server makes it (the Authorizer over PostgresStore), on the benchmark dataset
 // (bench/dataset.h) loaded into a schema of its own:
 //
-//   bazel run -c opt //bench:postgres_store_bench -- \
-//       --postgres_url=postgresql://postgres@127.0.0.1:55432/verdict --agents=50000
-//   bazel run -c opt //bench:postgres_store_bench -- --postgres_url=... --prepare_only
+//   bazel run -c opt //bench:postgres_store_bench -- --agents=50000 --postgres_url=$URL
+//   bazel run -c opt //bench:postgres_store_bench -- --postgres_url=$URL --prepare_only
 //
-// The dataset goes in once through ImportPolicy (one transaction, so a schema that holds any
-// agent holds all of them) into schema verdict_bench_<agents>, and is reused by later runs.
+// with $URL as postgresql://postgres@127.0.0.1:55432/verdict. The dataset goes in once through
+// ImportPolicy (one transaction, so a schema that holds any agent holds all of them) into
+// schema verdict_bench_<agents>, and is reused by later runs.
 // --prepare_only loads it, prints the URL that reaches it and exits: scripts/pg-bench.sh serves
 // it with two verdictd processes for the load generator. The benchmarks themselves, and how they
 // check their answers: bench/store_paths.h.
