@@ -1,6 +1,7 @@
 #include "cli/command_table.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "cli/commands.h"
 #include "decision/types.h"
 
@@ -378,6 +379,17 @@ std::vector<OptionSpec> AllOptions(const Command& command) {
 
 std::string CommandLine(const Command& command) {
   return command.group.empty() ? command.name : absl::StrCat(command.group, " ", command.name);
+}
+
+bool IsSwitchOfAnyCommand(absl::string_view arg) {
+  if (!absl::ConsumePrefix(&arg, "--")) return false;
+  if (arg == "help") return true;
+  for (const Command& command : Commands()) {
+    for (const OptionSpec& spec : AllOptions(command)) {
+      if (spec.need == Need::kSwitch && SameOptionName(spec.name, arg)) return true;
+    }
+  }
+  return false;
 }
 
 bool IsGroup(absl::string_view word) {

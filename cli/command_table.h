@@ -34,6 +34,12 @@ const std::vector<Command>& Commands();
 // The command's own options, then those of its listener (admin or decision).
 std::vector<OptionSpec> AllOptions(const Command& command);
 
+// True when `arg` is "--NAME" (either spelling) and some command takes NAME as a switch, or it
+// is --help: an option with no value, so the word after it is not its value. No option is a
+// switch for one command and takes a value for another (verdict_cli_test keeps it so), so this
+// holds before the command is known.
+bool IsSwitchOfAnyCommand(absl::string_view arg);
+
 // "agents create", or "check" for a command of its own.
 std::string CommandLine(const Command& command);
 

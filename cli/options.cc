@@ -29,6 +29,8 @@ std::string Usage(const OptionSpec& spec) {
 
 }  // namespace
 
+bool SameOptionName(absl::string_view a, absl::string_view b) { return Key(a) == Key(b); }
+
 const std::string& ParsedOptions::Get(absl::string_view name) const {
   static const std::string* const kEmpty = new std::string();
   const std::string key = Key(name);

@@ -30,6 +30,9 @@ struct OptionSpec {
   std::string default_value;  // for optional options
 };
 
+// True when `a` and `b` name one option: "dry-run" and "dry_run" do.
+bool SameOptionName(absl::string_view a, absl::string_view b);
+
 class ParsedOptions {
  public:
   // The value given, else the spec's default; "" for an unset switch, "true" for a set one.

@@ -27,12 +27,9 @@ using cli::CommandHelp;
 using cli::CommandLine;
 using cli::Commands;
 using cli::IsGroup;
+using cli::IsSwitchOfAnyCommand;
 using cli::OverviewHelp;
 using cli::Session;
-
-bool IsSwitch(absl::string_view arg) {
-  return arg == "--json" || arg == "--help" || arg == "--explain" || arg == "--follow";
-}
 
 }  // namespace
 
@@ -51,8 +48,8 @@ int RunVerdictCli(const std::vector<std::string>& args, CliEnvironment& env) {
     if (absl::StartsWith(arg, "-")) {
       option_args.push_back(arg);
       // "--name value": the value is no command word.
-      if (absl::StartsWith(arg, "--") && !absl::StrContains(arg, '=') && !IsSwitch(arg) &&
-          i + 1 < args.size()) {
+      if (absl::StartsWith(arg, "--") && !absl::StrContains(arg, '=') &&
+          !IsSwitchOfAnyCommand(arg) && i + 1 < args.size()) {
         option_args.push_back(args[++i]);
       }
     } else if (words.size() >= 2 || (words.size() == 1 && !IsGroup(words[0]))) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/cli_environment.h"
+#include "cli/command_table.h"
 #include "cli/exit_codes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -63,6 +64,50 @@ TEST(VerdictCliTest, AnUnknownFlagIsAUsageErrorNamingItAsTyped) {
   const Outcome diff = RunCli({"policy", "diff", "--file=p.yaml", "--dry-run"});
   EXPECT_EQ(diff.exit_code, kExitUsage);
   EXPECT_THAT(diff.err, HasSubstr("unknown option --dry-run"));
+}
+
+// Options may come before the command words. A switch there takes no value, so the word after
+// it is still a command word: every switch of every command, not only --json.
+TEST(VerdictCliTest, ASwitchBeforeTheCommandWordsLeavesThemToTheCommand) {
+  for (const char* spelling : {"--dry-run", "--dry_run"}) {
+    const Outcome help = RunCli({spelling, "policy", "apply", "--file=p.yaml", "--help"});
+    EXPECT_EQ(help.exit_code, kExitOk) << spelling << ": " << help.err;
+    EXPECT_THAT(help.out, HasSubstr("Usage: verdict policy apply")) << spelling;
+  }
+  const Outcome follow = RunCli({"--follow", "log", "query", "--help"});
+  EXPECT_EQ(follow.exit_code, kExitOk) << follow.err;
+  EXPECT_THAT(follow.out, HasSubstr("Usage: verdict log query"));
+  // An option that takes a value still takes the next word as its value.
+  const Outcome valued = RunCli({"--timeout", "5s", "agents", "list", "--help"});
+  EXPECT_EQ(valued.exit_code, kExitOk) << valued.err;
+  EXPECT_THAT(valued.out, HasSubstr("Usage: verdict agents list"));
+}
+
+// Which is why no option may be a switch for one command and take a value for another: before
+// the command words, verdict could not tell whether the next word is its value.
+TEST(VerdictCliTest, EveryOptionIsASwitchForEveryCommandOrForNone) {
+  struct Declared {
+    std::string command;
+    OptionSpec spec;
+  };
+  std::vector<Declared> options;
+  for (const cli::Command& command : cli::Commands()) {
+    for (const OptionSpec& spec : cli::AllOptions(command)) {
+      options.push_back({cli::CommandLine(command), spec});
+    }
+  }
+  for (const Declared& one : options) {
+    for (const Declared& other : options) {
+      if (!SameOptionName(one.spec.name, other.spec.name)) continue;
+      EXPECT_EQ(one.spec.need == Need::kSwitch, other.spec.need == Need::kSwitch)
+          << "--" << one.spec.name << " is a switch in one of \"" << one.command << "\" and \""
+          << other.command << "\" and takes a value in the other";
+    }
+  }
+  EXPECT_TRUE(cli::IsSwitchOfAnyCommand("--dry-run"));
+  EXPECT_TRUE(cli::IsSwitchOfAnyCommand("--help"));
+  EXPECT_FALSE(cli::IsSwitchOfAnyCommand("--timeout"));
+  EXPECT_FALSE(cli::IsSwitchOfAnyCommand("dry-run"));
 }
 
 }  // namespace
