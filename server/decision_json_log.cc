@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +21,17 @@ namespace {
 
 void AppendMember(absl::string_view key, absl::string_view value, std::string* line) {
   absl::StrAppend(line, ",", JsonQuote(key), ":", JsonQuote(value));
+}
+
+// ,"key":["a","b"]: each element of `items` as `text_of` gives it.
+template <typename T, typename TextOf>
+void AppendArray(absl::string_view key, const std::vector<T>& items, TextOf text_of,
+                 std::string* line) {
+  absl::StrAppend(line, ",", JsonQuote(key), ":[");
+  for (size_t i = 0; i < items.size(); ++i) {
+    absl::StrAppend(line, i == 0 ? "" : ",", JsonQuote(text_of(items[i])));
+  }
+  absl::StrAppend(line, "]");
 }
 
 }  // namespace
@@ -50,12 +63,15 @@ std::string DecisionJsonLine(const Request& request, const Decision& decision,
   AppendMember("permission_id",
                decision.matched_grant.has_value() ? decision.matched_grant->permission_id : "",
                &line);
-  absl::StrAppend(&line, ",\"delegation_path\":[");
-  for (size_t i = 0; i < decision.delegation_path.size(); ++i) {
-    absl::StrAppend(&line, i == 0 ? "" : ",", JsonQuote(decision.delegation_path[i].delegation_id));
-  }
-  absl::StrAppend(&line, "]");
+  AppendArray(
+      "delegation_path", decision.delegation_path,
+      [](const DelegationHop& hop) -> const std::string& { return hop.delegation_id; }, &line);
   AppendMember("approval_request_id", decision.approval_request_id, &line);
+  // The principals whose votes let the call through (empty unless an approval was used), as the
+  // decision log's approved_by names them.
+  AppendArray(
+      "approved_by", decision.approved_by,
+      [](const std::string& principal) -> const std::string& { return principal; }, &line);
   if (position != nullptr && position->run_seq > 0) {
     AppendMember("run_id", position->run_id, &line);
     absl::StrAppend(&line, ",\"run_seq\":", position->run_seq);

@@ -12,7 +12,7 @@
 //    "agent_id":"agt_reader","subject":"token","token_prefix":"vdt_AbCdEfGh","action":"read",
 //    "resource":"docs:guide:1","client_ip":"10.0.0.7","arguments":{"password":"[REDACTED]"},
 //    "verdict":"ALLOW","reason":"ALLOWED","message":"...","permission_id":"perm_1",
-//    "delegation_path":[],"approval_request_id":"","latency_us":212}
+//    "delegation_path":[],"approval_request_id":"","approved_by":[],"latency_us":212}
 #ifndef VERDICT_SERVER_DECISION_JSON_LOG_H_
 #define VERDICT_SERVER_DECISION_JSON_LOG_H_
 

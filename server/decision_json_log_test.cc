@@ -90,6 +90,23 @@ TEST(DecisionJsonLineTest, NamesTheCallAndItsOutcome) {
   EXPECT_EQ(json.Find("latency_us")->as_number(), 212);
 }
 
+// A call an approved request let through names the principals who approved it, as the decision
+// log does; any other names none.
+TEST(DecisionJsonLineTest, NamesThePrincipalsWhoApprovedTheCall) {
+  Decision approved = AllowDecision();
+  approved.approval_request_id = "apr_1";
+  approved.approved_by = {"alice", "bob"};
+  JsonValue json =
+      ParseLine(DecisionJsonLine(TokenRequest(), approved, absl::Microseconds(1), kAt));
+  EXPECT_EQ(StringAt(json, "approval_request_id"), "apr_1");
+  ASSERT_NE(json.Find("approved_by"), nullptr);
+  EXPECT_EQ(CanonicalJson(*json.Find("approved_by")), R"(["alice","bob"])");
+
+  json = ParseLine(DecisionJsonLine(TokenRequest(), AllowDecision(), absl::Microseconds(1), kAt));
+  ASSERT_NE(json.Find("approved_by"), nullptr);
+  EXPECT_EQ(CanonicalJson(*json.Find("approved_by")), "[]");
+}
+
 TEST(DecisionJsonLineTest, SecretsNeverAppear) {
   Decision decision = AllowDecision();
   decision.verdict = Verdict::kDeny;
