@@ -119,12 +119,25 @@ class VerdictCliTest : public testing::Test {
     return value != nullptr && value->is_string() ? value->as_string() : "";
   }
 
-  // Creates an agent allowed to read docs:*; returns {id, token}.
-  static std::pair<std::string, std::string> ReaderAgent(absl::string_view name) {
+  // Creates an agent of alice's named `name`; returns `agents create --json`'s answer: the agent
+  // and its token.
+  static JsonValue CreateAgent(absl::string_view name) {
     Outcome created =
         Admin({"agents", "create", "--owner=alice", absl::StrCat("--name=", name), "--json"});
     EXPECT_EQ(created.exit_code, 0) << created.err;
-    const JsonValue json = ParseOutput(created);
+    return ParseOutput(created);
+  }
+
+  // The same, returning the new agent's id.
+  static std::string CreateAgentId(absl::string_view name) {
+    const JsonValue created = CreateAgent(name);
+    const JsonValue* agent = created.Find("agent");
+    return agent == nullptr ? "" : Member(*agent, "id");
+  }
+
+  // Creates an agent allowed to read docs:*; returns {id, token}.
+  static std::pair<std::string, std::string> ReaderAgent(absl::string_view name) {
+    const JsonValue json = CreateAgent(name);
     const std::string id = Member(*json.Find("agent"), "id");
     Outcome granted =
         Admin({"permissions", "grant", "--agent", id, "--resource=docs:*", "--actions=read"});
@@ -409,9 +422,7 @@ TEST_F(VerdictCliTest, EveryCommandPrintsATableJsonOrYaml) {
 
 TEST_F(VerdictCliTest, PermissionsAndDelegations) {
   const auto [lender, lender_token] = ReaderAgent("lender");
-  Outcome borrower_created =
-      Admin({"agents", "create", "--owner=alice", "--name=borrower", "--json"});
-  const std::string borrower = Member(*ParseOutput(borrower_created).Find("agent"), "id");
+  const std::string borrower = CreateAgentId("borrower");
 
   Outcome too_much = Admin({"delegations", "create", "--from", lender, "--to", borrower,
                             "--resource=docs:*", "--actions=write"});
@@ -448,9 +459,7 @@ TEST_F(VerdictCliTest, PermissionsAndDelegations) {
 // What an agent may do: its permissions, its delegations in and out, and what it holds now.
 TEST_F(VerdictCliTest, AnAgentsPermissionsDelegationsAndWhatItHoldsAreListed) {
   const auto [lender, lender_token] = ReaderAgent("view-lender");
-  Outcome borrower_created =
-      Admin({"agents", "create", "--owner=alice", "--name=view-borrower", "--json"});
-  const std::string borrower = Member(*ParseOutput(borrower_created).Find("agent"), "id");
+  const std::string borrower = CreateAgentId("view-borrower");
   Outcome lent = Admin({"delegations", "create", "--from", lender, "--to", borrower,
                         "--resource=docs:public:*", "--actions=read", "--json"});
   ASSERT_EQ(lent.exit_code, 0) << lent.err;
@@ -521,9 +530,7 @@ TEST_F(VerdictCliTest, CheckExplainPrintsEachStepOfTheDecision) {
   EXPECT_THAT(unmatched.out, StartsWith("DENY NO_MATCHING_PERMISSION: "));
   EXPECT_THAT(unmatched.out, HasSubstr("action write is not in [read]"));
 
-  Outcome borrower_created =
-      Admin({"agents", "create", "--owner=alice", "--name=explained-borrower", "--json"});
-  const std::string borrower = Member(*ParseOutput(borrower_created).Find("agent"), "id");
+  const std::string borrower = CreateAgentId("explained-borrower");
   Outcome lent = Admin({"delegations", "create", "--from", lender, "--to", borrower,
                         "--resource=docs:*", "--actions=read", "--json"});
   ASSERT_EQ(lent.exit_code, 0) << lent.err;
@@ -597,8 +604,7 @@ TEST_F(VerdictCliTest, PolicyTestRunsExpectedDecisionsWithNoServer) {
 }
 
 TEST_F(VerdictCliTest, ApprovalsFromAGatedCallToItsUse) {
-  Outcome created = Admin({"agents", "create", "--owner=alice", "--name=deployer", "--json"});
-  const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
+  const std::string id = CreateAgentId("deployer");
   ASSERT_EQ(Admin({"permissions", "grant", "--agent", id, "--resource=svc:*", "--actions=deploy",
                    R"(--constraints={"approval":{"quorum":2}})"})
                 .exit_code,
@@ -998,8 +1004,7 @@ permissions:
 // The decision log names who let a gated call through: the principals who approved the
 // request it used, in every output format, covered by the chain.
 TEST_F(VerdictCliTest, TheLogNamesThePrincipalsWhoApprovedACallItAllowed) {
-  Outcome created = Admin({"agents", "create", "--owner=alice", "--name=gated", "--json"});
-  const std::string id = Member(*ParseOutput(created).Find("agent"), "id");
+  const std::string id = CreateAgentId("gated");
   ASSERT_EQ(Admin({"permissions", "grant", "--agent", id, "--resource=svc:*", "--actions=deploy",
                    R"(--constraints={"approval":{"quorum":2}})"})
                 .exit_code,
