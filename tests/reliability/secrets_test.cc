@@ -16,19 +16,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "cli/e2e_test_support.h"
 #include "common/json.h"
 #include "gtest/gtest.h"
 #include "tests/verdictd_process.h"
@@ -44,17 +42,6 @@ constexpr char kReader[] = "agt_demo_reader";
 constexpr char kReaderToken[] = "vdt_M5hwIYE5vAXm0pPRBRsyIvcyYmg_pnll04u8cx7plPM";
 constexpr char kAssistantToken[] = "vdt_AKrIXsq46a5XhUn77VdkJO08c2XYK1uW6zXQvRdYXrw";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
-
-std::string ShellQuote(absl::string_view arg) {
-  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
-}
-
 // A secret-looking value nobody else can have picked.
 std::string RandomSecret(absl::string_view prefix) {
   std::string secret(prefix);
@@ -64,12 +51,6 @@ std::string RandomSecret(absl::string_view prefix) {
   for (int i = 0; i < 43; ++i) secret.push_back(kAlphabet[urandom.get() % 64]);
   return secret;
 }
-
-struct CliOutcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
 
 class SecretsTest : public ::testing::Test {
  protected:
@@ -127,22 +108,11 @@ class SecretsTest : public ::testing::Test {
   }
 
   // `verdict ARGS --admin_addr=unix:admin.sock` with `secret` as the admin secret.
-  CliOutcome Admin(std::vector<std::string> args, absl::string_view secret) {
+  Outcome Admin(std::vector<std::string> args, absl::string_view secret) {
     args.push_back("--admin_addr=unix:admin.sock");
-    std::vector<std::string> words = {ShellQuote(RunfilePath("cli/verdict"))};
-    for (const std::string& arg : args) words.push_back(ShellQuote(arg));
-    const std::string command = absl::StrCat("VERDICT_ADMIN_SECRET=", ShellQuote(secret), " ",
-                                             absl::StrJoin(words, " "), " 2>cli-stderr.txt");
-    CliOutcome outcome;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return outcome;
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, n);
-    const int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.err = ReadFile("cli-stderr.txt");
-    return outcome;
+    return RunCommand(
+        absl::StrCat("VERDICT_ADMIN_SECRET=", ShellQuote(secret), " ", VerdictCommandLine(args)),
+        "cli-stderr.txt");
   }
 
   // Everything the run wrote or answered, by where it came from.
@@ -169,14 +139,7 @@ std::string ScrapeMetrics(const std::string& host_port) {
       "/usr/bin/python3 -c 'import sys, urllib.request; "
       "sys.stdout.write(urllib.request.urlopen(\"http://",
       host_port, "/metrics\").read().decode())'");
-  std::string text;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return text;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, n);
-  pclose(pipe);
-  return text;
+  return RunCommand(command).out;
 }
 
 TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
@@ -188,7 +151,7 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
       absl::StrCat("eyJhbGciOiJIUzI1NiJ9.", RandomSecret("eyJzdWIi"), ".", RandomSecret("sig"));
 
   // The admin plane, through the CLI: an agent with a token, a grant, a rotation with grace.
-  CliOutcome created =
+  Outcome created =
       Admin({"agents", "create", "--owner=ann", "--name=secrets", "--json"}, admin_secret_);
   ASSERT_EQ(created.exit_code, 0) << created.err;
   absl::StatusOr<JsonValue> created_json = ParseJson(created.out);
@@ -196,12 +159,12 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
   const std::string agent_id = created_json->Find("agent")->Find("id")->as_string();
   const std::string first_token = created_json->Find("token")->as_string();
   Record("cli stderr", created.err);
-  CliOutcome granted =
+  Outcome granted =
       Admin({"permissions", "grant", "--agent", agent_id, "--resource=docs:*", "--actions=read"},
             admin_secret_);
   ASSERT_EQ(granted.exit_code, 0) << granted.err;
   Record("cli output", granted.out + granted.err);
-  CliOutcome rotated =
+  Outcome rotated =
       Admin({"agents", "rotate", "--id", agent_id, "--grace=1h", "--json"}, admin_secret_);
   ASSERT_EQ(rotated.exit_code, 0) << rotated.err;
   absl::StatusOr<JsonValue> rotated_json = ParseJson(rotated.out);
@@ -214,7 +177,7 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
 
   // Refused admin calls: a wrong secret, and no secret at all.
   for (const std::string& secret : {wrong_admin_secret, std::string()}) {
-    CliOutcome refused = Admin({"agents", "list"}, secret);
+    Outcome refused = Admin({"agents", "list"}, secret);
     EXPECT_NE(refused.exit_code, 0);
     Record("cli output of a refused call", refused.out + refused.err);
   }
@@ -311,7 +274,7 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
                                    "--actions=read"},
           std::vector<std::string>{"permissions", "grant", "--agent", "agt_x:" + token,
                                    "--resource=docs:*", "--actions=read"}}) {
-      CliOutcome refused = Admin(command, admin_secret_);
+      Outcome refused = Admin(command, admin_secret_);
       EXPECT_NE(refused.exit_code, 0) << absl::StrJoin(command, " ");
       Record("cli output of a refused call", refused.out + refused.err);
     }
@@ -320,7 +283,7 @@ TEST_F(SecretsTest, NoSecretAppearsInAnyOutputOfAFullRun) {
   // The decision log as operators read it, and the metrics.
   // The decision log writes in batches, off the decision path: the rows come when their batch is
   // committed, so the query is asked again until they are there (bounded).
-  CliOutcome log;
+  Outcome log;
   const absl::Time give_up = absl::Now() + absl::Seconds(30);
   do {
     log = Admin({"log", "query", "--json", "--page_size=1000"}, admin_secret_);
