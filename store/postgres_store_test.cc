@@ -50,6 +50,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 using Columns = std::map<std::string, std::set<std::string>>;  // table -> column names
 
@@ -679,6 +680,56 @@ TEST_F(PostgresStoreTest, DecisionRecordsEqualTheirTablesAfterEveryKindOfWrite) 
   write("TRUNCATE agents CASCADE");
   EXPECT_THAT(Query("SELECT agent_id FROM decision_records"), IsEmpty());
   EXPECT_THAT(Query("SELECT agent_id FROM decision_records_stale"), IsEmpty());
+}
+
+// Migration 18 makes the rewrite cheaper, not different: every record it writes is the one
+// migration 17's functions wrote, byte for byte. Its two causes are pinned: the field encoder
+// is inlined into the statements (it calls no function of its own), and the rewrite keeps one
+// generic plan per statement instead of planning each call again.
+TEST_F(PostgresStoreTest, Migration18WritesTheSameRecordsAndPlansTheRewriteOnce) {
+  std::unique_ptr<PostgresConnection> connection = Connect();
+  ASSERT_NE(connection, nullptr);
+  absl::Span<const Migration> all = Migrations(Dialect::kPostgres);
+  ASSERT_EQ(all.back().version, 18);
+  ASSERT_TRUE(MigratePostgresSchema(*connection, all.subspan(0, all.size() - 1)).ok());
+  ASSERT_TRUE(
+      connection
+          ->ExecuteScript(
+              "INSERT INTO agents (id, owner, name, kind, status, expires_at, token_hash,"
+              " token_prefix, created_at, updated_at) VALUES ('agt_a', 'o', 'A \xc3\xa9',"
+              " 'service', 'active', NULL, '\\x01', 'pa', 1, 2), ('agt_b', 'o', 'B',"
+              " 'delegated', 'active', 9000000000000000, '\\x02', 'pb', 3, 4);"
+              "INSERT INTO permissions (id, agent_id, resource, actions, effect, constraints,"
+              " created_at) VALUES ('perm_1', 'agt_a', 'docs:*', 'read,write', 'allow', '{}', 7),"
+              " ('perm_2', 'agt_a', 'docs:secret', 'read', 'deny', '{\"max_calls\":1}', 8);"
+              "INSERT INTO delegations (id, from_agent_id, to_agent_id, permissions, max_depth,"
+              " status, expires_at, created_at) VALUES ('dlg_1', 'agt_a', 'agt_b',"
+              " '[{\"actions\":[\"read\"],\"resource\":\"docs:*\"}]', 2, 'active', NULL, 10)")
+          .ok());
+  constexpr char kRecords[] =
+      "SELECT agent_id || '|' || agent || '|' || permissions || '|' || delegations_into"
+      " FROM decision_records ORDER BY agent_id";
+  const std::vector<std::vector<std::string>> by_version_17 = Query(kRecords);
+  ASSERT_EQ(by_version_17.size(), 2u);
+
+  ASSERT_TRUE(MigratePostgresSchema(*connection, all).ok());
+  ASSERT_TRUE(
+      connection
+          ->ExecuteScript("DELETE FROM decision_records;"
+                          " SELECT verdict_rewrite_decision_records(ARRAY['agt_a', 'agt_b'])")
+          .ok());
+  EXPECT_EQ(Query(kRecords), by_version_17);
+
+  const std::vector<std::vector<std::string>> plan =
+      Query("EXPLAIN VERBOSE SELECT verdict_record_field(id) FROM agents");
+  ASSERT_GE(plan.size(), 2u);
+  EXPECT_THAT(plan[1][0], HasSubstr("octet_length(id)"));
+  EXPECT_THAT(plan[1][0], Not(HasSubstr("verdict_record_field")));
+  EXPECT_THAT(Query("SELECT array_to_string(proconfig, ' ') FROM pg_proc"
+                    " WHERE proname = 'verdict_rewrite_decision_records'"
+                    " AND pronamespace = current_schema()::regnamespace"),
+              ::testing::ElementsAre(
+                  ::testing::ElementsAre(HasSubstr("plan_cache_mode=force_generic_plan"))));
 }
 
 // libpq runs OpenSSL 3 for TLS and SCRAM inside a process linked with BoringSSL, which exports
