@@ -857,7 +857,10 @@ constexpr char kApproversAndCreators[] =
 // STABLE: an IMMUTABLE SQL function whose body is not is never inlined, so each of a record's
 // fifty fields cost a call of its own. And the rewrite plans its statements once per connection:
 // under the default plan_cache_mode a parameter's array made the generic plan look dearer than a
-// custom one, so every call planned its statements again. SQLite has nothing to do.
+// custom one, so every call planned its statements again. Last, the statement triggers that note
+// the agents a write touched run static statements, which PL/pgSQL plans once per connection and
+// table, instead of EXECUTE format(...), parsed and planned on every statement (an UPDATE of one
+// agent: 120 us with them, 44 us without, here). SQLite has nothing to do.
 constexpr char kSqliteCheaperDecisionRecordsForPostgres[] =
     "-- SQLite's decision records are kept by its own triggers (versions 4 and 5).\n";
 constexpr char kPostgresCheaperDecisionRecords[] = R"sql(
@@ -865,6 +868,44 @@ CREATE OR REPLACE FUNCTION verdict_record_field(value TEXT) RETURNS TEXT
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN coalesce(octet_length(value)::text || ':' || value, '-');
 ALTER FUNCTION verdict_rewrite_decision_records(TEXT[]) SET plan_cache_mode = force_generic_plan;
+CREATE OR REPLACE FUNCTION verdict_decision_records_touched() RETURNS trigger
+  LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  IF TG_OP = 'TRUNCATE' AND TG_TABLE_NAME = 'agents' THEN
+    DELETE FROM decision_records;
+    RETURN NULL;
+  ELSIF TG_OP = 'TRUNCATE' THEN
+    INSERT INTO decision_records_stale SELECT id FROM agents ON CONFLICT DO NOTHING;
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'INSERT' THEN
+    CASE TG_ARGV[0]
+      WHEN 'id' THEN
+        INSERT INTO decision_records_stale SELECT DISTINCT id FROM old_rows
+          ON CONFLICT DO NOTHING;
+      WHEN 'agent_id' THEN
+        INSERT INTO decision_records_stale SELECT DISTINCT agent_id FROM old_rows
+          ON CONFLICT DO NOTHING;
+      WHEN 'to_agent_id' THEN
+        INSERT INTO decision_records_stale SELECT DISTINCT to_agent_id FROM old_rows
+          ON CONFLICT DO NOTHING;
+    END CASE;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    CASE TG_ARGV[0]
+      WHEN 'id' THEN
+        INSERT INTO decision_records_stale SELECT DISTINCT id FROM new_rows
+          ON CONFLICT DO NOTHING;
+      WHEN 'agent_id' THEN
+        INSERT INTO decision_records_stale SELECT DISTINCT agent_id FROM new_rows
+          ON CONFLICT DO NOTHING;
+      WHEN 'to_agent_id' THEN
+        INSERT INTO decision_records_stale SELECT DISTINCT to_agent_id FROM new_rows
+          ON CONFLICT DO NOTHING;
+    END CASE;
+  END IF;
+  RETURN NULL;
+END $$;
 )sql";
 
 constexpr DialectMigration kMigrations[] = {

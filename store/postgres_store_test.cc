@@ -683,9 +683,10 @@ TEST_F(PostgresStoreTest, DecisionRecordsEqualTheirTablesAfterEveryKindOfWrite) 
 }
 
 // Migration 18 makes the rewrite cheaper, not different: every record it writes is the one
-// migration 17's functions wrote, byte for byte. Its two causes are pinned: the field encoder
-// is inlined into the statements (it calls no function of its own), and the rewrite keeps one
-// generic plan per statement instead of planning each call again.
+// migration 17's functions wrote, byte for byte. Its three causes are pinned: the field encoder
+// is inlined into the statements (it calls no function of its own), the rewrite keeps one
+// generic plan per statement instead of planning each call again, and the statement triggers
+// run no dynamic SQL (EXECUTE), which would be parsed and planned on every statement.
 TEST_F(PostgresStoreTest, Migration18WritesTheSameRecordsAndPlansTheRewriteOnce) {
   std::unique_ptr<PostgresConnection> connection = Connect();
   ASSERT_NE(connection, nullptr);
@@ -732,6 +733,9 @@ TEST_F(PostgresStoreTest, Migration18WritesTheSameRecordsAndPlansTheRewriteOnce)
                     " AND pronamespace = current_schema()::regnamespace"),
               ::testing::ElementsAre(
                   ::testing::ElementsAre(HasSubstr("plan_cache_mode=force_generic_plan"))));
+  EXPECT_THAT(Query("SELECT prosrc FROM pg_proc WHERE proname = 'verdict_decision_records_touched'"
+                    " AND pronamespace = current_schema()::regnamespace"),
+              ::testing::ElementsAre(::testing::ElementsAre(Not(HasSubstr("EXECUTE")))));
 }
 
 // libpq runs OpenSSL 3 for TLS and SCRAM inside a process linked with BoringSSL, which exports
