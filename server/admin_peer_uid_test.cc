@@ -31,6 +31,7 @@
 #include "server/admin_authentication.h"
 #include "server/admin_service.h"
 #include "server/admin_sessions.h"
+#include "server/admin_test_support.h"
 #include "server/grpc_server.h"
 #include "server/unix_socket.h"
 #include "store/admin_credentials.h"
@@ -44,8 +45,6 @@
 namespace verdict {
 namespace {
 
-constexpr char kSecret[] = "an admin secret for tests only";
-constexpr SecretHashParams kTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 constexpr uid_t kNobody = 65534;
 constexpr gid_t kNoGroup = 65534;
 
@@ -131,15 +130,11 @@ class AdminPeerUidTest : public ::testing::Test {
     store_ = OpenTestStore(path_, clock_);
     ASSERT_NE(store_, nullptr);
     credentials_ = std::make_unique<AdminCredentials>(path_);
-    absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
-    ASSERT_TRUE(hash.ok()) << hash.status();
-    ASSERT_TRUE(credentials_->SetIfAbsent(*hash, clock_.Now()).ok());
+    ASSERT_TRUE(SetTestAdminSecret(*credentials_, clock_.Now()).ok());
     // The principal a mapped uid names must exist, as any principal must: here an operator.
-    StoredAdminPrincipal alice;
-    alice.principal = {.name = "alice", .roles = {AdminRole::kOperator}};
-    alice.secret_hash = *hash;
-    alice.created_at = alice.updated_at = clock_.Now();
-    ASSERT_TRUE(credentials_->CreatePrincipal(alice).ok());
+    ASSERT_TRUE(AddTestPrincipal(*credentials_, "alice", {AdminRole::kOperator}, kTestAdminSecret,
+                                 clock_.Now())
+                    .ok());
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(),
                                                  AdminAuthOptions{.hash_params = kTestHashParams});
     session_store_ = std::make_unique<AdminSessions>(path_);
@@ -260,9 +255,9 @@ TEST_F(AdminPeerUidTest, AnUnmappedLocalUserNeedsTheSecret) {
   v1::ListAgentsResponse agents;
   EXPECT_EQ(nobody->ListAgents(With(""), {}, &agents).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_TRUE(nobody->ListAgents(With(kSecret), {}, &agents).ok());
+  EXPECT_TRUE(nobody->ListAgents(With(kTestAdminSecret), {}, &agents).ok());
   v1::CreateSessionResponse session;
-  EXPECT_TRUE(nobody->CreateSession(With(kSecret), {}, &session).ok());
+  EXPECT_TRUE(nobody->CreateSession(With(kTestAdminSecret), {}, &session).ok());
   EXPECT_EQ(session.principal(), "admin") << "the secret's principal, not a mapped one";
 }
 

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "decision/admin/roles.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/admin_test_support.h"
 #include "server/grpc_server.h"
 #include "server/metrics.h"
 #include "server/proto_convert.h"
@@ -42,8 +43,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-constexpr char kSecret[] = "an admin secret for tests only";
 
 class AdminServiceTest : public testing::Test {
  protected:
@@ -65,9 +64,7 @@ class AdminServiceTest : public testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
     credentials_ = std::make_unique<AdminCredentials>(path_);
-    absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
-    ASSERT_TRUE(hash.ok()) << hash.status();
-    ASSERT_TRUE(credentials_->SetIfAbsent(*hash, clock_.Now()).ok());
+    ASSERT_TRUE(SetTestAdminSecret(*credentials_, clock_.Now()).ok());
     // The approvers the approval tests vote as.
     for (const char* approver : {"carol", "dave", "erin"}) {
       AddPrincipal(approver, {AdminRole::kApprover});
@@ -99,12 +96,9 @@ class AdminServiceTest : public testing::Test {
 
   // A context carrying `secret` as the admin credential ("" for none), for the principal named
   // `principal` ("" names none: "admin").
-  static std::unique_ptr<grpc::ClientContext> Context(absl::string_view secret = kSecret,
+  static std::unique_ptr<grpc::ClientContext> Context(absl::string_view secret = kTestAdminSecret,
                                                       absl::string_view principal = "") {
-    auto context = std::make_unique<grpc::ClientContext>();
-    if (!secret.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", secret));
-    if (!principal.empty()) context->AddMetadata("verdict-principal", std::string(principal));
-    return context;
+    return AdminCallContext(secret, principal);
   }
 
   // The secret AddPrincipal gives `principal`.
@@ -119,13 +113,9 @@ class AdminServiceTest : public testing::Test {
   // Stores an enabled principal with `roles`, whose secret is SecretOf(name).
   void AddPrincipal(const std::string& name, AdminRoleSet roles,
                     std::vector<std::string> patterns = {}) {
-    absl::StatusOr<std::string> hash = HashSecret(SecretOf(name), kTestHashParams);
-    ASSERT_TRUE(hash.ok()) << hash.status();
-    StoredAdminPrincipal stored;
-    stored.principal = {.name = name, .roles = roles, .grant_patterns = std::move(patterns)};
-    stored.secret_hash = *hash;
-    stored.created_at = stored.updated_at = clock_.Now();
-    ASSERT_TRUE(credentials_->CreatePrincipal(stored).ok());
+    ASSERT_TRUE(AddTestPrincipal(*credentials_, name, roles, SecretOf(name), clock_.Now(),
+                                 std::move(patterns))
+                    .ok());
   }
 
   v1::CreateAgentResponse CreateAgent(absl::string_view name) {
@@ -208,8 +198,6 @@ class AdminServiceTest : public testing::Test {
     }
     return status;
   }
-
-  static constexpr SecretHashParams kTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 
   int AdminClockReads() {
     absl::MutexLock lock(&admin_clock_mutex_);
@@ -611,9 +599,11 @@ TEST_F(AdminServiceTest, AnIssuerGrantsOnlyWithinItsPatterns) {
 
 TEST_F(AdminServiceTest, AnUnknownPrincipalFailsAsAWrongSecretDoes) {
   v1::ListAgentsResponse response;
-  grpc::Status unknown = stub_->ListAgents(Context(kSecret, "nobody").get(), {}, &response);
+  grpc::Status unknown =
+      stub_->ListAgents(Context(kTestAdminSecret, "nobody").get(), {}, &response);
   grpc::Status wrong = stub_->ListAgents(Context("not the secret", "admin").get(), {}, &response);
-  grpc::Status malformed = stub_->ListAgents(Context(kSecret, "bad name!").get(), {}, &response);
+  grpc::Status malformed =
+      stub_->ListAgents(Context(kTestAdminSecret, "bad name!").get(), {}, &response);
   for (const grpc::Status& status : {unknown, wrong, malformed}) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
     EXPECT_EQ(status.error_message(), "invalid admin credential");
@@ -1856,7 +1846,7 @@ TEST_F(AdminAuditTest, TheMintedTokensAndKeySecretsAppearInNoColumnOfTheAuditTab
         const std::string cell = rows.getColumn(column).getString();
         ++cells;
         for (const std::string& secret :
-             {created.token(), rotated.token(), hs_secret, std::string(kSecret)}) {
+             {created.token(), rotated.token(), hs_secret, std::string(kTestAdminSecret)}) {
           EXPECT_THAT(cell, Not(HasSubstr(secret))) << table << "." << rows.getColumnName(column);
         }
       }

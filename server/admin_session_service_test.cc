@@ -16,6 +16,7 @@
 #include "server/admin_authentication.h"
 #include "server/admin_service.h"
 #include "server/admin_sessions.h"
+#include "server/admin_test_support.h"
 #include "server/grpc_server.h"
 #include "store/admin_credentials.h"
 #include "store/admin_sessions.h"
@@ -30,9 +31,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr char kSecret[] = "an admin secret for tests only";
-constexpr SecretHashParams kTestHashParams = {.time_cost = 1, .memory_kib = 1024};
 
 // The stored principals, counting the reads of one: AdminAuthenticator reads the principal
 // once per Argon2id check, and the role check once per call however it was authenticated.
@@ -78,9 +76,7 @@ class AdminSessionServiceTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
     stored_credentials_ = std::make_unique<AdminCredentials>(path_);
-    absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
-    ASSERT_TRUE(hash.ok()) << hash.status();
-    ASSERT_TRUE(stored_credentials_->SetIfAbsent(*hash, clock_.Now()).ok());
+    ASSERT_TRUE(SetTestAdminSecret(*stored_credentials_, clock_.Now()).ok());
     credentials_ = std::make_unique<CountingCredentials>(*stored_credentials_);
     auth_ = std::make_unique<AdminAuthenticator>(*credentials_, clock_.AsFunction(),
                                                  AdminAuthOptions{.hash_params = kTestHashParams});
@@ -108,36 +104,29 @@ class AdminSessionServiceTest : public ::testing::Test {
 
   // A context carrying "authorization: Bearer <credential>" ("" for none).
   static std::unique_ptr<grpc::ClientContext> With(absl::string_view credential) {
-    auto context = std::make_unique<grpc::ClientContext>();
-    if (!credential.empty()) {
-      context->AddMetadata("authorization", absl::StrCat("Bearer ", credential));
-    }
-    return context;
+    return AdminCallContext(credential);
   }
 
   v1::CreateSessionResponse Login(absl::Duration ttl = absl::ZeroDuration()) {
     v1::CreateSessionRequest request;
     request.mutable_ttl()->set_seconds(absl::ToInt64Seconds(ttl));
     v1::CreateSessionResponse response;
-    const grpc::Status status = stub_->CreateSession(With(kSecret).get(), request, &response);
+    const grpc::Status status =
+        stub_->CreateSession(With(kTestAdminSecret).get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response;
   }
 
-  // Stores an enabled operator `name` whose secret is kSecret.
+  // Stores an enabled operator `name` whose secret is kTestAdminSecret.
   void AddOperator(const std::string& name) {
-    absl::StatusOr<std::string> hash = HashSecret(kSecret, kTestHashParams);
-    ASSERT_TRUE(hash.ok()) << hash.status();
-    StoredAdminPrincipal stored;
-    stored.principal = {.name = name, .roles = {AdminRole::kOperator}};
-    stored.secret_hash = *hash;
-    stored.created_at = stored.updated_at = clock_.Now();
-    ASSERT_TRUE(stored_credentials_->CreatePrincipal(stored).ok());
+    ASSERT_TRUE(AddTestPrincipal(*stored_credentials_, name, {AdminRole::kOperator},
+                                 kTestAdminSecret, clock_.Now())
+                    .ok());
   }
 
-  // A session of the principal `name`, whose secret is kSecret.
+  // A session of the principal `name`, whose secret is kTestAdminSecret.
   v1::CreateSessionResponse LoginAs(const std::string& name) {
-    std::unique_ptr<grpc::ClientContext> context = With(kSecret);
+    std::unique_ptr<grpc::ClientContext> context = With(kTestAdminSecret);
     context->AddMetadata("verdict-principal", name);
     v1::CreateSessionResponse response;
     const grpc::Status status = stub_->CreateSession(context.get(), {}, &response);
@@ -212,7 +201,7 @@ TEST_F(AdminSessionServiceTest, TheSecretIsCheckedOnceAndTheSessionAuthenticates
     return credentials_->reads() - before;
   };
   const int by_session = reads_for_ten_calls(session.token());
-  const int by_secret = reads_for_ten_calls(kSecret);
+  const int by_secret = reads_for_ten_calls(kTestAdminSecret);
   EXPECT_EQ(by_secret - by_session, 10) << "no Argon2id check after the first";
 }
 
@@ -240,7 +229,7 @@ TEST_F(AdminSessionServiceTest, ARevokedSessionIsRefusedOnItsNextCall) {
 
   v1::RevokeSessionRequest by_id;
   by_id.set_session_id(kept.session_id());
-  ASSERT_TRUE(Revoke(kSecret, by_id, &revoked).ok());
+  ASSERT_TRUE(Revoke(kTestAdminSecret, by_id, &revoked).ok());
   EXPECT_EQ(revoked, 1);
   EXPECT_EQ(CreateAgent(kept.token()).error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }
@@ -255,7 +244,7 @@ TEST_F(AdminSessionServiceTest, ASessionIsRefusedOnTheNextCallAfterItsPrincipalI
   disable.set_name("olga");
   disable.set_enabled(false);
   v1::SetPrincipalEnabledResponse disabled;
-  ASSERT_TRUE(stub_->SetPrincipalEnabled(With(kSecret).get(), disable, &disabled).ok());
+  ASSERT_TRUE(stub_->SetPrincipalEnabled(With(kTestAdminSecret).get(), disable, &disabled).ok());
 
   const grpc::Status refused = CreateAgent(session.token());
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
@@ -275,7 +264,7 @@ TEST_F(AdminSessionServiceTest, ASessionLosesARoleOnTheNextCallAfterItIsStripped
   strip.set_name("olga");
   strip.add_roles("auditor");
   v1::SetPrincipalRolesResponse stripped;
-  ASSERT_TRUE(stub_->SetPrincipalRoles(With(kSecret).get(), strip, &stripped).ok());
+  ASSERT_TRUE(stub_->SetPrincipalRoles(With(kTestAdminSecret).get(), strip, &stripped).ok());
 
   const grpc::Status refused = CreateAgent(session.token());
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
@@ -298,10 +287,10 @@ TEST_F(AdminSessionServiceTest, ABadTtlIsRefusedAndCreatesNothing) {
   v1::CreateSessionRequest request;
   request.mutable_ttl()->set_seconds(13 * 3600);
   v1::CreateSessionResponse response;
-  EXPECT_EQ(stub_->CreateSession(With(kSecret).get(), request, &response).error_code(),
+  EXPECT_EQ(stub_->CreateSession(With(kTestAdminSecret).get(), request, &response).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   request.mutable_ttl()->set_seconds(-1);
-  EXPECT_EQ(stub_->CreateSession(With(kSecret).get(), request, &response).error_code(),
+  EXPECT_EQ(stub_->CreateSession(With(kTestAdminSecret).get(), request, &response).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(response.token().empty());
 }
@@ -340,7 +329,8 @@ TEST_F(AdminSessionServiceTest, WithoutSessionsConfiguredTheSessionCallsAreUnimp
   Start(/*with_sessions=*/false, PeerUidPrincipals{});
   v1::CreateSessionResponse response;
   EXPECT_EQ(
-      stub_->CreateSession(With(kSecret).get(), v1::CreateSessionRequest(), &response).error_code(),
+      stub_->CreateSession(With(kTestAdminSecret).get(), v1::CreateSessionRequest(), &response)
+          .error_code(),
       grpc::StatusCode::UNIMPLEMENTED);
 }
 
@@ -350,7 +340,7 @@ TEST_F(AdminSessionServiceTest, OnTcpAPeerUidIsNeverMapped) {
   TearDown();
   Start(/*with_sessions=*/true, PeerUidPrincipals{{getuid(), "admin"}});
   EXPECT_EQ(CreateAgent("").error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_TRUE(CreateAgent(kSecret).ok());
+  EXPECT_TRUE(CreateAgent(kTestAdminSecret).ok());
 }
 
 }  // namespace
