@@ -548,12 +548,12 @@ class TransportLimitsTest(unittest.TestCase):
     binary = None  # set from the command line; the runfile by default
     flags = LIMIT_FLAGS
     # How many times the memory of an uninstrumented build the verdictd under test takes for
-    # the same work: 1, or 8 for a ThreadSanitizer build (--memory_factor=8, which the BUILD file
-    # passes under --config=tsan). TSan keeps shadow memory beside every byte the program
-    # touches, 5 to 10 times its memory by TSan's own documentation (the trickle attack peaked
-    # at 993 MiB under TSan against a 192 MiB bound). Every RSS bound scales with it, and so does
-    # what an unbounded attack holds (590 and 362 MB uninstrumented, RELIABILITY.md), so the
-    # bounds still tell the two apart.
+    # the same work: 1; 8 for a ThreadSanitizer build, 6 for an AddressSanitizer one (the BUILD
+    # file passes them under --config=tsan and --config=asan). TSan keeps shadow memory beside
+    # every byte the program touches, 5 to 10 times its memory by TSan's own documentation (the
+    # trickle attack peaked at 993 MiB under TSan against a 192 MiB bound). Every RSS bound
+    # scales with it, and so does what an unbounded attack holds (590 and 362 MB uninstrumented,
+    # RELIABILITY.md), so the bounds still tell the two apart.
     memory_factor = 1
 
     # A fresh server for each attack, so one attack's leftovers do not count against the next
