@@ -173,10 +173,7 @@ class AdminPeerUidTest : public ::testing::Test {
 
   // A fresh context for one call, carrying "authorization: Bearer <credential>" unless it is "".
   grpc::ClientContext* With(absl::string_view credential) {
-    contexts_.push_back(std::make_unique<grpc::ClientContext>());
-    if (!credential.empty()) {
-      contexts_.back()->AddMetadata("authorization", absl::StrCat("Bearer ", credential));
-    }
+    contexts_.push_back(AdminCallContext(credential));
     return contexts_.back().get();
   }
 

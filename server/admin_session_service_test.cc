@@ -102,17 +102,12 @@ class AdminSessionServiceTest : public ::testing::Test {
     if (server_ != nullptr) server_->Shutdown(absl::Seconds(5));
   }
 
-  // A context carrying "authorization: Bearer <credential>" ("" for none).
-  static std::unique_ptr<grpc::ClientContext> With(absl::string_view credential) {
-    return AdminCallContext(credential);
-  }
-
   v1::CreateSessionResponse Login(absl::Duration ttl = absl::ZeroDuration()) {
     v1::CreateSessionRequest request;
     request.mutable_ttl()->set_seconds(absl::ToInt64Seconds(ttl));
     v1::CreateSessionResponse response;
     const grpc::Status status =
-        stub_->CreateSession(With(kTestAdminSecret).get(), request, &response);
+        stub_->CreateSession(AdminCallContext(kTestAdminSecret).get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response;
   }
@@ -126,8 +121,7 @@ class AdminSessionServiceTest : public ::testing::Test {
 
   // A session of the principal `name`, whose secret is kTestAdminSecret.
   v1::CreateSessionResponse LoginAs(const std::string& name) {
-    std::unique_ptr<grpc::ClientContext> context = With(kTestAdminSecret);
-    context->AddMetadata("verdict-principal", name);
+    std::unique_ptr<grpc::ClientContext> context = AdminCallContext(kTestAdminSecret, name);
     v1::CreateSessionResponse response;
     const grpc::Status status = stub_->CreateSession(context.get(), {}, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
@@ -140,7 +134,8 @@ class AdminSessionServiceTest : public ::testing::Test {
     request.set_owner("alice");
     request.set_name("bot");
     v1::CreateAgentResponse response;
-    const grpc::Status status = stub_->CreateAgent(With(credential).get(), request, &response);
+    const grpc::Status status =
+        stub_->CreateAgent(AdminCallContext(credential).get(), request, &response);
     if (id != nullptr) *id = response.agent().id();
     return status;
   }
@@ -152,13 +147,14 @@ class AdminSessionServiceTest : public ::testing::Test {
     request.mutable_permission()->add_actions("read");
     request.mutable_permission()->set_effect(v1::EFFECT_ALLOW);
     v1::GrantPermissionResponse response;
-    return stub_->GrantPermission(With(credential).get(), request, &response);
+    return stub_->GrantPermission(AdminCallContext(credential).get(), request, &response);
   }
 
   grpc::Status Revoke(absl::string_view credential, const v1::RevokeSessionRequest& request,
                       uint32_t* revoked = nullptr) {
     v1::RevokeSessionResponse response;
-    const grpc::Status status = stub_->RevokeSession(With(credential).get(), request, &response);
+    const grpc::Status status =
+        stub_->RevokeSession(AdminCallContext(credential).get(), request, &response);
     if (revoked != nullptr) *revoked = response.revoked();
     return status;
   }
@@ -244,13 +240,15 @@ TEST_F(AdminSessionServiceTest, ASessionIsRefusedOnTheNextCallAfterItsPrincipalI
   disable.set_name("olga");
   disable.set_enabled(false);
   v1::SetPrincipalEnabledResponse disabled;
-  ASSERT_TRUE(stub_->SetPrincipalEnabled(With(kTestAdminSecret).get(), disable, &disabled).ok());
+  ASSERT_TRUE(
+      stub_->SetPrincipalEnabled(AdminCallContext(kTestAdminSecret).get(), disable, &disabled)
+          .ok());
 
   const grpc::Status refused = CreateAgent(session.token());
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(refused.error_message(), HasSubstr("\"olga\" is disabled"));
   v1::ListAgentsResponse listed;
-  EXPECT_EQ(stub_->ListAgents(With(session.token()).get(), {}, &listed).error_code(),
+  EXPECT_EQ(stub_->ListAgents(AdminCallContext(session.token()).get(), {}, &listed).error_code(),
             grpc::StatusCode::PERMISSION_DENIED)
       << "a read too";
 }
@@ -264,21 +262,22 @@ TEST_F(AdminSessionServiceTest, ASessionLosesARoleOnTheNextCallAfterItIsStripped
   strip.set_name("olga");
   strip.add_roles("auditor");
   v1::SetPrincipalRolesResponse stripped;
-  ASSERT_TRUE(stub_->SetPrincipalRoles(With(kTestAdminSecret).get(), strip, &stripped).ok());
+  ASSERT_TRUE(
+      stub_->SetPrincipalRoles(AdminCallContext(kTestAdminSecret).get(), strip, &stripped).ok());
 
   const grpc::Status refused = CreateAgent(session.token());
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(refused.error_message(), HasSubstr("CreateAgent needs the role operator, issuer"));
   v1::ListAgentsResponse listed;
-  EXPECT_TRUE(stub_->ListAgents(With(session.token()).get(), {}, &listed).ok())
+  EXPECT_TRUE(stub_->ListAgents(AdminCallContext(session.token()).get(), {}, &listed).ok())
       << "what its remaining role allows still works";
 }
 
 TEST_F(AdminSessionServiceTest, ASessionCannotCreateAnotherSession) {
   const v1::CreateSessionResponse session = Login();
   v1::CreateSessionResponse response;
-  const grpc::Status status =
-      stub_->CreateSession(With(session.token()).get(), v1::CreateSessionRequest(), &response);
+  const grpc::Status status = stub_->CreateSession(AdminCallContext(session.token()).get(),
+                                                   v1::CreateSessionRequest(), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_TRUE(response.token().empty());
 }
@@ -287,10 +286,12 @@ TEST_F(AdminSessionServiceTest, ABadTtlIsRefusedAndCreatesNothing) {
   v1::CreateSessionRequest request;
   request.mutable_ttl()->set_seconds(13 * 3600);
   v1::CreateSessionResponse response;
-  EXPECT_EQ(stub_->CreateSession(With(kTestAdminSecret).get(), request, &response).error_code(),
+  EXPECT_EQ(stub_->CreateSession(AdminCallContext(kTestAdminSecret).get(), request, &response)
+                .error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   request.mutable_ttl()->set_seconds(-1);
-  EXPECT_EQ(stub_->CreateSession(With(kTestAdminSecret).get(), request, &response).error_code(),
+  EXPECT_EQ(stub_->CreateSession(AdminCallContext(kTestAdminSecret).get(), request, &response)
+                .error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(response.token().empty());
 }
@@ -303,7 +304,7 @@ TEST_F(AdminSessionServiceTest, ASessionTokenSentAsAnIdOrAResourceIsNeverQuoted)
   v1::GetAgentRequest get;
   get.set_agent_id(session.token());
   v1::GetAgentResponse got;
-  const grpc::Status by_id = stub_->GetAgent(With(session.token()).get(), get, &got);
+  const grpc::Status by_id = stub_->GetAgent(AdminCallContext(session.token()).get(), get, &got);
   EXPECT_FALSE(by_id.ok());
   EXPECT_THAT(by_id.error_message(), Not(HasSubstr(session.token().substr(4))));
 
@@ -313,7 +314,7 @@ TEST_F(AdminSessionServiceTest, ASessionTokenSentAsAnIdOrAResourceIsNeverQuoted)
   grant.mutable_permission()->add_actions("read");
   v1::GrantPermissionResponse granted;
   const grpc::Status by_resource =
-      stub_->GrantPermission(With(session.token()).get(), grant, &granted);
+      stub_->GrantPermission(AdminCallContext(session.token()).get(), grant, &granted);
   EXPECT_FALSE(by_resource.ok());
   EXPECT_THAT(by_resource.error_message(), Not(HasSubstr(session.token().substr(4))));
 }
@@ -328,10 +329,11 @@ TEST_F(AdminSessionServiceTest, WithoutSessionsConfiguredTheSessionCallsAreUnimp
   TearDown();
   Start(/*with_sessions=*/false, PeerUidPrincipals{});
   v1::CreateSessionResponse response;
-  EXPECT_EQ(
-      stub_->CreateSession(With(kTestAdminSecret).get(), v1::CreateSessionRequest(), &response)
-          .error_code(),
-      grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(stub_
+                ->CreateSession(AdminCallContext(kTestAdminSecret).get(),
+                                v1::CreateSessionRequest(), &response)
+                .error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
 }
 
 // The mapping names this process's own uid, so a mapped call over a unix socket would pass; over
