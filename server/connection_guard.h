@@ -3,18 +3,28 @@
 //   - request metadata: gRPC checks GRPC_ARG_MAX_METADATA_SIZE against the value the client has
 //     acknowledged (16 MiB until it does, and an attacker never does), and only once a header is
 //     complete: it buffers a header block whole, copying it again for every CONTINUATION frame.
-//     The guard counts each header block's bytes as they arrive and closes the connection as
-//     soon as one is over the limit, before gRPC holds it.
+//     The guard counts each header block's bytes as they arrive and ends the connection as soon
+//     as one is over the limit, before gRPC holds it.
+//   - unfinished messages: gRPC's memory quota cancels calls holding half-sent messages only as
+//     fast as its reclaimer runs, which a client pushing at full speed outruns (peaks of 150 to
+//     230 MiB against a 64 MiB quota). The guard ends a connection whose unfinished messages
+//     are over its share, and one that asks for more while all connections together hold their
+//     limit (client_frame_meter.h says what counts).
 //   - connections: gRPC has no limit on how many are open; the guard holds them to one. At the
 //     limit a new connection takes the place of the one that has been idle longest (no byte
-//     either way for the longest time), so a client that holds every connection open cannot keep
-//     a health probe's new connection out: the probe is the most recent to act, an idle or
+//     read from it for the longest time), so a client that holds every connection open cannot
+//     keep a health probe's new connection out: the probe is the most recent to act, an idle or
 //     trickling attacker's connections the least.
 //
-// gRPC keeps its own listener (its addresses, unix sockets, peer names); the guard takes each
-// accepted socket over through GRPC_ARG_SOCKET_MUTATOR, before gRPC reads from it: the socket's
-// descriptor number then names one end of a socket pair that gRPC serves, and the guard relays
-// the bytes between the client and the pair's other end on a thread of its own.
+// gRPC keeps its own listener (its addresses, unix sockets, peer names) and reads each accepted
+// socket itself; the guard registers the socket through GRPC_ARG_SOCKET_MUTATOR before gRPC
+// reads from it, and meters what gRPC reads in line: server/guarded_socket_calls.cc defines the
+// process's recvmsg and close (which libgrpc's TCP endpoint calls), and hands every read of a
+// registered socket to the guard on gRPC's own thread. To end a connection the guard shuts its
+// socket down and reports the end of the stream to gRPC, which then closes it. No thread of the
+// guard's own and no copy stand between the client and gRPC (a relay thread did until issue
+// 21: two more thread wake-ups per call, almost half of a call's CPU at one call in flight,
+// bench/PERFORMANCE.md).
 //
 //   std::shared_ptr<ConnectionGuard> guard = ConnectionGuard::Start({.max_connections = 100});
 //   builder.SetOption(guard->ServerBuilderOption());
@@ -22,136 +32,96 @@
 #define VERDICT_SERVER_CONNECTION_GUARD_H_
 
 #include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <thread>
-#include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
+#include "server/client_frame_meter.h"
 
 namespace verdict {
-
-// Counts the bytes of every HTTP/2 header block a client sends (a HEADERS frame and the
-// CONTINUATION frames after it), reading the client's byte stream from its connection preface on.
-// A pure parser of frame headers: payloads are skipped, not decoded.
-//
-// It also counts the streams a client opens before it acknowledges the server's SETTINGS: gRPC
-// holds a client to its stream limit only from that acknowledgement on (a client that never
-// sends it, or sends it late, opened thousands of streams on one connection in
-// tests/reliability/transport_limits_test.py), so more than `max_streams_before_ack` by then
-// closes the connection. A client that reads the server's first frame, as every HTTP/2 client
-// does before it may know the limit, acknowledges long before.
-class HeaderBlockMeter {
- public:
-  explicit HeaderBlockMeter(size_t max_block_bytes, uint32_t max_streams_before_ack = 100)
-      : max_block_bytes_(max_block_bytes), max_streams_before_ack_(max_streams_before_ack) {}
-
-  // Takes the next bytes the client sent. False once a header block is over the limit, judged
-  // from the frame header that announces its length (before its payload is read), or once the
-  // client has opened more streams than allowed before acknowledging SETTINGS; and from then on.
-  bool Read(absl::string_view bytes);
-
- private:
-  static constexpr size_t kPrefaceBytes = 24;  // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-  static constexpr size_t kFrameHeaderBytes = 9;
-
-  const size_t max_block_bytes_;
-  const uint32_t max_streams_before_ack_;
-  bool settings_acknowledged_ = false;
-  uint32_t streams_before_ack_ = 0;
-  uint32_t last_stream_id_ = 0;
-  size_t preface_left_ = kPrefaceBytes;
-  uint8_t frame_header_[kFrameHeaderBytes] = {};
-  size_t frame_header_have_ = 0;
-  size_t payload_left_ = 0;
-  size_t block_bytes_ = 0;
-  bool over_limit_ = false;
-};
 
 class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
  public:
   struct Options {
     // Connections open at once through the guard. One more ends the connection idle longest
-    // (see the file comment); while the relay has not caught up, accepted connections past
-    // twice this are closed at once.
+    // (see the file comment).
     int max_connections = 100;
     // The largest header block (HEADERS plus CONTINUATION frames, HPACK-encoded) a client may
-    // send; one larger closes its connection.
+    // send; one larger ends its connection.
     size_t max_header_block_bytes = 16 << 10;
     // The streams a client may open before it acknowledges the server's SETTINGS (which carry
-    // gRPC's own per-connection limit); one more closes its connection.
+    // gRPC's own per-connection limit); one more ends its connection.
     uint32_t max_streams_before_ack = 100;
+    // Unfinished messages (client_frame_meter.h) one connection may hold; more ends it. At least
+    // the largest message a call may send, so that one call sent in many frames passes.
+    size_t max_unfinished_bytes_per_connection = 8 << 20;
+    // Unfinished messages all connections together may hold: a connection that asks for more
+    // beyond it is ended.
+    size_t max_unfinished_bytes = 128 << 20;
   };
 
-  // Starts the relay thread.
   static std::shared_ptr<ConnectionGuard> Start(const Options& options);
-  // Stops the relay thread and closes every connection it still relays.
-  ~ConnectionGuard();
 
   ConnectionGuard(const ConnectionGuard&) = delete;
   ConnectionGuard& operator=(const ConnectionGuard&) = delete;
 
   // A ServerBuilder option that hands every connection the server accepts to this guard. The
-  // server keeps the guard alive for as long as it needs it.
+  // server keeps the guard alive for as long as it needs it, and so does every connection the
+  // guard still meters.
   std::unique_ptr<grpc::ServerBuilderOption> ServerBuilderOption();
 
-  // Takes over the accepted socket `fd` before gRPC reads from it (see the file comment); past
-  // twice max_connections, or when no socket pair can be made, shuts the socket down instead, so
-  // gRPC sees the connection end at once. Thread-safe; called on gRPC's accepting thread.
+  // Meters the accepted socket `fd` from now on (see the file comment), ending the connection
+  // idle longest if this one is over max_connections. Thread-safe; called on gRPC's accepting
+  // thread, before gRPC reads from `fd`.
   void TakeOver(int fd);
 
   struct Counters {
-    int64_t open = 0;                     // connections relayed now
-    int64_t refused_over_limit = 0;       // connections closed at once: max_connections reached
+    int64_t open = 0;                     // connections metered now
+    int64_t refused_over_limit = 0;       // connections ended at once: none could be metered
     int64_t evicted_idle = 0;             // connections ended to make room for a newer one
-    int64_t closed_for_header_block = 0;  // connections closed for a header block over the limit
+    int64_t closed_for_header_block = 0;  // ended for a header block (or streams) over the limit
+    int64_t closed_for_unfinished = 0;    // ended for unfinished messages over the limit
   };
   Counters counters() const;
 
- private:
-  struct Buffer;
-  struct Connection;
+  // For server/guarded_socket_calls.cc, on the thread that called recvmsg or close: `read`
+  // bytes were just read from `fd` into `message`. Returns what recvmsg returns to its caller:
+  // `read`, or 0 (the end of the stream) once the guard has ended the connection.
+  static ssize_t AfterRead(int fd, const msghdr& message, ssize_t read);
+  // `fd` is about to be closed: the guard forgets it.
+  static void BeforeClose(int fd);
 
-  explicit ConnectionGuard(const Options& options, int epoll_fd, int wake_fd);
-  void Run();
-  void Adopt(int client_fd, int server_fd);
-  void OnReady(uint64_t key, uint32_t events);
-  // Moves bytes both ways as far as the sockets allow, reading only the sides epoll reported
-  // readable (`read_client`, `read_server`): a read that would block costs a system call, and
-  // epoll reports a side again as long as it has bytes. False when the connection is over.
-  bool Pump(Connection& connection, bool read_client, bool read_server);
-  void UpdateInterest(Connection& connection);
-  // Closes the connections gRPC ended whose clients have had long enough to hang up.
-  void EndLingering();
-  // Ends the connections idle longest until no more than max_connections are relayed.
-  void EvictIdlest();
-  void Close(uint64_t id);
+ private:
+  struct Socket;
+  class Registry;
+
+  explicit ConnectionGuard(const Options& options) : options_(options) {}
+  ssize_t Meter(Socket& socket, const msghdr& message, size_t read);
+  // Shuts the socket down (gRPC then reads the end of the stream and closes it).
+  void End(Socket& socket);
+  // Ends the connections idle longest until fewer than max_connections are open. Registry's
+  // mutex held.
+  void MakeRoom();
+  // Forgets the socket registered under `fd`, if any. Registry's mutex held.
+  static void ForgetLocked(int fd);
+
+  static Registry& registry();
 
   const Options options_;
-  const int epoll_fd_;
-  const int wake_fd_;  // an eventfd: new connections to adopt, or stop
   std::atomic<int64_t> open_{0};
   std::atomic<int64_t> refused_over_limit_{0};
   std::atomic<int64_t> closed_for_header_block_{0};
+  std::atomic<int64_t> closed_for_unfinished_{0};
   std::atomic<int64_t> evicted_idle_{0};
-
-  absl::Mutex mutex_;
-  std::vector<std::pair<int, int>> to_adopt_ ABSL_GUARDED_BY(mutex_);  // {client, server}
-  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
-
-  // Owned by the relay thread alone.
-  std::vector<std::unique_ptr<Connection>> connections_;  // by id; null once closed
-  std::vector<uint64_t> free_ids_;
-  std::vector<uint64_t> closing_;  // ids of connections gRPC ended, lingering
-  int64_t relayed_ = 0;            // connections in connections_
-  uint64_t activity_ = 0;          // stamps Connection::last_active: higher is more recent
-  std::thread relay_;
+  std::atomic<uint64_t> activity_{0};  // stamps Socket::last_active: higher is more recent
+  std::atomic<int64_t> unfinished_bytes_{0};
+  // This guard's sockets still open (ended or not); under the registry's mutex.
+  std::vector<Socket*> sockets_;
 };
 
 }  // namespace verdict

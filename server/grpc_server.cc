@@ -44,8 +44,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // start and share its connections, each answering from its own database. A port in use is an
   // error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(max_receive_message_bytes);
-  std::shared_ptr<ConnectionGuard> guard = ApplyTransportLimits(limits, builder);
+  std::shared_ptr<ConnectionGuard> guard =
+      ApplyTransportLimits(limits, max_receive_message_bytes, builder);
 
   std::vector<std::string> service_names;
   for (const NamedService& named : services) {
@@ -96,9 +96,8 @@ void GrpcServer::AdoptConnection(int fd) {
     return;
   }
   // gRPC's socket mutator sees only the connections its own listener accepts: this one is given
-  // to the guard here (max_connections, header block limit). The guard then serves gRPC the end
-  // of a socket pair under the same number, whose peer is this process: the client's uid is
-  // read before, and recorded with what the number names once the guard took it over.
+  // to the guard here (max_connections, header block limit, half-sent messages) before gRPC
+  // reads from it.
   const std::optional<uid_t> uid = PeerUid(fd);
   guard_->TakeOver(fd);
   RememberAdoptedPeer(fd, uid);

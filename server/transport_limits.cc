@@ -20,7 +20,9 @@ constexpr int kMinClientPingIntervalMs = 10 * 1000;
 }  // namespace
 
 std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& limits,
+                                                      int max_receive_message_bytes,
                                                       grpc::ServerBuilder& builder) {
+  builder.SetMaxReceiveMessageSize(max_receive_message_bytes);
   grpc::ResourceQuota quota("verdict-transport");
   quota.Resize(static_cast<size_t>(limits.max_memory_bytes));
   builder.SetResourceQuota(quota);
@@ -54,6 +56,9 @@ std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& lim
   guard.max_connections = limits.max_connections;
   guard.max_header_block_bytes = kMaxMetadataBytes;
   guard.max_streams_before_ack = kMaxConcurrentStreams;
+  // A message arrives frame after frame: the largest one a call may send passes whole.
+  guard.max_unfinished_bytes_per_connection = 2 * static_cast<size_t>(max_receive_message_bytes);
+  guard.max_unfinished_bytes = static_cast<size_t>(limits.max_unfinished_bytes);
   std::shared_ptr<ConnectionGuard> started = ConnectionGuard::Start(guard);
   builder.SetOption(started->ServerBuilderOption());
   return started;

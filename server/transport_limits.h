@@ -11,10 +11,12 @@
 //     start (gRPC's connection age: a GOAWAY at half of it, every call still open cancelled at
 //     the end), so a call without a deadline, a half-sent message or an answer never read is
 //     ended and its memory freed;
-//   - concurrency: 100 streams per connection, max_connections connections (ConnectionGuard).
+//   - concurrency: 100 streams per connection, max_connections connections (ConnectionGuard);
+//   - half-sent messages: what gRPC holds of messages not yet whole, per connection and over all
+//     of them (ConnectionGuard), below what its memory quota can reclaim in time.
 //
 //   grpc::ServerBuilder builder;
-//   ApplyTransportLimits(TransportLimits{}, builder);
+//   ApplyTransportLimits(TransportLimits{}, /*max_receive_message_bytes=*/4 << 20, builder);
 #ifndef VERDICT_SERVER_TRANSPORT_LIMITS_H_
 #define VERDICT_SERVER_TRANSPORT_LIMITS_H_
 
@@ -41,13 +43,19 @@ struct TransportLimits {
   absl::Duration max_call_duration = absl::Minutes(5);
   // Connections open at once on a listener.
   int max_connections = 100;
+  // Bytes of half-sent messages all connections together may hold (server/client_frame_meter.h
+  // says what counts); one connection may hold twice the largest message. verdictd gives it half
+  // of max_memory_bytes.
+  int64_t max_unfinished_bytes = int64_t{128} << 20;
 };
 
-// Sets the limits on `builder` (call before BuildAndStart). Returns the listener's connection
-// guard: connections gRPC accepts itself reach it through the socket mutator, but one handed to
-// the server from outside (grpc::AddInsecureChannelFromFd) does not, and must be given to its
-// TakeOver first (GrpcServer::AdoptConnection does).
+// Sets the limits on `builder` (call before BuildAndStart), with messages of up to
+// `max_receive_message_bytes` (a larger one is refused with RESOURCE_EXHAUSTED). Returns the
+// listener's connection guard: connections gRPC accepts itself reach it through the socket mutator,
+// but one handed to the server from outside (grpc::AddInsecureChannelFromFd) does not, and must be
+// given to its TakeOver first (GrpcServer::AdoptConnection does).
 std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& limits,
+                                                      int max_receive_message_bytes,
                                                       grpc::ServerBuilder& builder);
 
 }  // namespace verdict

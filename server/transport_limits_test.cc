@@ -39,10 +39,11 @@ class AnsweringService : public v1::DecisionService::CallbackService {
 
 class TransportLimitsTest : public ::testing::Test {
  protected:
-  void StartServer(const TransportLimits& limits) {
+  void StartServer(const TransportLimits& limits,
+                   int max_receive_message_bytes = kMaxReceiveMessageBytes) {
     absl::StatusOr<std::unique_ptr<GrpcServer>> server =
         GrpcServer::Start("127.0.0.1:0", {{v1::DecisionService::service_full_name(), &service_}},
-                          Reflection::kOff, kMaxReceiveMessageBytes, limits);
+                          Reflection::kOff, max_receive_message_bytes, limits);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
     server_->SetServing(true);
@@ -151,6 +152,72 @@ bool ClosedByServerWithin(int fd, absl::Duration timeout) {
   return false;
 }
 
+// Reads what the server sends until it acknowledges the client's SETTINGS, which it does once
+// it has read them: gRPC, and the guard in line with its reads, have then read the client's
+// opening. False if the connection
+// ends first or `timeout` passes.
+bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::string read;
+  size_t at = 0;  // the next frame header in `read`
+  while (absl::Now() < deadline) {
+    while (read.size() >= at + 9) {
+      const size_t length = (size_t{static_cast<uint8_t>(read[at])} << 16) |
+                            (size_t{static_cast<uint8_t>(read[at + 1])} << 8) |
+                            static_cast<uint8_t>(read[at + 2]);
+      if (read[at + 3] == 4 && (read[at + 4] & 1) != 0) return true;  // SETTINGS, ACK
+      at += 9 + length;
+    }
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()))) <= 0) {
+      continue;
+    }
+    char buffer[4096];
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) return false;
+    read.append(buffer, static_cast<size_t>(n));
+  }
+  return false;
+}
+
+// Whether the server has closed the connection, without waiting.
+bool ClosedByServerNow(int fd) {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+    if (n == 0) return true;
+    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+  }
+}
+
+// Reads the server's frames until `streams` streams have ended (a HEADERS or DATA frame with
+// END_STREAM: the calls' trailers). False if the connection ends first or `timeout` passes.
+bool StreamsEndedWithin(int fd, int streams, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::string read;
+  size_t at = 0;  // the next frame header in `read`
+  int ended = 0;
+  while (absl::Now() < deadline) {
+    while (read.size() >= at + 9) {
+      const size_t length = (size_t{static_cast<uint8_t>(read[at])} << 16) |
+                            (size_t{static_cast<uint8_t>(read[at + 1])} << 8) |
+                            static_cast<uint8_t>(read[at + 2]);
+      const uint8_t type = read[at + 3];
+      if (type <= 1 && (read[at + 4] & 1) != 0 && ++ended == streams) return true;
+      at += 9 + length;
+    }
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()))) <= 0) {
+      continue;
+    }
+    char buffer[4096];
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) return false;
+    read.append(buffer, static_cast<size_t>(n));
+  }
+  return false;
+}
+
 TEST_F(TransportLimitsTest, AnOrdinaryCallIsAnswered) {
   StartServer(TransportLimits());
   EXPECT_TRUE(Authorize().ok());
@@ -186,6 +253,8 @@ TEST_F(TransportLimitsTest, RequestMetadataOverTheLimitClosesTheConnection) {
   EXPECT_TRUE(ClosedByServerWithin(fd, absl::Seconds(10)));
   close(fd);
   EXPECT_TRUE(Authorize().ok());
+  // Ended by the guard, which meters what gRPC reads from the client's own socket.
+  EXPECT_EQ(server_->connection_counters().closed_for_header_block, 1);
 }
 
 TEST_F(TransportLimitsTest, RequestMetadataWithinTheLimitIsServed) {
@@ -211,6 +280,66 @@ TEST_F(TransportLimitsTest, RequestMetadataWithinTheLimitIsServed) {
   close(fd);
 }
 
+// A message sent in part waits in gRPC's memory for the rest. A connection may leave twice the
+// largest message unfinished (here 2 x 16 KiB); past that it is ended.
+TEST_F(TransportLimitsTest, AConnectionHoldingTooMuchOfHalfSentMessagesIsEnded) {
+  StartServer(TransportLimits(), /*max_receive_message_bytes=*/16 << 10);
+  const int fd = Connect();
+  ASSERT_GE(fd, 0);
+  // Three streams, each 12 KiB into a 16 KiB message: 36 KiB unfinished.
+  std::string frames = Opening();
+  for (uint8_t stream = 1; stream <= 5; stream += 2) {
+    frames += Frame(1, 4, stream, AuthorizeHeaders()) +
+              Frame(0, 0, stream, std::string("\0\0\0\x40\0", 5) + std::string(12 << 10, 'a'));
+  }
+  SendAll(fd, frames);
+  EXPECT_TRUE(ClosedByServerWithin(fd, absl::Seconds(10)));
+  close(fd);
+  EXPECT_EQ(server_->connection_counters().closed_for_unfinished, 1);
+}
+
+// Messages that end are no longer unfinished: a connection may send any number of them.
+TEST_F(TransportLimitsTest, MessagesThatEndNoLongerCount) {
+  StartServer(TransportLimits(), /*max_receive_message_bytes=*/16 << 10);
+  const int fd = Connect();
+  ASSERT_GE(fd, 0);
+  // Each message 12 KiB, sent in two frames, the second ending the stream: 60 KiB in all.
+  std::string frames = Opening();
+  for (uint8_t stream = 1; stream <= 9; stream += 2) {
+    frames += Frame(1, 4, stream, AuthorizeHeaders()) +
+              Frame(0, 0, stream, std::string("\0\0\0\x30\0", 5) + std::string(6 << 10, 'a')) +
+              Frame(0, 1, stream, std::string(6 << 10, 'a'));
+  }
+  ASSERT_TRUE(SendAll(fd, frames));
+  EXPECT_TRUE(StreamsEndedWithin(fd, 5, absl::Seconds(10)));
+  close(fd);
+  EXPECT_EQ(server_->connection_counters().closed_for_unfinished, 0);
+}
+
+// Over all connections together: each may hold its share, but one that asks for more once they
+// hold the listener's limit is ended, and the others are kept.
+TEST_F(TransportLimitsTest, HalfSentMessagesOverTheListenersLimitEndTheConnectionAskingForMore) {
+  TransportLimits limits;
+  limits.max_unfinished_bytes = 40 << 10;
+  StartServer(limits, /*max_receive_message_bytes=*/16 << 10);
+  const std::string half_sent =
+      Frame(1, 4, 1, AuthorizeHeaders()) +
+      Frame(0, 0, 1, std::string("\0\0\0\x40\0", 5) + std::string(12 << 10, 'a')) +
+      Frame(0, 0, 1, std::string(12 << 10, 'a'));  // 24 KiB unfinished, under 32
+  const int first = Connect();
+  ASSERT_GE(first, 0);
+  ASSERT_TRUE(SendAll(first, Opening() + half_sent));
+  ASSERT_TRUE(SettingsAcknowledgedWithin(first, absl::Seconds(10)));
+  const int second = Connect();
+  ASSERT_GE(second, 0);
+  SendAll(second, Opening() + half_sent);  // 48 KiB together
+  EXPECT_TRUE(ClosedByServerWithin(second, absl::Seconds(10)));
+  EXPECT_FALSE(ClosedByServerNow(first));
+  EXPECT_EQ(server_->connection_counters().closed_for_unfinished, 1);
+  close(first);
+  close(second);
+}
+
 // A call whose message never completes (and that set no deadline) is ended with its connection.
 TEST_F(TransportLimitsTest, AHalfSentCallIsEndedWithinTheMaximumCallDuration) {
   TransportLimits limits;
@@ -227,43 +356,6 @@ TEST_F(TransportLimitsTest, AHalfSentCallIsEndedWithinTheMaximumCallDuration) {
   // Half of it for the GOAWAY (with gRPC's 10% jitter), the other half of grace.
   EXPECT_GE(absl::Now() - start, absl::Seconds(1.8));
   close(fd);
-}
-
-// Reads what the server sends until it acknowledges the client's SETTINGS, which it does once
-// it has read them: the guard has then relayed the client's opening. False if the connection
-// ends first or `timeout` passes.
-bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  std::string read;
-  size_t at = 0;  // the next frame header in `read`
-  while (absl::Now() < deadline) {
-    while (read.size() >= at + 9) {
-      const size_t length = (size_t{static_cast<uint8_t>(read[at])} << 16) |
-                            (size_t{static_cast<uint8_t>(read[at + 1])} << 8) |
-                            static_cast<uint8_t>(read[at + 2]);
-      if (read[at + 3] == 4 && (read[at + 4] & 1) != 0) return true;  // SETTINGS, ACK
-      at += 9 + length;
-    }
-    pollfd ready{fd, POLLIN, 0};
-    if (poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()))) <= 0) {
-      continue;
-    }
-    char buffer[4096];
-    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
-    if (n <= 0) return false;
-    read.append(buffer, static_cast<size_t>(n));
-  }
-  return false;
-}
-
-// Whether the server has closed the connection, without waiting.
-bool ClosedByServerNow(int fd) {
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT);
-    if (n == 0) return true;
-    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
-  }
 }
 
 // A client that holds every connection open must not keep a new one (a health probe's) out:

@@ -80,9 +80,8 @@ class UnixListener {
 std::optional<uid_t> PeerUid(int fd);
 
 // Records the peer uid of a connection handed to GrpcServer::AdoptConnection as descriptor `fd`,
-// once `fd` names what gRPC will serve (a relay's socket pair, whose peer is this process, when
-// the connection guard took it over), together with that socket's identity (device and inode):
-// CallerIdentity("fd:N") answers the uid only while N still names that very socket.
+// together with that socket's identity (device and inode): CallerIdentity("fd:N") answers the
+// uid only while N still names that very socket.
 void RememberAdoptedPeer(int fd, std::optional<uid_t> uid);
 
 // Who a call's peer (gRPC's ServerContext::peer()) is, for throttling: "uid:1000" for a
