@@ -11,7 +11,12 @@
 #
 #   bench/e2e.sh                                 # 3 rounds of 5 s per setting, 50,000 agents
 #   bench/e2e.sh --rounds 5 --seconds 10 --in_flight "1 64" --transports unix
+#   bench/e2e.sh --baseline /tmp/old             # also an older build, in the same rounds
 #
+# --baseline DIR: DIR holds a verdictd and a null_server built elsewhere (an older commit's
+# `bazel build -c opt //server:verdictd //bench:null_server`, copied there); they run as
+# "old-verdict" and "old-null" beside this tree's, in every round, and the summary adds this
+# build's CPU per call over the old one's.
 # bench/loadgen_e2e.sh is the older end-to-end run with //bench:loadgen and a mix of calls.
 # Environment: VERDICT_BENCH_DIR (dataset cache, default /tmp/verdict-bench),
 # BAZEL_OUTPUT_BASE (build with this --output_base).
@@ -19,9 +24,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source bench/h2load_lib.sh
-agents=50000 rounds=3 seconds=5 in_flight="1 8 64" transports="tcp unix" workers=4
-parse_options "agents rounds seconds in_flight transports workers" "$@"
+agents=50000 rounds=3 seconds=5 in_flight="1 8 64" transports="tcp unix" workers=4 baseline=""
+parse_options "agents rounds seconds in_flight transports workers baseline" "$@"
 in_flights=$in_flight
+servers="verdict null"
+if [[ -n $baseline ]]; then
+  baseline=$(realpath "$baseline")
+  servers="verdict null old-verdict old-null"
+fi
 
 scripts/install-deps.sh nghttp2-client
 build_opt //server:verdictd //bench:null_server //bench:make_dataset
@@ -41,13 +51,15 @@ cp "$dataset" "$work/verdict.db"
 agent=agt_bench_0000042 resource=docs:42:report
 declare -A pid_of target_of response_of
 for transport in $transports; do
-  for server in verdict null; do
+  for server in $servers; do
     if [[ $transport == tcp ]]; then target="127.0.0.1:$(free_port)"; else target="unix:$work/$server.sock"; fi
-    if [[ $server == verdict ]]; then
-      start_and_wait "$server-$transport" "serving on" "$bin/server/verdictd" --listen="$target" \
+    verdictd=$bin/server/verdictd null_server=$bin/bench/null_server
+    if [[ $server == old-* ]]; then verdictd=$baseline/verdictd null_server=$baseline/null_server; fi
+    if [[ $server == *verdict ]]; then
+      start_and_wait "$server-$transport" "serving on" "$verdictd" --listen="$target" \
         --db="$work/verdict.db" --workers="$workers" --admin_listen=off
     else
-      start_and_wait "$server-$transport" "serving on" "$bin/bench/null_server" --listen="$target"
+      start_and_wait "$server-$transport" "serving on" "$null_server" --listen="$target"
     fi
     pids+=("$started_pid")
     pid_of[$server-$transport]=$started_pid
@@ -67,8 +79,8 @@ for key in "${!pid_of[@]}"; do  # warm both servers and their connections' code 
     "${response_of[$key]}" 8 1 1 >/dev/null
 done
 for round in $(seq 1 "$rounds"); do
-  order="verdict null"
-  if ((round % 2 == 0)); then order="null verdict"; fi
+  order=$servers
+  if ((round % 2 == 0)); then order=$(echo "$servers" | tr ' ' '\n' | tac | tr '\n' ' '); fi
   for in_flight in $in_flights; do
     for transport in $transports; do
       for server in $order; do
@@ -82,18 +94,24 @@ done
 
 echo
 echo "== median (min to max) over $rounds rounds"
-printf '%-10s %-6s %-9s %-30s %-30s %-30s %-30s\n' transport in_flight server "requests/s" \
+printf '%-10s %-6s %-12s %-30s %-30s %-30s %-30s\n' transport in_flight server "requests/s" \
   "p50 us" "p99 us" "server CPU us per call"
 for transport in $transports; do
   for in_flight in $in_flights; do
-    for server in verdict null; do
+    for server in $servers; do
       label="$server/$transport/$in_flight"
-      printf '%-10s %-9s %-9s %-30s %-30s %-30s %-30s\n' "$transport" "$in_flight" "$server" \
+      printf '%-10s %-9s %-12s %-30s %-30s %-30s %-30s\n' "$transport" "$in_flight" "$server" \
         "$(summarize "$label" qps)" "$(summarize "$label" p50_us)" "$(summarize "$label" p99_us)" \
         "$(summarize "$label" cpu_us_per_call)"
     done
     echo "  verdictd over the null server, same round: CPU per call" \
       "$(ratio_summary "verdict/$transport/$in_flight" "null/$transport/$in_flight" cpu_us_per_call)," \
       "requests/s $(ratio_summary "verdict/$transport/$in_flight" "null/$transport/$in_flight" qps)"
+    if [[ -n $baseline ]]; then
+      echo "  this build over the baseline's, same round: verdictd CPU per call" \
+        "$(ratio_summary "verdict/$transport/$in_flight" "old-verdict/$transport/$in_flight" cpu_us_per_call)," \
+        "null server $(ratio_summary "null/$transport/$in_flight" "old-null/$transport/$in_flight" cpu_us_per_call);" \
+        "the baseline's verdictd over its null server $(ratio_summary "old-verdict/$transport/$in_flight" "old-null/$transport/$in_flight" cpu_us_per_call)"
+    fi
   done
 done
