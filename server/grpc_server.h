@@ -61,8 +61,8 @@ class GrpcServer {
   // The address actually bound (the chosen port for port 0); "" with no listener.
   const std::string& address() const { return address_; }
 
-  // What the listener's connection guard has metered and ended so far.
-  ConnectionGuard::Counters connection_counters() const { return guard_->counters(); }
+  // The listener's connection guard, for its counters (it outlives the server while shared).
+  std::shared_ptr<const ConnectionGuard> connection_guard() const { return guard_; }
 
   // grpc.health.v1 status of the server ("") and of every service.
   void SetServing(bool serving);

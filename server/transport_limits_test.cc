@@ -254,7 +254,7 @@ TEST_F(TransportLimitsTest, RequestMetadataOverTheLimitClosesTheConnection) {
   close(fd);
   EXPECT_TRUE(Authorize().ok());
   // Ended by the guard, which meters what gRPC reads from the client's own socket.
-  EXPECT_EQ(server_->connection_counters().closed_for_header_block, 1);
+  EXPECT_EQ(server_->connection_guard()->counters().closed_for_header_block, 1);
 }
 
 TEST_F(TransportLimitsTest, RequestMetadataWithinTheLimitIsServed) {
@@ -295,7 +295,7 @@ TEST_F(TransportLimitsTest, AConnectionHoldingTooMuchOfHalfSentMessagesIsEnded) 
   SendAll(fd, frames);
   EXPECT_TRUE(ClosedByServerWithin(fd, absl::Seconds(10)));
   close(fd);
-  EXPECT_EQ(server_->connection_counters().closed_for_unfinished, 1);
+  EXPECT_EQ(server_->connection_guard()->counters().closed_for_unfinished, 1);
 }
 
 // Messages that end are no longer unfinished: a connection may send any number of them.
@@ -313,7 +313,7 @@ TEST_F(TransportLimitsTest, MessagesThatEndNoLongerCount) {
   ASSERT_TRUE(SendAll(fd, frames));
   EXPECT_TRUE(StreamsEndedWithin(fd, 5, absl::Seconds(10)));
   close(fd);
-  EXPECT_EQ(server_->connection_counters().closed_for_unfinished, 0);
+  EXPECT_EQ(server_->connection_guard()->counters().closed_for_unfinished, 0);
 }
 
 // Over all connections together: each may hold its share, but one that asks for more once they
@@ -335,7 +335,7 @@ TEST_F(TransportLimitsTest, HalfSentMessagesOverTheListenersLimitEndTheConnectio
   SendAll(second, Opening() + half_sent);  // 48 KiB together
   EXPECT_TRUE(ClosedByServerWithin(second, absl::Seconds(10)));
   EXPECT_FALSE(ClosedByServerNow(first));
-  EXPECT_EQ(server_->connection_counters().closed_for_unfinished, 1);
+  EXPECT_EQ(server_->connection_guard()->counters().closed_for_unfinished, 1);
   close(first);
   close(second);
 }

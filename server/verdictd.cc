@@ -390,6 +390,23 @@ int Serve(const ServerOptions& options) {
     return kExitStartup;
   }
 
+  // What the decision listener's connection guard ended (tests/reliability/RELIABILITY.md,
+  // "Transport limits"): a client that trips these is broken or hostile.
+  std::shared_ptr<const ConnectionGuard> guard = (*server)->connection_guard();
+  metrics.AddExternalCounter(
+      "verdict_connections_ended_idle_total",
+      "Connections ended at --max_connections to make room for a newer one (the idlest).",
+      [guard] { return guard->counters().evicted_idle; });
+  metrics.AddExternalCounter(
+      "verdict_connections_ended_oversized_headers_total",
+      "Connections ended for request metadata over 16 KiB, or streams opened before the client "
+      "acknowledged the server's settings over 100.",
+      [guard] { return guard->counters().closed_for_header_block; });
+  metrics.AddExternalCounter(
+      "verdict_connections_ended_half_sent_total",
+      "Connections ended for holding too much of half-sent messages (--max_memory_mib).",
+      [guard] { return guard->counters().closed_for_unfinished; });
+
   // Health is right from the first probe; the monitor keeps it right from then on.
   (*server)->SetServing(ready.ok());
   auto monitor = std::make_unique<AvailabilityMonitor>(
