@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -152,11 +153,10 @@ bool ClosedByServerWithin(int fd, absl::Duration timeout) {
   return false;
 }
 
-// Reads what the server sends until it acknowledges the client's SETTINGS, which it does once
-// it has read them: gRPC, and the guard in line with its reads, have then read the client's
-// opening. False if the connection
-// ends first or `timeout` passes.
-bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
+// Reads the server's frames, handing each frame's type and flags to `wanted`, until it returns
+// true. False if the connection ends first or `timeout` passes.
+bool ServerFrameWithin(int fd, absl::Duration timeout,
+                       const std::function<bool(uint8_t type, uint8_t flags)>& wanted) {
   const absl::Time deadline = absl::Now() + timeout;
   std::string read;
   size_t at = 0;  // the next frame header in `read`
@@ -165,7 +165,7 @@ bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
       const size_t length = (size_t{static_cast<uint8_t>(read[at])} << 16) |
                             (size_t{static_cast<uint8_t>(read[at + 1])} << 8) |
                             static_cast<uint8_t>(read[at + 2]);
-      if (read[at + 3] == 4 && (read[at + 4] & 1) != 0) return true;  // SETTINGS, ACK
+      if (wanted(read[at + 3], read[at + 4])) return true;
       at += 9 + length;
     }
     pollfd ready{fd, POLLIN, 0};
@@ -178,6 +178,22 @@ bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
     read.append(buffer, static_cast<size_t>(n));
   }
   return false;
+}
+
+// Whether the server acknowledged the client's SETTINGS, which it does once it has read them:
+// gRPC, and the guard in line with its reads, have then read the client's opening.
+bool SettingsAcknowledgedWithin(int fd, absl::Duration timeout) {
+  return ServerFrameWithin(fd, timeout, [](uint8_t type, uint8_t flags) {
+    return type == 4 && (flags & 1) != 0;  // SETTINGS, ACK
+  });
+}
+
+// Whether `streams` streams ended (a HEADERS or DATA frame with END_STREAM: the calls' trailers).
+bool StreamsEndedWithin(int fd, int streams, absl::Duration timeout) {
+  int ended = 0;
+  return ServerFrameWithin(fd, timeout, [&](uint8_t type, uint8_t flags) {
+    return type <= 1 && (flags & 1) != 0 && ++ended == streams;
+  });
 }
 
 // Whether the server has closed the connection, without waiting.
@@ -188,34 +204,6 @@ bool ClosedByServerNow(int fd) {
     if (n == 0) return true;
     if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
   }
-}
-
-// Reads the server's frames until `streams` streams have ended (a HEADERS or DATA frame with
-// END_STREAM: the calls' trailers). False if the connection ends first or `timeout` passes.
-bool StreamsEndedWithin(int fd, int streams, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  std::string read;
-  size_t at = 0;  // the next frame header in `read`
-  int ended = 0;
-  while (absl::Now() < deadline) {
-    while (read.size() >= at + 9) {
-      const size_t length = (size_t{static_cast<uint8_t>(read[at])} << 16) |
-                            (size_t{static_cast<uint8_t>(read[at + 1])} << 8) |
-                            static_cast<uint8_t>(read[at + 2]);
-      const uint8_t type = read[at + 3];
-      if (type <= 1 && (read[at + 4] & 1) != 0 && ++ended == streams) return true;
-      at += 9 + length;
-    }
-    pollfd ready{fd, POLLIN, 0};
-    if (poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()))) <= 0) {
-      continue;
-    }
-    char buffer[4096];
-    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
-    if (n <= 0) return false;
-    read.append(buffer, static_cast<size_t>(n));
-  }
-  return false;
 }
 
 TEST_F(TransportLimitsTest, AnOrdinaryCallIsAnswered) {
