@@ -87,11 +87,15 @@ bool ClientFrameMeter::OnFrameHeader() {
   return true;
 }
 
-void ClientFrameMeter::AddUnfinished(uint32_t stream_id, size_t bytes) {
-  if (bytes == 0) return;
-  auto at = std::lower_bound(
+std::vector<std::pair<uint32_t, size_t>>::iterator ClientFrameMeter::PlaceOf(uint32_t stream_id) {
+  return std::lower_bound(
       unfinished_.begin(), unfinished_.end(), stream_id,
       [](const std::pair<uint32_t, size_t>& held, uint32_t id) { return held.first < id; });
+}
+
+void ClientFrameMeter::AddUnfinished(uint32_t stream_id, size_t bytes) {
+  if (bytes == 0) return;
+  auto at = PlaceOf(stream_id);
   if (at == unfinished_.end() || at->first != stream_id) {
     at = unfinished_.insert(at, {stream_id, 0});
   }
@@ -104,9 +108,7 @@ void ClientFrameMeter::AddUnfinished(uint32_t stream_id, size_t bytes) {
 }
 
 void ClientFrameMeter::EndStream(uint32_t stream_id) {
-  auto at = std::lower_bound(
-      unfinished_.begin(), unfinished_.end(), stream_id,
-      [](const std::pair<uint32_t, size_t>& held, uint32_t id) { return held.first < id; });
+  auto at = PlaceOf(stream_id);
   if (at == unfinished_.end() || at->first != stream_id) return;
   unfinished_bytes_ -= at->second;
   unfinished_.erase(at);

@@ -58,6 +58,8 @@ class ClientFrameMeter {
 
   // One frame header read whole; false once over a limit.
   bool OnFrameHeader();
+  // Where `stream_id` is, or would go, in unfinished_.
+  std::vector<std::pair<uint32_t, size_t>>::iterator PlaceOf(uint32_t stream_id);
   void AddUnfinished(uint32_t stream_id, size_t bytes);
   void EndStream(uint32_t stream_id);
 
