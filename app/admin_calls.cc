@@ -440,6 +440,29 @@ absl::Status CheckManagers(const PolicyContents& policy) {
       "delegation");
 }
 
+// The agents whose permissions, or delegations into them, `steps` write: those a step's row
+// belongs to before (`managed`) and after (`wanted`), each once, in the order first met.
+std::vector<std::string> AgentsWhoseRowsAreWritten(const std::vector<PlanStep>& steps,
+                                                   const PolicyContents& wanted,
+                                                   const PolicyContents& managed) {
+  absl::flat_hash_map<std::string, std::vector<const std::string*>> owners;  // row id -> agents
+  for (const PolicyContents* side : {&managed, &wanted}) {
+    for (const Permission& p : side->permissions) owners[p.id].push_back(&p.agent_id);
+    for (const Delegation& d : side->delegations) owners[d.id].push_back(&d.to_agent_id);
+  }
+  std::vector<std::string> agents;
+  absl::flat_hash_set<std::string> seen;
+  for (const PlanStep& step : steps) {
+    if (step.object == PlanObject::kAgent) continue;
+    auto found = owners.find(step.id);
+    if (found == owners.end()) continue;
+    for (const std::string* agent : found->second) {
+      if (seen.insert(*agent).second) agents.push_back(*agent);
+    }
+  }
+  return agents;
+}
+
 // The manager `managers` records for `id`, or nothing to write.
 const std::string* ManagerOf(const std::map<std::string, std::string>& managers,
                              const std::string& id) {
@@ -736,7 +759,20 @@ absl::StatusOr<AppliedPolicy> AdminCalls::ApplyPolicy(const DeclaredPolicy& decl
           return t.SetDelegationManager(row.id, declared.manager);
         };
 
+        // Each agent's decision record once, not once per row (SQLite; see
+        // SetDecisionRecordsAside): set aside before the rows are written, and again after the
+        // agents' own steps, whose triggers rebuild their records; put back before the commit.
+        const std::vector<std::string> written_agents =
+            AgentsWhoseRowsAreWritten(result.steps, wanted, *managed);
+        bool records_aside = false;
         for (const PlanStep& step : result.steps) {
+          if (step.object == PlanObject::kAgent && step.action != PlanAction::kDelete) {
+            records_aside = false;
+          } else if (!records_aside) {
+            absl::StatusOr<bool> aside = t.SetDecisionRecordsAside(written_agents);
+            if (!aside.ok()) return aside.status();
+            records_aside = true;
+          }
           absl::Status done;
           switch (step.object) {
             case PlanObject::kAgent: {
@@ -804,6 +840,7 @@ absl::StatusOr<AppliedPolicy> AdminCalls::ApplyPolicy(const DeclaredPolicy& decl
             return path == paths.end() ? done : locate(About(path->second, done));
           }
         }
+        if (absl::Status s = t.PutDecisionRecordsBack(written_agents); !s.ok()) return s;
         result.applied = true;
         return absl::OkStatus();
       });

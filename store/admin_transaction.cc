@@ -194,6 +194,31 @@ class ConnectionAdminTransaction final : public AdminTransaction {
     if (!deferred.ok()) return deferred;
     return true;
   }
+  absl::StatusOr<bool> SetDecisionRecordsAside(const std::vector<std::string>& agent_ids) override {
+    if (GetStatementSql(Statement::kSetDecisionRecordAside, c_.dialect()).sql == nullptr) {
+      return false;
+    }
+    for (const std::string& agent_id : agent_ids) {
+      if (absl::Status s = Run(Statement::kSetDecisionRecordAside, Params().Text(agent_id));
+          !s.ok()) {
+        return s;
+      }
+    }
+    return true;
+  }
+  absl::Status PutDecisionRecordsBack(const std::vector<std::string>& agent_ids) override {
+    if (GetStatementSql(Statement::kPutDecisionRecordBack, c_.dialect()).sql == nullptr) {
+      return absl::OkStatus();
+    }
+    for (const std::string& agent_id : agent_ids) {
+      // Out again first: an agent written since it was set aside has had its record rebuilt.
+      for (Statement statement :
+           {Statement::kSetDecisionRecordAside, Statement::kPutDecisionRecordBack}) {
+        if (absl::Status s = Run(statement, Params().Text(agent_id)); !s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
   absl::Status DeleteRateCountersOfPermission(absl::string_view permission_id) override {
     return Run(Statement::kDeleteRateCountersOfPermission, Params().Text(permission_id));
   }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "store/decision_record_sql.h"
 
 namespace verdict {
 namespace {
@@ -164,46 +165,8 @@ CREATE TABLE signing_keys (
 //
 // Each column is a list of records; a record is a fixed number of fields; a field is its length
 // in bytes, a colon and its bytes ("6:active"), or "-" for NULL. Permissions carry their seq and
-// delegations their rowid first, so the decoder can restore creation order.
-// clang-format off
-#define VERDICT_FIELD(x) "ifnull(length(CAST(" x " AS BLOB)) || ':' || " x ", '-')"
-#define VERDICT_AGENT_RECORD(row)           \
-  VERDICT_FIELD(row ".id") " || "           \
-  VERDICT_FIELD(row ".owner") " || "        \
-  VERDICT_FIELD(row ".name") " || "         \
-  VERDICT_FIELD(row ".kind") " || "         \
-  VERDICT_FIELD(row ".status") " || "       \
-  VERDICT_FIELD(row ".expires_at") " || "   \
-  VERDICT_FIELD(row ".token_prefix") " || " \
-  VERDICT_FIELD(row ".created_at") " || "   \
-  VERDICT_FIELD(row ".updated_at")
-#define VERDICT_PERMISSION_RECORDS(agent_id)                                         \
-  "(SELECT ifnull(group_concat("                                                     \
-  VERDICT_FIELD("p.seq") " || "                                                      \
-  VERDICT_FIELD("p.id") " || "                                                       \
-  VERDICT_FIELD("p.agent_id") " || "                                                 \
-  VERDICT_FIELD("p.resource") " || "                                                 \
-  VERDICT_FIELD("p.actions") " || "                                                  \
-  VERDICT_FIELD("p.effect") " || "                                                   \
-  VERDICT_FIELD("p.constraints") " || "                                              \
-  VERDICT_FIELD("p.created_at") ", ''), '')"                                         \
-  " FROM (SELECT * FROM permissions WHERE permissions.agent_id = " agent_id          \
-  " ORDER BY seq) p)"
-#define VERDICT_DELEGATION_RECORDS(agent_id)                                         \
-  "(SELECT ifnull(group_concat("                                                     \
-  VERDICT_FIELD("d.link_rowid") " || "                                               \
-  VERDICT_FIELD("d.id") " || "                                                       \
-  VERDICT_FIELD("d.from_agent_id") " || "                                            \
-  VERDICT_FIELD("d.to_agent_id") " || "                                              \
-  VERDICT_FIELD("d.permissions") " || "                                              \
-  VERDICT_FIELD("d.max_depth") " || "                                                \
-  VERDICT_FIELD("d.status") " || "                                                   \
-  VERDICT_FIELD("d.expires_at") " || "                                               \
-  VERDICT_FIELD("d.created_at") ", ''), '')"                                         \
-  " FROM (SELECT rowid AS link_rowid, * FROM delegations"                            \
-  " WHERE delegations.to_agent_id = " agent_id " AND delegations.status = 'active'"  \
-  " ORDER BY rowid) d)"
-// clang-format on
+// delegations their rowid first, so the decoder can restore creation order
+// (store/decision_record_sql.h writes them).
 
 constexpr char kDecisionRecords[] =
     "CREATE TABLE decision_records ("
@@ -335,10 +298,6 @@ constexpr char kDecisionRecordsWhateverTheConflictClause[] =
 
 #undef VERDICT_REFUSE
 #undef VERDICT_REWRITE_AGENT_RECORD
-#undef VERDICT_FIELD
-#undef VERDICT_AGENT_RECORD
-#undef VERDICT_PERMISSION_RECORDS
-#undef VERDICT_DELEGATION_RECORDS
 
 // Version 6: rate counters per (agent, permission, window) (design section 1), where they were per
 // (permission, window) and every agent holding a lent grant spent one quota with its lender. A

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "store/decision_record_sql.h"
 #include "store/row_readers.h"
 
 namespace verdict {
@@ -208,6 +209,16 @@ constexpr Entry kStatements[] = {
      "UPDATE approval_requests SET status = $2, updated_at = $3 WHERE id = $1"},
     // Until the transaction ends.
     {Statement::kDeferForeignKeys, "DeferForeignKeys", "PRAGMA defer_foreign_keys = ON", kNone},
+    // An agent's decision record out of the way of its triggers (they update a record only where
+    // there is one), and built again from the tables, within one write transaction
+    // (AdminTransaction::SetDecisionRecordsAside).
+    {Statement::kSetDecisionRecordAside, "SetDecisionRecordAside",
+     "DELETE FROM decision_records WHERE agent_id = $1", kNone},
+    {Statement::kPutDecisionRecordBack, "PutDecisionRecordBack",
+     "INSERT INTO decision_records (agent_id, agent, permissions, delegations_into)"
+     " SELECT a.id, " VERDICT_AGENT_RECORD("a") ", " VERDICT_PERMISSION_RECORDS(
+         "a.id") ", " VERDICT_DELEGATION_RECORDS("a.id") " FROM agents a WHERE a.id = $1",
+     kNone},
 
     // Every agent's counts of the permission: its owner's, and those of the agents it was lent
     // to, which count under the owner's permission id.

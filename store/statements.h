@@ -51,6 +51,9 @@ enum class Statement {
   kInsertVote,
   kSetApprovalStatus,
   kDeferForeignKeys,  // SQLite's own: PostgreSQL's foreign keys are not deferrable
+  // SQLite's own: PostgreSQL rewrites each agent's record once per transaction anyway.
+  kSetDecisionRecordAside,
+  kPutDecisionRecordBack,
   // Bounded storage: the counters a revoke deletes, and the pruning job (store/pruning.h).
   kDeleteRateCountersOfPermission,
   kDeleteRateCountersOfLentPermissions,
