@@ -441,7 +441,8 @@ absl::Status CheckManagers(const PolicyContents& policy) {
 }
 
 // The agents whose permissions, or delegations into them, `steps` write: those a step's row
-// belongs to before (`managed`) and after (`wanted`), each once, in the order first met.
+// belongs to before (`managed`) and after (`wanted`), and the agents it deletes (whose rows go
+// with them, one by one), each once, in the order first met.
 std::vector<std::string> AgentsWhoseRowsAreWritten(const std::vector<PlanStep>& steps,
                                                    const PolicyContents& wanted,
                                                    const PolicyContents& managed) {
@@ -453,7 +454,12 @@ std::vector<std::string> AgentsWhoseRowsAreWritten(const std::vector<PlanStep>& 
   std::vector<std::string> agents;
   absl::flat_hash_set<std::string> seen;
   for (const PlanStep& step : steps) {
-    if (step.object == PlanObject::kAgent) continue;
+    if (step.object == PlanObject::kAgent) {
+      if (step.action == PlanAction::kDelete && seen.insert(step.id).second) {
+        agents.push_back(step.id);
+      }
+      continue;
+    }
     auto found = owners.find(step.id);
     if (found == owners.end()) continue;
     for (const std::string* agent : found->second) {

@@ -390,6 +390,31 @@ TEST_P(PolicyApplyTest, ManyPermissionsOfOneAgentApplyInTimeLinearInTheirNumber)
   EXPECT_LT(absl::Now() - start, absl::Seconds(20));
 }
 
+// Deleting an agent deletes its rows one by one (foreign keys ON DELETE CASCADE), each of which
+// rewrote the agent's record: an agent of the file with 3,000 permissions granted at run time took
+// 7.6 s to delete on the development machine (8,000 would take about 54 s), 8 ms with its record
+// set aside.
+TEST_P(PolicyApplyTest, AnAgentWithManyRowsIsDeletedInTimeLinearInThem) {
+  constexpr int kPermissions = 8000;
+  PolicyContents policy;
+  policy.agents.push_back(
+      {Agent{.id = "agt_solo", .owner = "alice", .name = "solo"}, std::string(32, 'h')});
+  policy.managed_by.agents["agt_solo"] = "solo";  // its permissions: granted at run time
+  for (int i = 0; i < kPermissions; ++i) {
+    policy.permissions.push_back({.id = absl::StrCat("perm_", i),
+                                  .agent_id = "agt_solo",
+                                  .resource = absl::StrCat("docs:", i, ":*"),
+                                  .actions = {"read"}});
+  }
+  ASSERT_TRUE(store_->admin().ImportPolicy(policy).ok());
+  const absl::Time start = absl::Now();
+  absl::StatusOr<AppliedPolicy> applied = Apply("version: 1\nname: solo\nagents: []\n");
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_EQ(PlanText(applied->steps), "- delete agent agt_solo\n");
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_TRUE(Export().permissions.empty());
+}
+
 // Whatever an apply sets aside, the next decision reads the agents as the tables hold them.
 TEST_P(PolicyApplyTest, DecisionsSeeEveryRowAnApplyWrote) {
   Authorizer authorizer(*store_, clock_.AsFunction());
