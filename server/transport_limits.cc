@@ -58,7 +58,9 @@ std::shared_ptr<ConnectionGuard> ApplyTransportLimits(const TransportLimits& lim
   guard.max_streams_before_ack = kMaxConcurrentStreams;
   // A message arrives frame after frame: the largest one a call may send passes whole.
   guard.max_unfinished_bytes_per_connection = 2 * static_cast<size_t>(max_receive_message_bytes);
-  guard.max_unfinished_bytes = static_cast<size_t>(limits.max_unfinished_bytes);
+  // Half of the memory quota: the other half serves the calls that do complete.
+  guard.max_unfinished_bytes =
+      static_cast<size_t>(std::min(limits.max_unfinished_bytes, limits.max_memory_bytes / 2));
   std::shared_ptr<ConnectionGuard> started = ConnectionGuard::Start(guard);
   builder.SetOption(started->ServerBuilderOption());
   return started;

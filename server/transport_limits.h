@@ -23,6 +23,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 
 #include "absl/time/time.h"
@@ -44,9 +45,9 @@ struct TransportLimits {
   // Connections open at once on a listener.
   int max_connections = 100;
   // Bytes of half-sent messages all connections together may hold (server/client_frame_meter.h
-  // says what counts); one connection may hold twice the largest message. verdictd gives it half
-  // of max_memory_bytes.
-  int64_t max_unfinished_bytes = int64_t{128} << 20;
+  // says what counts), and never more than half of max_memory_bytes; one connection may hold
+  // twice the largest message.
+  int64_t max_unfinished_bytes = std::numeric_limits<int64_t>::max();
 };
 
 // Sets the limits on `builder` (call before BuildAndStart), with messages of up to

@@ -177,14 +177,11 @@ int Serve(const ServerOptions& options) {
   transport_limits.max_memory_bytes = options.max_memory_mib << 20;
   transport_limits.max_call_duration = options.max_call_duration;
   transport_limits.max_connections = options.max_connections;
-  transport_limits.max_unfinished_bytes = transport_limits.max_memory_bytes / 2;
   // The admin listener's quota holds a whole policy import (kMaxAdminMessageBytes) twice over,
   // whatever --max_memory_mib says: under pressure gRPC would cancel the call holding it.
   admin_options->transport_limits = transport_limits;
   admin_options->transport_limits.max_memory_bytes =
       std::max<int64_t>(transport_limits.max_memory_bytes, int64_t{2} * kMaxAdminMessageBytes);
-  admin_options->transport_limits.max_unfinished_bytes =
-      admin_options->transport_limits.max_memory_bytes / 2;
   std::unique_ptr<DecisionJsonLog> json_log;
   if (!options.decision_json_log_path.empty()) {
     absl::StatusOr<std::unique_ptr<DecisionJsonLog>> opened =
