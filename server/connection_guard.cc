@@ -159,7 +159,7 @@ void ConnectionGuard::TakeOver(int fd) {
       shared_from_this(), fd,
       ClientFrameMeter::Limits{.max_header_block_bytes = options_.max_header_block_bytes,
                                .max_streams_before_ack = options_.max_streams_before_ack});
-  socket->last_active.store(activity_.fetch_add(1) + 1, std::memory_order_relaxed);
+  Stamp(*socket);
   absl::MutexLock lock(&registry().mutex);
   // A socket still registered under this number was closed without BeforeClose (not through
   // the process's close): it is forgotten first.
@@ -173,6 +173,11 @@ void ConnectionGuard::TakeOver(int fd) {
   MakeRoom();
   sockets_.push_back(socket.release());
   open_.fetch_add(1);
+}
+
+void ConnectionGuard::Stamp(Socket& socket) {
+  socket.last_active.store(activity_.fetch_add(1, std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
 }
 
 void ConnectionGuard::MakeRoom() {
@@ -202,8 +207,7 @@ ssize_t ConnectionGuard::AfterRead(int fd, const msghdr& message, ssize_t read) 
 
 ssize_t ConnectionGuard::Meter(Socket& socket, const msghdr& message, size_t read) {
   if (socket.ended_for_what_it_sent) return 0;
-  socket.last_active.store(activity_.fetch_add(1, std::memory_order_relaxed) + 1,
-                           std::memory_order_relaxed);
+  Stamp(socket);
   bool within = true;
   size_t left = read;
   for (size_t i = 0; i < static_cast<size_t>(message.msg_iovlen) && left > 0 && within; ++i) {
