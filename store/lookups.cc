@@ -16,18 +16,6 @@ absl::StatusOr<std::optional<Agent>> LookupAgent(Connection& connection,
                           ReadAgentColumns<ResultRow>);
 }
 
-absl::StatusOr<std::optional<Agent>> LookupAgentByTokenHash(Connection& connection,
-                                                            absl::string_view token_sha256,
-                                                            absl::Time now) {
-  absl::StatusOr<std::optional<Agent>> current = ReadFirst<Agent>(
-      connection.Execute(Statement::kFindAgentByTokenHash, Params().Bytes(token_sha256)),
-      ReadAgentColumns<ResultRow>);
-  if (!current.ok() || current->has_value()) return current;
-  return ReadFirst<Agent>(connection.Execute(Statement::kFindAgentByPreviousTokenHash,
-                                             Params().Bytes(token_sha256).Time(now)),
-                          ReadAgentColumns<ResultRow>);
-}
-
 absl::StatusOr<std::vector<Permission>> LookupPermissionsOf(Connection& connection,
                                                             absl::string_view agent_id) {
   return ReadAll<Permission>(connection.Execute(Statement::kPermissionsOf, Params().Text(agent_id)),

@@ -17,19 +17,17 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "decision/policy_store.h"
 #include "decision/types.h"
 #include "store/connection.h"
+#include "store/decision_record.h"
 
 namespace verdict {
 
 // decision/policy_view.h states the contracts.
 absl::StatusOr<std::optional<Agent>> LookupAgent(Connection& connection,
                                                  absl::string_view agent_id);
-// By its current token, or the previous one still in its grace at `now`.
-absl::StatusOr<std::optional<Agent>> LookupAgentByTokenHash(Connection& connection,
-                                                            absl::string_view token_sha256,
-                                                            absl::Time now);
 absl::StatusOr<std::vector<Permission>> LookupPermissionsOf(Connection& connection,
                                                             absl::string_view agent_id);
 // Delegations into (or out of) the agent, active and unexpired at `now`, in creation order.
@@ -70,35 +68,83 @@ absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id
 absl::StatusOr<std::vector<std::string>> ApproversOfOn(Connection& connection,
                                                        absl::string_view approval_id);
 
-// The PolicyView lookups over the connection that holds a store's transaction, for both kinds of
-// transaction (`Base` is ReadSnapshot or WriteTransaction). A store may read some rows its own
-// way by overriding their lookups, and may run a lookup again on a fresh connection.
 // Clears the agent's descriptive columns (decision/types.h's VERDICT_AGENT_TEXT_COLUMNS): no
 // decision reads them, and every store answers a decision's lookup without them, alike.
 inline void ClearAgentText(Agent& agent) {
   for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) (agent.*text.member).clear();
 }
 
+// The PolicyView lookups over the connection that holds a store's transaction, for both kinds of
+// transaction (`Base` is ReadSnapshot or WriteTransaction), and for both databases.
+//
+// An agent, its permissions and the delegations into it come from its one decision_records row
+// (store/decision_record.h), read at most once per transaction: a decision asks for the agent
+// first and for the rest of its row moments later. Each store says how it reads a row
+// (ReadRecord, ReadRecordByTokenHash) and where the decoded rows live for the transaction
+// (records()), so that nothing read outlives the snapshot it was read in (design section 3). A
+// store may run a lookup again on a fresh connection (LostBeforeAnswer, Reconnect).
 template <typename Base>
 class PolicyViewOn : public Base {
  public:
-  // An agent as a decision reads it: without the descriptive columns (kAgentTextColumns), as
-  // SQLite's decision records hold it, so every store answers alike.
   absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    return ForDecision(Lookup([&](Connection& c) { return LookupAgent(c, agent_id); }));
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    if (!(*kept)->exists) return std::nullopt;
+    return (*kept)->agent;
   }
+  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return (*kept)->exists ? &(*kept)->agent : nullptr;
+  }
+  // The row is read into a scratch record first: its agent is known only once it is decoded.
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    return ForDecision(
-        Lookup([&](Connection& c) { return LookupAgentByTokenHash(c, token_sha256, now); }));
+    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, token_record_);
+    if (!found.ok()) return found.status();
+    if (!*found) return std::nullopt;
+    Agent agent;
+    if (absl::Status decoded = DecodeAgentRecordInto(token_record_.agent, agent); !decoded.ok()) {
+      return decoded;
+    }
+    if (records().Find(agent.id) == nullptr) {
+      DecodedRecords::Kept& slot = records().Add(agent.id);
+      slot.exists = true;
+      std::swap(slot.record, token_record_);
+      slot.agent = agent;
+    }
+    return agent;
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    return Lookup([&](Connection& c) { return LookupPermissionsOf(c, agent_id); });
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return DecodePermissionRecords((*kept)->record.permissions);
   }
   absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
                                                                 absl::Time now) override {
-    return Lookup([&](Connection& c) { return LookupActiveDelegationsInto(c, agent_id, now); });
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return DecodeDelegationRecords((*kept)->record.delegations_into, now);
   }
+  // What the engine reads: rows decoded into records(), reused from one transaction to the next.
+  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
+      absl::string_view agent_id) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records().Permissions((*kept)->record.permissions);
+  }
+  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
+                                                                         absl::Time now) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records().Delegations((*kept)->record.delegations_into, now);
+  }
+  absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return AnyAllowPermissionRecord((*kept)->record.permissions);
+  }
+
   absl::StatusOr<std::optional<ApprovalRequest>> FindOpenApproval(absl::string_view agent_id,
                                                                   absl::string_view action,
                                                                   absl::string_view resource,
@@ -134,10 +180,34 @@ class PolicyViewOn : public Base {
   // Replaces the connection with a fresh one in a new transaction of the same kind.
   virtual absl::Status Reconnect() { return absl::OkStatus(); }
 
-  static absl::StatusOr<std::optional<Agent>> ForDecision(
-      absl::StatusOr<std::optional<Agent>> agent) {
-    if (agent.ok() && agent->has_value()) ClearAgentText(**agent);
-    return agent;
+  // The rows read in this transaction, decoded.
+  virtual DecodedRecords& records() = 0;
+  // The agent's decision record into `record`, overwriting it; false when there is no such
+  // agent.
+  virtual absl::StatusOr<bool> ReadRecord(absl::string_view agent_id, DecisionRecord& record) = 0;
+  // The same, by the agent's current token, or else its previous one still in its grace at
+  // `now`.
+  virtual absl::StatusOr<bool> ReadRecordByTokenHash(absl::string_view token_sha256, absl::Time now,
+                                                     DecisionRecord& record) = 0;
+
+  // The agent's row, read at most once in this transaction.
+  absl::StatusOr<const DecodedRecords::Kept*> Record(absl::string_view agent_id) {
+    if (const DecodedRecords::Kept* kept = records().Find(agent_id)) return kept;
+    DecodedRecords::Kept& slot = records().Add(agent_id);
+    absl::StatusOr<bool> found = ReadRecord(agent_id, slot.record);
+    if (found.ok() && *found) {
+      absl::Status decoded = DecodeAgentRecordInto(slot.record.agent, slot.agent);
+      if (!decoded.ok()) found = decoded;
+    }
+    if (!found.ok()) {
+      records().ForgetLast();  // never leave a half-read row to be found later
+      return found.status();
+    }
+    slot.exists = *found;
+    // The slot's record may hold an earlier transaction's text: an agent that does not exist
+    // holds nothing.
+    if (!slot.exists) slot.record = DecisionRecord();
+    return &slot;
   }
 
   template <typename Body>
@@ -150,6 +220,9 @@ class PolicyViewOn : public Base {
     if (absl::Status fresh = Reconnect(); !fresh.ok()) return fresh;
     return body(*connection());
   }
+
+ private:
+  DecisionRecord token_record_;  // a token's row before its agent is known
 };
 
 // A WriteTransaction over a store's policy view (`View`, a PolicyViewOn<WriteTransaction>): its

@@ -25,82 +25,14 @@ PostgresConnectionOptions ConnectionOptionsOf(const PostgresOptions& options) {
 // the pooled connection before, the lookup runs again, once, on a fresh connection (a write
 // transaction's BEGIN was answered already: ConnectionPool::CheckoutInTransaction).
 //
-// An agent, its permissions and the delegations into it come from its one decision_records row
-// (migration 17, store/decision_record.h), read at most once per transaction with one prepared
-// statement, as SQLite reads it: a direct decision is one statement on the server and one round
-// trip, each hop of a delegation chain one more. The rows are decoded into this view's own
-// workspace, which lives as long as the transaction.
+// A decision record is read with one prepared statement, as SQLite reads it: a direct decision is
+// one statement on the server and one round trip, each hop of a delegation chain one more. The
+// rows are decoded into this view's own workspace, which lives as long as the transaction.
 template <typename Base>
 class PostgresPolicyView : public PolicyViewOn<Base> {
  public:
   PostgresPolicyView(ConnectionPool& pool, ConnectionPool::Lease lease)
       : pool_(&pool), lease_(std::move(lease)) {}
-
-  absl::StatusOr<std::optional<Agent>> FindAgent(absl::string_view agent_id) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    if (!(*kept)->exists) return std::nullopt;
-    return (*kept)->agent;
-  }
-  absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    return (*kept)->exists ? &(*kept)->agent : nullptr;
-  }
-  // By its current token, or else the previous one still in its grace at `now`: one statement
-  // each, the second asked only when the first finds nothing.
-  absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
-                                                            absl::Time now) override {
-    absl::StatusOr<std::optional<DecisionRecord>> found =
-        this->Lookup([&](Connection& c) -> absl::StatusOr<std::optional<DecisionRecord>> {
-          absl::StatusOr<std::optional<DecisionRecord>> current = ReadRecord(
-              c.Execute(Statement::kFindDecisionRecordByTokenHash, Params().Bytes(token_sha256)));
-          if (!current.ok() || current->has_value()) return current;
-          return ReadRecord(c.Execute(Statement::kFindDecisionRecordByPreviousTokenHash,
-                                      Params().Bytes(token_sha256).Time(now)));
-        });
-    if (!found.ok()) return found.status();
-    if (!found->has_value()) return std::nullopt;
-    Agent agent;
-    if (absl::Status decoded = DecodeAgentRecordInto((*found)->agent, agent); !decoded.ok()) {
-      return decoded;
-    }
-    if (records_.Find(agent.id) == nullptr) {
-      DecodedRecords::Kept& slot = records_.Add(agent.id);
-      slot.exists = true;
-      slot.record = **std::move(found);
-      slot.agent = agent;
-    }
-    return agent;
-  }
-  absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    return DecodePermissionRecords((*kept)->record.permissions);
-  }
-  absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(
-      absl::string_view agent_id) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    return records_.Permissions((*kept)->record.permissions);
-  }
-  absl::StatusOr<std::vector<Delegation>> ActiveDelegationsInto(absl::string_view agent_id,
-                                                                absl::Time now) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    return DecodeDelegationRecords((*kept)->record.delegations_into, now);
-  }
-  absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
-                                                                         absl::Time now) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    return records_.Delegations((*kept)->record.delegations_into, now);
-  }
-  absl::StatusOr<bool> HoldsAllowPermission(absl::string_view agent_id) override {
-    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
-    if (!kept.ok()) return kept.status();
-    return AnyAllowPermissionRecord((*kept)->record.permissions);
-  }
 
  protected:
   Connection* connection() override { return lease_.has_connection() ? &*lease_ : nullptr; }
@@ -114,36 +46,40 @@ class PostgresPolicyView : public PolicyViewOn<Base> {
     return absl::OkStatus();
   }
 
+  DecodedRecords& records() override { return records_; }
+  absl::StatusOr<bool> ReadRecord(absl::string_view agent_id, DecisionRecord& record) override {
+    return this->Lookup([&](Connection& c) {
+      return ReadFirstRecord(c.Execute(Statement::kFindDecisionRecord, Params().Text(agent_id)),
+                             record);
+    });
+  }
+  // Asked for the previous token only when no current token matches: one unique-index search
+  // each.
+  absl::StatusOr<bool> ReadRecordByTokenHash(absl::string_view token_sha256, absl::Time now,
+                                             DecisionRecord& record) override {
+    return this->Lookup([&](Connection& c) -> absl::StatusOr<bool> {
+      absl::StatusOr<bool> current = ReadFirstRecord(
+          c.Execute(Statement::kFindDecisionRecordByTokenHash, Params().Bytes(token_sha256)),
+          record);
+      if (!current.ok() || *current) return current;
+      return ReadFirstRecord(c.Execute(Statement::kFindDecisionRecordByPreviousTokenHash,
+                                       Params().Bytes(token_sha256).Time(now)),
+                             record);
+    });
+  }
+
   ConnectionPool* pool_;
   ConnectionPool::Lease lease_;
 
  private:
-  // A decision record's columns, or nullopt when the statement found no row.
-  static absl::StatusOr<std::optional<DecisionRecord>> ReadRecord(absl::StatusOr<ResultRows> rows) {
+  // The first row's columns into `record`; false when the statement found no row.
+  static absl::StatusOr<bool> ReadFirstRecord(absl::StatusOr<ResultRows> rows,
+                                              DecisionRecord& record) {
     if (!rows.ok()) return rows.status();
-    if (rows->size() == 0) return std::optional<DecisionRecord>();
+    if (rows->size() == 0) return false;
     const ResultRow row = rows->row(0);
-    return std::optional<DecisionRecord>(DecisionRecord{row.Text(0), row.Text(1), row.Text(2)});
-  }
-
-  // The agent's row, read at most once in this transaction.
-  absl::StatusOr<const DecodedRecords::Kept*> Record(absl::string_view agent_id) {
-    if (const DecodedRecords::Kept* kept = records_.Find(agent_id)) return kept;
-    absl::StatusOr<std::optional<DecisionRecord>> found = this->Lookup([&](Connection& c) {
-      return ReadRecord(c.Execute(Statement::kFindDecisionRecord, Params().Text(agent_id)));
-    });
-    if (!found.ok()) return found.status();
-    DecodedRecords::Kept& slot = records_.Add(agent_id);
-    slot.exists = found->has_value();
-    slot.record = slot.exists ? **std::move(found) : DecisionRecord();
-    if (slot.exists) {
-      if (absl::Status decoded = DecodeAgentRecordInto(slot.record.agent, slot.agent);
-          !decoded.ok()) {
-        records_.ForgetLast();  // never leave a half-read row to be found later
-        return decoded;
-      }
-    }
-    return &slot;
+    record = DecisionRecord{row.Text(0), row.Text(1), row.Text(2)};
+    return true;
   }
 
   DecodedRecords records_;

@@ -105,12 +105,6 @@ constexpr char kNone[] = "";
 constexpr Entry kStatements[] = {
     {Statement::kFindAgent, "FindAgent",
      "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE id = $1"},
-    {Statement::kFindAgentByTokenHash, "FindAgentByTokenHash",
-     "SELECT " VERDICT_AGENT_COLUMNS " FROM agents WHERE token_hash = $1"},
-    // Asked only when no current token matches: one unique-index search each.
-    {Statement::kFindAgentByPreviousTokenHash, "FindAgentByPreviousTokenHash",
-     "SELECT " VERDICT_AGENT_COLUMNS
-     " FROM agents WHERE prev_token_hash = $1 AND prev_token_expires_at > $2"},
     {Statement::kPermissionsOf, "PermissionsOf",
      "SELECT " VERDICT_PERMISSION_COLUMNS " FROM permissions WHERE agent_id = $1 ORDER BY seq"},
     {Statement::kActiveDelegationsInto, "ActiveDelegationsInto",
@@ -454,8 +448,6 @@ static_assert(StatementsAreInIdOrder(), "kStatements must be indexed by Statemen
 
 constexpr Statement kDecisionPath[] = {
     Statement::kFindAgent,
-    Statement::kFindAgentByTokenHash,
-    Statement::kFindAgentByPreviousTokenHash,
     Statement::kPermissionsOf,
     Statement::kActiveDelegationsInto,
     Statement::kFindOpenApproval,

@@ -18,8 +18,6 @@ enum class Dialect { kSqlite, kPostgres };
 enum class Statement {
   // The decision path (PolicyView lookups and WriteTransaction writes).
   kFindAgent,
-  kFindAgentByTokenHash,
-  kFindAgentByPreviousTokenHash,
   kPermissionsOf,
   kActiveDelegationsInto,
   kFindOpenApproval,
