@@ -287,39 +287,15 @@ class PolicyStoreContractTest : public ::testing::TestWithParam<Backend> {
                                       .max_depth = max_depth});
   }
 
-  std::unique_ptr<ReadSnapshot> Read() {
-    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store().BeginRead();
-    EXPECT_TRUE(snapshot.ok()) << snapshot.status();
-    return snapshot.ok() ? *std::move(snapshot) : nullptr;
-  }
-
-  std::unique_ptr<WriteTransaction> Write() {
-    absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store().BeginWrite();
-    EXPECT_TRUE(transaction.ok()) << transaction.status();
-    return transaction.ok() ? *std::move(transaction) : nullptr;
-  }
-
+  std::unique_ptr<ReadSnapshot> Read() { return BeginTestRead(store()); }
+  std::unique_ptr<WriteTransaction> Write() { return BeginTestWrite(store()); }
   std::string OpenApproval(const std::string& agent_id, const std::string& hash, int quorum = 1,
                            absl::Duration ttl = absl::Hours(1)) {
-    std::unique_ptr<WriteTransaction> write = Write();
-    absl::StatusOr<std::string> id = write->OpenApproval({.agent_id = agent_id,
-                                                          .action = "pay",
-                                                          .resource = "invoices:1",
-                                                          .arguments_hash = hash,
-                                                          .quorum = quorum,
-                                                          .expires_at = clock_.Now() + ttl},
-                                                         clock_.Now());
-    EXPECT_TRUE(id.ok()) << id.status();
-    EXPECT_TRUE(write->Commit().ok());
-    return id.ok() ? *id : "";
+    return OpenTestApproval(store(), clock_.Now(), agent_id, hash, quorum, ttl);
   }
-
   std::optional<ApprovalRequest> OpenApprovalSeen(const std::string& agent_id,
                                                   const std::string& hash) {
-    absl::StatusOr<std::optional<ApprovalRequest>> found =
-        Read()->FindOpenApproval(agent_id, "pay", "invoices:1", hash, clock_.Now());
-    EXPECT_TRUE(found.ok()) << found.status();
-    return found.ok() ? *found : std::nullopt;
+    return OpenTestApprovalSeen(store(), clock_.Now(), agent_id, hash);
   }
 
   absl::StatusOr<ApprovalRequest> Vote(const std::string& id, const std::string& approver,

@@ -167,39 +167,15 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
          .max_depth = max_depth});
   }
 
-  std::unique_ptr<ReadSnapshot> Read() {
-    absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store_->BeginRead();
-    EXPECT_TRUE(snapshot.ok()) << snapshot.status();
-    return snapshot.ok() ? *std::move(snapshot) : nullptr;
-  }
-
-  std::unique_ptr<WriteTransaction> Write() {
-    absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store_->BeginWrite();
-    EXPECT_TRUE(transaction.ok()) << transaction.status();
-    return transaction.ok() ? *std::move(transaction) : nullptr;
-  }
-
+  std::unique_ptr<ReadSnapshot> Read() { return BeginTestRead(*store_); }
+  std::unique_ptr<WriteTransaction> Write() { return BeginTestWrite(*store_); }
   std::string OpenApproval(const std::string& agent_id, const std::string& hash, int quorum = 1,
                            absl::Duration ttl = absl::Hours(1)) {
-    std::unique_ptr<WriteTransaction> write = Write();
-    absl::StatusOr<std::string> id = write->OpenApproval({.agent_id = agent_id,
-                                                          .action = "pay",
-                                                          .resource = "invoices:1",
-                                                          .arguments_hash = hash,
-                                                          .quorum = quorum,
-                                                          .expires_at = clock_.Now() + ttl},
-                                                         clock_.Now());
-    EXPECT_TRUE(id.ok()) << id.status();
-    EXPECT_TRUE(write->Commit().ok());
-    return id.ok() ? *id : "";
+    return OpenTestApproval(*store_, clock_.Now(), agent_id, hash, quorum, ttl);
   }
-
   std::optional<ApprovalRequest> OpenApprovalSeen(const std::string& agent_id,
                                                   const std::string& hash) {
-    absl::StatusOr<std::optional<ApprovalRequest>> found =
-        Read()->FindOpenApproval(agent_id, "pay", "invoices:1", hash, clock_.Now());
-    EXPECT_TRUE(found.ok()) << found.status();
-    return found.ok() ? *found : std::nullopt;
+    return OpenTestApprovalSeen(*store_, clock_.Now(), agent_id, hash);
   }
 
   absl::StatusOr<ApprovalRequest> Vote(const std::string& id, const std::string& approver,
@@ -611,31 +587,28 @@ TEST_P(StoreContractTest, CreatedAgentGetsATokenOfWhichOnlyTheHashIsStored) {
   EXPECT_THAT(*store_->admin().GetAgent(created->agent.id), EqualsAgent(created->agent));
 }
 
-// agents.description (migration 9): the operators' note on an agent, set at creation, shown by
-// GetAgent and ListAgents, kept by export and import, and never part of what a decision reads.
-TEST_P(StoreContractTest, AnAgentsDescriptionIsKeptShownExportedAndImported) {
-  absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(
-      {.owner = "alice", .name = "bot", .id = "agt_d", .description = "files the weekly report"});
+// The agents' descriptive columns, declared once in decision/types.h (agents.description,
+// migration 9; agents.contact, migration 10): the operators' notes on an agent, set at creation,
+// shown by GetAgent and ListAgents, kept by export and import, and never part of what a decision
+// reads.
+TEST_P(StoreContractTest, AnAgentsDescriptiveColumnsAreKeptShownExportedAndImported) {
+  verdict::NewAgent described{.owner = "alice", .name = "bot", .id = "agt_d"};
+  for (const AgentTextColumn<verdict::NewAgent>& column : kAgentTextColumns<verdict::NewAgent>) {
+    described.*column.member = absl::StrCat("the ", column.name, " of agt_d");
+  }
+  absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(described);
   ASSERT_TRUE(created.ok()) << created.status();
-  EXPECT_EQ(created->agent.description, "files the weekly report");
-  EXPECT_EQ(store_->admin().GetAgent("agt_d")->description, "files the weekly report");
+  NewAgent("agt_plain");
   absl::StatusOr<AgentPage> page = store_->admin().ListAgents({});
   ASSERT_TRUE(page.ok()) << page.status();
-  ASSERT_EQ(page->agents.size(), 1u);
-  EXPECT_EQ(page->agents[0].description, "files the weekly report");
-  NewAgent("agt_plain");
-  EXPECT_EQ(store_->admin().GetAgent("agt_plain")->description, "");
-
+  ASSERT_EQ(page->agents.size(), 2u);
   absl::StatusOr<std::optional<Agent>> decided = Read()->FindAgent("agt_d");
   ASSERT_TRUE(decided.ok()) << decided.status();
   ASSERT_TRUE(decided->has_value());
-  EXPECT_EQ((*decided)->description, "");
   EXPECT_EQ((*decided)->name, "bot");
-
   absl::StatusOr<PolicyContents> exported = store_->admin().ExportPolicy();
   ASSERT_TRUE(exported.ok()) << exported.status();
   ASSERT_EQ(exported->agents.size(), 2u);
-  EXPECT_EQ(exported->agents[0].agent.description, "files the weekly report");
   ManualClock other_clock;
   std::unique_ptr<TestDatabase> empty;
   if (GetParam() == Backend::kSqlite) {
@@ -648,8 +621,19 @@ TEST_P(StoreContractTest, AnAgentsDescriptionIsKeptShownExportedAndImported) {
   std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
   ASSERT_NE(imported_into, nullptr);
   ASSERT_TRUE(imported_into->admin().ImportPolicy(*exported).ok());
-  EXPECT_EQ(imported_into->admin().GetAgent("agt_d")->description, "files the weekly report");
-  EXPECT_EQ(imported_into->admin().GetAgent("agt_plain")->description, "");
+
+  for (const AgentTextColumn<Agent>& column : kAgentTextColumns<Agent>) {
+    SCOPED_TRACE(column.name);
+    const std::string expected = absl::StrCat("the ", column.name, " of agt_d");
+    EXPECT_EQ(created->agent.*column.member, expected);
+    EXPECT_EQ((*store_->admin().GetAgent("agt_d")).*column.member, expected);
+    EXPECT_EQ((*store_->admin().GetAgent("agt_plain")).*column.member, "");
+    EXPECT_EQ(page->agents[0].*column.member, expected);  // listed by id: agt_d first
+    EXPECT_EQ((**decided).*column.member, "");
+    EXPECT_EQ(exported->agents[0].agent.*column.member, expected);
+    EXPECT_EQ((*imported_into->admin().GetAgent("agt_d")).*column.member, expected);
+    EXPECT_EQ((*imported_into->admin().GetAgent("agt_plain")).*column.member, "");
+  }
 }
 
 TEST_P(StoreContractTest, ADescriptionWithAControlCharacterIsRefusedAndNothingIsCreated) {
@@ -658,48 +642,6 @@ TEST_P(StoreContractTest, ADescriptionWithAControlCharacterIsRefusedAndNothingIs
   EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(created.status().message(), HasSubstr("description"));
   EXPECT_EQ(store_->admin().GetAgent("agt_d").status().code(), absl::StatusCode::kNotFound);
-}
-
-// agents.contact (migration 10), one of the descriptive columns declared once in
-// decision/types.h: set at creation, shown by GetAgent and ListAgents, kept by export and import,
-// never part of what a decision reads.
-TEST_P(StoreContractTest, AnAgentsContactIsKeptShownExportedAndImported) {
-  absl::StatusOr<CreatedAgent> created = store_->admin().CreateAgent(
-      {.owner = "alice", .name = "bot", .id = "agt_c", .contact = "#reports-oncall"});
-  ASSERT_TRUE(created.ok()) << created.status();
-  EXPECT_EQ(created->agent.contact, "#reports-oncall");
-  EXPECT_EQ(store_->admin().GetAgent("agt_c")->contact, "#reports-oncall");
-  absl::StatusOr<AgentPage> page = store_->admin().ListAgents({});
-  ASSERT_TRUE(page.ok()) << page.status();
-  ASSERT_EQ(page->agents.size(), 1u);
-  EXPECT_EQ(page->agents[0].contact, "#reports-oncall");
-  NewAgent("agt_plain");
-  EXPECT_EQ(store_->admin().GetAgent("agt_plain")->contact, "");
-
-  absl::StatusOr<std::optional<Agent>> decided = Read()->FindAgent("agt_c");
-  ASSERT_TRUE(decided.ok()) << decided.status();
-  ASSERT_TRUE(decided->has_value());
-  EXPECT_EQ((*decided)->contact, "");
-  EXPECT_EQ((*decided)->name, "bot");
-
-  absl::StatusOr<PolicyContents> exported = store_->admin().ExportPolicy();
-  ASSERT_TRUE(exported.ok()) << exported.status();
-  ASSERT_EQ(exported->agents.size(), 2u);
-  EXPECT_EQ(exported->agents[0].agent.contact, "#reports-oncall");
-  ManualClock other_clock;
-  std::unique_ptr<TestDatabase> empty;
-  if (GetParam() == Backend::kSqlite) {
-    empty = std::make_unique<SqliteDatabase>("-contacted");
-  } else {
-    absl::StatusOr<PostgresTestSchema> schema = PostgresTestSchema::Create();
-    ASSERT_TRUE(schema.ok()) << schema.status();
-    empty = std::make_unique<PostgresDatabase>(*std::move(schema));
-  }
-  std::unique_ptr<Store> imported_into = empty->Open(other_clock, 1);
-  ASSERT_NE(imported_into, nullptr);
-  ASSERT_TRUE(imported_into->admin().ImportPolicy(*exported).ok());
-  EXPECT_EQ(imported_into->admin().GetAgent("agt_c")->contact, "#reports-oncall");
-  EXPECT_EQ(imported_into->admin().GetAgent("agt_plain")->contact, "");
 }
 
 TEST_P(StoreContractTest, AContactWithAControlCharacterOrTooLongIsRefusedAndNothingIsCreated) {

@@ -40,4 +40,43 @@ std::unique_ptr<SqliteStore> OpenTestStore(const std::string& path, ManualClock&
   return store.ok() ? *std::move(store) : nullptr;
 }
 
+std::unique_ptr<ReadSnapshot> BeginTestRead(PolicyStore& store) {
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> snapshot = store.BeginRead();
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status();
+  return snapshot.ok() ? *std::move(snapshot) : nullptr;
+}
+
+std::unique_ptr<WriteTransaction> BeginTestWrite(PolicyStore& store) {
+  absl::StatusOr<std::unique_ptr<WriteTransaction>> transaction = store.BeginWrite();
+  EXPECT_TRUE(transaction.ok()) << transaction.status();
+  return transaction.ok() ? *std::move(transaction) : nullptr;
+}
+
+std::string OpenTestApproval(PolicyStore& store, absl::Time now, const std::string& agent_id,
+                             const std::string& arguments_hash, int quorum, absl::Duration ttl) {
+  std::unique_ptr<WriteTransaction> write = BeginTestWrite(store);
+  if (write == nullptr) return "";
+  absl::StatusOr<std::string> id = write->OpenApproval({.agent_id = agent_id,
+                                                        .action = "pay",
+                                                        .resource = "invoices:1",
+                                                        .arguments_hash = arguments_hash,
+                                                        .quorum = quorum,
+                                                        .expires_at = now + ttl},
+                                                       now);
+  EXPECT_TRUE(id.ok()) << id.status();
+  EXPECT_TRUE(write->Commit().ok());
+  return id.ok() ? *id : "";
+}
+
+std::optional<ApprovalRequest> OpenTestApprovalSeen(PolicyStore& store, absl::Time now,
+                                                    const std::string& agent_id,
+                                                    const std::string& arguments_hash) {
+  std::unique_ptr<ReadSnapshot> read = BeginTestRead(store);
+  if (read == nullptr) return std::nullopt;
+  absl::StatusOr<std::optional<ApprovalRequest>> found =
+      read->FindOpenApproval(agent_id, "pay", "invoices:1", arguments_hash, now);
+  EXPECT_TRUE(found.ok()) << found.status();
+  return found.ok() ? *found : std::nullopt;
+}
+
 }  // namespace verdict

@@ -3,10 +3,13 @@
 #define VERDICT_STORE_TEST_SUPPORT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "decision/policy_store.h"
+#include "decision/types.h"
 #include "store/sqlite_store.h"
 
 namespace verdict {
@@ -33,6 +36,23 @@ class ManualClock {
 // Opens a store on `path` with `clock`; fails the test (and returns null) when it cannot.
 std::unique_ptr<SqliteStore> OpenTestStore(const std::string& path, ManualClock& clock,
                                            int connections = 2);
+
+// A read snapshot or a write transaction of `store`; fails the test (and returns null) when the
+// store refuses one.
+std::unique_ptr<ReadSnapshot> BeginTestRead(PolicyStore& store);
+std::unique_ptr<WriteTransaction> BeginTestWrite(PolicyStore& store);
+
+// Opens and commits, at `now`, a request by `agent_id` to pay invoices:1 with the arguments
+// `arguments_hash`, needing `quorum` votes and expiring `ttl` later. Its id, or "" (and a failed
+// test) when the store refuses.
+std::string OpenTestApproval(PolicyStore& store, absl::Time now, const std::string& agent_id,
+                             const std::string& arguments_hash, int quorum = 1,
+                             absl::Duration ttl = absl::Hours(1));
+// The open request OpenTestApproval made for that agent and those arguments, as a decision reads
+// it at `now`.
+std::optional<ApprovalRequest> OpenTestApprovalSeen(PolicyStore& store, absl::Time now,
+                                                    const std::string& agent_id,
+                                                    const std::string& arguments_hash);
 
 }  // namespace verdict
 
