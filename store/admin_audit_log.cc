@@ -55,17 +55,11 @@ absl::StatusOr<AdminAuditRow> ReadRow(const ResultRow& result) {
 
 Params QueryParams(const AdminAuditFilter& filter, int64_t after_seq, int limit) {
   Params params;
-  params.Int64(after_seq).Text(filter.principal).Text(filter.call);
-  if (filter.since) {
-    params.Int64(absl::ToUnixMicros(*filter.since));
-  } else {
-    params.NullInt64();
-  }
-  if (filter.until) {
-    params.Int64(absl::ToUnixMicros(*filter.until));
-  } else {
-    params.NullInt64();
-  }
+  params.Int64(after_seq)
+      .Text(filter.principal)
+      .Text(filter.call)
+      .OptionalTime(filter.since)
+      .OptionalTime(filter.until);
   params.Int64(limit);
   if (!filter.object_id.empty()) params.Text(filter.object_id);
   return params;

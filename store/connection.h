@@ -54,6 +54,10 @@ class Params {
   Params& Int64(int64_t value) { return Add({Type::kInt64, false, value, {}}); }
   // NULL for absl::InfiniteFuture() ("never"), as the schema stores it.
   Params& Time(absl::Time time);
+  // A bound a filter may leave open: unix microseconds, or NULL when there is none.
+  Params& OptionalTime(const std::optional<absl::Time>& time) {
+    return time.has_value() ? Int64(absl::ToUnixMicros(*time)) : NullInt64();
+  }
   Params& NullText() { return Add({Type::kText, true, 0, {}}); }
   Params& NullInt64() { return Add({Type::kInt64, true, 0, {}}); }
 

@@ -37,17 +37,10 @@ absl::StatusOr<std::vector<DecisionLogRow>> SelectRows(Connection& connection,
                                                        int64_t after_seq, int limit,
                                                        bool with_markers) {
   Params params;
-  params.Int64(after_seq).Text(filter.agent_id);
-  if (filter.since) {
-    params.Int64(absl::ToUnixMicros(*filter.since));
-  } else {
-    params.NullInt64();
-  }
-  if (filter.until) {
-    params.Int64(absl::ToUnixMicros(*filter.until));
-  } else {
-    params.NullInt64();
-  }
+  params.Int64(after_seq)
+      .Text(filter.agent_id)
+      .OptionalTime(filter.since)
+      .OptionalTime(filter.until);
   params.Text(filter.verdict).Int64(limit).Int64(with_markers ? 1 : 0);
   absl::StatusOr<ResultRows> result = connection.Execute(
       filter.agent_id.empty() ? Statement::kDecisionLogQuery : Statement::kDecisionLogQueryByAgent,
