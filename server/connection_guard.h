@@ -104,8 +104,6 @@ class ConnectionGuard : public std::enable_shared_from_this<ConnectionGuard> {
   ssize_t Meter(Socket& socket, const msghdr& message, size_t read);
   // Marks `socket` the most recently active of this guard's (MakeRoom ends the least).
   void Stamp(Socket& socket);
-  // Shuts the socket down (gRPC then reads the end of the stream and closes it).
-  void End(Socket& socket);
   // Ends the connections idle longest until fewer than max_connections are open. Registry's
   // mutex held.
   void MakeRoom();

@@ -396,8 +396,10 @@ int Serve(const ServerOptions& options) {
       [guard] { return guard->counters().evicted_idle; });
   metrics.AddExternalCounter(
       "verdict_connections_ended_oversized_headers_total",
-      "Connections ended for request metadata over 16 KiB, or streams opened before the client "
-      "acknowledged the server's settings over 100.",
+      absl::StrCat("Connections ended for request metadata over ", kMaxMetadataBytes >> 10,
+                   " KiB, or streams opened before the client acknowledged the server's settings "
+                   "over ",
+                   kMaxConcurrentStreams, "."),
       [guard] { return guard->counters().closed_for_header_block; });
   metrics.AddExternalCounter(
       "verdict_connections_ended_half_sent_total",
