@@ -775,8 +775,7 @@ absl::StatusOr<AppliedPolicy> AdminCalls::ApplyPolicy(const DeclaredPolicy& decl
           if (step.object == PlanObject::kAgent && step.action != PlanAction::kDelete) {
             records_aside = false;
           } else if (!records_aside) {
-            absl::StatusOr<bool> aside = t.SetDecisionRecordsAside(written_agents);
-            if (!aside.ok()) return aside.status();
+            if (absl::Status s = t.SetDecisionRecordsAside(written_agents); !s.ok()) return s;
             records_aside = true;
           }
           absl::Status done;

@@ -70,10 +70,9 @@ class AdminTransaction {
   // permissions or delegations (SQLite), takes the records of `agent_ids` out of the way until
   // PutDecisionRecordsBack, so that a transaction writing many rows of one agent pays for its
   // record once, not once per row (quadratic in the rows otherwise). Nothing outside the
-  // transaction ever sees a record missing. False where records are rewritten once per
-  // transaction anyway (PostgreSQL): nothing is done.
-  virtual absl::StatusOr<bool> SetDecisionRecordsAside(
-      const std::vector<std::string>& agent_ids) = 0;
+  // transaction ever sees a record missing. Where records are rewritten once per transaction
+  // anyway (PostgreSQL), nothing is done.
+  virtual absl::Status SetDecisionRecordsAside(const std::vector<std::string>& agent_ids) = 0;
   // Builds the records of `agent_ids` again from the tables (an agent deleted since has none).
   virtual absl::Status PutDecisionRecordsBack(const std::vector<std::string>& agent_ids) = 0;
   // True when there is no agent, permission or delegation.

@@ -194,9 +194,9 @@ class ConnectionAdminTransaction final : public AdminTransaction {
     if (!deferred.ok()) return deferred;
     return true;
   }
-  absl::StatusOr<bool> SetDecisionRecordsAside(const std::vector<std::string>& agent_ids) override {
+  absl::Status SetDecisionRecordsAside(const std::vector<std::string>& agent_ids) override {
     if (GetStatementSql(Statement::kSetDecisionRecordAside, c_.dialect()).sql == nullptr) {
-      return false;
+      return absl::OkStatus();
     }
     for (const std::string& agent_id : agent_ids) {
       if (absl::Status s = Run(Statement::kSetDecisionRecordAside, Params().Text(agent_id));
@@ -204,7 +204,7 @@ class ConnectionAdminTransaction final : public AdminTransaction {
         return s;
       }
     }
-    return true;
+    return absl::OkStatus();
   }
   absl::Status PutDecisionRecordsBack(const std::vector<std::string>& agent_ids) override {
     if (GetStatementSql(Statement::kPutDecisionRecordBack, c_.dialect()).sql == nullptr) {
