@@ -28,6 +28,9 @@ ABSL_FLAG(std::string, agents, "1000,50000,1000000", "dataset sizes to measure, 
 ABSL_FLAG(std::string, bench_dir, "",
           "where generated data files are kept (default "
           "$VERDICT_BENCH_DIR or /tmp/verdict-bench)");
+ABSL_FLAG(bool, keep_read_lock, true,
+          "keep the write-ahead log's read lock while the benchmarks read, as verdictd does "
+          "(store/sqlite/read_lock_keeper.h); false takes it in every call");
 ABSL_FLAG(std::string, drop_index, "",
           "measure a broken variant without this index (\"token_hash\" for the token's unique "
           "index): the gate's controls");
@@ -68,7 +71,8 @@ absl::Status RegisterAll(std::vector<Sized>& sizes) {
     if (!path.ok()) return path.status();
     std::fprintf(stderr, "dataset %s ready in %.1f s\n", path->c_str(),
                  absl::ToDoubleSeconds(absl::Now() - started));
-    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(*path);
+    absl::StatusOr<std::unique_ptr<SqliteStore>> store =
+        SqliteStore::Open(*path, {.keep_read_lock = absl::GetFlag(FLAGS_keep_read_lock)});
     if (!store.ok()) return store.status();
     Sized sized{agents, *std::move(store), nullptr};
     sized.authorizer = std::make_unique<Authorizer>(*sized.store, [] { return absl::Now(); });

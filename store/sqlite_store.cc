@@ -89,7 +89,16 @@ SqliteStore::SqliteStore(const std::string& path, const SqliteOptions& options)
                                 ConnectionOptions{options.busy_timeout, options.create_if_missing,
                                                   options.mmap_bytes});
           },
-          PoolOptions{.size = options.connections}, PoolOptions{.size = 1}, options.clock) {}
+          PoolOptions{.size = options.connections}, PoolOptions{.size = 1}, options.clock) {
+  if (options.keep_read_lock) {
+    // The keeper's connections never create the file: the pool's first connection does.
+    const ConnectionOptions keeper{options.busy_timeout, false, options.mmap_bytes};
+    read_lock_ = std::make_unique<ReadLockKeeper>(
+        [path, keeper] { return SqliteSource(path, keeper); }, ReadLockKeeper::Options{});
+  }
+}
+
+SqliteStore::~SqliteStore() = default;
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
                                                                SqliteOptions options) {
@@ -111,6 +120,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
   absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
   if (!lease.ok()) return lease.status();
+  if (read_lock_ != nullptr) read_lock_->NoteRead();
   return std::make_unique<SqliteReadSnapshot>(*std::move(lease));
 }
 

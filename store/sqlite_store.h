@@ -23,6 +23,7 @@
 #include "decision/policy_store.h"
 #include "store/connection_pool.h"
 #include "store/database_store.h"
+#include "store/sqlite/read_lock_keeper.h"
 #include "store/sqlite/sqlite_source.h"
 #include "store/store.h"
 
@@ -48,6 +49,10 @@ struct SqliteOptions {
   bool defer_open_errors = false;
   // The time of admin writes (created_at, updated_at, grace expiries).
   std::function<absl::Time()> clock = [] { return absl::Now(); };
+  // Whether the store keeps the write-ahead log's read lock while decisions come, so that their
+  // read transactions take it without system calls (store/sqlite/read_lock_keeper.h). What a
+  // decision reads is the same either way.
+  bool keep_read_lock = true;
 };
 
 class SqliteStore final : public DatabaseStore {
@@ -57,6 +62,7 @@ class SqliteStore final : public DatabaseStore {
   // by a newer verdict) when the file cannot be used, unless defer_open_errors.
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(std::string path,
                                                            SqliteOptions options = {});
+  ~SqliteStore() override;
 
   // PolicyStore.
   absl::StatusOr<std::unique_ptr<ReadSnapshot>> BeginRead() override;
@@ -66,6 +72,8 @@ class SqliteStore final : public DatabaseStore {
 
  private:
   SqliteStore(const std::string& path, const SqliteOptions& options);
+
+  std::unique_ptr<ReadLockKeeper> read_lock_;  // null unless keep_read_lock
 };
 
 }  // namespace verdict

@@ -57,6 +57,7 @@ absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeo
                                                  ")"));
     }
     db.exec(kConnectionPragmas);
+    db.exec(absl::StrCat("PRAGMA journal_size_limit = ", kWriteAheadLogSizeLimit));
   } catch (const SQLite::Exception& e) {
     return ExceptionStatus(e);
   }

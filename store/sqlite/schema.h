@@ -9,6 +9,8 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <cstdint>
+
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -23,9 +25,15 @@ namespace verdict {
 // through here.
 void RetryWhileBusy(absl::Duration budget, absl::FunctionRef<void()> attempt);
 
+// The size a connection truncates the write-ahead log back to when it restarts it (SQLite
+// otherwise keeps the file as large as it ever grew, reusing it from the start). A log larger
+// than this has not been restarted since it grew: store/sqlite/read_lock_keeper.h stands aside.
+inline constexpr int64_t kWriteAheadLogSizeLimit = 16 << 20;
+
 // journal_mode=WAL (retried: it needs a lock another opener may hold), synchronous=NORMAL
 // (durable across process crashes; WAL keeps the file consistent across power loss),
-// foreign_keys=ON and a bounded page cache. The busy timeout is set when the connection opens.
+// foreign_keys=ON, a bounded page cache and journal_size_limit (kWriteAheadLogSizeLimit). The
+// busy timeout is set when the connection opens.
 absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeout);
 
 // Applies every migration newer than the database's PRAGMA user_version (store/migrations.h

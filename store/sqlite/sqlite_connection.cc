@@ -54,17 +54,6 @@ absl::Status CreateForOwnerOnly(const std::string& path) {
   return absl::OkStatus();
 }
 
-// Whether the write-ahead log holds no frame: SQLite's own handle on it is empty, or not open.
-bool WriteAheadLogIsEmpty(sqlite3* db) {
-  sqlite3_file* log = nullptr;
-  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &log) != SQLITE_OK ||
-      log == nullptr || log->pMethods == nullptr) {
-    return true;
-  }
-  sqlite3_int64 size = 0;
-  return log->pMethods->xFileSize(log, &size) != SQLITE_OK || size == 0;
-}
-
 // While the write-ahead log holds no commit (the state of a database no one has written since
 // the log was created, such as a read-mostly sidecar's after a restart), SQLite knows the
 // database's size from no log frame, so every read transaction asks the file system for it:
@@ -78,7 +67,7 @@ bool WriteAheadLogIsEmpty(sqlite3* db) {
 // the fstat only.
 void LeaveACommitInAnEmptyWriteAheadLog(SQLite::Database& db, absl::Duration busy_timeout) {
   sqlite3* handle = db.getHandle();
-  if (!WriteAheadLogIsEmpty(handle)) return;
+  if (WriteAheadLogBytes(handle) != 0) return;
   sqlite3_busy_timeout(handle, 0);  // never wait for another writer here
   if (db.tryExec("BEGIN IMMEDIATE") == SQLITE_OK) {
     bool committed = false;
@@ -94,6 +83,17 @@ void LeaveACommitInAnEmptyWriteAheadLog(SQLite::Database& db, absl::Duration bus
 }
 
 }  // namespace
+
+int64_t WriteAheadLogBytes(sqlite3* db) {
+  sqlite3_file* log = nullptr;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &log) != SQLITE_OK ||
+      log == nullptr || log->pMethods == nullptr) {
+    return 0;
+  }
+  sqlite3_int64 size = 0;
+  if (log->pMethods->xFileSize(log, &size) != SQLITE_OK) return 0;
+  return size;
+}
 
 absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
     const std::string& path, const ConnectionOptions& options) {

@@ -16,6 +16,7 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
 
 #include <array>
 #include <cstdint>
@@ -162,6 +163,10 @@ class ScopedStatement {
   SQLite::Statement& statement_;
   std::vector<std::string>& text_parameters_;
 };
+
+// The size of the database's write-ahead log through SQLite's own handle on it (one fstat):
+// 0 when the log is not open or its size cannot be read.
+int64_t WriteAheadLogBytes(sqlite3* db);
 
 // Runs `body` (which returns absl::Status or absl::StatusOr<T>) and turns anything SQLiteCpp
 // or the standard library throws into a status, noting SQLite failures on the connection.

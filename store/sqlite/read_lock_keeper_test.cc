@@ -1,0 +1,207 @@
+// What keeping the write-ahead log's read lock may and may not change
+// (store/sqlite/read_lock_keeper.h): the keeper holds a read transaction only while reads come,
+// every read still sees every commit made before it began, another process's writes and
+// checkpoints go on, and the log stays bounded under a stream of writes.
+#include "store/sqlite/read_lock_keeper.h"
+
+#include <SQLiteCpp/Database.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_source.h"
+#include "store/test_support.h"
+
+extern char** environ;
+
+namespace verdict {
+namespace {
+
+constexpr absl::Duration kEventTimeout = absl::Seconds(30);
+
+// A verdict database with the two scratch tables the writer process uses.
+std::string ScratchDatabase() {
+  const std::string path = FreshDatabasePath();
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  EXPECT_TRUE(ConfigureConnection(db, absl::Seconds(5)).ok());
+  EXPECT_TRUE(MigrateSchema(db, absl::Seconds(5)).ok());
+  db.exec("CREATE TABLE marker(n INTEGER NOT NULL); INSERT INTO marker VALUES (0);");
+  db.exec("CREATE TABLE blobs(b BLOB)");
+  return path;
+}
+
+std::unique_ptr<ReadLockKeeper> KeeperOn(const std::string& path, ReadLockKeeper::Options options) {
+  return std::make_unique<ReadLockKeeper>(
+      [path] { return SqliteSource(path, ConnectionOptions{.create_if_missing = false}); },
+      options);
+}
+
+// The writer process (read_lock_keeper_test_writer.cc), talking through pipes.
+class Writer {
+ public:
+  explicit Writer(const std::vector<std::string>& args) {
+    int to_child[2];
+    int from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
+    std::vector<std::string> argv = {
+        absl::StrCat(getenv("TEST_SRCDIR"), "/verdict/store/sqlite/read_lock_keeper_test_writer")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> c_argv;
+    for (std::string& arg : argv) c_argv.push_back(arg.data());
+    c_argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, to_child[1]);
+    posix_spawn_file_actions_addclose(&actions, from_child[0]);
+    if (posix_spawn(&pid_, c_argv[0], &actions, nullptr, c_argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    close(to_child[0]);
+    close(from_child[1]);
+    to_child_ = fdopen(to_child[1], "w");
+    from_child_ = fdopen(from_child[0], "r");
+  }
+  ~Writer() {
+    if (to_child_ != nullptr) fclose(to_child_);
+    if (from_child_ != nullptr) fclose(from_child_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+
+  bool started() const { return pid_ > 0 && to_child_ != nullptr && from_child_ != nullptr; }
+  // The next number the writer printed; -1 when it ended first.
+  int64_t ReadNumber() {
+    char line[64];
+    int64_t number = -1;
+    if (fgets(line, sizeof(line), from_child_) == nullptr) return -1;
+    std::string text(line);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return absl::SimpleAtoi(text, &number) ? number : -1;
+  }
+  void Go() {
+    std::fputs("go\n", to_child_);
+    std::fflush(to_child_);
+  }
+  // The writer's exit status once it ended.
+  int Wait() {
+    int status = 0;
+    if (waitpid(pid_, &status, 0) != pid_) return -1;
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* to_child_ = nullptr;
+  FILE* from_child_ = nullptr;
+};
+
+// Tells the keeper of a read every 100 us until stopped, as a stream of decisions does.
+class Reader {
+ public:
+  explicit Reader(ReadLockKeeper& keeper)
+      : thread_([this, &keeper] {
+          while (!stop_.load()) {
+            keeper.NoteRead();
+            absl::SleepFor(absl::Microseconds(100));
+          }
+        }) {}
+  ~Reader() {
+    stop_.store(true);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(ReadLockKeeperTest, HoldsAReadTransactionOnlyWhileReadsCome) {
+  const std::string path = ScratchDatabase();
+  std::unique_ptr<ReadLockKeeper> keeper =
+      KeeperOn(path, {.renew_every = absl::Milliseconds(5), .idle_after = absl::Milliseconds(50)});
+  // Nothing is opened, let alone held, before the first read.
+  EXPECT_TRUE(keeper->AwaitHolding(false, absl::ZeroDuration()));
+
+  keeper->NoteRead();
+  EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
+
+  // No read for idle_after: the keeper lets go.
+  EXPECT_TRUE(keeper->AwaitHolding(false, kEventTimeout));
+
+  // And takes it again at the next read.
+  keeper->NoteRead();
+  EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
+}
+
+// The kept transaction is never read from: each read begins its own, on the newest snapshot.
+TEST(ReadLockKeeperTest, EveryReadSeesEachCommitOfAnotherProcessWhileTheLockIsKept) {
+  const std::string path = ScratchDatabase();
+  std::unique_ptr<ReadLockKeeper> keeper = KeeperOn(path, ReadLockKeeper::Options{});
+  SQLite::Database reader(path, SQLite::OPEN_READONLY);
+  keeper->NoteRead();
+  ASSERT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
+
+  constexpr int kCommits = 50;
+  Writer writer({path, "lockstep", absl::StrCat(kCommits)});
+  ASSERT_TRUE(writer.started());
+  for (int n = 1; n <= kCommits; ++n) {
+    ASSERT_EQ(writer.ReadNumber(), n);  // the writer committed n
+    keeper->NoteRead();
+    reader.exec("BEGIN");
+    EXPECT_EQ(reader.execAndGet("SELECT n FROM marker").getInt(), n);
+    reader.exec("COMMIT");
+    writer.Go();
+  }
+  EXPECT_EQ(writer.Wait(), 0);
+  EXPECT_TRUE(keeper->AwaitHolding(true, absl::ZeroDuration()));
+}
+
+// A read transaction that is always there would keep a writer's checkpoints from ever reaching
+// the end of the log, so the log would never restart and would grow with every commit. The
+// keeper stands aside once the log passes its limit; checkpoints then catch up, the log
+// restarts, and the writer truncates it back.
+TEST(ReadLockKeeperTest, TheLogStaysBoundedUnderAStreamOfWrites) {
+  const std::string path = ScratchDatabase();
+  constexpr int64_t kLogLimit = 1 << 20;
+  std::unique_ptr<ReadLockKeeper> keeper =
+      KeeperOn(path, {.renew_every = absl::Milliseconds(1), .max_log_bytes = kLogLimit});
+  Reader reads(*keeper);
+  ASSERT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
+
+  constexpr int64_t kRows = 2000;
+  constexpr int64_t kRowBytes = 16 << 10;  // 32 MiB written in all
+  Writer writer(
+      {path, "stream", absl::StrCat(kRows), absl::StrCat(kRowBytes), absl::StrCat(kLogLimit)});
+  ASSERT_TRUE(writer.started());
+  const int64_t largest_log = writer.ReadNumber();
+  EXPECT_EQ(writer.Wait(), 0);
+  ASSERT_GT(largest_log, 0);
+  EXPECT_LT(largest_log, kRows * kRowBytes / 4)
+      << "the log grew with the writes: the kept read lock held its checkpoints back";
+}
+
+TEST(ReadLockKeeperTest, HoldsNothingWhileTheDatabaseCannotBeOpened) {
+  const std::string path = FreshDatabasePath();  // no file, and the keeper never creates one
+  std::unique_ptr<ReadLockKeeper> keeper = KeeperOn(path, {.renew_every = absl::Milliseconds(1)});
+  Reader reads(*keeper);
+  EXPECT_FALSE(keeper->AwaitHolding(true, absl::Milliseconds(200)));
+  EXPECT_EQ(access(path.c_str(), F_OK), -1);
+}
+
+}  // namespace
+}  // namespace verdict
