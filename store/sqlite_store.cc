@@ -71,11 +71,17 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
 
 class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
  public:
-  using SqlitePolicyView::SqlitePolicyView;
+  // `read_lock` (may be null) hears of each read and of the changes it saw.
+  SqliteReadSnapshot(ConnectionPool::Lease lease, ReadLockKeeper* read_lock)
+      : SqlitePolicyView(std::move(lease)), read_lock_(read_lock) {}
   // A read transaction has nothing to keep: COMMIT just releases its snapshot.
   ~SqliteReadSnapshot() override {
+    if (read_lock_ != nullptr) read_lock_->NoteRead(sqlite().DatabaseChangedSinceLastAsked());
     if (!sqlite().Commit().ok()) sqlite().Rollback();
   }
+
+ private:
+  ReadLockKeeper* const read_lock_;
 };
 
 using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransaction>>;
@@ -120,8 +126,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
 absl::StatusOr<std::unique_ptr<ReadSnapshot>> SqliteStore::BeginRead() {
   absl::StatusOr<ConnectionPool::Lease> lease = pool_.CheckoutInTransaction(TransactionKind::kRead);
   if (!lease.ok()) return lease.status();
-  if (read_lock_ != nullptr) read_lock_->NoteRead();
-  return std::make_unique<SqliteReadSnapshot>(*std::move(lease));
+  return std::make_unique<SqliteReadSnapshot>(*std::move(lease), read_lock_.get());
 }
 
 absl::StatusOr<std::unique_ptr<WriteTransaction>> SqliteStore::BeginWrite() {

@@ -1,5 +1,6 @@
 #include "store/sqlite/read_lock_keeper.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include <utility>
@@ -38,12 +39,16 @@ ReadLockKeeper::~ReadLockKeeper() {
   thread_.join();
 }
 
-// Once per renewal at most: the keeper clears the flag when it renews. Sequentially consistent,
-// with the keeper's own store of asleep_until_read_ before it checks the flag: one of the two
-// sees the other's store, so a read never leaves the keeper asleep.
-void ReadLockKeeper::NoteFirstReadSinceRenewal() {
-  read_since_renewal_.store(true);
-  if (asleep_until_read_.load()) {
+// The first read since the keeper last checked, or a read that saw a change. Sequentially
+// consistent, with the keeper's own store of asleep_until_read_ before it looks at
+// read_since_check_: one of the two sees the other's store, so a read never leaves the keeper
+// asleep.
+void ReadLockKeeper::NoteReadSlowly(bool database_changed) {
+  read_since_check_.store(true);
+  if (database_changed) {
+    absl::MutexLock lock(&mutex_);
+    change_seen_ = true;
+  } else if (asleep_until_read_.load()) {
     absl::MutexLock wake(&mutex_);  // the keeper's Await looks at the flag again on unlock
   }
 }
@@ -55,9 +60,17 @@ bool ReadLockKeeper::AwaitHolding(bool holding, absl::Duration timeout) {
   return mutex_.AwaitWithTimeout(absl::Condition(&reached), timeout);
 }
 
-void ReadLockKeeper::SetHolding(bool holding) {
+bool ReadLockKeeper::AwaitTransactionsBegun(int64_t count, absl::Duration timeout) {
+  absl::MutexLock lock(&mutex_);
+  auto reached = [this, count]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return transactions_begun_ >= count; };
+  return mutex_.AwaitWithTimeout(absl::Condition(&reached), timeout);
+}
+
+void ReadLockKeeper::SetHolding(bool holding, bool began) {
   absl::MutexLock lock(&mutex_);
   holding_ = holding;
+  if (began) ++transactions_begun_;
 }
 
 ReadLockKeeper::Attempt ReadLockKeeper::BeginHeldRead() {
@@ -76,53 +89,78 @@ ReadLockKeeper::Attempt ReadLockKeeper::BeginHeldRead() {
   if (!read.ok() || sqlite3_txn_state(sqlite.database().getHandle(), "main") != SQLITE_TXN_READ) {
     return Attempt{.fault = true};
   }
-  if (WriteAheadLogBytes(sqlite.database().getHandle()) > options_.max_log_bytes) return {};
-  return Attempt{.held = std::move(held)};
+  if (WriteAheadLogBytes(sqlite.database().getHandle()) > options_.max_log_bytes) {
+    return Attempt{.began = true};
+  }
+  return Attempt{.held = std::move(held), .began = true};
+}
+
+bool ReadLockKeeper::TakeChange() {
+  absl::MutexLock lock(&mutex_);
+  const bool changed = change_seen_;
+  change_seen_ = false;
+  return changed;
+}
+
+bool ReadLockKeeper::Sleep(absl::Duration timeout) {
+  absl::MutexLock lock(&mutex_);
+  mutex_.AwaitWithTimeout(absl::Condition(&stopping_), timeout);
+  return !stopping_;
 }
 
 void ReadLockKeeper::Run() {
+  // Named for `top -H` and /proc/PID/task/*/comm: its CPU is this file's cost.
+  pthread_setname_np(pthread_self(), "read-lock-keep");
   std::unique_ptr<HeldRead> held;
-  absl::Time last_read = absl::InfinitePast();
   while (true) {
+    bool idle = false;
     {
       absl::MutexLock lock(&mutex_);
       if (held == nullptr) {
+        // Holding nothing: asleep until a read comes.
         asleep_until_read_.store(true);
-        auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-          return stopping_ || read_since_renewal_.load();
+        auto read_came = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+          return stopping_ || read_since_check_.load();
         };
-        mutex_.Await(absl::Condition(&woken));
+        mutex_.Await(absl::Condition(&read_came));
         asleep_until_read_.store(false);
       } else {
-        mutex_.AwaitWithTimeout(absl::Condition(&stopping_), options_.renew_every);
+        // Holding: awake for a change a read saw, or after idle_after to see whether reads
+        // still come.
+        auto changed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+          return stopping_ || change_seen_;
+        };
+        if (!mutex_.AwaitWithTimeout(absl::Condition(&changed), options_.idle_after)) {
+          idle = !read_since_check_.exchange(false);
+        }
       }
       if (stopping_) break;
     }
-    const absl::Time now = absl::Now();
-    if (read_since_renewal_.exchange(false)) last_read = now;
-    if (now - last_read >= options_.idle_after) {
+    if (idle) {
       held.reset();
-      SetHolding(false);
+      SetHolding(false, false);
       continue;
     }
+    const bool changed = TakeChange();
+    if (held != nullptr && !changed) continue;  // reads still come, and nothing changed
+    read_since_check_.store(false);
     // The newest snapshot first, then the old one ends: when nothing was committed in between,
-    // both are on the same read mark and neither step makes a system call.
+    // both are on the same read mark and the process never lets go of it.
     Attempt next = BeginHeldRead();
     held = std::move(next.held);
-    SetHolding(held != nullptr);
-    if (held == nullptr) {
-      // Standing aside (the log is over its limit) or a fault. Connections opened before a
-      // fault may hold a file that went away, so they are closed. The next try waits an
-      // interval, whatever the reads.
-      if (next.fault) pool_.reset();
-      absl::MutexLock lock(&mutex_);
-      mutex_.AwaitWithTimeout(absl::Condition(&stopping_), options_.renew_every);
-      if (stopping_) break;
+    SetHolding(held != nullptr, next.began);
+    if (held != nullptr) {
+      if (!Sleep(options_.renew_every)) break;  // at most one renewal per renew_every
+      continue;
     }
+    // Standing aside (the log is over its limit) or a fault. Connections opened before a
+    // fault may hold a file that went away, so they are closed. The next try waits.
+    if (next.fault) pool_.reset();
+    if (!Sleep(options_.idle_after)) break;
   }
   held.reset();
   pool_.reset();
-  SetHolding(false);
+  SetHolding(false, false);
 }
 
 }  // namespace verdict

@@ -12,20 +12,25 @@
 //
 // What a decision sees does not change: each one still begins its own read transaction, reads
 // the log's index afresh and sees every commit made before it began (design section 3). What
-// the held transaction does change is what a checkpoint may do, so the keeper bounds it:
-//   * it renews its snapshot every `renew_every` (a second connection begins on the newest
-//     snapshot before the first ends, so a renewal with no commit in between makes no system
-//     call): no checkpoint waits on it for longer than that;
-//   * it lets go once no read came for `idle_after`, so an idle sidecar holds nothing;
+// the held transaction does change is what a checkpoint may do: none may copy into the database
+// file a page committed after the keeper's snapshot. So the keeper follows the commits:
+//   * each read tells it whether its connection saw the database change since that connection's
+//     previous transaction (SqliteConnection::DatabaseChangedSinceLastAsked); the keeper then
+//     renews its snapshot, at most once per `renew_every`. A second connection begins on the
+//     newest snapshot before the first ends, so the hand-over never lets go of the lock. While
+//     nothing is committed, the keeper sleeps and makes no call at all;
+//   * it lets go once no read came for `idle_after`, so a sidecar that stops deciding holds
+//     nothing, and a commit no read saw holds back checkpoints for at most that long;
 //   * it holds nothing while the write-ahead log is larger than `max_log_bytes`: a log that
 //     keeps growing under a stream of writes is one whose restart a reader always present would
 //     keep putting off, and the keeper then stands aside until the log is back under the limit
 //     (connections truncate it to that size when they restart it: store/sqlite/schema.h).
-// A keeper that cannot open or read the database holds nothing and tries again an interval
+// A keeper that cannot open or read the database holds nothing and tries again `renew_every`
 // later; decisions never wait for it.
 //
 //   ReadLockKeeper keeper([&] { return SqliteSource(path, options); }, ReadLockKeeper::Options{});
-//   keeper.NoteRead();  // at each decision's read: a relaxed load once the keeper is awake
+//   // at the end of each decision's read transaction (a relaxed load, unless something changed):
+//   keeper.NoteRead(connection.DatabaseChangedSinceLastAsked());
 #ifndef VERDICT_STORE_SQLITE_READ_LOCK_KEEPER_H_
 #define VERDICT_STORE_SQLITE_READ_LOCK_KEEPER_H_
 
@@ -47,7 +52,7 @@ class ReadLockKeeper {
  public:
   struct Options {
     absl::Duration renew_every = absl::Milliseconds(10);
-    absl::Duration idle_after = absl::Milliseconds(100);
+    absl::Duration idle_after = absl::Seconds(1);
     int64_t max_log_bytes = kWriteAheadLogSizeLimit;
   };
 
@@ -60,40 +65,52 @@ class ReadLockKeeper {
   // Ends the held transaction and joins the keeper's thread.
   ~ReadLockKeeper();
 
-  // A read transaction began on the database. Thread-safe; wakes the keeper when it holds
-  // nothing.
-  void NoteRead() {
-    if (read_since_renewal_.load(std::memory_order_relaxed)) return;
-    NoteFirstReadSinceRenewal();
+  // A read transaction ran on the database; `database_changed` when its connection saw a
+  // commit since its previous one. Thread-safe.
+  void NoteRead(bool database_changed) {
+    if (!database_changed && read_since_check_.load(std::memory_order_relaxed)) return;
+    NoteReadSlowly(database_changed);
   }
 
   // Waits until the keeper holds a read transaction (`holding`) or holds none; false when
   // `timeout` passed first. For tests.
   bool AwaitHolding(bool holding, absl::Duration timeout);
+  // Waits until the keeper has begun at least `count` read transactions since it started;
+  // false when `timeout` passed first. For tests.
+  bool AwaitTransactionsBegun(int64_t count, absl::Duration timeout);
 
  private:
   class HeldRead;
   struct Attempt {
     std::unique_ptr<HeldRead> held;  // null when standing aside or after a fault
+    bool began = false;              // a read transaction began (and may have ended since)
     bool fault = false;              // the database could not give a read transaction
   };
 
-  void NoteFirstReadSinceRenewal();
+  void NoteReadSlowly(bool database_changed);
   void Run();
+  // Whether a read saw a change since the last call.
+  bool TakeChange();
+  // Sleeps for `timeout` unless stopping first; false when stopping.
+  bool Sleep(absl::Duration timeout);
   // A read transaction on the newest snapshot, unless the database cannot give one or its log
   // is over the limit.
   Attempt BeginHeldRead();
-  void SetHolding(bool holding);
+  // After an attempt: whether it holds a transaction, and whether it began one.
+  void SetHolding(bool holding, bool began);
 
   const std::function<std::unique_ptr<ConnectionSource>()> source_;
   const Options options_;
   std::unique_ptr<ConnectionPool> pool_;  // the keeper thread's own
 
-  std::atomic<bool> read_since_renewal_{false};
+  // Set by reads, cleared by the keeper when it checks whether reads still come.
+  std::atomic<bool> read_since_check_{false};
   std::atomic<bool> asleep_until_read_{false};
   absl::Mutex mutex_;
+  bool change_seen_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   bool holding_ ABSL_GUARDED_BY(mutex_) = false;
+  int64_t transactions_begun_ ABSL_GUARDED_BY(mutex_) = 0;
   std::thread thread_;  // last: starts once everything above is set up
 };
 

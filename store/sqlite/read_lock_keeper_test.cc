@@ -1,7 +1,7 @@
 // What keeping the write-ahead log's read lock may and may not change
-// (store/sqlite/read_lock_keeper.h): the keeper holds a read transaction only while reads come,
-// every read still sees every commit made before it began, another process's writes and
-// checkpoints go on, and the log stays bounded under a stream of writes.
+// (store/sqlite/read_lock_keeper.h): the keeper holds a read transaction only while reads come
+// and renews it only when a read saw a commit, every read still sees every commit made before it
+// began, and the log stays bounded under a stream of writes from another process.
 #include "store/sqlite/read_lock_keeper.h"
 
 #include <SQLiteCpp/Database.h>
@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_connection.h"
 #include "store/sqlite/sqlite_source.h"
 #include "store/test_support.h"
 
@@ -110,13 +111,14 @@ class Writer {
   FILE* from_child_ = nullptr;
 };
 
-// Tells the keeper of a read every 100 us until stopped, as a stream of decisions does.
+// Tells the keeper of a read every 100 us until stopped, as a stream of decisions does, each
+// having seen a change when `changes` (a stream of writes).
 class Reader {
  public:
-  explicit Reader(ReadLockKeeper& keeper)
-      : thread_([this, &keeper] {
+  Reader(ReadLockKeeper& keeper, bool changes)
+      : thread_([this, &keeper, changes] {
           while (!stop_.load()) {
-            keeper.NoteRead();
+            keeper.NoteRead(changes);
             absl::SleepFor(absl::Microseconds(100));
           }
         }) {}
@@ -137,38 +139,68 @@ TEST(ReadLockKeeperTest, HoldsAReadTransactionOnlyWhileReadsCome) {
   // Nothing is opened, let alone held, before the first read.
   EXPECT_TRUE(keeper->AwaitHolding(false, absl::ZeroDuration()));
 
-  keeper->NoteRead();
+  keeper->NoteRead(/*database_changed=*/false);
   EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
 
   // No read for idle_after: the keeper lets go.
   EXPECT_TRUE(keeper->AwaitHolding(false, kEventTimeout));
 
   // And takes it again at the next read.
-  keeper->NoteRead();
+  keeper->NoteRead(/*database_changed=*/false);
   EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
 }
 
-// The kept transaction is never read from: each read begins its own, on the newest snapshot.
+// While nothing is committed, the snapshot held is the newest, and the keeper leaves it be: no
+// transaction, no system call, however many reads come.
+TEST(ReadLockKeeperTest, RenewsOnlyWhenAReadSawAChange) {
+  const std::string path = ScratchDatabase();
+  std::unique_ptr<ReadLockKeeper> keeper = KeeperOn(path, {.renew_every = absl::Milliseconds(1)});
+  keeper->NoteRead(/*database_changed=*/false);
+  ASSERT_TRUE(keeper->AwaitTransactionsBegun(1, kEventTimeout));
+  for (int i = 0; i < 1000; ++i) keeper->NoteRead(/*database_changed=*/false);
+  EXPECT_FALSE(keeper->AwaitTransactionsBegun(2, absl::Milliseconds(100)));
+
+  keeper->NoteRead(/*database_changed=*/true);
+  EXPECT_TRUE(keeper->AwaitTransactionsBegun(2, kEventTimeout));
+  EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
+}
+
+// The kept transaction is never read from: each read begins its own, on the newest snapshot,
+// and its connection tells the keeper that it saw the commit.
 TEST(ReadLockKeeperTest, EveryReadSeesEachCommitOfAnotherProcessWhileTheLockIsKept) {
   const std::string path = ScratchDatabase();
   std::unique_ptr<ReadLockKeeper> keeper = KeeperOn(path, ReadLockKeeper::Options{});
-  SQLite::Database reader(path, SQLite::OPEN_READONLY);
-  keeper->NoteRead();
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> reader =
+      SqliteConnection::Open(path, ConnectionOptions{.create_if_missing = false});
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto read_marker = [&]() -> int {
+    EXPECT_TRUE((*reader)->Begin(TransactionKind::kRead).ok());
+    const int n = (*reader)->database().execAndGet("SELECT n FROM marker").getInt();
+    keeper->NoteRead((*reader)->DatabaseChangedSinceLastAsked());
+    EXPECT_TRUE((*reader)->Commit().ok());
+    return n;
+  };
+  EXPECT_EQ(read_marker(), 0);
   ASSERT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
+  EXPECT_EQ(read_marker(), 0);
+  EXPECT_FALSE((*reader)->DatabaseChangedSinceLastAsked()) << "nothing was committed";
 
   constexpr int kCommits = 50;
   Writer writer({path, "lockstep", absl::StrCat(kCommits)});
   ASSERT_TRUE(writer.started());
   for (int n = 1; n <= kCommits; ++n) {
     ASSERT_EQ(writer.ReadNumber(), n);  // the writer committed n
-    keeper->NoteRead();
-    reader.exec("BEGIN");
-    EXPECT_EQ(reader.execAndGet("SELECT n FROM marker").getInt(), n);
-    reader.exec("COMMIT");
+    ASSERT_TRUE((*reader)->Begin(TransactionKind::kRead).ok());
+    EXPECT_EQ((*reader)->database().execAndGet("SELECT n FROM marker").getInt(), n);
+    EXPECT_TRUE((*reader)->DatabaseChangedSinceLastAsked()) << "commit " << n;
+    keeper->NoteRead(/*database_changed=*/true);
+    ASSERT_TRUE((*reader)->Commit().ok());
     writer.Go();
   }
   EXPECT_EQ(writer.Wait(), 0);
-  EXPECT_TRUE(keeper->AwaitHolding(true, absl::ZeroDuration()));
+  // The keeper followed the commits (at most one renewal per renew_every).
+  EXPECT_TRUE(keeper->AwaitTransactionsBegun(2, kEventTimeout));
+  EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
 }
 
 // A read transaction that is always there would keep a writer's checkpoints from ever reaching
@@ -178,9 +210,10 @@ TEST(ReadLockKeeperTest, EveryReadSeesEachCommitOfAnotherProcessWhileTheLockIsKe
 TEST(ReadLockKeeperTest, TheLogStaysBoundedUnderAStreamOfWrites) {
   const std::string path = ScratchDatabase();
   constexpr int64_t kLogLimit = 1 << 20;
-  std::unique_ptr<ReadLockKeeper> keeper =
-      KeeperOn(path, {.renew_every = absl::Milliseconds(1), .max_log_bytes = kLogLimit});
-  Reader reads(*keeper);
+  std::unique_ptr<ReadLockKeeper> keeper = KeeperOn(path, {.renew_every = absl::Milliseconds(1),
+                                                           .idle_after = absl::Milliseconds(10),
+                                                           .max_log_bytes = kLogLimit});
+  Reader reads(*keeper, /*changes=*/true);
   ASSERT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
 
   constexpr int64_t kRows = 2000;
@@ -191,14 +224,17 @@ TEST(ReadLockKeeperTest, TheLogStaysBoundedUnderAStreamOfWrites) {
   const int64_t largest_log = writer.ReadNumber();
   EXPECT_EQ(writer.Wait(), 0);
   ASSERT_GT(largest_log, 0);
+  std::printf("largest log: %lld bytes of %lld written\n", static_cast<long long>(largest_log),
+              static_cast<long long>(kRows * kRowBytes));
   EXPECT_LT(largest_log, kRows * kRowBytes / 4)
       << "the log grew with the writes: the kept read lock held its checkpoints back";
 }
 
 TEST(ReadLockKeeperTest, HoldsNothingWhileTheDatabaseCannotBeOpened) {
   const std::string path = FreshDatabasePath();  // no file, and the keeper never creates one
-  std::unique_ptr<ReadLockKeeper> keeper = KeeperOn(path, {.renew_every = absl::Milliseconds(1)});
-  Reader reads(*keeper);
+  std::unique_ptr<ReadLockKeeper> keeper =
+      KeeperOn(path, {.renew_every = absl::Milliseconds(1), .idle_after = absl::Milliseconds(10)});
+  Reader reads(*keeper, /*changes=*/false);
   EXPECT_FALSE(keeper->AwaitHolding(true, absl::Milliseconds(200)));
   EXPECT_EQ(access(path.c_str(), F_OK), -1);
 }

@@ -211,6 +211,17 @@ void SqliteConnection::Rollback() {
   if (sqlite3_get_autocommit(database_.getHandle()) == 0) MarkBroken();
 }
 
+bool SqliteConnection::DatabaseChangedSinceLastAsked() {
+  unsigned int version = data_version_;
+  if (sqlite3_file_control(database_.getHandle(), "main", SQLITE_FCNTL_DATA_VERSION, &version) !=
+      SQLITE_OK) {
+    return true;  // unknown: a renewal too many costs less than a missed change
+  }
+  const bool changed = version != data_version_;
+  data_version_ = version;
+  return changed;
+}
+
 void SqliteConnection::NoteError(int sqlite_error_code) {
   if (IsConnectionFault(sqlite_error_code)) broken_ = true;
 }

@@ -77,6 +77,11 @@ class SqliteConnection final : public Connection {
   WidePermissions& wide_permissions() { return wide_permissions_; }
   const ConnectionOptions& options() const { return options_; }
 
+  // Whether this connection saw the database change (a commit by any connection, its own
+  // included) since the last call: SQLite's data version for the connection, as its current or
+  // last transaction found it. No system call.
+  bool DatabaseChangedSinceLastAsked();
+
   // Records a failure; after a connection fault (store/sqlite/sqlite_error.h) the connection is
   // closed instead of being reused.
   void NoteError(int sqlite_error_code);
@@ -122,6 +127,7 @@ class SqliteConnection final : public Connection {
   DecodedRecords decoded_records_;
   WidePermissions wide_permissions_;
   bool broken_ = false;
+  unsigned int data_version_ = 0;  // as DatabaseChangedSinceLastAsked last read it
   // Declared last, so destroyed first: before database_ closes.
   RunWhenDestroyed on_closing_;
 };
