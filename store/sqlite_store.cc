@@ -86,19 +86,20 @@ class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
 
 using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransaction>>;
 
+ConnectionOptions ConnectionOptionsOf(const SqliteOptions& options) {
+  return ConnectionOptions{options.busy_timeout, options.create_if_missing, options.mmap_bytes};
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(const std::string& path, const SqliteOptions& options)
-    : DatabaseStore(
-          [&] {
-            return SqliteSource(path,
-                                ConnectionOptions{options.busy_timeout, options.create_if_missing,
-                                                  options.mmap_bytes});
-          },
-          PoolOptions{.size = options.connections}, PoolOptions{.size = 1}, options.clock) {
+    : DatabaseStore([&] { return SqliteSource(path, ConnectionOptionsOf(options)); },
+                    PoolOptions{.size = options.connections}, PoolOptions{.size = 1},
+                    options.clock) {
   if (options.keep_read_lock) {
     // The keeper's connections never create the file: the pool's first connection does.
-    const ConnectionOptions keeper{options.busy_timeout, false, options.mmap_bytes};
+    ConnectionOptions keeper = ConnectionOptionsOf(options);
+    keeper.create_if_missing = false;
     read_lock_ = std::make_unique<ReadLockKeeper>(
         [path, keeper] { return SqliteSource(path, keeper); }, ReadLockKeeper::Options{});
   }

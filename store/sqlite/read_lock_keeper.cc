@@ -95,13 +95,6 @@ ReadLockKeeper::Attempt ReadLockKeeper::BeginHeldRead() {
   return Attempt{.held = std::move(held), .began = true};
 }
 
-bool ReadLockKeeper::TakeChange() {
-  absl::MutexLock lock(&mutex_);
-  const bool changed = change_seen_;
-  change_seen_ = false;
-  return changed;
-}
-
 bool ReadLockKeeper::Sleep(absl::Duration timeout) {
   absl::MutexLock lock(&mutex_);
   mutex_.AwaitWithTimeout(absl::Condition(&stopping_), timeout);
@@ -114,6 +107,7 @@ void ReadLockKeeper::Run() {
   std::unique_ptr<HeldRead> held;
   while (true) {
     bool idle = false;
+    bool changed = false;
     {
       absl::MutexLock lock(&mutex_);
       if (held == nullptr) {
@@ -127,21 +121,21 @@ void ReadLockKeeper::Run() {
       } else {
         // Holding: awake for a change a read saw, or after idle_after to see whether reads
         // still come.
-        auto changed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        auto change_came = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
           return stopping_ || change_seen_;
         };
-        if (!mutex_.AwaitWithTimeout(absl::Condition(&changed), options_.idle_after)) {
+        if (!mutex_.AwaitWithTimeout(absl::Condition(&change_came), options_.idle_after)) {
           idle = !read_since_check_.exchange(false);
         }
       }
       if (stopping_) break;
+      changed = std::exchange(change_seen_, false);
     }
     if (idle) {
       held.reset();
       SetHolding(false, false);
       continue;
     }
-    const bool changed = TakeChange();
     if (held != nullptr && !changed) continue;  // reads still come, and nothing changed
     read_since_check_.store(false);
     // The newest snapshot first, then the old one ends: when nothing was committed in between,

@@ -25,8 +25,8 @@
 //     keeps growing under a stream of writes is one whose restart a reader always present would
 //     keep putting off, and the keeper then stands aside until the log is back under the limit
 //     (connections truncate it to that size when they restart it: store/sqlite/schema.h).
-// A keeper that cannot open or read the database holds nothing and tries again `renew_every`
-// later; decisions never wait for it.
+// A keeper that cannot open or read the database, or that stands aside, holds nothing and tries
+// again `idle_after` later, if reads still come; decisions never wait for it.
 //
 //   ReadLockKeeper keeper([&] { return SqliteSource(path, options); }, ReadLockKeeper::Options{});
 //   // at the end of each decision's read transaction (a relaxed load, unless something changed):
@@ -89,8 +89,6 @@ class ReadLockKeeper {
 
   void NoteReadSlowly(bool database_changed);
   void Run();
-  // Whether a read saw a change since the last call.
-  bool TakeChange();
   // Sleeps for `timeout` unless stopping first; false when stopping.
   bool Sleep(absl::Duration timeout);
   // A read transaction on the newest snapshot, unless the database cannot give one or its log
