@@ -31,6 +31,9 @@ ABSL_FLAG(std::string, bench_dir, "",
 ABSL_FLAG(bool, keep_read_lock, true,
           "keep the write-ahead log's read lock while the benchmarks read, as verdictd does "
           "(store/sqlite/read_lock_keeper.h); false takes it in every call");
+ABSL_FLAG(int64_t, mmap_mib, -1,
+          "how much of the file each connection maps into memory, in MiB (SqliteOptions::"
+          "mmap_bytes); -1 keeps the store's default");
 ABSL_FLAG(std::string, drop_index, "",
           "measure a broken variant without this index (\"token_hash\" for the token's unique "
           "index): the gate's controls");
@@ -71,8 +74,12 @@ absl::Status RegisterAll(std::vector<Sized>& sizes) {
     if (!path.ok()) return path.status();
     std::fprintf(stderr, "dataset %s ready in %.1f s\n", path->c_str(),
                  absl::ToDoubleSeconds(absl::Now() - started));
-    absl::StatusOr<std::unique_ptr<SqliteStore>> store =
-        SqliteStore::Open(*path, {.keep_read_lock = absl::GetFlag(FLAGS_keep_read_lock)});
+    SqliteOptions sqlite_options;
+    sqlite_options.keep_read_lock = absl::GetFlag(FLAGS_keep_read_lock);
+    if (absl::GetFlag(FLAGS_mmap_mib) >= 0) {
+      sqlite_options.mmap_bytes = absl::GetFlag(FLAGS_mmap_mib) << 20;
+    }
+    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(*path, sqlite_options);
     if (!store.ok()) return store.status();
     Sized sized{agents, *std::move(store), nullptr};
     sized.authorizer = std::make_unique<Authorizer>(*sized.store, [] { return absl::Now(); });

@@ -41,6 +41,12 @@ ABSL_FLAG(int64_t, sqlite_mmap_mib, 2048,
           "policy larger than the page cache reads nearly as fast as a small one. An I/O error "
           "on a mapped page then ends the process instead of answering UNAVAILABLE; 0 reads "
           "with read() only.");
+ABSL_FLAG(bool, sqlite_keep_read_lock, true,
+          "While decisions come, keep one read transaction open on a SQLite database so that "
+          "each decision's own takes the write-ahead log's read lock without a system call "
+          "(README \"Performance\"). It follows every commit and lets go after a second "
+          "without decisions; false takes the lock in every decision, for a tool that needs "
+          "the log to restart at once (a TRUNCATE checkpoint) while verdictd is busy.");
 ABSL_FLAG(int64_t, max_decision_steps, verdict::kDefaultMaxDecisionSteps,
           "Store lookups and delegation steps one decision (an Authorize, each check of a "
           "BatchAuthorize, a ValidateToken's permission list, a Simulate, an ext_authz check) may "
@@ -234,6 +240,7 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   options.policy_file_path = absl::GetFlag(FLAGS_policy_file);
   options.workers = absl::GetFlag(FLAGS_workers);
   options.sqlite_mmap_mib = absl::GetFlag(FLAGS_sqlite_mmap_mib);
+  options.sqlite_keep_read_lock = absl::GetFlag(FLAGS_sqlite_keep_read_lock);
   options.max_decision_steps = absl::GetFlag(FLAGS_max_decision_steps);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.ext_authz_config_path = absl::GetFlag(FLAGS_ext_authz_config);

@@ -23,6 +23,7 @@ ABSL_DECLARE_FLAG(std::string, seed);
 ABSL_DECLARE_FLAG(std::string, policy_file);
 ABSL_DECLARE_FLAG(int, workers);
 ABSL_DECLARE_FLAG(int64_t, sqlite_mmap_mib);
+ABSL_DECLARE_FLAG(bool, sqlite_keep_read_lock);
 ABSL_DECLARE_FLAG(int64_t, max_decision_steps);
 ABSL_DECLARE_FLAG(std::string, metrics_listen);
 ABSL_DECLARE_FLAG(std::string, ext_authz_config);
@@ -67,6 +68,9 @@ struct ServerOptions {
   int workers = 4;
   // MiB of a SQLite database read through a memory map (SqliteOptions::mmap_bytes); 0 for none.
   int64_t sqlite_mmap_mib = 2048;
+  // Keep a SQLite database's write-ahead-log read lock while decisions come
+  // (SqliteOptions::keep_read_lock).
+  bool sqlite_keep_read_lock = true;
   // Store lookups and delegation steps one decision may take (decision/budget.h); past it the
   // answer is DENY with EVALUATION_LIMIT.
   int64_t max_decision_steps = kDefaultMaxDecisionSteps;

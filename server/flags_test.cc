@@ -33,6 +33,7 @@ TEST(ServerOptionsTest, DefaultsServeLoopbackFromALocalFile) {
   EXPECT_EQ(options->seed_path, "");
   EXPECT_EQ(options->workers, 4);
   EXPECT_EQ(options->sqlite_mmap_mib, 2048);
+  EXPECT_TRUE(options->sqlite_keep_read_lock);
 }
 
 TEST(ServerOptionsTest, FlagsReachTheOptions) {
@@ -41,12 +42,14 @@ TEST(ServerOptionsTest, FlagsReachTheOptions) {
   absl::SetFlag(&FLAGS_db, "/var/lib/verdict/verdict.db");
   absl::SetFlag(&FLAGS_seed, "deploy/demo-policy.json");
   absl::SetFlag(&FLAGS_workers, 8);
+  absl::SetFlag(&FLAGS_sqlite_keep_read_lock, false);
   absl::StatusOr<ServerOptions> options = ServerOptionsFromFlags();
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->listen, "unix:/run/verdict.sock");
   EXPECT_EQ(options->db_path, "/var/lib/verdict/verdict.db");
   EXPECT_EQ(options->seed_path, "deploy/demo-policy.json");
   EXPECT_EQ(options->workers, 8);
+  EXPECT_FALSE(options->sqlite_keep_read_lock);
 }
 
 TEST(ServerOptionsTest, ListenAcceptsHostPortAndUnixSockets) {

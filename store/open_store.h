@@ -52,6 +52,9 @@ struct StoreOptions {
   std::function<absl::Time()> clock = [] { return absl::Now(); };
   // SQLite only: how much of the file reads map into memory (SqliteOptions::mmap_bytes).
   int64_t sqlite_mmap_bytes = kDefaultMmapBytes;
+  // SQLite only: keep the write-ahead log's read lock while reads come
+  // (SqliteOptions::keep_read_lock).
+  bool sqlite_keep_read_lock = true;
   // PostgreSQL only: synchronous standbys that may serve decisions' reads (--db_read,
   // PostgresOptions::read_conninfos), each a postgresql:// URL; where the reads went, and each
   // standby's changes (usable, or refused and why) as they happen.

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "SQLiteCpp/SQLiteCpp.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/postgres/postgres_libpq.h"
@@ -112,6 +116,53 @@ TEST(OpenStoreTest, ANewSqliteDatabaseAndItsWalAndShmAreForTheOwnerOnly) {
     ASSERT_EQ(stat(file.c_str(), &status), 0) << file;
     EXPECT_EQ(status.st_mode & 0777, 0600u)
         << file << " has mode " << std::oct << (status.st_mode & 0777);
+  }
+}
+
+// One admin write, then one decision's read transaction, which sees it.
+void CommitThenRead(Store& store, int round) {
+  ASSERT_TRUE(
+      store.admin()
+          .CreateAgent(
+              {.owner = "o", .name = absl::StrCat("n", round), .id = absl::StrCat("agt_", round)})
+          .ok());
+  absl::StatusOr<std::unique_ptr<ReadSnapshot>> read = store.BeginRead();
+  ASSERT_TRUE(read.ok()) << read.status();
+}
+
+// Whether another connection's TRUNCATE checkpoint, which restarts the write-ahead log only when
+// no reader uses it, finds a reader there (it does not wait: its busy timeout is 0).
+bool TruncateCheckpointFindsAReader(const std::string& path) {
+  SQLite::Database tool(path, SQLite::OPEN_READWRITE);
+  SQLite::Statement checkpoint(tool, "PRAGMA wal_checkpoint(TRUNCATE)");
+  EXPECT_TRUE(checkpoint.executeStep());
+  return checkpoint.getColumn(0).getInt() != 0;
+}
+
+// While decisions come, the store keeps one read transaction open (store/sqlite/
+// read_lock_keeper.h), so a tool that must restart the log at once finds it in use;
+// --sqlite_keep_read_lock=false turns that off, and the log is free as soon as a read ends.
+TEST(OpenStoreTest, TheKeptReadLockIsOnByDefaultAndCanBeTurnedOff) {
+  {
+    const std::string path = FreshDatabasePath();
+    absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    // The keeper begins its transaction on its own thread after a read tells it to.
+    bool found_reader = false;
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    for (int round = 0; !found_reader && absl::Now() < deadline; ++round) {
+      CommitThenRead(**store, round);
+      found_reader = TruncateCheckpointFindsAReader(path);
+    }
+    EXPECT_TRUE(found_reader);
+  }
+  const std::string path = FreshDatabasePath();
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      OpenStore(path, StoreOptions{.sqlite_keep_read_lock = false});
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (int round = 0; round < 20; ++round) {
+    CommitThenRead(**store, round);
+    EXPECT_FALSE(TruncateCheckpointFindsAReader(path)) << "round " << round;
   }
 }
 
