@@ -33,7 +33,7 @@ ABSL_FLAG(bool, keep_read_lock, true,
           "(store/sqlite/read_lock_keeper.h); false takes it in every call");
 ABSL_FLAG(int64_t, mmap_mib, -1,
           "how much of the file each connection maps into memory, in MiB (SqliteOptions::"
-          "mmap_bytes); -1 keeps the store's default");
+          "mmap_bytes), 0..2048; -1 keeps the store's default");
 ABSL_FLAG(std::string, drop_index, "",
           "measure a broken variant without this index (\"token_hash\" for the token's unique "
           "index): the gate's controls");
@@ -76,9 +76,13 @@ absl::Status RegisterAll(std::vector<Sized>& sizes) {
                  absl::ToDoubleSeconds(absl::Now() - started));
     SqliteOptions sqlite_options;
     sqlite_options.keep_read_lock = absl::GetFlag(FLAGS_keep_read_lock);
-    if (absl::GetFlag(FLAGS_mmap_mib) >= 0) {
-      sqlite_options.mmap_bytes = absl::GetFlag(FLAGS_mmap_mib) << 20;
+    const int64_t mmap_mib = absl::GetFlag(FLAGS_mmap_mib);
+    // SQLite maps at most 2 GiB (SQLITE_MAX_MMAP_SIZE); past it the shift below could overflow.
+    if (mmap_mib < -1 || mmap_mib > 2048) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--mmap_mib: must be -1 (the store's default) or 0..2048, got ", mmap_mib));
     }
+    if (mmap_mib >= 0) sqlite_options.mmap_bytes = mmap_mib << 20;
     absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(*path, sqlite_options);
     if (!store.ok()) return store.status();
     Sized sized{agents, *std::move(store), nullptr};
