@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Would a narrower token index make ValidateToken's lookup cheaper? An experiment on a copy of
-a store_bench dataset, not a change to verdict (bench/PERFORMANCE.md, "Issue 21: ValidateToken
-on a quiet host").
+"""Would a narrower token index, or decision records keyed by an integer, make ValidateToken's
+lookup cheaper? An experiment on a copy of a store_bench dataset, not a change to verdict
+(bench/PERFORMANCE.md, "Issue 21: ValidateToken on a quiet host" and "the records' key").
 
 ValidateToken finds an agent's decision record by its token's SHA-256: a search of
 agents_by_token_hash (32-byte keys with the agent id beside each), then of decision_records by
@@ -12,6 +12,12 @@ records of every agent once, in a random order. Each variant is one SQL statemen
 table of probes to the lookups, so that SQLite's own search is timed without any per-call cost
 of Python's: per lookup, it is the B-tree searches and the reading of the record's columns
 (the same libsqlite3 verdict links, memory-mapped as verdictd reads).
+
+The second question: decision_records is a WITHOUT ROWID table, an index B-tree whose interior
+pages hold whole rows (about 690 bytes), so at 50,000 agents it is seven levels deep. The copy
+also gets the same records in a rowid table with an integer key, the token's hash in each
+record and an index each on the agent id and on the token's hash (what version 19 of a branch
+measured at stop 26 built), and times the lookups through it.
 
   python3 bench/token_index_experiment.py /tmp/verdict-bench/dataset-...-agents50000.db
 """
@@ -50,6 +56,15 @@ VARIANTS = {
     "7-byte integer key index alone": (
         "SELECT count(a.id) FROM probes p CROSS JOIN agents a INDEXED BY agents_by_token_key"
         " WHERE a.token_key = p.token_key"),
+    # The records keyed by an integer: an index search, then the record by its key.
+    "keyed records: token hash index, then the record": (
+        f"SELECT {READ_RECORD} FROM probes p"
+        " CROSS JOIN keyed_records r INDEXED BY keyed_records_by_token_hash"
+        " WHERE r.token_hash = p.token_hash"),
+    "keyed records: agent id index, then the record": (
+        f"SELECT {READ_RECORD} FROM probes p"
+        " CROSS JOIN keyed_records r INDEXED BY keyed_records_by_agent"
+        " WHERE r.agent_id = p.agent_id"),
     "the record's search alone": (
         "SELECT count(r.agent_id) FROM probes p CROSS JOIN decision_records r"
         " WHERE r.agent_id = p.agent_id"),
@@ -79,12 +94,28 @@ def prepare(db):
     db.execute("UPDATE decision_records SET token_hash ="
                " (SELECT a.token_hash FROM agents a WHERE a.id = decision_records.agent_id)")
     db.execute("CREATE INDEX agents_by_token_key ON agents (token_key, id)")
+    db.execute("CREATE TABLE keyed_records (record_key INTEGER PRIMARY KEY,"
+               " agent_id TEXT NOT NULL, token_hash BLOB NOT NULL, agent TEXT NOT NULL,"
+               " permissions TEXT NOT NULL, delegations_into TEXT NOT NULL)")
+    db.execute("INSERT INTO keyed_records (agent_id, token_hash, agent, permissions,"
+               " delegations_into) SELECT a.id, a.token_hash, r.agent, r.permissions,"
+               " r.delegations_into FROM agents a JOIN decision_records r ON r.agent_id = a.id"
+               " ORDER BY a.rowid")
+    db.execute("CREATE UNIQUE INDEX keyed_records_by_agent ON keyed_records (agent_id)")
+    db.execute("CREATE UNIQUE INDEX keyed_records_by_token_hash ON keyed_records (token_hash)")
     db.execute("COMMIT")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     for name, size in db.execute(
             "SELECT name, sum(pgsize) FROM dbstat WHERE name IN ('agents_by_token_hash',"
-            " 'agents_by_token_key', 'decision_records') GROUP BY name ORDER BY name"):
+            " 'agents_by_token_key', 'decision_records', 'keyed_records',"
+            " 'keyed_records_by_agent', 'keyed_records_by_token_hash')"
+            " GROUP BY name ORDER BY name"):
         print(f"{name}: {size / 1048576:.2f} MiB")
+    for name in ("decision_records", "keyed_records"):
+        interior, depth = db.execute(
+            "SELECT sum(pagetype = 'internal'), max(length(path) - length(replace(path, '/', '')))"
+            " FROM dbstat WHERE name = ?", (name,)).fetchone()
+        print(f"{name}: {interior} interior pages, {depth} levels")
 
 
 def main():
