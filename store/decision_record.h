@@ -77,6 +77,11 @@ class DecodedRecords {
   // Takes back the slot Add gave last, when it could not be filled.
   void ForgetLast();
 
+  // Where a row is read before its agent is known (a token's row, whose agent its decoding
+  // names): kept here, not in the transaction's view, so that a token call reads into memory an
+  // earlier call left instead of allocating it again. Overwritten by every such read.
+  DecisionRecord& unclaimed_record() { return unclaimed_record_; }
+
   // Decoded rows, valid until the next Reset.
   absl::StatusOr<absl::Span<const Permission>> Permissions(absl::string_view text);
   absl::StatusOr<absl::Span<const Delegation>> Delegations(absl::string_view text, absl::Time now);
@@ -89,6 +94,7 @@ class DecodedRecords {
   size_t permission_lists_used_ = 0;
   std::deque<std::vector<Delegation>> delegation_lists_;
   size_t delegation_lists_used_ = 0;
+  DecisionRecord unclaimed_record_;
 };
 
 // Decodes an agent's encoded columns into `agent`, overwriting it.

@@ -97,20 +97,22 @@ class PolicyViewOn : public Base {
     if (!kept.ok()) return kept.status();
     return (*kept)->exists ? &(*kept)->agent : nullptr;
   }
-  // The row is read into a scratch record first: its agent is known only once it is decoded.
+  // The row is read into the unclaimed record first: its agent is known only once it is
+  // decoded. The swap into the agent's slot keeps both records' memory for later calls.
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, token_record_);
+    DecisionRecord& unclaimed = records().unclaimed_record();
+    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, unclaimed);
     if (!found.ok()) return found.status();
     if (!*found) return std::nullopt;
     Agent agent;
-    if (absl::Status decoded = DecodeAgentRecordInto(token_record_.agent, agent); !decoded.ok()) {
+    if (absl::Status decoded = DecodeAgentRecordInto(unclaimed.agent, agent); !decoded.ok()) {
       return decoded;
     }
     if (records().Find(agent.id) == nullptr) {
       DecodedRecords::Kept& slot = records().Add(agent.id);
       slot.exists = true;
-      std::swap(slot.record, token_record_);
+      std::swap(slot.record, unclaimed);
       slot.agent = agent;
     }
     return agent;
@@ -220,9 +222,6 @@ class PolicyViewOn : public Base {
     if (absl::Status fresh = Reconnect(); !fresh.ok()) return fresh;
     return body(*connection());
   }
-
- private:
-  DecisionRecord token_record_;  // a token's row before its agent is known
 };
 
 // A WriteTransaction over a store's policy view (`View`, a PolicyViewOn<WriteTransaction>): its

@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "app/admin_input.h"
 #include "crypto/sha256.h"
 #include "crypto/token.h"
@@ -349,6 +350,48 @@ TEST_P(PolicyStoreContractTest, AgentIsFoundByTheHashOfItsToken) {
   EXPECT_THAT(*snapshot->FindAgentByTokenHash(Sha256(tokens_["agt_b"]), clock_.Now()),
               HasAgentId("agt_b"));
   EXPECT_EQ(*snapshot->FindAgentByTokenHash(Sha256("vdt_not_a_token"), clock_.Now()), std::nullopt);
+}
+
+// A store may keep what one token call read for the next one's memory (SQLite keeps the row it
+// reads before it knows the agent): each call still answers with its own agent and rows only.
+TEST_P(PolicyStoreContractTest, EachTokenCallFindsItsOwnAgentWhateverAnEarlierCallRead) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  ASSERT_TRUE(
+      seeder_->GrantPermission({.agent_id = "agt_a", .resource = "docs:*", .actions = {"read"}})
+          .ok());
+  ASSERT_TRUE(seeder_
+                  ->GrantPermission(
+                      {.agent_id = "agt_b", .resource = "mail:*", .actions = {"send", "read"}})
+                  .ok());
+  auto resources_by_token = [&](const std::string& agent) -> std::string {
+    auto snapshot = Read();
+    absl::StatusOr<std::optional<Agent>> found =
+        snapshot->FindAgentByTokenHash(Sha256(tokens_[agent]), clock_.Now());
+    if (!found.ok() || !found->has_value()) return "none";
+    absl::StatusOr<std::vector<Permission>> own = snapshot->PermissionsOf((*found)->id);
+    if (!own.ok()) return own.status().ToString();
+    std::string described = (*found)->id;
+    for (const Permission& p : *own) absl::StrAppend(&described, " ", p.resource);
+    return described;
+  };
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(resources_by_token("agt_a"), "agt_a docs:*");
+    EXPECT_EQ(resources_by_token("agt_b"), "agt_b mail:*");
+    EXPECT_EQ(*Read()->FindAgentByTokenHash(Sha256("vdt_not_a_token"), clock_.Now()), std::nullopt);
+  }
+  // Within one snapshot too: the agent an id found first, then another by its token.
+  auto snapshot = Read();
+  ASSERT_THAT(*snapshot->FindAgent("agt_a"), HasAgentId("agt_a"));
+  EXPECT_THAT(*snapshot->FindAgentByTokenHash(Sha256(tokens_["agt_b"]), clock_.Now()),
+              HasAgentId("agt_b"));
+  absl::StatusOr<std::vector<Permission>> a = snapshot->PermissionsOf("agt_a");
+  absl::StatusOr<std::vector<Permission>> b = snapshot->PermissionsOf("agt_b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), 1u);
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_EQ((*a)[0].resource, "docs:*");
+  EXPECT_EQ((*b)[0].resource, "mail:*");
 }
 
 TEST_P(PolicyStoreContractTest, PreviousTokenWorksOnlyDuringItsGrace) {
