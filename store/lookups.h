@@ -68,12 +68,6 @@ absl::Status UseApprovalOn(Connection& connection, absl::string_view approval_id
 absl::StatusOr<std::vector<std::string>> ApproversOfOn(Connection& connection,
                                                        absl::string_view approval_id);
 
-// Clears the agent's descriptive columns (decision/types.h's VERDICT_AGENT_TEXT_COLUMNS): no
-// decision reads them, and every store answers a decision's lookup without them, alike.
-inline void ClearAgentText(Agent& agent) {
-  for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) (agent.*text.member).clear();
-}
-
 // The PolicyView lookups over the connection that holds a store's transaction, for both kinds of
 // transaction (`Base` is ReadSnapshot or WriteTransaction), and for both databases.
 //

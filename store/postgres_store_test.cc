@@ -33,6 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "crypto/sha256.h"
 #include "decision/type_names.h"
+#include "decision/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/lookups.h"
@@ -53,6 +54,13 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 
 using Columns = std::map<std::string, std::set<std::string>>;  // table -> column names
+
+// Clears the agent's descriptive columns (decision/types.h's VERDICT_AGENT_TEXT_COLUMNS): no
+// decision reads them, so a decision record leaves them out, and an agent read from the tables
+// is compared with one read from its record without them.
+void ClearAgentText(Agent& agent) {
+  for (const AgentTextColumn<Agent>& text : kAgentTextColumns<Agent>) (agent.*text.member).clear();
+}
 
 // A TCP relay between the store and the test's server that can stop relaying while it keeps
 // every connection open: what a server frozen on a machine that still acknowledges (a process
