@@ -522,7 +522,7 @@ absl::StatusOr<Planned<TokenValidation>> Authorizer::PlanValidateToken(
   }
   validation.valid = true;
   validation.message = absl::StrCat("token of agent ", resolution->agent->id);
-  validation.agent = *std::move(resolution->agent);
+  validation.agent = *resolution->agent;  // the view's: copied before the snapshot ends
   return plan;
 }
 

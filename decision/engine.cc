@@ -114,7 +114,7 @@ class Decider {
   absl::Status DecideAs(const SubjectResolution& subject) {
     if (trace_) {
       AddStage(
-          "subject", subject.agent.has_value(),
+          "subject", subject.agent != nullptr,
           subject.agent ? absl::StrCat("agent ", subject.agent->id, " is live") : subject.message);
     }
     if (!subject.agent) {

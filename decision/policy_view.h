@@ -46,8 +46,10 @@ class PolicyView {
   // The same answers as pointers and spans that stay valid until this view is destroyed, which
   // is what the engine reads: a view that keeps the rows it read answers without copying them
   // (store/sqlite_store.cc). By default the view keeps what the methods above return.
-  // FindAgentRef answers nullptr when there is no such agent.
+  // FindAgentRef and FindAgentRefByTokenHash answer nullptr when there is no such agent.
   virtual absl::StatusOr<const Agent*> FindAgentRef(absl::string_view agent_id);
+  virtual absl::StatusOr<const Agent*> FindAgentRefByTokenHash(absl::string_view token_sha256,
+                                                               absl::Time now);
   virtual absl::StatusOr<absl::Span<const Permission>> PermissionsSpan(absl::string_view agent_id);
   virtual absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(
       absl::string_view agent_id, absl::Time now);
@@ -101,6 +103,14 @@ class PolicyView {
 
 inline absl::StatusOr<const Agent*> PolicyView::FindAgentRef(absl::string_view agent_id) {
   absl::StatusOr<std::optional<Agent>> agent = FindAgent(agent_id);
+  if (!agent.ok()) return agent.status();
+  if (!agent->has_value()) return nullptr;
+  return &kept_agents_.emplace_back(**std::move(agent));
+}
+
+inline absl::StatusOr<const Agent*> PolicyView::FindAgentRefByTokenHash(
+    absl::string_view token_sha256, absl::Time now) {
+  absl::StatusOr<std::optional<Agent>> agent = FindAgentByTokenHash(token_sha256, now);
   if (!agent.ok()) return agent.status();
   if (!agent->has_value()) return nullptr;
   return &kept_agents_.emplace_back(**std::move(agent));

@@ -1,7 +1,5 @@
 #include "decision/subject.h"
 
-#include <utility>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -12,42 +10,42 @@
 namespace verdict {
 namespace {
 
-// The subject when `agent` is live at `now`; otherwise why it may not act.
-absl::StatusOr<SubjectResolution> LiveOrWhyNot(std::optional<Agent>&& agent, absl::Time now) {
-  // Built where it is returned, so the agent is moved once.
+// The subject when `agent` (the view's) is live at `now`; otherwise why it may not act.
+absl::StatusOr<SubjectResolution> LiveOrWhyNot(const Agent& agent, absl::Time now) {
+  // Built where it is returned, so that nothing is moved again.
   absl::StatusOr<SubjectResolution> answer(absl::in_place);
   SubjectResolution& resolution = *answer;
-  resolution.agent_id = agent->id;
-  resolution.reason = LivenessOf(*agent, now);
+  resolution.agent_id = agent.id;
+  resolution.reason = LivenessOf(agent, now);
   switch (resolution.reason) {
     case ReasonCode::kAgentExpired:
       resolution.message =
-          absl::StrCat("agent ", agent->id, " expired at ",
-                       absl::FormatTime(absl::RFC3339_sec, agent->expires_at, absl::UTCTimeZone()));
+          absl::StrCat("agent ", agent.id, " expired at ",
+                       absl::FormatTime(absl::RFC3339_sec, agent.expires_at, absl::UTCTimeZone()));
       break;
     case ReasonCode::kAgentSuspended:
-      resolution.message = absl::StrCat("agent ", agent->id, " is suspended");
+      resolution.message = absl::StrCat("agent ", agent.id, " is suspended");
       break;
     case ReasonCode::kAgentRevoked:
-      resolution.message = absl::StrCat("agent ", agent->id, " is revoked");
+      resolution.message = absl::StrCat("agent ", agent.id, " is revoked");
       break;
     default:
-      resolution.agent = std::move(agent);
+      resolution.agent = &agent;
   }
   return answer;
 }
 
 absl::StatusOr<SubjectResolution> ResolveAgent(absl::string_view agent_id, PolicyView& view,
                                                absl::Time now) {
-  absl::StatusOr<std::optional<Agent>> agent = view.FindAgent(agent_id);
+  absl::StatusOr<const Agent*> agent = view.FindAgentRef(agent_id);
   if (!agent.ok()) return agent.status();
-  if (!*agent) {
+  if (*agent == nullptr) {
     SubjectResolution resolution;
     resolution.reason = ReasonCode::kAgentNotFound;
     resolution.message = absl::StrCat("agent ", agent_id, " not found");
     return resolution;
   }
-  return LiveOrWhyNot(*std::move(agent), now);
+  return LiveOrWhyNot(**agent, now);
 }
 
 // A JWT access token: authentic (signature, claims, DPoP), not revoked, naming a live agent in
@@ -96,15 +94,14 @@ absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyV
     resolution.message = absl::StrCat("malformed token: ", shape.message());
     return resolution;
   }
-  absl::StatusOr<std::optional<Agent>> agent =
-      view.FindAgentByTokenHash(Sha256(subject.token), now);
+  absl::StatusOr<const Agent*> agent = view.FindAgentRefByTokenHash(Sha256(subject.token), now);
   if (!agent.ok()) return agent.status();
-  if (!*agent) {
+  if (*agent == nullptr) {
     resolution.reason = ReasonCode::kTokenInvalid;
     resolution.message = "token is not recognised";
     return resolution;
   }
-  return LiveOrWhyNot(*std::move(agent), now);
+  return LiveOrWhyNot(**agent, now);
 }
 
 ReasonCode LivenessOf(const Agent& agent, absl::Time now) {

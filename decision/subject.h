@@ -7,7 +7,6 @@
 #ifndef VERDICT_DECISION_SUBJECT_H_
 #define VERDICT_DECISION_SUBJECT_H_
 
-#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,8 +27,9 @@ ReasonCode LivenessOf(const Agent& agent, absl::Time now);
 // A JWT access token is authenticated by `access_tokens`, its "jti" must not be revoked (a fresh
 // read), and its "sub" names the agent. Decide and ValidateToken both start here.
 struct SubjectResolution {
-  std::optional<Agent> agent;  // set only when live
-  std::string agent_id;        // the agent the subject names, when it exists (live or not)
+  // Set only when live: the agent as the view read it, valid as long as that view.
+  const Agent* agent = nullptr;
+  std::string agent_id;  // the agent the subject names, when it exists (live or not)
   ReasonCode reason = ReasonCode::kAllowed;
   std::string message;
 };

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -91,25 +92,31 @@ class PolicyViewOn : public Base {
     if (!kept.ok()) return kept.status();
     return (*kept)->exists ? &(*kept)->agent : nullptr;
   }
-  // The row is read into the unclaimed record first: its agent is known only once it is
-  // decoded. The swap into the agent's slot keeps both records' memory for later calls.
   absl::StatusOr<std::optional<Agent>> FindAgentByTokenHash(absl::string_view token_sha256,
                                                             absl::Time now) override {
-    DecisionRecord& unclaimed = records().unclaimed_record();
-    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, unclaimed);
+    absl::StatusOr<const Agent*> agent = FindAgentRefByTokenHash(token_sha256, now);
+    if (!agent.ok()) return agent.status();
+    if (*agent == nullptr) return std::nullopt;
+    return **agent;
+  }
+  // The row is read and decoded into the unclaimed slot first: its agent is known only then.
+  absl::StatusOr<const Agent*> FindAgentRefByTokenHash(absl::string_view token_sha256,
+                                                       absl::Time now) override {
+    DecodedRecords::Kept& unclaimed = records().unclaimed();
+    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, unclaimed.record);
     if (!found.ok()) return found.status();
-    if (!*found) return std::nullopt;
-    Agent agent;
-    if (absl::Status decoded = DecodeAgentRecordInto(unclaimed.agent, agent); !decoded.ok()) {
+    if (!*found) return nullptr;
+    if (absl::Status decoded = DecodeAgentRecordInto(unclaimed.record.agent, unclaimed.agent);
+        !decoded.ok()) {
       return decoded;
     }
-    if (records().Find(agent.id) == nullptr) {
-      DecodedRecords::Kept& slot = records().Add(agent.id);
-      slot.exists = true;
-      std::swap(slot.record, unclaimed);
-      slot.agent = agent;
+    const DecodedRecords::Kept& kept = records().Claim();
+    if (!kept.exists) {
+      // Only a corrupt row could name an agent this snapshot said does not exist.
+      return absl::InternalError(absl::StrCat("policy store: the row of a token names agent ",
+                                              kept.agent_id, ", which has no row of its own"));
     }
-    return agent;
+    return &kept.agent;
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
     absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);

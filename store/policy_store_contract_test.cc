@@ -394,6 +394,31 @@ TEST_P(PolicyStoreContractTest, EachTokenCallFindsItsOwnAgentWhateverAnEarlierCa
   EXPECT_EQ((*b)[0].resource, "mail:*");
 }
 
+// What the engine resolves a subject to is the view's own agent, not a copy: it stays that agent
+// for as long as the snapshot, whatever the snapshot reads after it, by token or by id.
+TEST_P(PolicyStoreContractTest, AnAgentFoundByReferenceStaysItselfForTheWholeSnapshot) {
+  NewAgent("agt_a");
+  NewAgent("agt_b");
+  NewAgent("agt_c");
+  auto snapshot = Read();
+  absl::StatusOr<const Agent*> a =
+      snapshot->FindAgentRefByTokenHash(Sha256(tokens_["agt_a"]), clock_.Now());
+  absl::StatusOr<const Agent*> b = snapshot->FindAgentRef("agt_b");
+  absl::StatusOr<const Agent*> c =
+      snapshot->FindAgentRefByTokenHash(Sha256(tokens_["agt_c"]), clock_.Now());
+  absl::StatusOr<const Agent*> a_again =
+      snapshot->FindAgentRefByTokenHash(Sha256(tokens_["agt_a"]), clock_.Now());
+  absl::StatusOr<const Agent*> none =
+      snapshot->FindAgentRefByTokenHash(Sha256("vdt_not_a_token"), clock_.Now());
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok() && a_again.ok() && none.ok());
+  ASSERT_TRUE(*a != nullptr && *b != nullptr && *c != nullptr && *a_again != nullptr);
+  EXPECT_EQ((*a)->id, "agt_a");
+  EXPECT_EQ((*b)->id, "agt_b");
+  EXPECT_EQ((*c)->id, "agt_c");
+  EXPECT_EQ((*a_again)->id, "agt_a");
+  EXPECT_EQ(*none, nullptr);
+}
+
 TEST_P(PolicyStoreContractTest, PreviousTokenWorksOnlyDuringItsGrace) {
   NewAgent("agt_a");
   const std::string old_hash = Sha256(tokens_["agt_a"]);
