@@ -7,12 +7,13 @@
 
 namespace verdict {
 
-std::string Sha256(absl::string_view data) {
-  std::string digest(SHA256_DIGEST_LENGTH, '\0');
-  SHA256(reinterpret_cast<const uint8_t*>(data.data()), data.size(),
-         reinterpret_cast<uint8_t*>(&digest[0]));
-  return digest;
+static_assert(SHA256_DIGEST_LENGTH == 32);
+
+Sha256Digest::Sha256Digest(absl::string_view data) {
+  SHA256(reinterpret_cast<const uint8_t*>(data.data()), data.size(), digest_.data());
 }
+
+std::string Sha256(absl::string_view data) { return std::string(Sha256Digest(data).bytes()); }
 
 std::string HexEncode(absl::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";

@@ -23,6 +23,8 @@ TEST(Sha256Test, MatchesTheFips180_2Vectors) {
     const std::string digest = Sha256(vector.message);
     EXPECT_EQ(digest.size(), 32u);
     EXPECT_EQ(HexEncode(digest), vector.digest_hex) << vector.message.substr(0, 64);
+    EXPECT_EQ(HexEncode(Sha256Digest(vector.message).bytes()), vector.digest_hex)
+        << vector.message.substr(0, 64);
   }
 }
 

@@ -94,7 +94,8 @@ absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyV
     resolution.message = absl::StrCat("malformed token: ", shape.message());
     return resolution;
   }
-  absl::StatusOr<const Agent*> agent = view.FindAgentRefByTokenHash(Sha256(subject.token), now);
+  absl::StatusOr<const Agent*> agent =
+      view.FindAgentRefByTokenHash(Sha256Digest(subject.token).bytes(), now);
   if (!agent.ok()) return agent.status();
   if (*agent == nullptr) {
     resolution.reason = ReasonCode::kTokenInvalid;
