@@ -301,15 +301,6 @@ void DecodedRecords::ForgetLast() {
   if (kept_used_ > 0) --kept_used_;
 }
 
-const DecodedRecords::Kept& DecodedRecords::Claim() {
-  if (const Kept* kept = Find(unclaimed_.agent.id)) return *kept;
-  Kept& slot = Add(unclaimed_.agent.id);
-  slot.exists = true;
-  std::swap(slot.record, unclaimed_.record);
-  std::swap(slot.agent, unclaimed_.agent);
-  return slot;
-}
-
 absl::StatusOr<absl::Span<const Permission>> DecodedRecords::Permissions(absl::string_view text) {
   if (permission_lists_used_ == permission_lists_.size()) permission_lists_.emplace_back();
   std::vector<Permission>& rows = permission_lists_[permission_lists_used_++];

@@ -73,18 +73,11 @@ class DecodedRecords {
   const Kept* Find(absl::string_view agent_id) const;
   // A slot for another agent's row, named `agent_id`, not existing until the caller says so;
   // its record and agent hold leftovers for the caller to overwrite. Valid until the next Reset.
+  // A row read before its agent is known (a token's, whose agent its decoding names) takes a
+  // slot named "", which Find never answers, and is named once decoded.
   Kept& Add(absl::string_view agent_id);
   // Takes back the slot Add gave last, when it could not be filled.
   void ForgetLast();
-
-  // Where a row is read before its agent is known (a token's row, whose agent its decoding
-  // names): kept here, not in the transaction's view, so that a token call reads and decodes into
-  // memory an earlier call left instead of allocating it again. Overwritten by every such read.
-  Kept& unclaimed() { return unclaimed_; }
-  // The unclaimed row, its agent decoded, as that agent's slot: swapped in, so that both keep
-  // their memory. When the transaction read the agent already, that slot (the same row, since a
-  // transaction reads one snapshot). Valid until the next Reset.
-  const Kept& Claim();
 
   // Decoded rows, valid until the next Reset.
   absl::StatusOr<absl::Span<const Permission>> Permissions(absl::string_view text);
@@ -98,7 +91,6 @@ class DecodedRecords {
   size_t permission_lists_used_ = 0;
   std::deque<std::vector<Delegation>> delegation_lists_;
   size_t delegation_lists_used_ = 0;
-  Kept unclaimed_;
 };
 
 // Decodes an agent's encoded columns into `agent`, overwriting it.

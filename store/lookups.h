@@ -99,24 +99,34 @@ class PolicyViewOn : public Base {
     if (*agent == nullptr) return std::nullopt;
     return **agent;
   }
-  // The row is read and decoded into the unclaimed slot first: its agent is known only then.
+  // The row is read into a slot of its own before its agent is known. Once decoded, the slot is
+  // that agent's, unless this transaction read the agent already: then it is given back.
   absl::StatusOr<const Agent*> FindAgentRefByTokenHash(absl::string_view token_sha256,
                                                        absl::Time now) override {
-    DecodedRecords::Kept& unclaimed = records().unclaimed();
-    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, unclaimed.record);
-    if (!found.ok()) return found.status();
-    if (!*found) return nullptr;
-    if (absl::Status decoded = DecodeAgentRecordInto(unclaimed.record.agent, unclaimed.agent);
-        !decoded.ok()) {
-      return decoded;
+    DecodedRecords::Kept& slot = records().Add("");
+    absl::StatusOr<bool> found = ReadRecordByTokenHash(token_sha256, now, slot.record);
+    if (found.ok() && *found) {
+      absl::Status decoded = DecodeAgentRecordInto(slot.record.agent, slot.agent);
+      if (!decoded.ok()) found = decoded;
     }
-    const DecodedRecords::Kept& kept = records().Claim();
-    if (!kept.exists) {
-      // Only a corrupt row could name an agent this snapshot said does not exist.
-      return absl::InternalError(absl::StrCat("policy store: the row of a token names agent ",
-                                              kept.agent_id, ", which has no row of its own"));
+    if (!found.ok() || !*found) {
+      records().ForgetLast();
+      if (!found.ok()) return found.status();
+      return nullptr;
     }
-    return &kept.agent;
+    if (const DecodedRecords::Kept* earlier = records().Find(slot.agent.id)) {
+      records().ForgetLast();
+      // Only a corrupt row could name an agent this snapshot found no row of.
+      if (!earlier->exists) {
+        return absl::InternalError(absl::StrCat("policy store: the row of a token names agent ",
+                                                earlier->agent_id,
+                                                ", which has no row of its own"));
+      }
+      return &earlier->agent;
+    }
+    slot.agent_id = slot.agent.id;
+    slot.exists = true;
+    return &slot.agent;
   }
   absl::StatusOr<std::vector<Permission>> PermissionsOf(absl::string_view agent_id) override {
     absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);

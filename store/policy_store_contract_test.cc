@@ -408,14 +408,18 @@ TEST_P(PolicyStoreContractTest, AnAgentFoundByReferenceStaysItselfForTheWholeSna
       snapshot->FindAgentRefByTokenHash(Sha256(tokens_["agt_c"]), clock_.Now());
   absl::StatusOr<const Agent*> a_again =
       snapshot->FindAgentRefByTokenHash(Sha256(tokens_["agt_a"]), clock_.Now());
+  absl::StatusOr<const Agent*> b_by_token =
+      snapshot->FindAgentRefByTokenHash(Sha256(tokens_["agt_b"]), clock_.Now());
   absl::StatusOr<const Agent*> none =
       snapshot->FindAgentRefByTokenHash(Sha256("vdt_not_a_token"), clock_.Now());
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok() && a_again.ok() && none.ok());
-  ASSERT_TRUE(*a != nullptr && *b != nullptr && *c != nullptr && *a_again != nullptr);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok() && a_again.ok() && b_by_token.ok() && none.ok());
+  ASSERT_TRUE(*a != nullptr && *b != nullptr && *c != nullptr && *a_again != nullptr &&
+              *b_by_token != nullptr);
   EXPECT_EQ((*a)->id, "agt_a");
   EXPECT_EQ((*b)->id, "agt_b");
   EXPECT_EQ((*c)->id, "agt_c");
   EXPECT_EQ((*a_again)->id, "agt_a");
+  EXPECT_EQ((*b_by_token)->id, "agt_b");
   EXPECT_EQ(*none, nullptr);
 }
 
