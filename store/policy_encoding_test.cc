@@ -47,6 +47,18 @@ TEST(PolicyEncodingTest, ActionsAreCommaJoined) {
   EXPECT_THAT(SplitActions("read,write"), ElementsAre("read", "write"));
   EXPECT_THAT(SplitActions("*"), ElementsAre("*"));
   EXPECT_THAT(SplitActions(""), ElementsAre());
+  // An empty action is kept, for the readers to refuse (store/row_readers.h).
+  EXPECT_THAT(SplitActions("read,,write,"), ElementsAre("read", "", "write", ""));
+}
+
+TEST(PolicyEncodingTest, SplittingIntoAListOverwritesWhatItHeld) {
+  std::vector<std::string> actions = {"an_earlier_long_action", "x", "y"};
+  SplitActionsInto("read,write", actions);
+  EXPECT_THAT(actions, ElementsAre("read", "write"));
+  SplitActionsInto("a,b,c,d", actions);
+  EXPECT_THAT(actions, ElementsAre("a", "b", "c", "d"));
+  SplitActionsInto("", actions);
+  EXPECT_THAT(actions, ElementsAre());
 }
 
 TEST(PolicyEncodingTest, ConstraintsAreStoredAsCanonicalObjects) {
