@@ -252,8 +252,11 @@ int64_t Authorizer::StepsAt(Venue venue) const {
 // A JWT access token's DPoP proof is spent when it is checked (the replay cache), so it is checked
 // only where the call will be finished.
 bool Authorizer::SpendsAProof(const Subject& subject) const {
-  return access_tokens_ != nullptr && subject.agent_id.empty() && !subject.dpop.proof.empty() &&
-         LooksLikeCompactJws(subject.token);
+  return subject.agent_id.empty() && SpendsAProof(subject.token, subject.dpop);
+}
+
+bool Authorizer::SpendsAProof(absl::string_view token, const DpopEvidence& dpop) const {
+  return access_tokens_ != nullptr && !dpop.proof.empty() && LooksLikeCompactJws(token);
 }
 
 // A batch's one subject, looked up (and authenticated) once in `view` for all of its checks;
@@ -481,10 +484,7 @@ absl::StatusOr<Planned<TokenValidation>> Authorizer::PlanValidateToken(
     absl::string_view token, const DpopEvidence& dpop, bool list_permissions, Venue venue,
     const ShouldStop& should_stop) {
   Planned<TokenValidation> plan;
-  Subject subject;
-  subject.token = std::string(token);
-  subject.dpop = dpop;
-  if (venue == Venue::kInline && SpendsAProof(subject)) {
+  if (venue == Venue::kInline && SpendsAProof(token, dpop)) {
     plan.left = LeftToDo::kDecide;
     return plan;
   }
@@ -492,7 +492,7 @@ absl::StatusOr<Planned<TokenValidation>> Authorizer::PlanValidateToken(
   if (!snapshot.ok()) return snapshot.status();
   const absl::Time now = clock_();
   absl::StatusOr<SubjectResolution> resolution =
-      ResolveSubject(subject, **snapshot, now, access_tokens_);
+      ResolveToken(token, dpop, **snapshot, now, access_tokens_);
   if (!resolution.ok()) return resolution.status();
 
   TokenValidation& validation = plan.answer;

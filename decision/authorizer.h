@@ -236,6 +236,7 @@ class Authorizer {
   // The budget of a plan at `venue`, and whether a plan over it is left for a worker.
   int64_t StepsAt(Venue venue) const;
   bool SpendsAProof(const Subject& subject) const;
+  bool SpendsAProof(absl::string_view token, const DpopEvidence& dpop) const;
 
   PolicyStore& store_;
   Clock clock_;

@@ -1,5 +1,7 @@
 #include "decision/subject.h"
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -78,6 +80,27 @@ absl::StatusOr<SubjectResolution> ResolveAccessToken(const Subject& subject, Pol
   return ResolveAgent(claims->subject, view, now);
 }
 
+// An opaque agent token: well-shaped, and the current (or still graced) token of a live agent.
+absl::StatusOr<SubjectResolution> ResolveAgentToken(absl::string_view token, PolicyView& view,
+                                                    absl::Time now) {
+  SubjectResolution resolution;
+  absl::Status shape = CheckAgentTokenShape(token);
+  if (!shape.ok()) {
+    resolution.reason = ReasonCode::kTokenInvalid;
+    resolution.message = absl::StrCat("malformed token: ", shape.message());
+    return resolution;
+  }
+  absl::StatusOr<const Agent*> agent =
+      view.FindAgentRefByTokenHash(Sha256Digest(token).bytes(), now);
+  if (!agent.ok()) return agent.status();
+  if (*agent == nullptr) {
+    resolution.reason = ReasonCode::kTokenInvalid;
+    resolution.message = "token is not recognised";
+    return resolution;
+  }
+  return LiveOrWhyNot(**agent, now);
+}
+
 }  // namespace
 
 absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
@@ -87,22 +110,20 @@ absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyV
   if (LooksLikeCompactJws(subject.token)) {
     return ResolveAccessToken(subject, view, now, access_tokens);
   }
-  SubjectResolution resolution;
-  absl::Status shape = CheckAgentTokenShape(subject.token);
-  if (!shape.ok()) {
-    resolution.reason = ReasonCode::kTokenInvalid;
-    resolution.message = absl::StrCat("malformed token: ", shape.message());
-    return resolution;
+  return ResolveAgentToken(subject.token, view, now);
+}
+
+absl::StatusOr<SubjectResolution> ResolveToken(absl::string_view token, const DpopEvidence& dpop,
+                                               PolicyView& view, absl::Time now,
+                                               AccessTokenAuthenticator* access_tokens) {
+  if (LooksLikeCompactJws(token)) {
+    // The authenticator reads a whole subject: a copy, on a path that verifies a signature.
+    Subject subject;
+    subject.token = std::string(token);
+    subject.dpop = dpop;
+    return ResolveAccessToken(subject, view, now, access_tokens);
   }
-  absl::StatusOr<const Agent*> agent =
-      view.FindAgentRefByTokenHash(Sha256Digest(subject.token).bytes(), now);
-  if (!agent.ok()) return agent.status();
-  if (*agent == nullptr) {
-    resolution.reason = ReasonCode::kTokenInvalid;
-    resolution.message = "token is not recognised";
-    return resolution;
-  }
-  return LiveOrWhyNot(**agent, now);
+  return ResolveAgentToken(token, view, now);
 }
 
 ReasonCode LivenessOf(const Agent& agent, absl::Time now) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "decision/access_token_authenticator.h"
 #include "decision/policy_view.h"
@@ -36,6 +37,11 @@ struct SubjectResolution {
 absl::StatusOr<SubjectResolution> ResolveSubject(const Subject& subject, PolicyView& view,
                                                  absl::Time now,
                                                  AccessTokenAuthenticator* access_tokens = nullptr);
+
+// The same for a subject named by a token alone (ValidateToken's), without copying the token.
+absl::StatusOr<SubjectResolution> ResolveToken(absl::string_view token, const DpopEvidence& dpop,
+                                               PolicyView& view, absl::Time now,
+                                               AccessTokenAuthenticator* access_tokens = nullptr);
 
 }  // namespace verdict
 
