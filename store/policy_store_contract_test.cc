@@ -938,18 +938,6 @@ TEST_P(PolicyStoreContractTest, ASnapshotReadsEveryAgentAsItWasAtItsFirstRead) {
 
 class PolicyStoreSigningKeysTest : public PolicyStoreContractTest {
  protected:
-  std::optional<SigningKey> ActiveKeyInSnapshot(absl::string_view kid) {
-    absl::StatusOr<std::optional<SigningKey>> key = Read()->FindActiveSigningKey(kid);
-    EXPECT_TRUE(key.ok()) << key.status();
-    return key.ok() ? *key : std::nullopt;
-  }
-
-  bool RevokedInSnapshot(absl::string_view jti) {
-    absl::StatusOr<bool> revoked = Read()->IsTokenIdRevoked(jti);
-    EXPECT_TRUE(revoked.ok()) << revoked.status();
-    return revoked.ok() && *revoked;
-  }
-
   const TestSigningKey key_ = TestSigningKey::NewEd25519("k1");
 };
 
@@ -963,24 +951,24 @@ TEST_P(PolicyStoreSigningKeysTest, AnAddedKeyIsActiveAndFoundByItsKid) {
   EXPECT_EQ(added->kid, "k1");
   EXPECT_EQ(added->created_at, clock_.Now());
 
-  std::optional<SigningKey> found = ActiveKeyInSnapshot("k1");
+  std::optional<SigningKey> found = ActiveSigningKeyIn(*Read(), "k1");
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->jwk_json, added->jwk_json);
   EXPECT_THAT(found->allowed_algorithms, ElementsAre("EdDSA"));
   EXPECT_EQ(found->status, SigningKeyStatus::kActive);
   EXPECT_EQ(found->created_at, added->created_at);
   EXPECT_EQ(found->retired_at, absl::InfiniteFuture());
-  EXPECT_FALSE(ActiveKeyInSnapshot("k2").has_value());
+  EXPECT_FALSE(ActiveSigningKeyIn(*Read(), "k2").has_value());
 }
 
 TEST_P(PolicyStoreSigningKeysTest, ARevokedTokenIdIsSeenByTheNextSnapshot) {
-  EXPECT_FALSE(RevokedInSnapshot("jti-1"));
+  EXPECT_FALSE(TokenIdRevokedIn(*Read(), "jti-1"));
   ASSERT_TRUE(seeder_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(5)).ok());
-  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
-  EXPECT_FALSE(RevokedInSnapshot("jti-2"));
+  EXPECT_TRUE(TokenIdRevokedIn(*Read(), "jti-1"));
+  EXPECT_FALSE(TokenIdRevokedIn(*Read(), "jti-2"));
   // Revoking again is harmless.
   EXPECT_TRUE(seeder_->RevokeTokenId("jti-1", clock_.Now() + absl::Minutes(1)).ok());
-  EXPECT_TRUE(RevokedInSnapshot("jti-1"));
+  EXPECT_TRUE(TokenIdRevokedIn(*Read(), "jti-1"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
@@ -77,6 +78,18 @@ std::optional<ApprovalRequest> OpenTestApprovalSeen(PolicyStore& store, absl::Ti
       read->FindOpenApproval(agent_id, "pay", "invoices:1", arguments_hash, now);
   EXPECT_TRUE(found.ok()) << found.status();
   return found.ok() ? *found : std::nullopt;
+}
+
+std::optional<SigningKey> ActiveSigningKeyIn(ReadSnapshot& snapshot, absl::string_view kid) {
+  absl::StatusOr<std::optional<SigningKey>> key = snapshot.FindActiveSigningKey(kid);
+  EXPECT_TRUE(key.ok()) << key.status();
+  return key.ok() ? *key : std::nullopt;
+}
+
+bool TokenIdRevokedIn(ReadSnapshot& snapshot, absl::string_view jti) {
+  absl::StatusOr<bool> revoked = snapshot.IsTokenIdRevoked(jti);
+  EXPECT_TRUE(revoked.ok()) << revoked.status();
+  return revoked.ok() && *revoked;
 }
 
 }  // namespace verdict

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "decision/policy_store.h"
@@ -53,6 +54,11 @@ std::string OpenTestApproval(PolicyStore& store, absl::Time now, const std::stri
 std::optional<ApprovalRequest> OpenTestApprovalSeen(PolicyStore& store, absl::Time now,
                                                     const std::string& agent_id,
                                                     const std::string& arguments_hash);
+
+// What `snapshot` says of a JWT signing key (the active key with this kid, or nullopt) and of an
+// access token's id (revoked or not); they fail the test when the store errs.
+std::optional<SigningKey> ActiveSigningKeyIn(ReadSnapshot& snapshot, absl::string_view kid);
+bool TokenIdRevokedIn(ReadSnapshot& snapshot, absl::string_view jti);
 
 }  // namespace verdict
 
