@@ -572,7 +572,7 @@ absl::StatusOr<Simulation> Authorizer::Simulate(const Request& request, const Wh
     absl::StatusOr<SubjectResolution> resolution =
         ResolveSubject(request.subject, **snapshot, presented_at, authenticator.get());
     if (!resolution.ok()) return resolution.status();
-    subject_id = resolution->agent_id;
+    subject_id = std::string(resolution->agent_id);
   }
   WhatIfView view(**snapshot, what_if, subject_id, presented_at);
   Simulation simulation;

@@ -99,13 +99,13 @@ class Decider {
     decision_.request_id = request_.request_id;
     if (!budget_.Spend()) return OverBudget();
     if (resolved_ != nullptr) {
-      decision_.agent_id = resolved_->agent_id;
+      decision_.agent_id = std::string(resolved_->agent_id);
       return DecideAs(*resolved_);
     }
     absl::StatusOr<SubjectResolution> subject =
         ResolveSubject(request_.subject, view_, now_, access_tokens_);
     if (!subject.ok()) return subject.status();
-    decision_.agent_id = std::move(subject->agent_id);  // its own: no copy
+    decision_.agent_id = std::string(subject->agent_id);
     return DecideAs(*subject);
   }
 

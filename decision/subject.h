@@ -30,7 +30,8 @@ ReasonCode LivenessOf(const Agent& agent, absl::Time now);
 struct SubjectResolution {
   // Set only when live: the agent as the view read it, valid as long as that view.
   const Agent* agent = nullptr;
-  std::string agent_id;  // the agent the subject names, when it exists (live or not)
+  // The agent the subject names, when it exists (live or not): the view's, as `agent`.
+  absl::string_view agent_id;
   ReasonCode reason = ReasonCode::kAllowed;
   std::string message;
 };
