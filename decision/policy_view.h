@@ -94,6 +94,9 @@ class PolicyView {
   virtual absl::StatusOr<bool> IsTokenIdRevoked(absl::string_view jti);
 
  private:
+  // The answer of FindAgent or FindAgentByTokenHash, kept for the Ref forms.
+  absl::StatusOr<const Agent*> KeepAgent(absl::StatusOr<std::optional<Agent>> agent);
+
   // The default answers' rows. Lists: keeping another answer moves none of them, and an empty
   // list allocates nothing (a deque would, in every view, even one that never uses them).
   std::list<Agent> kept_agents_;
@@ -101,19 +104,20 @@ class PolicyView {
   std::list<std::vector<Delegation>> kept_delegations_;
 };
 
-inline absl::StatusOr<const Agent*> PolicyView::FindAgentRef(absl::string_view agent_id) {
-  absl::StatusOr<std::optional<Agent>> agent = FindAgent(agent_id);
+inline absl::StatusOr<const Agent*> PolicyView::KeepAgent(
+    absl::StatusOr<std::optional<Agent>> agent) {
   if (!agent.ok()) return agent.status();
   if (!agent->has_value()) return nullptr;
   return &kept_agents_.emplace_back(**std::move(agent));
 }
 
+inline absl::StatusOr<const Agent*> PolicyView::FindAgentRef(absl::string_view agent_id) {
+  return KeepAgent(FindAgent(agent_id));
+}
+
 inline absl::StatusOr<const Agent*> PolicyView::FindAgentRefByTokenHash(
     absl::string_view token_sha256, absl::Time now) {
-  absl::StatusOr<std::optional<Agent>> agent = FindAgentByTokenHash(token_sha256, now);
-  if (!agent.ok()) return agent.status();
-  if (!agent->has_value()) return nullptr;
-  return &kept_agents_.emplace_back(**std::move(agent));
+  return KeepAgent(FindAgentByTokenHash(token_sha256, now));
 }
 
 inline absl::StatusOr<absl::Span<const Permission>> PolicyView::PermissionsSpan(
