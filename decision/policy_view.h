@@ -56,7 +56,8 @@ class PolicyView {
 
   // The agent's own permissions that may match `action` on `resource`, in creation order: at
   // least every one that matches both, possibly more. By default all of them (PermissionsSpan);
-  // a view that indexes an agent's many permissions answers with fewer (store/sqlite_store.cc).
+  // the stores' views decode only those whose pattern matches `resource` (store/lookups.h), and
+  // SQLite's indexes an agent's many permissions (store/sqlite_store.cc).
   virtual absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(
       absl::string_view agent_id, absl::string_view action, absl::string_view resource);
 

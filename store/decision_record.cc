@@ -13,6 +13,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "decision/resource_match.h"
 #include "store/policy_encoding.h"
 #include "store/row_readers.h"
 
@@ -25,6 +26,8 @@ constexpr size_t kAgentFields = 9;
 constexpr size_t kPermissionFields = 8;
 constexpr size_t kDelegationFields = 9;
 constexpr size_t kMaxFields = 9;
+// A permission's resource pattern: after its seq, id and agent_id.
+constexpr size_t kPermissionResourceField = 3;
 
 using Field = std::optional<absl::string_view>;  // nullopt: NULL
 
@@ -159,13 +162,19 @@ class RecordRow {
   mutable bool malformed_ = false;
 };
 
-// Decodes every record of `text` into `rows` with `read_into`, overwriting the rows already
-// there and adding more when needed; the first field of each record is its creation order.
-// Returns how many rows hold records.
-template <typename T, typename ReadInto>
+// Every record is kept.
+struct KeepAll {
+  bool operator()(const std::array<Field, kMaxFields>&) const { return true; }
+};
+
+// Decodes the records of `text` that `keep` accepts, judged on their raw fields, into `rows`
+// with `read_into`, overwriting the rows already there and adding more when needed; the first
+// field of each record is its creation order. Every record's framing and order are read, kept or
+// not. Returns how many rows hold records.
+template <typename T, typename ReadInto, typename Keep = KeepAll>
 absl::StatusOr<size_t> DecodeOrderedRecords(absl::string_view what, absl::string_view text,
                                             size_t field_count, std::vector<T>& rows,
-                                            ReadInto read_into) {
+                                            ReadInto read_into, Keep keep = {}) {
   absl::InlinedVector<int64_t, 8> order;
   FieldReader reader(text);
   std::array<Field, kMaxFields> fields;
@@ -178,6 +187,7 @@ absl::StatusOr<size_t> DecodeOrderedRecords(absl::string_view what, absl::string
     }
     int64_t position = 0;
     if (!fields[0] || !ParseInt64(*fields[0], position)) return Malformed(what, start);
+    if (!keep(fields)) continue;
     if (count == rows.size()) rows.emplace_back();
     RecordRow row(fields, /*skip=*/1);
     absl::Status read = read_into(row, rows[count]);
@@ -201,6 +211,22 @@ absl::StatusOr<size_t> DecodeOrderedRecords(absl::string_view what, absl::string
   }
   return count;
 }
+
+// A permission whose stored resource pattern may match `resource`: ResourceMatches says so, or
+// the pattern is missing or empty, which only a damaged row holds, so that decoding it reports
+// the damage (a deny read as matching nothing would stop denying). One whose pattern cannot
+// match has no say in a decision about `resource`, whatever its other fields hold.
+class ResourceMayMatch {
+ public:
+  explicit ResourceMayMatch(absl::string_view resource) : resource_(resource) {}
+  bool operator()(const std::array<Field, kMaxFields>& fields) const {
+    const Field& pattern = fields[kPermissionResourceField];
+    return !pattern || pattern->empty() || ResourceMatches(*pattern, resource_);
+  }
+
+ private:
+  absl::string_view resource_;
+};
 
 // Decodes the delegations and keeps, at the front, those active and unexpired at `now`, in
 // order; returns how many.
@@ -301,11 +327,25 @@ void DecodedRecords::ForgetLast() {
   if (kept_used_ > 0) --kept_used_;
 }
 
-absl::StatusOr<absl::Span<const Permission>> DecodedRecords::Permissions(absl::string_view text) {
+std::vector<Permission>& DecodedRecords::NextPermissionList() {
   if (permission_lists_used_ == permission_lists_.size()) permission_lists_.emplace_back();
-  std::vector<Permission>& rows = permission_lists_[permission_lists_used_++];
+  return permission_lists_[permission_lists_used_++];
+}
+
+absl::StatusOr<absl::Span<const Permission>> DecodedRecords::Permissions(absl::string_view text) {
+  std::vector<Permission>& rows = NextPermissionList();
   absl::StatusOr<size_t> count = DecodeOrderedRecords("permissions", text, kPermissionFields, rows,
                                                       ReadPermissionColumnsInto<RecordRow>);
+  if (!count.ok()) return count.status();
+  return absl::MakeConstSpan(rows.data(), *count);
+}
+
+absl::StatusOr<absl::Span<const Permission>> DecodedRecords::PermissionsThatMayMatch(
+    absl::string_view text, absl::string_view resource) {
+  std::vector<Permission>& rows = NextPermissionList();
+  absl::StatusOr<size_t> count =
+      DecodeOrderedRecords("permissions", text, kPermissionFields, rows,
+                           ReadPermissionColumnsInto<RecordRow>, ResourceMayMatch(resource));
   if (!count.ok()) return count.status();
   return absl::MakeConstSpan(rows.data(), *count);
 }

@@ -81,9 +81,17 @@ class DecodedRecords {
 
   // Decoded rows, valid until the next Reset.
   absl::StatusOr<absl::Span<const Permission>> Permissions(absl::string_view text);
+  // Those of the permissions that may match `resource`, in creation order: every one whose
+  // pattern matches it (decision/resource_match.h), and any whose pattern is empty, which does
+  // not decode. The others are framed and ordered but not decoded: a request for one resource
+  // of an agent's many pays for the few that concern it.
+  absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(absl::string_view text,
+                                                                       absl::string_view resource);
   absl::StatusOr<absl::Span<const Delegation>> Delegations(absl::string_view text, absl::Time now);
 
  private:
+  std::vector<Permission>& NextPermissionList();
+
   // Deques, so that taking another slot moves none of those handed out.
   std::deque<Kept> kept_;
   size_t kept_used_ = 0;

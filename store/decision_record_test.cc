@@ -328,6 +328,59 @@ TEST(DecisionRecordDecodingTest, APermissionThatCouldMatchNothingIsInternal) {
   }
 }
 
+// The ids of the permissions of `text` that may match `resource`, or the decoding's error.
+absl::StatusOr<std::vector<std::string>> IdsThatMayMatch(absl::string_view text,
+                                                         absl::string_view resource) {
+  DecodedRecords records;
+  absl::StatusOr<absl::Span<const Permission>> permissions =
+      records.PermissionsThatMayMatch(text, resource);
+  if (!permissions.ok()) return permissions.status();
+  std::vector<std::string> ids;
+  for (const Permission& permission : *permissions) ids.push_back(permission.id);
+  return ids;
+}
+
+TEST(DecisionRecordDecodingTest, ARequestDecodesOnlyThePermissionsWhosePatternMatchesItsResource) {
+  const std::string docs = "1:12:p11:a6:docs:*4:read5:allow2:{}1:0";
+  const std::string secret = "1:22:p21:a13:docs:secret:*1:*4:deny2:{}1:0";
+  const std::string api = "1:32:p31:a10:/api/v1/**3:GET5:allow2:{}1:0";
+  const std::string anything = "1:42:p41:a1:*5:write5:allow2:{}1:0";
+  const std::string all = docs + secret + api + anything;
+
+  EXPECT_THAT(*IdsThatMayMatch(all, "docs:guide"), ElementsAre("p1", "p4"));
+  EXPECT_THAT(*IdsThatMayMatch(all, "docs:secret:plans"), ElementsAre("p1", "p2", "p4"));
+  EXPECT_THAT(*IdsThatMayMatch(all, "/api/v1/users/7"), ElementsAre("p3", "p4"));
+  // The action is the engine's to judge: a pattern that matches is decoded whatever it allows.
+  EXPECT_THAT(*IdsThatMayMatch(all, "tickets:9"), ElementsAre("p4"));
+}
+
+TEST(DecisionRecordDecodingTest, PermissionsThatMayMatchComeBackInCreationOrderToo) {
+  const std::string third = "1:92:p31:a6:docs:*4:read5:allow2:{}1:0";
+  const std::string skipped = "1:52:p21:a6:logs:*4:read5:allow2:{}1:0";
+  const std::string first = "1:12:p11:a6:docs:*4:read4:deny2:{}1:0";
+  EXPECT_THAT(*IdsThatMayMatch(third + skipped + first, "docs:1"), ElementsAre("p1", "p3"));
+}
+
+TEST(DecisionRecordDecodingTest, APermissionSkippedForItsPatternIsStillFramedAndOrdered) {
+  const std::string docs = "1:12:p11:a6:docs:*4:read5:allow2:{}1:0";
+  // Damage in the framing or the creation order of any record is INTERNAL, matching or not.
+  for (const std::string& text :
+       {docs + "1:22:p21:a6:logs:*", docs + "1:x2:p21:a6:logs:*" + "4:read5:allow2:{}1:0"}) {
+    EXPECT_EQ(IdsThatMayMatch(text, "docs:1").status().code(), absl::StatusCode::kInternal) << text;
+  }
+  // A pattern that cannot match has no say in this decision, whatever else its record holds.
+  EXPECT_THAT(*IdsThatMayMatch(docs + "1:22:p21:a6:logs:*4:read5:maybe2:{}1:0", "docs:1"),
+              ElementsAre("p1"));
+}
+
+TEST(DecisionRecordDecodingTest, APermissionWithNoPatternIsDecodedToReportIt) {
+  // Skipped, a deny without its resource would stop denying quietly.
+  for (const std::string text :
+       {"1:12:p11:a0:4:read4:deny2:{}1:0", "1:12:p11:a-4:read4:deny2:{}1:0"}) {
+    EXPECT_EQ(IdsThatMayMatch(text, "docs:1").status().code(), absl::StatusCode::kInternal) << text;
+  }
+}
+
 TEST(DecisionRecordDecodingTest, NoRecordsAreNoRows) {
   EXPECT_THAT(*DecodePermissionRecords(""), IsEmpty());
   EXPECT_THAT(*DecodeDelegationRecords("", kNow), IsEmpty());

@@ -146,6 +146,14 @@ class PolicyViewOn : public Base {
     if (!kept.ok()) return kept.status();
     return records().Permissions((*kept)->record.permissions);
   }
+  // Only the permissions whose pattern may match `resource` are decoded; `action` is left to
+  // the engine.
+  absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(
+      absl::string_view agent_id, absl::string_view, absl::string_view resource) override {
+    absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);
+    if (!kept.ok()) return kept.status();
+    return records().PermissionsThatMayMatch((*kept)->record.permissions, resource);
+  }
   absl::StatusOr<absl::Span<const Delegation>> ActiveDelegationsIntoSpan(absl::string_view agent_id,
                                                                          absl::Time now) override {
     absl::StatusOr<const DecodedRecords::Kept*> kept = Record(agent_id);

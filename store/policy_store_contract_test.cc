@@ -23,6 +23,7 @@
 #include "crypto/sha256.h"
 #include "crypto/token.h"
 #include "decision/access_token_test_support.h"
+#include "decision/resource_match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/postgres/postgres_test_support.h"
@@ -610,6 +611,37 @@ TEST_P(PolicyStoreContractTest, AnAgentThatDoesNotExistHoldsNothing) {
     EXPECT_EQ(into->size(), exists ? 1u : 0u);
     EXPECT_EQ(*holds_allow, exists);
     EXPECT_EQ((*snapshot)->PermissionsOf(agent)->size(), exists ? 1u : 0u);
+  }
+}
+
+// A decision without a trace asks only for the permissions that may match its resource: each
+// that matches must be there, in creation order, whatever else is left out.
+TEST_P(PolicyStoreContractTest, PermissionsThatMayMatchHoldEveryOneThatMatches) {
+  NewAgent("agt_a");
+  Grant("agt_a", "docs:*", {"read"});
+  Grant("agt_a", "/api/v1/**", {"GET"});
+  Grant("agt_a", "docs:secret:*", {"*"}, Effect::kDeny);
+  Grant("agt_a", "*", {"write"});
+  Grant("agt_a", "tickets:*", {"create"});
+
+  auto snapshot = Read();
+  absl::StatusOr<std::vector<Permission>> all = snapshot->PermissionsOf("agt_a");
+  ASSERT_TRUE(all.ok()) << all.status();
+  for (const char* resource : {"docs:secret:plans", "/api/v1/users", "tickets:9", "logs:1"}) {
+    SCOPED_TRACE(resource);
+    absl::StatusOr<absl::Span<const Permission>> may_match =
+        snapshot->PermissionsThatMayMatch("agt_a", "read", resource);
+    ASSERT_TRUE(may_match.ok()) << may_match.status();
+    std::vector<std::string> expected;  // every match, in creation order
+    for (const Permission& permission : *all) {
+      if (ResourceMatches(permission.resource, resource)) expected.push_back(permission.id);
+    }
+    std::vector<std::string> found;
+    for (const Permission& permission : *may_match) {
+      if (ResourceMatches(permission.resource, resource)) found.push_back(permission.id);
+    }
+    EXPECT_EQ(found, expected);
+    EXPECT_FALSE(expected.empty());
   }
 }
 

@@ -30,13 +30,15 @@ class SqlitePolicyView : public PolicyViewOn<Base> {
   }
 
   // An agent with many permissions: only those that may match, from the connection's index of
-  // exactly this text (store/wide_permissions.h).
+  // exactly this text (store/wide_permissions.h). A shorter list is filtered as it is decoded.
   absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(
       absl::string_view agent_id, absl::string_view action, absl::string_view resource) override {
     absl::StatusOr<const DecodedRecords::Kept*> kept = this->Record(agent_id);
     if (!kept.ok()) return kept.status();
     const std::string& text = (*kept)->record.permissions;
-    if (text.size() < WidePermissions::kMinBytes) return records().Permissions(text);
+    if (text.size() < WidePermissions::kMinBytes) {
+      return records().PermissionsThatMayMatch(text, resource);
+    }
     std::vector<Permission>& may_match =
         *may_match_.emplace_back(std::make_unique<std::vector<Permission>>());
     absl::Status found =
