@@ -177,6 +177,10 @@ TEST_F(DecisionServiceTest, MalformedRequestIsInvalidArgument) {
         << request.ShortDebugString() << ": " << status.error_message();
     EXPECT_NE(response.verdict(), v1::VERDICT_ALLOW);
   }
+  grpc::ClientContext context;
+  v1::AuthorizeResponse response;
+  EXPECT_THAT(harness.stub().Authorize(&context, invalid_utf8, &response).error_message(),
+              HasSubstr("not a valid verdict.v1.AuthorizeRequest message"));
 }
 
 TEST_F(DecisionServiceTest, StoreErrorsFailClosedWithoutADecision) {
