@@ -250,8 +250,10 @@ int Serve(const ServerOptions& options) {
       LogError(absl::StrCat("verdictd: --seed=", options.seed_path, ": ", ready.message()));
       return kExitStartup;
     }
+    // What calls get depends on the reason (UNAVAILABLE for a database that cannot be reached,
+    // INTERNAL naming a schema newer than this verdict); health says NOT_SERVING for all.
     LogWarning(absl::StrCat("verdictd: policy store not ready (", ready.message(),
-                            "); answering UNAVAILABLE until it is"));
+                            "); health reports NOT_SERVING until it is"));
   }
 
   // Before the admin plane, which counts its calls in it, and outliving it.
