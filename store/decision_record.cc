@@ -212,21 +212,22 @@ absl::StatusOr<size_t> DecodeOrderedRecords(absl::string_view what, absl::string
   return count;
 }
 
-// A permission whose stored resource pattern may match `resource`: ResourceMatches says so, or
-// the pattern is missing or empty, which only a damaged row holds, so that decoding it reports
-// the damage (a deny read as matching nothing would stop denying). One whose pattern cannot
-// match has no say in a decision about `resource`, whatever its other fields hold.
-class ResourceMayMatch {
- public:
-  explicit ResourceMayMatch(absl::string_view resource) : resource_(resource) {}
-  bool operator()(const std::array<Field, kMaxFields>& fields) const {
-    const Field& pattern = fields[kPermissionResourceField];
-    return !pattern || pattern->empty() || ResourceMatches(*pattern, resource_);
-  }
+// Decodes the permissions of `text` that `keep` accepts into `rows`, as DecodeOrderedRecords.
+template <typename Keep = KeepAll>
+absl::StatusOr<size_t> DecodePermissionsInto(absl::string_view text, std::vector<Permission>& rows,
+                                             Keep keep = {}) {
+  return DecodeOrderedRecords("permissions", text, kPermissionFields, rows,
+                              ReadPermissionColumnsInto<RecordRow>, keep);
+}
 
- private:
-  absl::string_view resource_;
-};
+// Whether a permission whose stored resource pattern is `pattern` may match `resource`:
+// ResourceMatches says so, or the pattern is missing or empty, which only a damaged row holds, so
+// that decoding it reports the damage (a deny read as matching nothing would stop denying). One
+// whose pattern cannot match has no say in a decision about `resource`, whatever its other
+// fields hold.
+bool PatternMayMatch(const Field& pattern, absl::string_view resource) {
+  return !pattern || pattern->empty() || ResourceMatches(*pattern, resource);
+}
 
 // Decodes the delegations and keeps, at the front, those active and unexpired at `now`, in
 // order; returns how many.
@@ -268,8 +269,7 @@ absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text) {
 
 absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_view text) {
   std::vector<Permission> permissions;
-  absl::StatusOr<size_t> count = DecodeOrderedRecords(
-      "permissions", text, kPermissionFields, permissions, ReadPermissionColumnsInto<RecordRow>);
+  absl::StatusOr<size_t> count = DecodePermissionsInto(text, permissions);
   if (!count.ok()) return count.status();
   permissions.resize(*count);
   return permissions;
@@ -334,8 +334,7 @@ std::vector<Permission>& DecodedRecords::NextPermissionList() {
 
 absl::StatusOr<absl::Span<const Permission>> DecodedRecords::Permissions(absl::string_view text) {
   std::vector<Permission>& rows = NextPermissionList();
-  absl::StatusOr<size_t> count = DecodeOrderedRecords("permissions", text, kPermissionFields, rows,
-                                                      ReadPermissionColumnsInto<RecordRow>);
+  absl::StatusOr<size_t> count = DecodePermissionsInto(text, rows);
   if (!count.ok()) return count.status();
   return absl::MakeConstSpan(rows.data(), *count);
 }
@@ -344,8 +343,9 @@ absl::StatusOr<absl::Span<const Permission>> DecodedRecords::PermissionsThatMayM
     absl::string_view text, absl::string_view resource) {
   std::vector<Permission>& rows = NextPermissionList();
   absl::StatusOr<size_t> count =
-      DecodeOrderedRecords("permissions", text, kPermissionFields, rows,
-                           ReadPermissionColumnsInto<RecordRow>, ResourceMayMatch(resource));
+      DecodePermissionsInto(text, rows, [resource](const std::array<Field, kMaxFields>& fields) {
+        return PatternMayMatch(fields[kPermissionResourceField], resource);
+      });
   if (!count.ok()) return count.status();
   return absl::MakeConstSpan(rows.data(), *count);
 }
