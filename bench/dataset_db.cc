@@ -17,6 +17,7 @@
 #include "crypto/sha256.h"
 #include "store/migrations.h"
 #include "store/policy_encoding.h"
+#include "store/sqlite/schema.h"
 #include "store/sqlite_store.h"
 
 namespace verdict::bench {
@@ -212,10 +213,11 @@ absl::Status Generate(const DatasetDbOptions& options, const std::string& path) 
   return absl::OkStatus();
 }
 
-// The migrations' text, hashed: a file made under an edited migration is not reused, even when
-// the schema version did not change (as happens while a migration is still being written).
+// The migrations' text and the page size, hashed: a file made under an edited migration, or
+// with pages of another size, is not reused, even when the schema version did not change (as
+// happens while a migration is still being written).
 std::string SchemaFingerprint() {
-  std::string all_sql;
+  std::string all_sql = absl::StrCat("PRAGMA page_size = ", kNewDatabasePageBytes, ";");
   for (const Migration& migration : Migrations()) absl::StrAppend(&all_sql, migration.sql, ";");
   return HexEncode(Sha256(all_sql)).substr(0, 12);
 }

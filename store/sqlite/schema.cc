@@ -48,6 +48,8 @@ int SchemaVersion(SQLite::Database& db) { return db.execAndGet("PRAGMA user_vers
 
 absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeout) {
   try {
+    // Before the journal mode, which writes a new database's first page.
+    db.exec(absl::StrCat("PRAGMA page_size = ", kNewDatabasePageBytes));
     std::string journal_mode;
     RetryWhileBusy(busy_timeout,
                    [&] { journal_mode = db.execAndGet("PRAGMA journal_mode = WAL").getString(); });
@@ -58,6 +60,9 @@ absl::Status ConfigureConnection(SQLite::Database& db, absl::Duration busy_timeo
     }
     db.exec(kConnectionPragmas);
     db.exec(absl::StrCat("PRAGMA journal_size_limit = ", kWriteAheadLogSizeLimit));
+    const int64_t page_bytes = db.execAndGet("PRAGMA page_size").getInt64();
+    db.exec(absl::StrCat("PRAGMA wal_autocheckpoint = ",
+                         kAutoCheckpointBytes / std::max<int64_t>(page_bytes, 512)));
   } catch (const SQLite::Exception& e) {
     return ExceptionStatus(e);
   }

@@ -1,7 +1,9 @@
-// What opening a SQLite connection does to the write-ahead log: it leaves a commit in a log that
-// holds none (so read transactions learn the database's size from the log, not from an fstat of
-// the file: store/sqlite/sqlite_connection.cc), writes nothing more when the log holds one, and
-// never waits for another writer to do it.
+// What opening a SQLite connection does to the file: a new database gets pages of
+// kNewDatabasePageBytes and an existing one keeps its own, with the log checkpointed after the same
+// bytes either way (store/sqlite/schema.h). And what it does to the write-ahead log: it leaves a
+// commit in a log that holds none (so read transactions learn the database's size from the log,
+// not from an fstat of the file: store/sqlite/sqlite_connection.cc), writes nothing more when the
+// log holds one, and never waits for another writer to do it.
 #include "store/sqlite/sqlite_connection.h"
 
 #include <SQLiteCpp/Database.h>
@@ -42,6 +44,32 @@ std::string ClosedDatabase() {
   { std::unique_ptr<SqliteConnection> creator = OpenOrFail(path); }
   EXPECT_LE(FileSize(path + "-wal"), 0) << "the log should be gone or empty once all closed";
   return path;
+}
+
+int64_t PragmaValue(SQLite::Database& db, const char* pragma) {
+  return db.execAndGet(std::string("PRAGMA ") + pragma).getInt64();
+}
+
+TEST(SqliteConnectionTest, ANewDatabaseHasSixteenKibPages) {
+  std::unique_ptr<SqliteConnection> connection = OpenOrFail(FreshDatabasePath());
+  ASSERT_NE(connection, nullptr);
+  EXPECT_EQ(PragmaValue(connection->database(), "page_size"), 16384);
+  // 1,000 pages of 4 KiB, as SQLite's default: 250 of these.
+  EXPECT_EQ(PragmaValue(connection->database(), "wal_autocheckpoint"), 250);
+}
+
+TEST(SqliteConnectionTest, AnExistingDatabaseKeepsItsPageSize) {
+  const std::string path = FreshDatabasePath();
+  {
+    // As SQLite makes a database by default, before verdict ever opened it.
+    SQLite::Database made_elsewhere(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    made_elsewhere.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL;");
+  }
+  std::unique_ptr<SqliteConnection> connection = OpenOrFail(path);
+  ASSERT_NE(connection, nullptr);
+  EXPECT_EQ(PragmaValue(connection->database(), "page_size"), 4096);
+  EXPECT_EQ(PragmaValue(connection->database(), "wal_autocheckpoint"), 1000);
+  EXPECT_EQ(SchemaVersion(connection->database()), LatestSchemaVersion());
 }
 
 TEST(SqliteConnectionTest, OpeningLeavesACommitInAWriteAheadLogThatHasNone) {
