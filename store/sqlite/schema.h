@@ -42,7 +42,8 @@ inline constexpr int kNewDatabasePageBytes = 16 << 10;
 
 // How much the write-ahead log takes in before a commit checkpoints it: SQLite's default, 1,000
 // pages of 4 KiB, kept in bytes whatever the database's page size, so a log of 16 KiB pages is
-// not checkpointed four times more rarely (nor read past kWriteAheadLogSizeLimit).
+// not checkpointed four times more rarely, nor left to grow to kWriteAheadLogSizeLimit, where
+// the kept read lock stands aside, between two checkpoints.
 inline constexpr int64_t kAutoCheckpointBytes = 1000 * 4096;
 
 // page_size=kNewDatabasePageBytes (which only a database that does not exist yet takes),
