@@ -34,8 +34,8 @@ inline constexpr int64_t kWriteAheadLogSizeLimit = 16 << 20;
 // (store/migrations.cc, version 4) is a row of about 670 bytes in a table without rowids, whose
 // interior pages hold whole rows: five or six to a 4 KiB page, so the table was seven levels
 // deep at 50,000 agents and every record a decision read cost a walk through seven pages. At 16
-// KiB it is four; a direct decision, three delegation hops and ValidateToken took 5%, 10 to 14%
-// and 6 to 9% less time, while admin writes, which log whole pages, ran at about 0.8x the rate
+// KiB it is four; a direct decision, three delegation hops and ValidateToken took 3 to 6%, 10 to
+// 14% and 4 to 9% less time, while admin writes, which log whole pages, ran at about 0.8x the rate
 // (bench/PERFORMANCE.md, "Issue 21: 16 KiB pages"). A database keeps the page size it was
 // created with: an existing one is read as it is.
 inline constexpr int kNewDatabasePageBytes = 16 << 10;
