@@ -57,7 +57,7 @@ class PolicyView {
   // The agent's own permissions that may match `action` on `resource`, in creation order: at
   // least every one that matches both, possibly more. By default all of them (PermissionsSpan);
   // the stores' views decode only those whose pattern matches `resource` (store/lookups.h), and
-  // SQLite's indexes an agent's many permissions (store/sqlite_store.cc).
+  // SQLite's view looks an agent's many permissions up in an index (store/sqlite_store.cc).
   virtual absl::StatusOr<absl::Span<const Permission>> PermissionsThatMayMatch(
       absl::string_view agent_id, absl::string_view action, absl::string_view resource);
 
