@@ -200,6 +200,9 @@ int Serve(const ServerOptions& options) {
   store_options.connections = options.workers + inline_slots;
   store_options.sqlite_mmap_bytes = options.sqlite_mmap_mib << 20;
   store_options.sqlite_keep_read_lock = options.sqlite_keep_read_lock;
+  store_options.sqlite_on_advice = [](const std::string& advice) {
+    LogInfo(absl::StrCat("verdictd: --db: ", advice));
+  };
   // Start even when the file cannot be opened yet (a volume not mounted): every call answers
   // UNAVAILABLE and health says NOT_SERVING until it can.
   store_options.defer_open_errors = true;

@@ -153,6 +153,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(absl::string_view db, StoreOpti
   sqlite.defer_open_errors = options.defer_open_errors;
   sqlite.mmap_bytes = options.sqlite_mmap_bytes;
   sqlite.keep_read_lock = options.sqlite_keep_read_lock;
+  sqlite.on_advice = std::move(options.sqlite_on_advice);
   sqlite.clock = std::move(options.clock);
   absl::StatusOr<std::unique_ptr<SqliteStore>> store =
       SqliteStore::Open(std::move(location->location), std::move(sqlite));

@@ -55,6 +55,9 @@ struct StoreOptions {
   // SQLite only: keep the write-ahead log's read lock while reads come
   // (SqliteOptions::keep_read_lock).
   bool sqlite_keep_read_lock = true;
+  // SQLite only: told once what an operator may want to change about the file
+  // (SqliteOptions::on_advice).
+  std::function<void(const std::string& advice)> sqlite_on_advice;
   // PostgreSQL only: synchronous standbys that may serve decisions' reads (--db_read,
   // PostgresOptions::read_conninfos), each a postgresql:// URL; where the reads went, and each
   // standby's changes (usable, or refused and why) as they happen.

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,7 +91,16 @@ class SqliteReadSnapshot final : public SqlitePolicyView<ReadSnapshot> {
 using SqliteWriteTransaction = WriteTransactionOn<SqlitePolicyView<WriteTransaction>>;
 
 ConnectionOptions ConnectionOptionsOf(const SqliteOptions& options) {
-  return ConnectionOptions{options.busy_timeout, options.create_if_missing, options.mmap_bytes};
+  return ConnectionOptions{options.busy_timeout, options.create_if_missing, options.mmap_bytes,
+                           options.on_advice};
+}
+
+// `tell`, called the first time only: every connection of every pool would say the same.
+std::function<void(const std::string&)> Once(std::function<void(const std::string&)> tell) {
+  auto told = std::make_shared<std::atomic<bool>>(false);
+  return [told, tell = std::move(tell)](const std::string& advice) {
+    if (!told->exchange(true)) tell(advice);
+  };
 }
 
 }  // namespace
@@ -116,6 +127,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
       !checked.ok()) {
     return checked;
   }
+  if (options.on_advice) options.on_advice = Once(std::move(options.on_advice));
   if (options.mmap_bytes < 0) {
     return absl::InvalidArgumentError("SQLite store: mmap_bytes must not be negative");
   }

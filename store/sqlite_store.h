@@ -53,6 +53,10 @@ struct SqliteOptions {
   // read transactions take it without system calls (store/sqlite/read_lock_keeper.h). What a
   // decision reads is the same either way.
   bool keep_read_lock = true;
+  // Told once, when the first connection opens (at Open, or later with defer_open_errors), what
+  // an operator may want to change about the file: pages smaller than the size verdict makes
+  // (SmallPagesAdvice, store/sqlite/schema.h). Not called when there is nothing to say.
+  std::function<void(const std::string& advice)> on_advice;
 };
 
 class SqliteStore final : public DatabaseStore {

@@ -10,9 +10,12 @@
 #include <SQLiteCpp/Database.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "store/migrations.h"
@@ -39,6 +42,15 @@ inline constexpr int64_t kWriteAheadLogSizeLimit = 16 << 20;
 // (bench/PERFORMANCE.md, "Issue 21: 16 KiB pages"). A database keeps the page size it was
 // created with: an existing one is read as it is.
 inline constexpr int kNewDatabasePageBytes = 16 << 10;
+
+// The database's page size in bytes. Throws SQLite::Exception, as the statements do.
+int64_t PageBytes(SQLite::Database& db);
+
+// What to tell the operator of the database at `path`, whose pages are `page_bytes` long, when
+// they are smaller than kNewDatabasePageBytes (a database made by a verdict from before 16 KiB
+// pages, or by another program): what its small pages cost and the command that moves it to
+// the size verdict makes. nullopt for any other size.
+std::optional<std::string> SmallPagesAdvice(absl::string_view path, int64_t page_bytes);
 
 // How much the write-ahead log takes in before a commit checkpoints it: SQLite's default, 1,000
 // pages of 4 KiB, kept in bytes whatever the database's page size, so a log of 16 KiB pages is

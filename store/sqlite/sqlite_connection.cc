@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/base/call_once.h"
@@ -122,6 +123,15 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
   absl::Status migrated = MigrateSchema(connection->database_, options.busy_timeout);
   if (!migrated.ok()) return migrated;
   LeaveACommitInAnEmptyWriteAheadLog(connection->database_, options.busy_timeout);
+  if (options.on_advice) {
+    std::optional<std::string> advice;
+    try {
+      advice = SmallPagesAdvice(path, PageBytes(connection->database_));
+    } catch (const SQLite::Exception&) {
+      // Advice only: a connection that works is not refused for it.
+    }
+    if (advice.has_value()) options.on_advice(*advice);
+  }
   return connection;
 }
 

@@ -44,6 +44,9 @@ struct ConnectionOptions {
   bool create_if_missing = true;
   // How much of the file reads map into memory (SqliteOptions::mmap_bytes).
   int64_t mmap_bytes = 0;
+  // Told, by every connection that opens, what an operator may want to change about the file
+  // (SmallPagesAdvice, store/sqlite/schema.h); not called when there is nothing to say.
+  std::function<void(const std::string& advice)> on_advice;
 };
 
 class ScopedStatement;
