@@ -6,6 +6,7 @@
 #include "store/sqlite/read_lock_keeper.h"
 
 #include <SQLiteCpp/Database.h>
+#include <dirent.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -314,6 +315,51 @@ TEST(ReadLockKeeperTest, AfterATransactionLargerThanTheLimitTheLogComesBackToIt)
   EXPECT_LE(commits_until_back, 3);
   EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout)) << "the keeper did not hold again";
   EXPECT_EQ(read_marker(), kCommitsAfter);
+}
+
+// The entries of a /proc/self directory: the process's open files or its threads.
+int EntriesOf(const char* directory) {
+  DIR* listing = opendir(directory);
+  if (listing == nullptr) return -1;
+  int entries = 0;
+  while (dirent* entry = readdir(listing)) {
+    if (entry->d_name[0] != '.') ++entries;
+  }
+  closedir(listing);
+  return entries;
+}
+
+// A keeper destroyed while it holds, while it stands aside or after reads stopped closes every
+// connection it opened and ends its thread: a store opened and closed again and again (a test
+// suite, a server that reopens its store) leaves nothing behind.
+TEST(ReadLockKeeperTest, LeavesNoFileOrThreadOpenOnceDestroyed) {
+  const std::string path = ScratchDatabase();
+  const int files_before = EntriesOf("/proc/self/fd");
+  const int threads_before = EntriesOf("/proc/self/task");
+  ASSERT_GT(files_before, 0);
+  ASSERT_GT(threads_before, 0);
+  for (int round = 0; round < 3; ++round) {
+    {
+      std::unique_ptr<ReadLockKeeper> holding = KeeperOn(path, ReadLockKeeper::Options{});
+      holding->NoteRead(/*database_changed=*/true);
+      ASSERT_TRUE(holding->AwaitHolding(true, kEventTimeout));
+    }
+    {
+      // Any log is over a limit of 0 bytes.
+      std::unique_ptr<ReadLockKeeper> aside = KeeperOn(path, {.max_log_bytes = 0});
+      aside->NoteRead(/*database_changed=*/true);
+      ASSERT_TRUE(aside->AwaitTransactionsBegun(1, kEventTimeout));
+      ASSERT_TRUE(aside->AwaitHolding(false, kEventTimeout));
+    }
+    {
+      std::unique_ptr<ReadLockKeeper> idle = KeeperOn(path, {.idle_after = absl::Milliseconds(1)});
+      idle->NoteRead(/*database_changed=*/true);
+      ASSERT_TRUE(idle->AwaitTransactionsBegun(1, kEventTimeout));
+      ASSERT_TRUE(idle->AwaitHolding(false, kEventTimeout));
+    }
+    EXPECT_EQ(EntriesOf("/proc/self/fd"), files_before) << "round " << round;
+    EXPECT_EQ(EntriesOf("/proc/self/task"), threads_before) << "round " << round;
+  }
 }
 
 TEST(ReadLockKeeperTest, HoldsNothingWhileTheDatabaseCannotBeOpened) {
