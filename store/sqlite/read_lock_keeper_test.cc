@@ -312,7 +312,9 @@ TEST(ReadLockKeeperTest, AfterATransactionLargerThanTheLimitTheLogComesBackToIt)
   EXPECT_EQ(writer.Wait(), 0);
   EXPECT_LE(log, kWriteAheadLogSizeLimit) << "the log was not truncated back to the limit";
   EXPECT_GE(commits_until_back, 1);
-  EXPECT_LE(commits_until_back, 3);
+  // Two when nothing else reads at the checkpoint (one to checkpoint it all, one to restart and
+  // truncate); a keeper's look at the log at that instant may cost one or two more.
+  EXPECT_LE(commits_until_back, kCommitsAfter / 2);
   EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout)) << "the keeper did not hold again";
   EXPECT_EQ(read_marker(), kCommitsAfter);
 }
