@@ -446,6 +446,18 @@ TEST(DecisionRecordDecodingTest, AListCutInsideARecordIsInternal) {
   }
 }
 
+// AnyAllowPermissionRecord answers for the whole list, as the decoder does: an allow read before
+// the damage does not make damaged text an origin.
+TEST(DecisionRecordDecodingTest, AnAllowBeforeDamageInTheListIsStillInternal) {
+  const std::string allow = "1:72:p21:a1:x1:r5:allow2:{}1:0";
+  for (const std::string damage : {"1:", "1:32:p11:a1:x1:r5:maybe2:{}1:0", "x", "1:32:p3"}) {
+    EXPECT_EQ(AnyAllowPermissionRecord(allow + damage).status().code(), absl::StatusCode::kInternal)
+        << allow + damage;
+    EXPECT_EQ(DecodePermissionRecords(allow + damage).status().code(), absl::StatusCode::kInternal)
+        << allow + damage;
+  }
+}
+
 // A connection's workspace is reused from one transaction to the next: a list decoded into a slot
 // that held more rows shows only its own.
 TEST(DecisionRecordDecodingTest, AReusedWorkspaceAnswersOnlyWhatThisDecodingKept) {
