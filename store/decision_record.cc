@@ -279,6 +279,8 @@ absl::StatusOr<bool> AnyAllowPermissionRecord(absl::string_view text) {
   constexpr size_t kEffectField = 6;  // after seq, id, agent_id, resource and actions
   FieldReader reader(text);
   Field field;
+  bool any_allow = false;
+  // The whole list is framed, an allow found or not: text damaged after an allow is damaged.
   while (!reader.done()) {
     const size_t start = reader.position();
     for (size_t i = 1; i <= kPermissionFields; ++i) {
@@ -287,10 +289,10 @@ absl::StatusOr<bool> AnyAllowPermissionRecord(absl::string_view text) {
       absl::StatusOr<Effect> effect =
           field ? ParseEffect(*field) : absl::InvalidArgumentError("NULL effect");
       if (!effect.ok()) return Malformed("permissions", start);
-      if (*effect == Effect::kAllow) return true;
+      any_allow = any_allow || *effect == Effect::kAllow;
     }
   }
-  return false;
+  return any_allow;
 }
 
 absl::StatusOr<std::vector<Delegation>> DecodeDelegationRecords(absl::string_view text,

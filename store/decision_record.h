@@ -38,7 +38,8 @@ absl::StatusOr<Agent> DecodeAgentRecord(absl::string_view text);
 absl::StatusOr<std::vector<Permission>> DecodePermissionRecords(absl::string_view text);
 
 // Whether any of its own permissions allows (what makes it the origin of a delegation chain),
-// read from the effect fields alone: a delegator's rights need no decoding for this.
+// read from the effect fields alone: a delegator's rights need no decoding for this. The whole
+// list is framed: damage anywhere is INTERNAL, even after an allow.
 absl::StatusOr<bool> AnyAllowPermissionRecord(absl::string_view text);
 
 // The delegations into it whose status is active, in creation order, less those expired at

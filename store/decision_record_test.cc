@@ -5,6 +5,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -407,6 +408,87 @@ TEST(DecisionRecordDecodingTest, DamagedTextIsInternalNeverAGuess) {
   }
   EXPECT_EQ(DecodePermissionRecords("1:32:p1").status().code(), absl::StatusCode::kInternal);
   EXPECT_EQ(DecodeDelegationRecords("1:x", kNow).status().code(), absl::StatusCode::kInternal);
+}
+
+// A length is one to nine digits: a longer one would overflow on the way, and 2^64 + 5 would
+// then read as 5 and frame the bytes that follow as a field.
+TEST(DecisionRecordDecodingTest, ALengthOfMoreThanNineDigitsIsInternalEvenOneThatWouldWrapToFit) {
+  const std::string agent = "5:alice1:A10:autonomous6:active-5:vdt_a1:11:2";
+  ASSERT_TRUE(DecodeAgentRecord("5:agt_a" + agent).ok());
+  for (const std::string length : {"18446744073709551621", "0000000005", "999999999"}) {
+    EXPECT_EQ(DecodeAgentRecord(length + ":agt_a" + agent).status().code(),
+              absl::StatusCode::kInternal)
+        << length;
+    const std::string deny = "1:12:p11:a" + length + ":docs:4:read4:deny2:{}1:0";
+    EXPECT_EQ(DecodePermissionRecords(deny).status().code(), absl::StatusCode::kInternal) << length;
+    EXPECT_EQ(IdsThatMayMatch(deny, "docs:1").status().code(), absl::StatusCode::kInternal)
+        << length;
+    EXPECT_EQ(AnyAllowPermissionRecord(deny).status().code(), absl::StatusCode::kInternal)
+        << length;
+  }
+}
+
+// A list cut inside a record, wherever, is damage: never fewer permissions read as all of them,
+// even when the filter would decode none of them.
+TEST(DecisionRecordDecodingTest, AListCutInsideARecordIsInternal) {
+  const std::vector<std::string> records = {"1:12:p11:a6:docs:*4:read4:deny2:{}1:0",
+                                            "1:22:p21:a6:logs:*1:*5:allow2:{}1:0",
+                                            "1:32:p31:a13:docs:secret:*4:read4:deny2:{}1:0"};
+  const std::string all = absl::StrJoin(records, "");
+  std::vector<size_t> record_ends = {0};
+  for (const std::string& record : records)
+    record_ends.push_back(record_ends.back() + record.size());
+  for (size_t cut = 1; cut < all.size(); ++cut) {
+    if (std::find(record_ends.begin(), record_ends.end(), cut) != record_ends.end()) continue;
+    const std::string text = all.substr(0, cut);
+    EXPECT_EQ(DecodePermissionRecords(text).status().code(), absl::StatusCode::kInternal) << text;
+    EXPECT_EQ(IdsThatMayMatch(text, "mail:1").status().code(), absl::StatusCode::kInternal) << text;
+  }
+}
+
+// AnyAllowPermissionRecord answers for the whole list, as the decoder does: an allow read before
+// the damage does not make damaged text an origin.
+TEST(DecisionRecordDecodingTest, AnAllowBeforeDamageInTheListIsStillInternal) {
+  const std::string allow = "1:72:p21:a1:x1:r5:allow2:{}1:0";
+  for (const std::string damage : {"1:", "1:32:p11:a1:x1:r5:maybe2:{}1:0", "x", "1:32:p3"}) {
+    EXPECT_EQ(AnyAllowPermissionRecord(allow + damage).status().code(), absl::StatusCode::kInternal)
+        << allow + damage;
+    EXPECT_EQ(DecodePermissionRecords(allow + damage).status().code(), absl::StatusCode::kInternal)
+        << allow + damage;
+  }
+}
+
+// A connection's workspace is reused from one transaction to the next: a list decoded into a slot
+// that held more rows shows only its own.
+TEST(DecisionRecordDecodingTest, AReusedWorkspaceAnswersOnlyWhatThisDecodingKept) {
+  const std::string docs = "1:12:p11:a6:docs:*4:read5:allow2:{}1:0";
+  const std::string secret = "1:22:p21:a13:docs:secret:*1:*4:deny2:{}1:0";
+  const std::string logs = "1:32:p31:a6:logs:*4:read5:allow2:{}1:0";
+  DecodedRecords records;
+  auto ids = [](absl::Span<const Permission> permissions) {
+    std::vector<std::string> ids;
+    for (const Permission& permission : permissions) ids.push_back(permission.id);
+    return ids;
+  };
+  absl::StatusOr<absl::Span<const Permission>> first =
+      records.PermissionsThatMayMatch(docs + secret + logs, "docs:secret:1");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(ids(*first), ElementsAre("p1", "p2"));
+
+  records.Reset();  // the next transaction decodes into the same lists
+  absl::StatusOr<absl::Span<const Permission>> second =
+      records.PermissionsThatMayMatch(docs + secret + logs, "logs:1");
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_THAT(ids(*second), ElementsAre("p3"));
+  absl::StatusOr<absl::Span<const Permission>> none =
+      records.PermissionsThatMayMatch(docs + secret, "mail:1");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_THAT(ids(*none), IsEmpty());
+
+  records.Reset();
+  absl::StatusOr<absl::Span<const Permission>> all = records.Permissions(logs);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_THAT(ids(*all), ElementsAre("p3"));
 }
 
 }  // namespace
