@@ -257,6 +257,10 @@ int Serve(const ServerOptions& options) {
     // INTERNAL naming a schema newer than this verdict); health says NOT_SERVING for all.
     LogWarning(absl::StrCat("verdictd: policy store not ready (", ready.message(),
                             "); health reports NOT_SERVING until it is"));
+  } else if (absl::Status opened = (*store)->OpenEveryConnection(); !opened.ok()) {
+    // The calls open what is missing, as they would have without this.
+    LogWarning(absl::StrCat("verdictd: not every policy store connection could be opened yet (",
+                            opened.message(), "); the first calls open the rest"));
   }
 
   // Before the admin plane, which counts its calls in it, and outliving it.

@@ -10,6 +10,19 @@ namespace verdict {
 ConnectionPool::ConnectionPool(std::unique_ptr<ConnectionSource> source, PoolOptions options)
     : source_(std::move(source)), options_(options), free_slots_(options.size) {}
 
+absl::Status ConnectionPool::OpenAll() {
+  // Every slot leased at once: a checkout reuses an idle connection only while one is idle, so
+  // the rest are opened, and all go back to the pool together.
+  std::vector<Lease> held;
+  held.reserve(options_.size);
+  for (int i = 0; i < options_.size; ++i) {
+    absl::StatusOr<Lease> lease = Checkout();
+    if (!lease.ok()) return lease.status();
+    held.push_back(*std::move(lease));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ConnectionPool::Lease> ConnectionPool::Checkout(Reuse reuse) {
   const uint64_t breaks = breaks_.load();
   std::optional<IdleConnection> idle;

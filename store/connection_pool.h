@@ -114,6 +114,12 @@ class ConnectionPool final : public Database {
   enum class Reuse { kIdle, kFresh };
   absl::StatusOr<Lease> Checkout(Reuse reuse = Reuse::kIdle);
 
+  // Opens connections until every slot of the pool holds one, idle and ready to lease, so that
+  // the first calls after a start do not each pay for an open. Each open is a checkout: for a
+  // pool nothing else uses yet, or it waits for the connections others hold. The first failed
+  // open's error; the connections opened before it stay in the pool.
+  absl::Status OpenAll();
+
   // A leased connection with its transaction of `kind` begun. A pooled connection that the
   // database ended while it sat idle, and that failed before answering anything, is replaced
   // once by a fresh one.

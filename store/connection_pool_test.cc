@@ -130,6 +130,9 @@ class CountedConnection final : public Connection {
 class CountingSource final : public ConnectionSource {
  public:
   absl::StatusOr<Opened> Open(const std::function<bool()>&) override {
+    if (fail_from > 0 && opened + 1 >= fail_from) {
+      return absl::UnavailableError("policy store unavailable: the test's source refused");
+    }
     return Opened{std::make_unique<CountedConnection>(++opened), 0};
   }
   absl::StatusOr<std::optional<uint64_t>> Reuse(Connection&, uint64_t epoch) override {
@@ -138,6 +141,7 @@ class CountingSource final : public ConnectionSource {
   }
   int opened = 0;
   bool refuse_idle = false;
+  int fail_from = 0;  // when > 0, this open and every later one fail (counted from 1)
 };
 
 int IdOf(const ConnectionPool::Lease& lease) { return lease.As<CountedConnection>().id; }
@@ -150,6 +154,45 @@ TEST(ConnectionPoolTest, AnIdleConnectionTheSourceRefusesIsReplacedByAFreshOne) 
   EXPECT_EQ(IdOf(*pool.Checkout()), 1);
   counts.refuse_idle = true;
   EXPECT_EQ(IdOf(*pool.Checkout()), 2);
+}
+
+TEST(ConnectionPoolTest, OpenAllLeavesEverySlotWithAnIdleConnectionSoNoLaterCheckoutOpens) {
+  auto source = std::make_unique<CountingSource>();
+  CountingSource& counts = *source;
+  ConnectionPool pool(std::move(source), {.size = 3});
+  ASSERT_TRUE(pool.Checkout().ok());  // the store's first connection, opened at start
+  ASSERT_EQ(counts.opened, 1);
+
+  ASSERT_TRUE(pool.OpenAll().ok());
+  EXPECT_EQ(counts.opened, 3) << "the idle one kept, two opened";
+  {
+    // The most calls the pool serves at once: each finds a connection open.
+    absl::StatusOr<ConnectionPool::Lease> a = pool.Checkout();
+    absl::StatusOr<ConnectionPool::Lease> b = pool.Checkout();
+    absl::StatusOr<ConnectionPool::Lease> c = pool.Checkout();
+    ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  }
+  EXPECT_EQ(counts.opened, 3);
+  ASSERT_TRUE(pool.OpenAll().ok());
+  EXPECT_EQ(counts.opened, 3) << "a full pool opens nothing more";
+}
+
+TEST(ConnectionPoolTest, OpenAllReportsTheFirstFailedOpenAndKeepsWhatItOpened) {
+  auto source = std::make_unique<CountingSource>();
+  CountingSource& counts = *source;
+  counts.fail_from = 3;  // the third open fails
+  ConnectionPool pool(std::move(source), {.size = 3, .wait_limit = absl::Seconds(5)});
+  EXPECT_EQ(pool.OpenAll().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(counts.opened, 2);
+
+  counts.fail_from = 0;
+  // The two opened wait in the pool, and the failed open gave its slot back: three calls at
+  // once get three connections, one of them opened now.
+  absl::StatusOr<ConnectionPool::Lease> a = pool.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> b = pool.Checkout();
+  absl::StatusOr<ConnectionPool::Lease> c = pool.Checkout();
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(counts.opened, 3);
 }
 
 TEST(ConnectionPoolTest, ACheckoutWaitsForAFreeConnectionAtMostTheWaitLimit) {

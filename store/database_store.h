@@ -30,6 +30,7 @@ class DatabaseStore : public Store, private AdminTransactionRunner {
   // Store: one read of the policy's tables on the probe's own connection, which opens (and
   // migrates) it when it is not open: a busy pool is not a database that stopped answering.
   absl::Status CheckAvailable() override;
+  absl::Status OpenEveryConnection() override { return pool_.OpenAll(); }
   // Store: in one kLockFreeWrite transaction of `prune_database`.
   absl::StatusOr<PrunedRows> PruneDeadRows(const PruneLimits& limits, absl::Time now) override;
   // Store: the same, at the time the database's kDatabaseClock statement reads in that

@@ -28,6 +28,13 @@ class Store : public PolicyStore {
   // FAILED_PRECONDITION for a schema newer than this verdict). Cheap once connected.
   virtual absl::Status CheckAvailable() = 0;
 
+  // Opens now every connection decisions read through, rather than on the first calls that find
+  // none idle, so that the calls after a start cost what later ones do (opening a SQLite
+  // connection takes about 3 million instructions, a PostgreSQL one a connection and its
+  // authentication). For a process about to serve: decisions wait for the opens meanwhile. The
+  // first failed open's error, with the connections opened before it kept.
+  virtual absl::Status OpenEveryConnection() = 0;
+
   // Ends the calls waiting on the database now, UNAVAILABLE, instead of at their own time
   // limit: for a database that stopped answering (server/availability_monitor.h found its check
   // overdue), whose calls would otherwise hold their threads for the whole limit. A store whose
