@@ -96,7 +96,7 @@ ConnectionOptions ConnectionOptionsOf(const SqliteOptions& options) {
 }
 
 // `tell`, called the first time only: every connection of every pool would say the same.
-std::function<void(const std::string&)> Once(std::function<void(const std::string&)> tell) {
+std::function<void(const std::string&)> TellOnce(std::function<void(const std::string&)> tell) {
   auto told = std::make_shared<std::atomic<bool>>(false);
   return [told, tell = std::move(tell)](const std::string& advice) {
     if (!told->exchange(true)) tell(advice);
@@ -127,7 +127,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(std::string path,
       !checked.ok()) {
     return checked;
   }
-  if (options.on_advice) options.on_advice = Once(std::move(options.on_advice));
+  if (options.on_advice) options.on_advice = TellOnce(std::move(options.on_advice));
   if (options.mmap_bytes < 0) {
     return absl::InvalidArgumentError("SQLite store: mmap_bytes must not be negative");
   }
