@@ -25,7 +25,7 @@ TEST(PeerUidPrincipalsTest, CommaSeparatedEntriesMapUidsToPrincipals) {
 }
 
 TEST(PeerUidPrincipalsTest, AMalformedEntryIsRefusedNamingTheFlag) {
-  for (const std::string& bad : {"admin", "x=admin", "-1=admin", "1000=", "1000=has space"}) {
+  for (const char* bad : {"admin", "x=admin", "-1=admin", "1000=", "1000=has space"}) {
     absl::StatusOr<PeerUidPrincipals> map = ParsePeerUidPrincipals({bad});
     EXPECT_EQ(map.status().code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(map.status().message(), HasSubstr("--admin_peer_uids")) << bad;
