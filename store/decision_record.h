@@ -5,7 +5,11 @@
 //
 // Each column is a list of records of a fixed number of fields; a field is its length in bytes,
 // a colon and its bytes ("6:active"), or "-" for NULL. Text that does not decode was written by
-// something else or is damaged: INTERNAL, never a guess (the caller fails closed).
+// something else or is damaged: INTERNAL, never a guess (the caller fails closed). A list cut
+// exactly between two records still decodes, as the shorter list: a column carries no count of
+// its records, so that one damage is left to SQLite's own framing of the column's length, and a
+// lost deny would go unseen. A count per column would need a migration of the triggers
+// (store/decision_record_sql.h) and of every stored row.
 //
 //   absl::StatusOr<Agent> agent = DecodeAgentRecord(row_text);
 //   absl::StatusOr<std::vector<Permission>> own = DecodePermissionRecords(permissions_text);
