@@ -7,8 +7,10 @@
 // a colon and its bytes ("6:active"), or "-" for NULL. Text that does not decode was written by
 // something else or is damaged: INTERNAL, never a guess (the caller fails closed). A list cut
 // exactly between two records still decodes, as the shorter list: a column carries no count of
-// its records, so that one damage is left to SQLite's own framing of the column's length, and a
-// lost deny would go unseen. A count per column would need a migration of the triggers
+// its records. Within SQLite's row that damage is a shorter length for `permissions`, which
+// moves the start of `delegations_into` after it, and that column then all but surely fails to
+// decode; a shorter `delegations_into` (the last column) only loses grants. A count per column
+// would close it outright, at the cost of a migration of the triggers
 // (store/decision_record_sql.h) and of every stored row.
 //
 //   absl::StatusOr<Agent> agent = DecodeAgentRecord(row_text);
