@@ -1,7 +1,6 @@
 // What ValidateToken lists (EffectivePermissions) is exactly what Authorize allows (issue 15):
 // a lent right holds only as far as its lender holds it now, up the live chain, minus the
 // lender's denies, within every depth limit.
-#include <random>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "decision/resource_match.h"
 #include "gtest/gtest.h"
 #include "testing/memory_store.h"
+#include "testing/random_corpus.h"
 
 namespace verdict {
 namespace {
@@ -198,29 +198,9 @@ const std::vector<std::string> kResources = {"docs:1",    "docs:2",    "docs:2:x
                                              "/api/v1/a", "/api/v2/b", "/api/v1/b"};
 const std::vector<std::string> kActions = {"read", "read", "write", "delete"};
 
-class Corpus {
- public:
-  explicit Corpus(uint32_t seed) : rng_(seed) {}
-  int Uniform(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  bool Chance(int percent) { return Uniform(100) < percent; }
-  template <typename T>
-  const T& Pick(const std::vector<T>& items) {
-    return items[Uniform(static_cast<int>(items.size()))];
-  }
-  std::vector<std::string> Actions() {
-    if (Chance(30)) return {"*"};
-    std::vector<std::string> actions = {Pick(kActions)};
-    if (Chance(30)) actions.push_back(Pick(kActions));
-    return actions;
-  }
-
- private:
-  std::mt19937 rng_;
-};
-
 std::string AgentId(int i) { return absl::StrCat("agt_", i); }
 
-void Populate(Corpus& corpus, MemoryPolicyStore& store) {
+void Populate(RandomCorpus& corpus, MemoryPolicyStore& store) {
   for (int i = 0; i < kAgents; ++i) {
     Agent agent;
     agent.id = AgentId(i);
@@ -230,7 +210,7 @@ void Populate(Corpus& corpus, MemoryPolicyStore& store) {
       Permission permission;
       permission.agent_id = agent.id;
       permission.resource = corpus.Pick(kPatterns);
-      permission.actions = corpus.Actions();
+      permission.actions = corpus.Actions(kActions, /*any_percent=*/30);
       permission.effect = corpus.Chance(20) ? Effect::kDeny : Effect::kAllow;
       absl::StatusOr<std::string> id = store.AddPermission(permission);
       ASSERT_TRUE(id.ok());
@@ -245,7 +225,8 @@ void Populate(Corpus& corpus, MemoryPolicyStore& store) {
     delegation.to_agent_id = AgentId(corpus.Uniform(kAgents));
     delegation.max_depth = 1 + corpus.Uniform(4);
     for (int l = 1 + corpus.Uniform(2); l > 0; --l) {
-      delegation.permissions.push_back({corpus.Pick(kPatterns), corpus.Actions(), ""});
+      delegation.permissions.push_back(
+          {corpus.Pick(kPatterns), corpus.Actions(kActions, /*any_percent=*/30), ""});
     }
     absl::StatusOr<std::string> id = store.AddDelegation(delegation);
     ASSERT_TRUE(id.ok());
@@ -263,7 +244,7 @@ std::string ListingText(const std::vector<EffectivePermission>& listing) {
 }
 
 TEST(EffectivePermissionsProperty, AuthorizeAllowsExactlyWhatTheListingAllows) {
-  Corpus corpus(20261201);
+  RandomCorpus corpus(20261201);
   int allowed = 0;
   int delegated_allows = 0;
   // Refusals where a lent grant alone covers the call: a listing without `within` and

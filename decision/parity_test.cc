@@ -3,7 +3,6 @@
 // deny and allow, every kind of constraint, delegation graphs with cycles and depth limits, open
 // approvals and spent rate slots.
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "decision/authorizer.h"
 #include "gtest/gtest.h"
 #include "testing/memory_store.h"
+#include "testing/random_corpus.h"
 
 namespace verdict {
 namespace {
@@ -47,34 +47,12 @@ const std::vector<std::string> kConstraints = {
     R"({"approval": {"quorum": 1}, "rate_limit": {"max_calls": 1, "window_seconds": 60}})",
 };
 
-class Corpus {
- public:
-  explicit Corpus(uint32_t seed) : rng_(seed) {}
-
-  int Uniform(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  bool Chance(int percent) { return Uniform(100) < percent; }
-  template <typename T>
-  const T& Pick(const std::vector<T>& items) {
-    return items[Uniform(static_cast<int>(items.size()))];
-  }
-
-  std::vector<std::string> Actions() {
-    if (Chance(30)) return {"*"};
-    std::vector<std::string> actions = {Pick(kActions)};
-    if (Chance(30)) actions.push_back(Pick(kActions));
-    return actions;
-  }
-
-  // A token of the right shape, drawn from the seeded generator.
-  std::string Token() {
-    std::string bytes(32, '\0');
-    for (char& byte : bytes) byte = static_cast<char>(Uniform(256));
-    return absl::StrCat(kAgentTokenPrefix, Base64UrlEncode(bytes));
-  }
-
- private:
-  std::mt19937 rng_;
-};
+// A token of the right shape, drawn from the corpus's seeded generator.
+std::string RandomToken(RandomCorpus& corpus) {
+  std::string bytes(32, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(corpus.Uniform(256));
+  return absl::StrCat(kAgentTokenPrefix, Base64UrlEncode(bytes));
+}
 
 std::string AgentId(int i) { return absl::StrCat("agt_", i); }
 
@@ -84,7 +62,7 @@ struct Universe {
   absl::Time now;
 };
 
-void Populate(Corpus& corpus, Universe& universe) {
+void Populate(RandomCorpus& corpus, Universe& universe) {
   MemoryPolicyStore& store = universe.store;
   universe.now = kDayStart + absl::Seconds(corpus.Uniform(24 * 3600));
   for (int i = 0; i < kAgents; ++i) {
@@ -94,13 +72,13 @@ void Populate(Corpus& corpus, Universe& universe) {
     if (corpus.Chance(4)) agent.status = AgentStatus::kRevoked;
     if (corpus.Chance(5)) agent.expires_at = universe.now - absl::Seconds(corpus.Uniform(2));
     ASSERT_TRUE(store.AddAgent(agent).ok());
-    universe.tokens.push_back(corpus.Token());
+    universe.tokens.push_back(RandomToken(corpus));
     ASSERT_TRUE(store.SetAgentToken(agent.id, Sha256(universe.tokens.back())).ok());
     for (int p = corpus.Uniform(4); p > 0; --p) {
       Permission permission;
       permission.agent_id = agent.id;
       permission.resource = corpus.Pick(kPatterns);
-      permission.actions = corpus.Actions();
+      permission.actions = corpus.Actions(kActions, /*any_percent=*/30);
       permission.effect = corpus.Chance(15) ? Effect::kDeny : Effect::kAllow;
       permission.constraints_json = corpus.Pick(kConstraints);
       absl::StatusOr<std::string> id = store.AddPermission(permission);
@@ -122,8 +100,9 @@ void Populate(Corpus& corpus, Universe& universe) {
     delegation.max_depth = 1 + corpus.Uniform(3);
     if (corpus.Chance(10)) delegation.expires_at = universe.now;
     for (int l = 1 + corpus.Uniform(2); l > 0; --l) {
-      delegation.permissions.push_back(
-          {corpus.Pick(kPatterns), corpus.Actions(), corpus.Pick(kConstraints)});
+      delegation.permissions.push_back({corpus.Pick(kPatterns),
+                                        corpus.Actions(kActions, /*any_percent=*/30),
+                                        corpus.Pick(kConstraints)});
     }
     absl::StatusOr<std::string> id = store.AddDelegation(delegation);
     ASSERT_TRUE(id.ok());
@@ -133,7 +112,7 @@ void Populate(Corpus& corpus, Universe& universe) {
   }
 }
 
-Request RandomRequest(Corpus& corpus, const Universe& universe) {
+Request RandomRequest(RandomCorpus& corpus, const Universe& universe) {
   Request request;
   const int subject = corpus.Chance(5) ? kAgents : corpus.Uniform(kAgents);  // kAgents: unknown
   if (subject < kAgents && corpus.Chance(15)) {
@@ -151,7 +130,7 @@ Request RandomRequest(Corpus& corpus, const Universe& universe) {
 }
 
 // Approves to quorum, denies or leaves pending the approval request a decision waits on.
-void DecideApproval(Corpus& corpus, MemoryPolicyStore& store, const Decision& decision,
+void DecideApproval(RandomCorpus& corpus, MemoryPolicyStore& store, const Decision& decision,
                     absl::Time now) {
   if (decision.verdict != Verdict::kNeedsApproval) return;
   const int fate = corpus.Uniform(3);
@@ -181,7 +160,7 @@ std::string Outcome(const Decision& decision) {
 }
 
 TEST(Parity, SimulateDecidesAsAuthorizeOverARandomCorpus) {
-  Corpus corpus(20240515);
+  RandomCorpus corpus(20240515);
   std::map<ReasonCode, int> reasons;
   int delegated_allows = 0;
   for (int i = 0; i < kCases; ++i) {

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "store/test_support.h"
 #include "store/wide_permissions.h"
+#include "testing/random_corpus.h"
 
 namespace verdict {
 namespace {
@@ -70,28 +70,6 @@ const std::vector<std::string> kConstraints = {
     R"({"rate_limit":{"max_calls":1,"window_seconds":60}})",
 };
 
-class Corpus {
- public:
-  explicit Corpus(uint32_t seed) : rng_(seed) {}
-
-  int Uniform(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  bool Chance(int percent) { return Uniform(100) < percent; }
-  template <typename T>
-  const T& Pick(const std::vector<T>& items) {
-    return items[Uniform(static_cast<int>(items.size()))];
-  }
-  std::vector<std::string> Actions() {
-    if (Chance(25)) return {"*"};
-    std::vector<std::string> actions = {Pick(kGrantedActions)};
-    if (Chance(30)) actions.push_back(Pick(kGrantedActions));
-    return actions;
-  }
-  std::mt19937& rng() { return rng_; }
-
- private:
-  std::mt19937 rng_;
-};
-
 std::string AgentId(int i) { return absl::StrCat("agt_", i); }
 
 // A permission row as another writer would insert it.
@@ -130,7 +108,7 @@ class MayMatchParityTest : public ::testing::Test {
 
   // Replaces every agent, permission and delegation with a new random policy. With `wide`, one
   // agent's permissions are mixed among enough fillers for its record to be indexed.
-  void Populate(Corpus& corpus, int wide) {
+  void Populate(RandomCorpus& corpus, int wide) {
     writer_->exec(
         "BEGIN IMMEDIATE; DELETE FROM delegations; DELETE FROM permissions;"
         " DELETE FROM rate_counters; DELETE FROM approval_requests; DELETE FROM agents");
@@ -150,8 +128,8 @@ class MayMatchParityTest : public ::testing::Test {
       std::vector<Row> rows;
       for (int p = 1 + corpus.Uniform(6); p > 0; --p) {
         rows.push_back({absl::StrCat("p", i, "_", p), corpus.Pick(kPatterns),
-                        absl::StrJoin(corpus.Actions(), ","), corpus.Chance(30) ? "deny" : "allow",
-                        corpus.Pick(kConstraints)});
+                        absl::StrJoin(corpus.Actions(kGrantedActions, /*any_percent=*/25), ","),
+                        corpus.Chance(30) ? "deny" : "allow", corpus.Pick(kConstraints)});
       }
       // Now and then a damaged row: a pattern that is empty, which must fail the decisions that
       // read it (INTERNAL), with or without a trace, never be read as matching nothing.
@@ -189,7 +167,8 @@ class MayMatchParityTest : public ::testing::Test {
       std::vector<std::string> lent;
       for (int l = 1 + corpus.Uniform(2); l > 0; --l) {
         const std::vector<std::string> actions =
-            corpus.Chance(40) ? std::vector<std::string>{"*"} : corpus.Actions();
+            corpus.Chance(40) ? std::vector<std::string>{"*"}
+                              : corpus.Actions(kGrantedActions, /*any_percent=*/25);
         std::string constraints = corpus.Chance(60) ? "{}" : corpus.Pick(kConstraints);
         if (constraints.empty()) constraints = "{}";
         lent.push_back(absl::StrCat(
@@ -224,7 +203,7 @@ class MayMatchParityTest : public ::testing::Test {
 };
 
 TEST_F(MayMatchParityTest, ADecisionWithoutATraceDecidesAsOneThatReadsEveryPermission) {
-  Corpus corpus(20260115);
+  RandomCorpus corpus(20260115);
   std::map<ReasonCode, int> reasons;
   int wide_subject_decisions = 0;
   int wide_subject_denies = 0;
