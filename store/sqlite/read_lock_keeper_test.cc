@@ -211,6 +211,20 @@ TEST(ReadLockKeeperTest, EveryReadSeesEachCommitOfAnotherProcessWhileTheLockIsKe
   EXPECT_TRUE(keeper->AwaitHolding(true, kEventTimeout));
 }
 
+// Runs a writer's stream (`args`: the database, the mode and its numbers) to its end, and returns
+// the largest the log grew meanwhile, as the writer reported it (-1 when it reported nothing),
+// printed beside the `written` bytes.
+int64_t LargestLogOfStream(const std::vector<std::string>& args, int64_t written) {
+  Writer writer(args);
+  EXPECT_TRUE(writer.started());
+  if (!writer.started()) return -1;
+  const int64_t largest_log = writer.ReadNumber();
+  EXPECT_EQ(writer.Wait(), 0);
+  std::printf("largest log: %lld bytes of %lld written\n", static_cast<long long>(largest_log),
+              static_cast<long long>(written));
+  return largest_log;
+}
+
 // A read transaction that is always there would keep a writer's checkpoints from ever reaching
 // the end of the log, so the log would never restart and would grow with every commit. The
 // keeper stands aside once the log passes its limit; checkpoints then catch up, the log
@@ -226,14 +240,10 @@ TEST(ReadLockKeeperTest, TheLogStaysBoundedUnderAStreamOfWrites) {
 
   constexpr int64_t kRows = 2000;
   constexpr int64_t kRowBytes = 16 << 10;  // 32 MiB written in all
-  Writer writer(
-      {path, "stream", absl::StrCat(kRows), absl::StrCat(kRowBytes), absl::StrCat(kLogLimit)});
-  ASSERT_TRUE(writer.started());
-  const int64_t largest_log = writer.ReadNumber();
-  EXPECT_EQ(writer.Wait(), 0);
+  const int64_t largest_log = LargestLogOfStream(
+      {path, "stream", absl::StrCat(kRows), absl::StrCat(kRowBytes), absl::StrCat(kLogLimit)},
+      kRows * kRowBytes);
   ASSERT_GT(largest_log, 0);
-  std::printf("largest log: %lld bytes of %lld written\n", static_cast<long long>(largest_log),
-              static_cast<long long>(kRows * kRowBytes));
   EXPECT_LT(largest_log, kRows * kRowBytes / 4)
       << "the log grew with the writes: the kept read lock held its checkpoints back";
 }
@@ -259,13 +269,9 @@ TEST_P(ReadLockKeeperPageSizeTest, TheLogStaysNearItsLimitUnderAStreamOfWritesAt
 
   constexpr int64_t kRowBytes = 16 << 10;
   constexpr int64_t kRows = 3 * kWriteAheadLogSizeLimit / kRowBytes;  // three times the limit
-  Writer writer({path, "stream-as-verdict", absl::StrCat(kRows), absl::StrCat(kRowBytes)});
-  ASSERT_TRUE(writer.started());
-  const int64_t largest_log = writer.ReadNumber();
-  EXPECT_EQ(writer.Wait(), 0);
+  const int64_t largest_log = LargestLogOfStream(
+      {path, "stream-as-verdict", absl::StrCat(kRows), absl::StrCat(kRowBytes)}, kRows * kRowBytes);
   ASSERT_GT(largest_log, 0);
-  std::printf("largest log: %lld bytes of %lld written\n", static_cast<long long>(largest_log),
-              static_cast<long long>(kRows * kRowBytes));
   // Past the limit by what is written before the keeper's next renewal sees it and the
   // checkpoints catch up, far less than another limit's worth.
   EXPECT_LT(largest_log, kWriteAheadLogSizeLimit * 3 / 2)
